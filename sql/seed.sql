@@ -1,0 +1,39 @@
+-- vtlab seed: 100,000 customers and 1,000,000 orders, generated on the server.
+-- Re-runnable: it empties both tables first, so a reseed yields exactly the same rows.
+-- Sizes can be overridden with psql variables (the tests use smaller ones):
+--   psql -v customers=1000 -v orders=10000 -f seed.sql
+\set ON_ERROR_STOP on
+\if :{?customers}
+\else
+\set customers 100000
+\endif
+\if :{?orders}
+\else
+\set orders 1000000
+\endif
+
+BEGIN;
+TRUNCATE orders, customers;
+
+INSERT INTO customers (id, name, email, tier, created_at)
+SELECT g,
+       'Customer ' || g,
+       'customer' || g || '@example.test',
+       (ARRAY['bronze', 'silver', 'gold', 'platinum'])[1 + g % 4],
+       timestamptz '2024-01-01 00:00:00+00' + (g % 730) * interval '1 day'
+FROM generate_series(1::bigint, :customers) AS g;
+
+-- Deterministic pseudo-random values (no random()) so every seed is identical.
+INSERT INTO orders (id, customer_id, status, total_cents, currency, item_count, created_at)
+SELECT g,
+       1 + (g * 7919) % :customers,
+       (ARRAY['NEW', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'])[1 + g % 5],
+       500 + (g * 104729) % 250000,
+       'EUR',
+       1 + g % 9,
+       timestamptz '2025-01-01 00:00:00+00' + (g % 525600) * interval '1 minute'
+FROM generate_series(1::bigint, :orders) AS g;
+COMMIT;
+
+ANALYZE customers;
+ANALYZE orders;

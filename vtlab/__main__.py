@@ -1,0 +1,3 @@
+from vtlab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""vtlab's own PostgreSQL instance: its own data folder, port and password, never a system cluster."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from vtlab import prereqs, procs
+from vtlab.settings import HOST, SQL
+
+DB_NAME = "vtlab"
+DB_USER = "vtlab"
+SERVER_USER = "postgres"  # the unprivileged account PostgreSQL runs as when vtlab runs as root
+
+SEED_CUSTOMERS = 100_000
+SEED_ORDERS = 1_000_000
+
+# Sized for the rig: pools of up to a few hundred connections, a read-mostly working set.
+SERVER_SETTINGS = """
+# --- vtlab ---
+listen_addresses = '127.0.0.1'
+port = {port}
+unix_socket_directories = ''
+password_encryption = 'scram-sha-256'
+max_connections = 500
+shared_buffers = '256MB'
+"""
+
+
+@dataclass(frozen=True)
+class Credentials:
+    host: str
+    port: int
+    user: str
+    password: str
+    database: str
+
+    @property
+    def jdbc_url(self) -> str:
+        return f"jdbc:postgresql://{self.host}:{self.port}/{self.database}"
+
+    def service_env(self) -> dict[str, str]:
+        return {"DB_URL": self.jdbc_url, "DB_USER": self.user, "DB_PASSWORD": self.password}
+
+    def env_file_text(self) -> str:
+        return "".join(f"{key}={value}\n" for key, value in self.service_env().items())
+
+
+class Postgres:
+    """One cluster in `data_dir`, listening on 127.0.0.1:`port` with scram-sha-256 auth only."""
+
+    def __init__(self, data_dir: Path, port: int, password_file: Path):
+        self.bin = prereqs.find_pg_bin()
+        self.psql = prereqs.find_psql(self.bin)
+        self.data_dir = data_dir
+        self.port = port
+        self.password_file = password_file
+        self.log = data_dir / "server.log"
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def initialised(self) -> bool:
+        return (self.data_dir / "PG_VERSION").exists() and self.password_file.exists()
+
+    def credentials(self) -> Credentials:
+        password = self.password_file.read_text().strip()
+        return Credentials(HOST, self.port, DB_USER, password, DB_NAME)
+
+    def init(self) -> None:
+        if self.initialised:
+            return
+        if self.data_dir.exists() and any(self.data_dir.iterdir()):
+            raise RuntimeError(f"{self.data_dir} exists but holds no vtlab cluster; remove it first")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)
+        password = secrets.token_urlsafe(24)
+        with tempfile.TemporaryDirectory(prefix="vtlab-pw-") as tmp:
+            pwfile = Path(tmp) / "pw"
+            pwfile.write_text(password + "\n")
+            self._give_to_server_user(Path(tmp), pwfile, self.data_dir.parent if self._owns_parent() else None,
+                                      self.data_dir)
+            self._run_as_server([str(self.bin / "initdb"), "-D", str(self.data_dir), "-U", DB_USER,
+                                 "--pwfile", str(pwfile), "--auth=scram-sha-256", "-E", "UTF8",
+                                 "--locale=C"])
+        with open(self.data_dir / "postgresql.conf", "a") as conf:
+            conf.write(SERVER_SETTINGS.format(port=self.port))
+        self.password_file.parent.mkdir(parents=True, exist_ok=True)
+        self.password_file.write_text(password + "\n")
+        self.password_file.chmod(0o600)
+
+    def running(self) -> bool:
+        return self._run_as_server([str(self.bin / "pg_ctl"), "-D", str(self.data_dir), "status"],
+                                   check=False).returncode == 0
+
+    def start(self, cpus: set[int] | None = None) -> bool:
+        """Start the server; returns False when it was already running (then we leave it be)."""
+        self.init()
+        if self.running():
+            return False
+        if procs.port_in_use(self.port):
+            raise RuntimeError(f"port {self.port} on 127.0.0.1 is taken by another process; "
+                               "stop it or choose another port")
+        argv = [str(self.bin / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log), "-w", "-t", "60",
+                "start"]
+        self._run_as_server(argv, cpus=cpus)
+        self._create_database()
+        return True
+
+    def stop(self) -> None:
+        if self.initialised and self.running():
+            self._run_as_server([str(self.bin / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w",
+                                 "stop"])
+
+    def postmaster_pid(self) -> int | None:
+        try:
+            return int((self.data_dir / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    # --- data ------------------------------------------------------------------------------
+
+    def seed(self, customers: int = SEED_CUSTOMERS, orders: int = SEED_ORDERS) -> float:
+        """Create the schema and (re)seed; returns the seconds it took."""
+        started = time.monotonic()
+        self.psql_file(SQL / "schema.sql")
+        self.psql_file(SQL / "seed.sql", customers=customers, orders=orders)
+        return time.monotonic() - started
+
+    def seeded(self, customers: int = SEED_CUSTOMERS, orders: int = SEED_ORDERS) -> bool:
+        try:
+            counts = self.query("SELECT (SELECT count(*) FROM customers) || ',' || (SELECT count(*) FROM orders)")
+        except subprocess.CalledProcessError:
+            return False
+        return counts == f"{customers},{orders}"
+
+    def query(self, sql: str) -> str:
+        result = subprocess.run([*self._psql_argv(), "-tAc", sql], env=self._psql_env(),
+                                capture_output=True, text=True, check=True)
+        return result.stdout.strip()
+
+    def psql_file(self, path: Path, **variables: int) -> None:
+        argv = [*self._psql_argv(), "-v", "ON_ERROR_STOP=1", "-q"]
+        for name, value in variables.items():
+            argv += ["-v", f"{name}={value}"]
+        result = subprocess.run([*argv, "-f", str(path)], env=self._psql_env(), capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"psql -f {path.name} failed: {result.stderr.strip()}")
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _psql_argv(self, database: str = DB_NAME) -> list[str]:
+        return [str(self.psql), "-h", HOST, "-p", str(self.port), "-U", DB_USER, "-d", database, "-X"]
+
+    def _psql_env(self) -> dict[str, str]:
+        return {**os.environ, "PGPASSWORD": self.credentials().password, "PGCONNECT_TIMEOUT": "10"}
+
+    def _create_database(self) -> None:
+        exists = subprocess.run([*self._psql_argv("postgres"), "-tAc",
+                                 f"SELECT 1 FROM pg_database WHERE datname = '{DB_NAME}'"],
+                                env=self._psql_env(), capture_output=True, text=True, check=True)
+        if exists.stdout.strip() != "1":
+            subprocess.run([*self._psql_argv("postgres"), "-qc", f"CREATE DATABASE {DB_NAME}"],
+                           env=self._psql_env(), capture_output=True, text=True, check=True)
+
+    def _owns_parent(self) -> bool:
+        # A folder made only for this cluster (e.g. /var/tmp/vtlab-*/) is handed over whole.
+        return self.data_dir.parent.name.startswith("vtlab-")
+
+    @staticmethod
+    def _give_to_server_user(*paths: Path | None) -> None:
+        if os.geteuid() != 0:
+            return
+        account = pwd.getpwnam(SERVER_USER)
+        for path in paths:
+            if path is not None:
+                os.chown(path, account.pw_uid, account.pw_gid)
+
+    @staticmethod
+    def _run_as_server(argv: list[str], check: bool = True, cpus: set[int] | None = None
+                       ) -> subprocess.CompletedProcess:
+        def preexec() -> None:
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
+        result = subprocess.run(procs.as_unprivileged(argv, SERVER_USER), capture_output=True, text=True,
+                                preexec_fn=preexec, cwd="/")
+        if check and result.returncode != 0:
+            raise RuntimeError(f"{Path(argv[0]).name} failed ({result.returncode}): "
+                               f"{(result.stderr or result.stdout).strip()}")
+        return result
+
+
+def remove_cluster(data_dir: Path) -> None:
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def main_instance() -> Postgres:
+    """The persistent instance `vtlab run` and `vtlab db` use (127.0.0.1:5544)."""
+    from vtlab.settings import PG_PORT, STATE, pg_data_dir
+
+    return Postgres(pg_data_dir(), PG_PORT, STATE / "db-password")
+
+
+def write_env_file(credentials: Credentials, path: Path) -> None:
+    """DB_URL/DB_USER/DB_PASSWORD for tools outside the harness (`set -a; . .vtlab/db.env`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(credentials.env_file_text())
+    path.chmod(0o600)

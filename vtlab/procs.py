@@ -1,0 +1,136 @@
+"""Start, watch and stop the processes vtlab owns, so that none outlives a run.
+
+Every long-lived child starts in its own session (process group) and is registered here;
+`stop_all` runs at exit, on SIGINT/SIGTERM, and after any failure.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+_owned: list[Callable[[], None]] = []
+
+
+def on_cleanup(stop: Callable[[], None]) -> Callable[[], None]:
+    """Register a stop function; returns a callable that unregisters it."""
+    _owned.append(stop)
+
+    def forget() -> None:
+        if stop in _owned:
+            _owned.remove(stop)
+
+    return forget
+
+
+def stop_all() -> None:
+    while _owned:
+        stop = _owned.pop()
+        try:
+            stop()
+        except Exception as exc:  # cleanup must go on for the other tiers
+            print(f"vtlab: cleanup step failed: {exc}")
+
+
+def install_signal_handlers() -> None:
+    def handler(signum: int, _frame: object) -> None:
+        stop_all()
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
+def as_unprivileged(argv: Sequence[str], user: str = "postgres") -> list[str]:
+    """PostgreSQL refuses to run as root: drop to `user` when we are root."""
+    if os.geteuid() != 0:
+        return list(argv)
+    return ["runuser", "-u", user, "--", *argv]
+
+
+def spawn(argv: Sequence[str], *, env: dict[str, str] | None = None, log: Path,
+          cpus: set[int] | None = None, cwd: Path | None = None) -> subprocess.Popen:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    out = open(log, "ab")
+
+    def preexec() -> None:
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+
+    try:
+        return subprocess.Popen(list(argv), env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=preexec, cwd=cwd)
+    finally:
+        out.close()
+
+
+def terminate(proc: subprocess.Popen, grace: float = 20.0) -> None:
+    """SIGTERM the whole process group, then SIGKILL whatever is left after `grace` seconds."""
+    if proc.poll() is not None:
+        _kill_group(proc.pid, signal.SIGKILL)
+        return
+    _kill_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    _kill_group(proc.pid, signal.SIGKILL)
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def wait_http_ok(url: str, proc: subprocess.Popen, timeout: float, log: Path) -> None:
+    """Poll `url` until it answers 200; fail early, with the log's tail, if the process died."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before {url} answered; "
+                               f"last lines of {log}:\n{tail(log)}")
+        try:
+            if http_get(url, timeout=2)[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"{url} did not answer 200 within {timeout:.0f} s; see {log}")
+
+
+def tail(path: Path, lines: int = 25) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"

@@ -1,0 +1,67 @@
+"""Where things live and which environment variables vtlab reads: every lookup in one place."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TOOLS = REPO / ".tools"
+STATE = REPO / ".vtlab"
+RESULTS = REPO / "results"
+SERVICES = REPO / "services"
+SQL = REPO / "sql"
+LOAD = REPO / "load"
+
+APP_JAR = SERVICES / "app" / "target" / "app.jar"
+STUB_JAR = SERVICES / "stub" / "target" / "stub.jar"
+K6_BUILD = LOAD / "k6build"
+K6_VERSION = "v2.2.0"  # pinned in load/k6build/go.mod; v2.3.0 is not served by the module proxy
+PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
+
+PG_PORT = 5544
+STUB_PORT = 8081
+APP_PORT = 8080
+HOST = "127.0.0.1"
+
+
+def pg_data_dir() -> Path:
+    """The embedded cluster's data folder.
+
+    Inside the repo when the unprivileged database user can reach it; a root-owned home folder
+    (mode 700) cannot be traversed by `postgres`, so root then falls back to /var/tmp, keyed by
+    the checkout so two clones never share a cluster.
+    """
+    override = os.environ.get("VTLAB_PGDATA")
+    if override:
+        return Path(override)
+    if os.geteuid() == 0 and not _world_traversable(REPO):
+        key = hashlib.sha1(str(REPO).encode()).hexdigest()[:10]
+        return Path(f"/var/tmp/vtlab-{key}/pgdata")
+    return REPO / ".pgdata"
+
+
+def _world_traversable(path: Path) -> bool:
+    for part in [path, *path.parents]:
+        if not os.stat(part).st_mode & 0o001:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Java:
+    home: Path
+
+    @property
+    def java(self) -> Path:
+        return self.home / "bin" / "java"
+
+    @property
+    def jfr(self) -> Path:
+        return self.home / "bin" / "jfr"
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(name, default)
