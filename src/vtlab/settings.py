@@ -7,10 +7,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]  # src/vtlab/settings.py -> repo root
 TOOLS = REPO / ".tools"
 STATE = REPO / ".vtlab"
-RESULTS = REPO / "results"
 SERVICES = REPO / "services"
 SQL = REPO / "sql"
 LOAD = REPO / "load"
@@ -21,10 +20,12 @@ K6_BUILD = LOAD / "k6build"
 K6_VERSION = "v2.2.0"  # pinned in load/k6build/go.mod; v2.3.0 is not served by the module proxy
 PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
 
-PG_PORT = 5544
-STUB_PORT = 8081
-APP_PORT = 8080
 HOST = "127.0.0.1"
+# Fixed by default (5544 as in the published rig); overridable so tests never collide with a run.
+PG_PORT = int(os.environ.get("VTLAB_PG_PORT", "5544"))
+STUB_PORT = int(os.environ.get("VTLAB_STUB_PORT", "8081"))
+APP_PORT = int(os.environ.get("VTLAB_APP_PORT", "8080"))
+RESULTS = Path(os.environ.get("VTLAB_RESULTS", str(REPO / "results")))
 
 
 def pg_data_dir() -> Path:

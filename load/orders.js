@@ -1,0 +1,110 @@
+// vtlab's load: GET /api/order-summary/{id} with random seeded ids, closed or open model.
+//
+// One run covers ramp + warm-up + hold + cool-down. Each request is tagged with the phase in
+// which it *started*, so the summary's hold sub-metrics count exactly the requests issued during
+// the hold (requests crossing the hold's edges balance out at steady state). The hold is split
+// in two halves (a, b) so the harness can check the throughput was steady.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { Counter } from 'k6/metrics';
+
+const BASE_URL = __ENV.BASE_URL;
+const MODEL = __ENV.MODEL || 'closed';
+const MAX_ID = Number(__ENV.MAX_ID);
+const RAMP = Number(__ENV.RAMP_S);
+const WARMUP = Number(__ENV.WARMUP_S);
+const HOLD = Number(__ENV.HOLD_S);
+const COOLDOWN = Number(__ENV.COOLDOWN_S || 3);
+const VUS = Number(__ENV.VUS);
+const RATE = Number(__ENV.RATE || 0);
+
+const HOLD_START_MS = (RAMP + WARMUP) * 1000;
+const HALF_MS = HOLD_START_MS + (HOLD * 1000) / 2;
+const HOLD_END_MS = HOLD_START_MS + HOLD * 1000;
+
+const succeeded = new Counter('vtlab_ok');
+
+function closedModel() {
+  return {
+    orders: {
+      executor: 'ramping-vus',
+      startVUs: 0,
+      stages: [
+        { duration: `${RAMP}s`, target: VUS },
+        { duration: `${WARMUP + HOLD + COOLDOWN}s`, target: VUS },
+      ],
+      gracefulRampDown: '0s',
+      gracefulStop: '10s',
+    },
+  };
+}
+
+function openModel() {
+  // Two scenarios so that dropped iterations during the hold can be told apart from those of the
+  // JIT-bound warm-up.
+  return {
+    warmup: {
+      executor: 'ramping-arrival-rate',
+      startRate: 1,
+      timeUnit: '1s',
+      preAllocatedVUs: VUS,
+      maxVUs: VUS * 2,
+      stages: [
+        { duration: `${RAMP}s`, target: RATE },
+        { duration: `${WARMUP}s`, target: RATE },
+      ],
+      gracefulStop: '10s',
+    },
+    hold: {
+      executor: 'constant-arrival-rate',
+      startTime: `${RAMP + WARMUP}s`,
+      rate: RATE,
+      timeUnit: '1s',
+      duration: `${HOLD + COOLDOWN}s`,
+      preAllocatedVUs: VUS,
+      maxVUs: VUS * 2,
+      gracefulStop: '10s',
+    },
+  };
+}
+
+export const options = {
+  discardResponseBodies: true,
+  scenarios: MODEL === 'open' ? openModel() : closedModel(),
+  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(95)', 'p(99)', 'p(99.9)'],
+  // Thresholds say whether a row is valid (no errors, generator kept up), not whether it was
+  // fast. They also make k6 report the hold-phase sub-metrics the harness reads.
+  thresholds: {
+    'http_req_failed{phase:hold}': ['rate<0.01'],
+    'http_req_duration{phase:hold,expected_response:true}': ['max>=0'],
+    'http_reqs{phase:hold}': ['count>=0'],
+    'vtlab_ok{half:a}': ['count>=0'],
+    'vtlab_ok{half:b}': ['count>=0'],
+    'dropped_iterations': ['count>=0'],
+    ...(MODEL === 'open' ? { 'dropped_iterations{scenario:hold}': ['count<1'] } : {}),
+  },
+};
+
+function phaseAt(elapsedMs) {
+  if (elapsedMs < HOLD_START_MS) return ['warmup', 'none'];
+  if (elapsedMs < HALF_MS) return ['hold', 'a'];
+  if (elapsedMs < HOLD_END_MS) return ['hold', 'b'];
+  return ['cooldown', 'none'];
+}
+
+export default function () {
+  const [phase, half] = phaseAt(exec.instance.currentTestRunDuration);
+  const id = 1 + Math.floor(Math.random() * MAX_ID);
+  // A fixed `name` keeps a million ids from becoming a million metric series.
+  const res = http.get(`${BASE_URL}/api/order-summary/${id}`, {
+    tags: { name: 'order-summary', phase },
+    timeout: '60s',
+  });
+  if (res.status === 200) {
+    succeeded.add(1, { phase, half });
+  }
+}
+
+export function handleSummary(data) {
+  return { [__ENV.SUMMARY]: JSON.stringify(data) };
+}

@@ -1,0 +1,95 @@
+"""`vtlab setup`: build the jars and k6, and initialise and seed the database; each step skipped
+when already done."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from vtlab import postgres, prereqs
+from vtlab.settings import APP_JAR, K6_BUILD, K6_VERSION, SERVICES, STATE, STUB_JAR, TOOLS
+
+K6_BIN = TOOLS / "bin" / "k6"
+
+
+def _newest_source(root: Path) -> float:
+    newest = 0.0
+    for path in root.rglob("*"):
+        if "target" in path.parts or not path.is_file():
+            continue
+        newest = max(newest, path.stat().st_mtime)
+    return newest
+
+
+def jars_current() -> bool:
+    if not (APP_JAR.exists() and STUB_JAR.exists()):
+        return False
+    return min(APP_JAR.stat().st_mtime, STUB_JAR.stat().st_mtime) >= _newest_source(SERVICES)
+
+
+def maven_env() -> dict[str, str]:
+    java = prereqs.find_jdk()
+    return {**os.environ, "JAVA_HOME": str(java.home), "PATH": f"{java.home / 'bin'}:{os.environ['PATH']}"}
+
+
+def build_jars(force: bool = False) -> bool:
+    if jars_current() and not force:
+        return False
+    mvn = prereqs.find_maven()
+    print("vtlab: building the service jars with Maven (the first build downloads dependencies)…",
+          flush=True)
+    subprocess.run([str(mvn), "-B", "-q", "-f", str(SERVICES / "pom.xml"), "-DskipTests", "package"],
+                   env=maven_env(), check=True)
+    return True
+
+
+def find_k6() -> Path | None:
+    """Our pinned build first; otherwise a k6 v1+ already on PATH."""
+    if K6_BIN.exists():
+        return K6_BIN
+    on_path = shutil.which("k6")
+    if on_path:
+        out = subprocess.run([on_path, "version"], capture_output=True, text=True).stdout
+        if out.startswith("k6 v") and not out.startswith("k6 v0."):
+            return Path(on_path)
+    return None
+
+
+def build_k6() -> Path:
+    found = find_k6()
+    if found:
+        return found
+    go = prereqs.find_go()
+    print(f"vtlab: building k6 {K6_VERSION} from its official Go module (a few minutes, once)…", flush=True)
+    K6_BIN.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([str(go), "build", "-trimpath", "-o", str(K6_BIN), "go.k6.io/k6/v2"],
+                   cwd=K6_BUILD, check=True, env={**os.environ, "CGO_ENABLED": "0"})
+    return K6_BIN
+
+
+def prepare_database(pg: postgres.Postgres, reseed: bool = False) -> float | None:
+    """Start (if needed) and seed (if needed); returns the seed time when it seeded."""
+    pg.start()
+    postgres.write_env_file(pg.credentials(), STATE / "db.env")
+    if reseed or not pg.seeded():
+        print("vtlab: seeding 100,000 customers and 1,000,000 orders…", flush=True)
+        return pg.seed()
+    return None
+
+
+def setup(pg: postgres.Postgres, reseed: bool = False) -> dict[str, float]:
+    """Everything `vtlab run` needs; returns step timings in seconds (0 when skipped)."""
+    prereqs.find_jdk()
+    timings: dict[str, float] = {}
+    started = time.monotonic()
+    timings["jars_s"] = time.monotonic() - started if build_jars() else 0.0
+    started = time.monotonic()
+    had_k6 = find_k6() is not None
+    build_k6()
+    timings["k6_s"] = 0.0 if had_k6 else time.monotonic() - started
+    seed_s = prepare_database(pg, reseed)
+    timings["seed_s"] = seed_s or 0.0
+    return timings

@@ -1,0 +1,224 @@
+"""The `vtlab` command: one function per subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from vtlab import cores, plan, prereqs, procs
+from vtlab.settings import RESULTS
+
+
+# --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
+
+def choices_list(accepted: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
+    def parse(text: str) -> tuple[str, ...]:
+        values = tuple(v.strip() for v in text.split(",") if v.strip())
+        bad = [v for v in values if v not in accepted]
+        if not values or bad:
+            raise argparse.ArgumentTypeError(
+                f"{','.join(bad) or repr(text)} is not accepted; use a comma-separated list of "
+                f"{', '.join(accepted)}")
+        return values
+    return parse
+
+
+def int_list(minimum: int, what: str) -> Callable[[str], tuple[int, ...]]:
+    def parse(text: str) -> tuple[int, ...]:
+        try:
+            values = tuple(int(v) for v in text.split(",") if v.strip())
+        except ValueError:
+            values = ()
+        if not values or any(v < minimum for v in values):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not accepted; use a comma-separated list of {what} (integers >= {minimum})")
+        return values
+    return parse
+
+
+def bounded_int(minimum: int, maximum: int, what: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not accepted; use {what}, an integer from {minimum} to {maximum}")
+        return value
+    return parse
+
+
+def core_map(text: str) -> dict[str, set[int]]:
+    try:
+        return cores.parse_override(text, cores.available())
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{err}; e.g. --cpus 'app=0-3 pg=4 stub=5 load=6-7'") from None
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="vtlab", description=(
+        "Platform vs virtual threads on a real blocking Spring Boot service, measured and explained."))
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="measure the matrix (does any missing setup first)",
+                         description="Measure platform vs virtual threads; one CSV row per scenario.")
+    names = list(plan.profiles())
+    run.add_argument("--profile", choices=names, default="quick",
+                     help="preset matrix: " + "; ".join(f"{n}: {p.summary}" for n, p in plan.profiles().items()))
+    run.add_argument("--modes", type=choices_list(plan.MODES), help="thread modes (platform,virtual)")
+    run.add_argument("--pools", type=int_list(1, "HikariCP pool sizes"), help="pool sizes, e.g. 50,100")
+    run.add_argument("--conc", type=int_list(1, "closed-model concurrent users"), help="e.g. 100,500,1000")
+    run.add_argument("--rates", type=int_list(1, "open-model request rates per second"),
+                     help="open model: target requests per second, e.g. 100,400")
+    run.add_argument("--model", choices=plan.MODELS, help="closed (fixed users) or open (arrival rate)")
+    run.add_argument("--reps", type=bounded_int(1, 100, "repetitions"), help="repetitions per scenario")
+    run.add_argument("--ramp", type=bounded_int(1, 3600, "seconds"), help="ramp-up seconds")
+    run.add_argument("--warmup", type=bounded_int(1, 3600, "seconds"), help="unrecorded warm-up seconds")
+    run.add_argument("--hold", type=bounded_int(2, 3600, "seconds"), help="recorded hold seconds")
+    run.add_argument("--conn-mode", type=choices_list(plan.CONN_MODES), help="released, held or both")
+    run.add_argument("--path-mode", type=choices_list(plan.PATH_MODES), help="normal, synchronized or both")
+    run.add_argument("--stub-delay", type=bounded_int(0, 60_000, "milliseconds"), help="downstream delay (ms)")
+    run.add_argument("--stub-jitter", type=bounded_int(0, 60_000, "milliseconds"), help="uniform extra delay (ms)")
+    run.add_argument("--tomcat-threads", type=bounded_int(1, 10_000, "Tomcat max threads"),
+                     help="Tomcat max threads (default 200)")
+    run.add_argument("--cpus", type=core_map, help="core map override, e.g. 'app=0-3 pg=4 stub=5 load=6-7'")
+    run.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
+    run.add_argument("--resume", action="store_true", help="skip rows already in the run folder's CSV "
+                     "(the latest run when --out is not given)")
+    run.add_argument("--keep", action="store_true", help="leave PostgreSQL and the stub up after the last row")
+    run.add_argument("--dry-run", action="store_true", help="print the rows and exit")
+    run.set_defaults(func=cmd_run)
+
+    setup = sub.add_parser("setup", help="build the jars and k6, initialise and seed the database")
+    setup.add_argument("--reseed", action="store_true", help="seed again even when already seeded")
+    setup.set_defaults(func=cmd_setup)
+
+    db = sub.add_parser("db", help="the embedded PostgreSQL (127.0.0.1:5544)")
+    db.add_argument("action", choices=("start", "stop", "status", "seed"))
+    db.add_argument("--reseed", action="store_true", help="with seed: seed again even when seeded")
+    db.set_defaults(func=cmd_db)
+
+    test = sub.add_parser("test", help="run every test (Java and Python) against real tiers")
+    test.add_argument("pytest_args", nargs="*", help="extra arguments for pytest")
+    test.set_defaults(func=cmd_test)
+    return top
+
+
+# --- subcommands -------------------------------------------------------------------------------
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from vtlab import matrix
+
+    overrides = plan.Overrides(
+        modes=args.modes, pools=args.pools, concurrency=args.conc, conn_modes=args.conn_mode,
+        path_modes=args.path_mode, rates=args.rates, reps=args.reps, ramp_s=args.ramp,
+        warmup_s=args.warmup, hold_s=args.hold, stub_delay_ms=args.stub_delay,
+        stub_jitter_ms=args.stub_jitter, tomcat_max_threads=args.tomcat_threads, model=args.model)
+    try:
+        the_plan = plan.build(args.profile, overrides)
+    except ValueError as err:
+        return usage_error(str(err))
+    run_dir = args.out
+    if args.resume and run_dir is None:
+        previous = sorted(p for p in RESULTS.glob("*") if (p / "matrix.csv").exists())
+        if not previous:
+            return usage_error("--resume: no earlier run under results/ to resume; give --out RUN_DIR")
+        run_dir = previous[-1]
+    if run_dir is not None and (run_dir / "matrix.csv").exists() and not args.resume:
+        return usage_error(f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it")
+    run_dir = run_dir or matrix.default_run_dir(RESULTS)
+    mapping = args.cpus or cores.automatic(cores.available())
+
+    print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, "
+          f"~{len(the_plan.rows) * plan.estimated_row_s(the_plan) / 60:.0f} min; stub delay "
+          f"{the_plan.stub_delay_ms} ms; cores {cores.describe_map(mapping)}; results in {run_dir}")
+    if args.dry_run:
+        for row in the_plan.rows:
+            print("  " + row.label())
+        return 0
+    procs.install_signal_handlers()
+    try:
+        csv_path = matrix.run(the_plan, run_dir, args.keep, mapping)
+    finally:
+        procs.stop_all()
+    from vtlab import headline
+    print()
+    print(headline.table(csv_path))
+    return 0
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    from vtlab import build, postgres
+
+    procs.install_signal_handlers()
+    pg = postgres.main_instance()
+    was_running = pg.initialised and pg.running()
+    try:
+        timings = build.setup(pg, reseed=args.reseed)
+    finally:
+        if not was_running:
+            pg.stop()
+    print("vtlab setup: done (" + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()) + ")")
+    return 0
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from vtlab import build, postgres
+    from vtlab.settings import STATE
+
+    pg = postgres.main_instance()
+    if args.action == "start":
+        started = pg.start()
+        postgres.write_env_file(pg.credentials(), STATE / "db.env")
+        print(f"PostgreSQL {'started' if started else 'already running'} on 127.0.0.1:{pg.port} "
+              f"(data {pg.data_dir}; credentials in {STATE / 'db.env'})")
+    elif args.action == "stop":
+        pg.stop()
+        print("PostgreSQL stopped")
+    elif args.action == "status":
+        running = pg.initialised and pg.running()
+        seeded = running and pg.seeded()
+        print(f"PostgreSQL on 127.0.0.1:{pg.port}: {'running' if running else 'stopped'}"
+              + (f", {'seeded' if seeded else 'not seeded'}" if running else "")
+              + f" (data {pg.data_dir})")
+        return 0 if running else 3
+    else:
+        seconds = build.prepare_database(pg, reseed=args.reseed or bool(os.environ.get("RESEED")))
+        print("already seeded (use --reseed or RESEED=1 to seed again)" if seconds is None
+              else f"seeded in {seconds:.1f} s")
+    return 0
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from vtlab import testrun
+
+    procs.install_signal_handlers()
+    try:
+        return testrun.run_all(args.pytest_args)
+    finally:
+        procs.stop_all()
+
+
+def usage_error(message: str) -> int:
+    print(f"vtlab: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except prereqs.MissingPrerequisite as err:
+        print(f"vtlab: missing prerequisite: {err}", file=sys.stderr)
+        return 3
+    except subprocess.CalledProcessError as err:
+        print(f"vtlab: command failed ({err.returncode}): {' '.join(map(str, err.cmd))}", file=sys.stderr)
+        return 1
+    except RuntimeError as err:
+        print(f"\nvtlab: {err}", file=sys.stderr)
+        return 1

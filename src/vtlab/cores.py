@@ -1,0 +1,74 @@
+"""Which CPUs each tier may use.
+
+With enough cores, each tier gets its own set so none steals from another. Below that, pinning
+hurts more than it helps (a JVM pinned to one CPU picks SerialGC and one carrier thread), so the
+tiers share every CPU and the per-tier CPU columns show that none saturated.
+"""
+
+from __future__ import annotations
+
+import os
+
+TIERS = ("app", "pg", "stub", "load")
+MIN_CORES_TO_SPLIT = 8
+
+
+def available() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+def automatic(cpus: list[int]) -> dict[str, set[int]]:
+    if len(cpus) < MIN_CORES_TO_SPLIT:
+        return {tier: set(cpus) for tier in TIERS}
+    n = len(cpus)
+    load = max(2, n // 4)
+    stub = 1
+    pg = max(1, n // 8)
+    app = n - load - stub - pg
+    cut = [0, app, app + pg, app + pg + stub, n]
+    return {tier: set(cpus[cut[i]:cut[i + 1]]) for i, tier in enumerate(TIERS)}
+
+
+def parse_cpu_list(text: str) -> set[int]:
+    """'0-3,6' or '0-3+6' -> {0, 1, 2, 3, 6}."""
+    cpus: set[int] = set()
+    for piece in text.replace("+", ",").split(","):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if "-" in piece:
+            low, high = piece.split("-", 1)
+            cpus.update(range(int(low), int(high) + 1))
+        else:
+            cpus.add(int(piece))
+    return cpus
+
+
+def parse_override(text: str, cpus: list[int]) -> dict[str, set[int]]:
+    """'app=0-3 pg=4 stub=5 load=6-7' (space- or slash-separated) over the automatic map."""
+    mapping = automatic(cpus)
+    for item in text.replace("/", " ").split():
+        tier, _, value = item.partition("=")
+        if tier not in TIERS or not value:
+            raise ValueError(f"expected TIER=CPUS with TIER one of {', '.join(TIERS)}, got {item!r}")
+        chosen = parse_cpu_list(value)
+        if not chosen <= set(cpus):
+            raise ValueError(f"CPUs {sorted(chosen - set(cpus))} are not available (have {describe(set(cpus))})")
+        mapping[tier] = chosen
+    return mapping
+
+
+def describe(cpus: set[int]) -> str:
+    ordered = sorted(cpus)
+    ranges, start = [], None
+    for i, cpu in enumerate(ordered):
+        if start is None:
+            start = cpu
+        if i + 1 == len(ordered) or ordered[i + 1] != cpu + 1:
+            ranges.append(f"{start}-{cpu}" if cpu != start else f"{cpu}")
+            start = None
+    return "+".join(ranges)
+
+
+def describe_map(mapping: dict[str, set[int]]) -> str:
+    return " ".join(f"{tier}={describe(mapping[tier])}" for tier in TIERS)

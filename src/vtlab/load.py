@@ -1,0 +1,112 @@
+"""Run k6 for one row and read back what it measured during the hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from vtlab import procs
+from vtlab.settings import LOAD
+
+SCRIPT = LOAD / "orders.js"
+COOLDOWN_S = 3
+
+# In the open model, enough VUs are pre-allocated to carry the target rate at this latency
+# before k6 must grow the pool (and, past 2x, drop iterations, which the row then records).
+OPEN_MODEL_LATENCY_ALLOWANCE_S = 2.0
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    base_url: str
+    model: str            # closed | open
+    concurrency: int      # closed: VUs; open: pre-allocated VUs
+    rate: int             # open model: iterations per second (0 for closed)
+    ramp_s: int
+    warmup_s: int
+    hold_s: int
+    max_id: int
+
+    @property
+    def duration_s(self) -> int:
+        return self.ramp_s + self.warmup_s + self.hold_s + COOLDOWN_S
+
+    @property
+    def hold_start_s(self) -> int:
+        return self.ramp_s + self.warmup_s
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    ok_requests: int
+    ok_half_a: int
+    ok_half_b: int
+    requests: int
+    error_rate: float
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    p999_ms: float
+    max_ms: float
+    dropped_iterations: int
+    exit_code: int
+
+    def throughput(self, hold_s: int) -> float:
+        return self.ok_requests / hold_s
+
+
+def vus_for(spec_model: str, concurrency: int, rate: int) -> int:
+    if spec_model == "open":
+        return max(10, int(rate * OPEN_MODEL_LATENCY_ALLOWANCE_S))
+    return concurrency
+
+
+def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None):
+    env = {
+        **os.environ,
+        "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
+        "RAMP_S": str(spec.ramp_s), "WARMUP_S": str(spec.warmup_s), "HOLD_S": str(spec.hold_s),
+        "COOLDOWN_S": str(COOLDOWN_S), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
+        "SUMMARY": str(summary), "K6_NO_USAGE_REPORT": "true",
+    }
+    argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", str(SCRIPT)]
+    return procs.spawn(argv, env=env, log=log, cpus=cpus)
+
+
+def wait(proc: subprocess.Popen, spec: LoadSpec) -> int:
+    # k6 exits 99 when a validity threshold failed: the row is still measured, and flagged later.
+    return proc.wait(timeout=spec.duration_s + 120)
+
+
+def read_summary(summary: Path, exit_code: int) -> LoadResult:
+    metrics = json.loads(summary.read_text())["metrics"]
+
+    def value(metric: str, key: str) -> float:
+        return float(metrics.get(metric, {}).get("values", {}).get(key, 0.0))
+
+    latency = "http_req_duration{phase:hold,expected_response:true}"
+    half_a = int(value("vtlab_ok{half:a}", "count"))
+    half_b = int(value("vtlab_ok{half:b}", "count"))
+    requests = int(value("http_reqs{phase:hold}", "count"))
+    return LoadResult(
+        ok_requests=half_a + half_b,
+        ok_half_a=half_a,
+        ok_half_b=half_b,
+        requests=requests,
+        error_rate=value("http_req_failed{phase:hold}", "rate"),
+        p50_ms=value(latency, "p(50)"),
+        p95_ms=value(latency, "p(95)"),
+        p99_ms=value(latency, "p(99)"),
+        p999_ms=value(latency, "p(99.9)"),
+        max_ms=value(latency, "max"),
+        dropped_iterations=int(value("dropped_iterations", "count")),
+        exit_code=exit_code,
+    )
+
+
+def k6_version(k6: Path) -> str:
+    out = subprocess.run([str(k6), "version"], capture_output=True, text=True, check=True).stdout
+    return out.split()[1] if len(out.split()) > 1 else out.strip()

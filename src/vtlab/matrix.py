@@ -1,0 +1,268 @@
+"""Run a plan: bring the tiers up, measure each row (load + samplers), append it to the CSV."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from vtlab import build, cores, load, metadata, postgres, procs, prereqs, results, sample, services
+from vtlab.plan import Plan, Row, estimated_row_s
+from vtlab.settings import APP_PORT, STUB_PORT, Java
+
+CPU_INTERVAL_S = 0.25     # 4 Hz
+METER_INTERVAL_S = 0.5    # 2 Hz
+K6_START_SLACK_S = 2.0    # k6 initialises its VUs before its clock starts; keep that out of the hold
+
+
+@dataclass
+class Rig:
+    """The long-lived tiers of a run (PostgreSQL and the stub) and what each row needs."""
+    java: Java
+    k6: Path
+    k6_version: str
+    pg: postgres.Postgres
+    stub: services.Tier
+    core_map: dict[str, set[int]]
+    max_order_id: int
+    run_dir: Path
+
+
+def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) -> Path:
+    """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path."""
+    java = prereqs.find_jdk()
+    pg = postgres.main_instance()
+    build.setup(pg)
+    k6 = build.build_k6()
+    k6_version = load.k6_version(k6)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    logs = run_dir / "logs"
+
+    started_pg = pg.start(cpus=core_map["pg"])
+    if started_pg and not keep:
+        procs.on_cleanup(pg.stop)
+    stub = services.start_stub(java, STUB_PORT, plan.stub_delay_ms, plan.stub_jitter_ms,
+                               logs / "stub.log", core_map["stub"])
+    if keep:
+        print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
+    else:
+        procs.on_cleanup(stub.stop)
+    rig = Rig(java, k6, k6_version, pg, stub, core_map, int(pg.query("SELECT max(id) FROM orders")), run_dir)
+
+    csv_path = run_dir / results.CSV_NAME
+    writer = results.CsvWriter(csv_path)
+    done = results.done_keys(csv_path)
+    meta = metadata.collect(java.java, k6_version, cores.describe_map(core_map))
+    meta.update(plan=plan.describe(), started=_now())
+    results.write_metadata(run_dir, meta)
+
+    todo = [row for row in plan.rows if results.scenario_key(_key_fields(row)) not in done]
+    if len(todo) < len(plan.rows):
+        print(f"vtlab: resuming: {len(plan.rows) - len(todo)} of {len(plan.rows)} rows already measured")
+    progress = Progress(len(todo), estimated_row_s(plan))
+    for index, row in enumerate(todo):
+        progress.begin(index, row)
+        measured = measure_row(rig, plan, row, progress)
+        writer.append(measured)
+        progress.end(measured)
+        if index == 0 and "service" not in meta:
+            meta["service"] = measured.pop("_runtime_info", None)
+            results.write_metadata(run_dir, meta)
+    meta["finished"] = _now()
+    results.write_metadata(run_dir, meta)
+    return csv_path
+
+
+def _key_fields(row: Row) -> dict[str, object]:
+    return {"thread_mode": row.thread_mode, "hikari_pool": row.pool, "path_mode": row.path_mode,
+            "conn_mode": row.conn_mode, "concurrency": _vus(row), "rep": row.rep,
+            "load_model": row.model, "target_rps": row.rate, "stub_delay_ms": row.stub_delay_ms,
+            "tomcat_max_threads": row.tomcat_max_threads}
+
+
+def _vus(row: Row) -> int:
+    return load.vus_for(row.model, row.concurrency, row.rate)
+
+
+def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str, object]:
+    slug = (f"{row.thread_mode}-{row.conn_mode}-{row.path_mode}-p{row.pool}-"
+            f"{'r' + str(row.rate) if row.model == 'open' else 'c' + str(row.concurrency)}-rep{row.rep}")
+    logs = rig.run_dir / "logs"
+    jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
+    jfr.parent.mkdir(parents=True, exist_ok=True)
+    jfr.unlink(missing_ok=True)
+    config = services.AppConfig(row.thread_mode == "virtual", row.pool, row.conn_mode, row.path_mode,
+                                row.tomcat_max_threads)
+    app = services.start_app(rig.java, APP_PORT, config, rig.pg.credentials().service_env(),
+                             rig.stub.base_url, logs / f"app-{slug}.log", jfr, rig.core_map["app"])
+    forget = procs.on_cleanup(app.stop)
+    try:
+        info = services.runtime_info(app)
+        problems = services.check_effective(info, config)
+        if problems:
+            raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
+        spec = load.LoadSpec(app.base_url, row.model, _vus(row), row.rate, plan.ramp_s, plan.warmup_s,
+                             plan.hold_s, rig.max_order_id)
+        summary = rig.run_dir / "k6" / f"{slug}.json"
+        summary.parent.mkdir(parents=True, exist_ok=True)
+        summary.unlink(missing_ok=True)
+
+        k6_proc = load.start(rig.k6, spec, summary, logs / f"k6-{slug}.log", rig.core_map["load"])
+        started = time.monotonic()
+        pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid}
+        cpu = sample.Sampler(CPU_INTERVAL_S, sample.cpu_reader(lambda: pids))
+        meters = sample.Sampler(METER_INTERVAL_S, sample.meters_reader(app.base_url + "/actuator/prometheus"))
+        cpu.start()
+        meters.start()
+        try:
+            while k6_proc.poll() is None:
+                progress.tick(started, sample.rate(meters.series, "requests_total"))
+                if time.monotonic() - started > spec.duration_s + 120:
+                    raise RuntimeError(f"k6 did not finish in time; see {logs / f'k6-{slug}.log'}")
+                time.sleep(1)
+        finally:
+            cpu_series, meter_series = cpu.stop(), meters.stop()
+            if k6_proc.poll() is None:
+                procs.terminate(k6_proc)
+        exit_code = k6_proc.returncode
+        if not summary.exists():
+            raise RuntimeError(f"k6 exited {exit_code} without a summary; see {logs / f'k6-{slug}.log'}:\n"
+                               + procs.tail(logs / f"k6-{slug}.log"))
+        measured = load.read_summary(summary, exit_code)
+    finally:
+        app.stop()  # SIGTERM: JFR writes the recording on exit
+        forget()
+
+    hold_start = started + spec.hold_start_s + K6_START_SLACK_S
+    hold_end = started + spec.hold_start_s + plan.hold_s
+    return _row(row, plan, spec, measured, info, cpu_series, meter_series, hold_start, hold_end, rig,
+                sample.count_jfr_events(rig.java.jfr, jfr, "jdk.VirtualThreadPinned"))
+
+
+def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, info: dict,
+         cpu: sample.Series, meters: sample.Series, start: float, end: float, rig: Rig,
+         pinned: int | None) -> dict[str, object]:
+    app_cpu, app_cpu_max = sample.cpu_percent(cpu, "app", start, end)
+    pg_cpu, _ = sample.cpu_percent(cpu, "pg", start, end)
+    stub_cpu, _ = sample.cpu_percent(cpu, "stub", start, end)
+    load_cpu, load_cpu_max = sample.cpu_percent(cpu, "load", start, end)
+    host_cpu = sample.host_percent(cpu, start, end)
+    all_rps = measured.requests / plan.hold_s
+    half = plan.hold_s / 2
+    rss = sample.maximum(cpu, "rss_kb", start, end)
+    row_values: dict[str, object] = {
+        "ts_iso": _now(),
+        "thread_mode": row.thread_mode,
+        "hikari_pool": row.pool,
+        "path_mode": row.path_mode,
+        "conn_mode": row.conn_mode,
+        "concurrency": spec.concurrency,
+        "rep": row.rep,
+        "throughput_rps": measured.throughput(plan.hold_s),
+        "p50_ms": measured.p50_ms,
+        "p95_ms": measured.p95_ms,
+        "p99_ms": measured.p99_ms,
+        "p999_ms": measured.p999_ms,
+        "max_ms": measured.max_ms,
+        "error_rate": measured.error_rate,
+        "http_reqs": measured.requests,
+        "app_cpu_pct": app_cpu,
+        "pg_cpu_pct": pg_cpu,
+        "load_cpu_pct": load_cpu,
+        "hikari_active_max": sample.maximum(meters, "hikari_active", start, end),
+        "hikari_pending_max": sample.maximum(meters, "hikari_pending", start, end),
+        "jvm_threads_max": sample.maximum(meters, "jvm_threads", start, end),
+        "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss,
+        "pinned_events": "" if pinned is None else pinned,
+        "load_model": row.model,
+        "target_rps": row.rate,
+        "dropped_iterations": measured.dropped_iterations,
+        "stub_delay_ms": row.stub_delay_ms,
+        "tomcat_max_threads": row.tomcat_max_threads,
+        "ramp_s": plan.ramp_s,
+        "warmup_s": plan.warmup_s,
+        "hold_s": plan.hold_s,
+        "ok_requests": measured.ok_requests,
+        "throughput_first_half_rps": measured.ok_half_a / half,
+        "throughput_second_half_rps": measured.ok_half_b / half,
+        "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
+        "app_cpu_pct_max": app_cpu_max,
+        "stub_cpu_pct": stub_cpu,
+        "load_cpu_pct_max": load_cpu_max,
+        "host_cpu_pct": host_cpu,
+        "tomcat_connections_max": sample.maximum(meters, "tomcat_connections", start, end),
+        "cpu_samples": len(cpu.window(start, end)),
+        "meter_samples": len(meters.window(start, end)),
+        "k6_exit": measured.exit_code,
+        "jfr_pinned_threshold_ms": services.PINNED_THRESHOLD_MS,
+        "app_cpus": info.get("availableProcessors", ""),
+        "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),
+        "jdk_version": info.get("jdkVersion", ""),
+        "spring_boot_version": info.get("springBootVersion", ""),
+        "hikari_version": info.get("pool", {}).get("version", ""),
+        "k6_version": rig.k6_version,
+        "core_map": cores.describe_map(rig.core_map),
+        "_runtime_info": info,
+    }
+    return row_values
+
+
+class Progress:
+    """One live line: current row, rows left, ETA, current request rate."""
+
+    def __init__(self, total: int, row_estimate_s: float):
+        self.total = total
+        self.row_estimate_s = row_estimate_s
+        self.durations: list[float] = []
+        self.tty = sys.stdout.isatty()
+        self.index = 0
+        self.row: Row | None = None
+        self.row_started = time.monotonic()
+        self.last_print = 0.0
+
+    def begin(self, index: int, row: Row) -> None:
+        self.index, self.row, self.row_started = index, row, time.monotonic()
+        if not self.tty:
+            print(f"[{index + 1}/{self.total}] {row.label()}", flush=True)
+
+    def tick(self, load_started: float, current_rps: float) -> None:
+        now = time.monotonic()
+        per_row = sum(self.durations) / len(self.durations) if self.durations else self.row_estimate_s
+        left = max(0.0, per_row - (now - self.row_started)) + per_row * (self.total - self.index - 1)
+        line = (f"[{self.index + 1}/{self.total}] {self.row.label() if self.row else ''} | "
+                f"{now - load_started:4.0f} s | {current_rps:7.1f} req/s | "
+                f"{self.total - self.index - 1} rows left, ETA {_clock(left)}")
+        if self.tty:
+            print("\r" + line[:160].ljust(160), end="", flush=True)
+        elif now - self.last_print >= 15:
+            print("  " + line, flush=True)
+            self.last_print = now
+
+    def end(self, row: dict[str, object]) -> None:
+        self.durations.append(time.monotonic() - self.row_started)
+        summary = (f"  -> {float(row['throughput_rps']):.1f} req/s ok, p99 {float(row['p99_ms']):.0f} ms, "
+                   f"errors {float(row['error_rate']) * 100:.2f}%, app CPU {_pct(row['app_cpu_pct'])}, "
+                   f"k6 CPU {_pct(row['load_cpu_pct'])}")
+        print(("\n" if self.tty else "") + summary, flush=True)
+
+
+def _pct(value: object) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return "n/a" if math.isnan(number) else f"{number:.0f}%"
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def default_run_dir(root: Path) -> Path:
+    return root / dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+

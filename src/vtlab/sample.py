@@ -1,0 +1,217 @@
+"""Samplers that run beside the load: per-tier CPU and RSS from /proc, and the service's meters.
+
+Samplers only record timestamped readings; `summarise` cuts them to the hold window afterwards,
+so sampling never needs to know the load's phases.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vtlab import procs
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+# Prometheus names of the meters the service exposes (Micrometer's naming of the Spring meters).
+METERS = {
+    "hikari_active": "hikaricp_connections_active",
+    "hikari_pending": "hikaricp_connections_pending",
+    "jvm_threads": "jvm_threads_live_threads",
+    "tomcat_connections": "tomcat_connections_current_connections",
+    "http_active": "http_server_requests_active_seconds_active_count",
+    "requests_total": "http_server_requests_seconds_count",
+}
+
+
+# --- /proc readers ---------------------------------------------------------------------------
+
+def parse_stat(text: str) -> tuple[int, int]:
+    """(ppid, utime + stime in ticks) from /proc/PID/stat; the command may contain spaces."""
+    fields = text[text.rindex(")") + 2:].split()
+    return int(fields[1]), int(fields[11]) + int(fields[12])
+
+
+def parse_host_stat(text: str) -> tuple[int, int]:
+    """(busy, total) ticks of all CPUs from the first line of /proc/stat."""
+    fields = [int(x) for x in text.splitlines()[0].split()[1:9]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def parse_rss_kb(statm: str) -> int:
+    return int(statm.split()[1]) * PAGE_KB
+
+
+def process_table(proc: Path = Path("/proc")) -> dict[int, tuple[int, int]]:
+    """pid -> (ppid, cpu ticks) for every readable process."""
+    table: dict[int, tuple[int, int]] = {}
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            try:
+                table[int(entry.name)] = parse_stat((entry / "stat").read_text())
+            except (OSError, ValueError, IndexError):
+                continue  # exited between listing and reading
+    return table
+
+
+def tree_ticks(table: Mapping[int, tuple[int, int]], root: int) -> int:
+    """CPU ticks of `root` and all its descendants."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        if pid in table:
+            total += table[pid][1]
+        stack.extend(children.get(pid, []))
+    return total
+
+
+def parse_prometheus(text: str, wanted: Mapping[str, str] = METERS) -> dict[str, float]:
+    """Sum each wanted meter over its label sets (e.g. all pools, all status codes)."""
+    by_name = {name: key for key, name in wanted.items()}
+    values: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line or line[0] == "#":
+            continue
+        match = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)", line)
+        if not match or match.group(1) not in by_name:
+            continue
+        if match.group(1) == METERS["requests_total"] and 'uri="/actuator' in (match.group(2) or ""):
+            continue  # our own scrapes are not load
+        key = by_name[match.group(1)]
+        try:
+            values[key] = values.get(key, 0.0) + float(match.group(3))
+        except ValueError:
+            continue
+    return values
+
+
+# --- samplers --------------------------------------------------------------------------------
+
+@dataclass
+class Series:
+    """Timestamped readings: (monotonic seconds, {name: value})."""
+    points: list[tuple[float, dict[str, float]]] = field(default_factory=list)
+
+    def window(self, start: float, end: float) -> list[tuple[float, dict[str, float]]]:
+        return [(t, v) for t, v in self.points if start <= t <= end]
+
+
+class Sampler(threading.Thread):
+    def __init__(self, interval_s: float, read: Callable[[], dict[str, float] | None]):
+        super().__init__(daemon=True)
+        self.interval_s = interval_s
+        self.read = read
+        self.series = Series()
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        next_at = time.monotonic()
+        while not self._stop_event.is_set():
+            now = time.monotonic()
+            try:
+                reading = self.read()
+            except Exception:  # a failed read is a missing sample, counted later, not a crash
+                reading = None
+            if reading is not None:
+                self.series.points.append((now, reading))
+            next_at += self.interval_s
+            self._stop_event.wait(max(0.0, next_at - time.monotonic()))
+
+    def stop(self) -> Series:
+        self._stop_event.set()
+        self.join(timeout=10)
+        return self.series
+
+
+def cpu_reader(tiers: Callable[[], Mapping[str, int | None]], rss_of: str = "app"
+               ) -> Callable[[], dict[str, float]]:
+    """Cumulative CPU ticks per tier's process tree, plus the RSS of one tier's root."""
+    def read() -> dict[str, float]:
+        table = process_table()
+        busy, total = parse_host_stat(Path("/proc/stat").read_text())
+        reading: dict[str, float] = {"host_busy": busy, "host_total": total}
+        for name, pid in tiers().items():
+            if pid:
+                reading[f"{name}_ticks"] = tree_ticks(table, pid)
+        pid = tiers().get(rss_of)
+        if pid:
+            try:
+                reading["rss_kb"] = parse_rss_kb(Path(f"/proc/{pid}/statm").read_text())
+            except OSError:
+                pass
+        return reading
+    return read
+
+
+def meters_reader(url: str) -> Callable[[], dict[str, float] | None]:
+    def read() -> dict[str, float] | None:
+        status, body = procs.http_get(url, timeout=2)
+        return parse_prometheus(body.decode()) if status == 200 else None
+    return read
+
+
+# --- reduction to one row --------------------------------------------------------------------
+
+def cpu_percent(series: Series, tier: str, start: float, end: float) -> tuple[float, float]:
+    """(mean, max) CPU of one tier over the window, in % of one core (200% = two cores busy)."""
+    points = [(t, v[f"{tier}_ticks"]) for t, v in series.window(start, end) if f"{tier}_ticks" in v]
+    if len(points) < 2:
+        return float("nan"), float("nan")
+    mean = (points[-1][1] - points[0][1]) / CLOCK_TICKS / (points[-1][0] - points[0][0]) * 100
+    peaks = [(b[1] - a[1]) / CLOCK_TICKS / (b[0] - a[0]) * 100
+             for a, b in zip(points, points[1:]) if b[0] > a[0]]
+    # Instantaneous peaks over 0.25 s are tick-quantised; smooth over 1 s windows.
+    step = max(1, len(peaks) // max(1, int(points[-1][0] - points[0][0])))
+    smoothed = [sum(peaks[i:i + step]) / len(peaks[i:i + step]) for i in range(0, len(peaks), step)]
+    return mean, max(smoothed)
+
+
+def host_percent(series: Series, start: float, end: float) -> float:
+    """Mean busy share of the whole machine over the window (100% = every CPU busy)."""
+    points = [v for _, v in series.window(start, end) if "host_total" in v]
+    if len(points) < 2 or points[-1]["host_total"] == points[0]["host_total"]:
+        return float("nan")
+    return ((points[-1]["host_busy"] - points[0]["host_busy"])
+            / (points[-1]["host_total"] - points[0]["host_total"]) * 100)
+
+
+def maximum(series: Series, key: str, start: float, end: float) -> float:
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return max(values) if values else float("nan")
+
+
+def rate(series: Series, key: str, last_s: float = 3.0) -> float:
+    """Recent per-second rate of a counter, for the live progress line."""
+    points = [(t, v[key]) for t, v in series.points[-20:] if key in v]
+    if len(points) < 2:
+        return 0.0
+    recent = [p for p in points if p[0] >= points[-1][0] - last_s] or points
+    first, last = (recent[0], recent[-1]) if len(recent) > 1 else (points[-2], points[-1])
+    return (last[1] - first[1]) / (last[0] - first[0]) if last[0] > first[0] else 0.0
+
+
+# --- JFR -------------------------------------------------------------------------------------
+
+def count_jfr_events(jfr_tool: Path, recording: Path, event: str) -> int | None:
+    """Events of one type in a recording (from `jfr summary`); None when it cannot be read."""
+    if not recording.exists():
+        return None
+    result = subprocess.run([str(jfr_tool), "summary", str(recording)], capture_output=True, text=True)
+    if result.returncode != 0:
+        return None
+    for line in result.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == event:
+            return int(parts[1])
+    return 0

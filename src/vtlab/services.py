@@ -1,0 +1,110 @@
+"""The two JVM tiers: the downstream stub and the service under test."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from vtlab import procs
+from vtlab.settings import APP_JAR, HOST, LOAD, STUB_JAR, Java
+
+PINNING_SETTINGS = LOAD / "pinning.jfc"
+PINNED_THRESHOLD_MS = 20  # the threshold in load/pinning.jfc
+HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
+
+
+def _java_env(extra: dict[str, str]) -> dict[str, str]:
+    # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
+    ours = {"VT_ENABLED", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
+            "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS"}
+    base = {key: value for key, value in os.environ.items() if key not in ours}
+    return {**base, **extra}
+
+
+@dataclass
+class Tier:
+    name: str
+    proc: subprocess.Popen
+    log: Path
+    base_url: str
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stop(self) -> None:
+        procs.terminate(self.proc)
+
+
+def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
+               cpus: set[int] | None) -> Tier:
+    env = _java_env({"SERVER_ADDRESS": HOST, "SERVER_PORT": str(port),
+                     "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms)})
+    argv = [str(java.java), "-Xmx512m", "-jar", str(STUB_JAR)]
+    return _start("stub", argv, env, port, log, cpus, "/actuator/health")
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    virtual: bool
+    pool: int
+    conn_mode: str
+    path_mode: str
+    tomcat_max_threads: int
+
+    def env(self) -> dict[str, str]:
+        return {"VT_ENABLED": str(self.virtual).lower(), "HIKARI_MAX_POOL": str(self.pool),
+                "CONN_MODE": self.conn_mode, "PATH_MODE": self.path_mode,
+                "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads)}
+
+
+def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
+              log: Path, jfr: Path, cpus: set[int] | None) -> Tier:
+    env = _java_env({**db_env, **config.env(), "STUB_URL": stub_url,
+                     "SERVER_ADDRESS": HOST, "SERVER_PORT": str(port)})
+    argv = [str(java.java), "-Xmx1g",
+            f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
+            "-jar", str(APP_JAR)]
+    return _start("app", argv, env, port, log, cpus, "/actuator/health")
+
+
+def _start(name: str, argv: list[str], env: dict[str, str], port: int, log: Path,
+           cpus: set[int] | None, health: str) -> Tier:
+    if procs.port_in_use(port):
+        raise RuntimeError(f"port {port} on {HOST} is already taken; cannot start the {name}")
+    proc = procs.spawn(argv, env=env, log=log, cpus=cpus)
+    tier = Tier(name, proc, log, f"http://{HOST}:{port}")
+    try:
+        procs.wait_http_ok(tier.base_url + health, proc, HEALTH_TIMEOUT_S, log)
+    except BaseException:
+        tier.stop()
+        raise
+    return tier
+
+
+def runtime_info(app: Tier) -> dict:
+    status, body = procs.http_get(app.base_url + "/api/runtime-info", timeout=10)
+    if status != 200:
+        raise RuntimeError(f"/api/runtime-info answered {status}")
+    return json.loads(body)
+
+
+def check_effective(info: dict, config: AppConfig) -> list[str]:
+    """Differences between what the row asked for and what the live service reports."""
+    expected = {
+        "threadMode": "virtual" if config.virtual else "platform",
+        "connMode": config.conn_mode,
+        "pathMode": config.path_mode,
+    }
+    problems = [f"{key}: asked {value}, service runs {info.get(key)}"
+                for key, value in expected.items() if info.get(key) != value]
+    pool = info.get("pool", {}).get("maximumPoolSize")
+    if pool != config.pool:
+        problems.append(f"pool: asked {config.pool}, service runs {pool}")
+    threads = info.get("tomcat", {}).get("maxThreads")
+    if threads != config.tomcat_max_threads:
+        problems.append(f"tomcat max threads: asked {config.tomcat_max_threads}, service runs {threads}")
+    return problems
