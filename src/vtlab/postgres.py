@@ -56,12 +56,13 @@ class Credentials:
 class Postgres:
     """One cluster in `data_dir`, listening on 127.0.0.1:`port` with scram-sha-256 auth only."""
 
-    def __init__(self, data_dir: Path, port: int, password_file: Path):
+    def __init__(self, data_dir: Path, port: int):
         self.bin = prereqs.find_pg_bin()
         self.psql = prereqs.find_psql(self.bin)
         self.data_dir = data_dir
         self.port = port
-        self.password_file = password_file
+        # Kept with the cluster it unlocks, so two clusters can never mix their passwords.
+        self.password_file = data_dir / "vtlab-password"
         self.log = data_dir / "server.log"
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -92,7 +93,6 @@ class Postgres:
                                  "--locale=C"])
         with open(self.data_dir / "postgresql.conf", "a") as conf:
             conf.write(SERVER_SETTINGS.format(port=self.port))
-        self.password_file.parent.mkdir(parents=True, exist_ok=True)
         self.password_file.write_text(password + "\n")
         self.password_file.chmod(0o600)
 
@@ -204,9 +204,9 @@ def remove_cluster(data_dir: Path) -> None:
 
 def main_instance() -> Postgres:
     """The persistent instance `vtlab run` and `vtlab db` use (127.0.0.1:5544)."""
-    from vtlab.settings import PG_PORT, STATE, pg_data_dir
+    from vtlab.settings import PG_PORT, pg_data_dir
 
-    return Postgres(pg_data_dir(), PG_PORT, STATE / "db-password")
+    return Postgres(pg_data_dir(), PG_PORT)
 
 
 def write_env_file(credentials: Credentials, path: Path) -> None:

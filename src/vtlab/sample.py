@@ -76,6 +76,10 @@ def tree_ticks(table: Mapping[int, tuple[int, int]], root: int) -> int:
     return total
 
 
+# name, optional {labels} (quoted values may hold braces, e.g. uri="/api/x/{id}"), value
+_SAMPLE_LINE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?\s+(\S+)')
+
+
 def parse_prometheus(text: str, wanted: Mapping[str, str] = METERS) -> dict[str, float]:
     """Sum each wanted meter over its label sets (e.g. all pools, all status codes)."""
     by_name = {name: key for key, name in wanted.items()}
@@ -83,7 +87,7 @@ def parse_prometheus(text: str, wanted: Mapping[str, str] = METERS) -> dict[str,
     for line in text.splitlines():
         if not line or line[0] == "#":
             continue
-        match = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)", line)
+        match = _SAMPLE_LINE.match(line)
         if not match or match.group(1) not in by_name:
             continue
         if match.group(1) == METERS["requests_total"] and 'uri="/actuator' in (match.group(2) or ""):

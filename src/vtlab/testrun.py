@@ -30,7 +30,7 @@ def run_all(pytest_args: list[str]) -> int:
 def run_java_tests(java) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="vtlab-", dir="/tmp"))
     workdir.chmod(0o755)
-    pg = postgres.Postgres(workdir / "pgdata", procs.free_port(), workdir / "password")
+    pg = postgres.Postgres(workdir / "pgdata", procs.free_port())
     try:
         pg.start()
         procs.on_cleanup(pg.stop)

@@ -1,0 +1,53 @@
+import pytest
+
+from vtlab import cli
+
+
+def run_cli(capsys, *argv):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(list(argv))
+    return exit_info.value.code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, flag, accepted", [
+    (["--modes", "platform,green"], "--modes", "platform, virtual"),
+    (["--pools", "50,x"], "--pools", "integers >= 1"),
+    (["--conc", "0"], "--conc", "integers >= 1"),
+    (["--reps", "0"], "--reps", "from 1 to 100"),
+    (["--hold", "1"], "--hold", "from 2 to 3600"),
+    (["--conn-mode", "sometimes"], "--conn-mode", "released, held"),
+    (["--path-mode", "async"], "--path-mode", "normal, synchronized"),
+    (["--model", "poisson"], "--model", "closed"),
+    (["--profile", "huge"], "--profile", "quick"),
+    (["--stub-delay", "-1"], "--stub-delay", "milliseconds"),
+    (["--cpus", "app=99"], "--cpus", "not available"),
+    (["--cpus", "db=0"], "--cpus", "TIER=CPUS"),
+    (["--bogus"], "--bogus", "unrecognized"),
+])
+def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepted):
+    code, err = run_cli(capsys, "run", *argv)
+    assert code == 2
+    assert flag in err and accepted in err
+
+
+def test_open_model_without_rates_is_a_usage_error(capsys):
+    assert cli.main(["run", "--model", "open", "--dry-run"]) == 2
+    assert "--rates" in capsys.readouterr().err
+
+
+def test_out_with_existing_csv_needs_resume(tmp_path, capsys):
+    (tmp_path / "matrix.csv").write_text("x\n")
+    assert cli.main(["run", "--out", str(tmp_path), "--dry-run"]) == 2
+    assert "--resume" in capsys.readouterr().err
+
+
+def test_dry_run_lists_rows_and_starts_nothing(capsys, tmp_path):
+    assert cli.main(["run", "--conc", "5", "--modes", "virtual", "--out", str(tmp_path / "r"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "virtual" in out and "5 users" in out
+    assert not (tmp_path / "r").exists()
+
+
+def test_db_rejects_unknown_action(capsys):
+    code, err = run_cli(capsys, "db", "restart")
+    assert code == 2 and "start" in err

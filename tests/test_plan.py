@@ -1,0 +1,47 @@
+import pytest
+
+from vtlab import plan
+
+
+def test_quick_profile_measures_both_modes_released_and_held():
+    quick = plan.build("quick", plan.Overrides())
+    assert {r.thread_mode for r in quick.rows} == {"platform", "virtual"}
+    assert {r.conn_mode for r in quick.rows} == {"released", "held"}
+    assert all(r.model == "closed" and r.rep == 1 for r in quick.rows)
+    # every scenario once, each mode beside the other at the same load
+    assert len(set(quick.rows)) == len(quick.rows)
+    released = [r for r in quick.rows if r.conn_mode == "released"]
+    assert len(released) == 2 * len({r.concurrency for r in released})
+
+
+def test_flags_replace_the_dimension_in_every_block():
+    p = plan.build("quick", plan.Overrides(concurrency=(7,), modes=("virtual",), pools=(10, 20)))
+    assert {r.concurrency for r in p.rows} == {7}
+    assert {r.thread_mode for r in p.rows} == {"virtual"}
+    assert {r.pool for r in p.rows} == {10, 20}
+    assert len(p.rows) == 2 * 2  # two blocks (released, held) x two pools
+    assert p.overrides["concurrency"] == (7,)
+
+
+def test_reps_are_the_outer_loop():
+    p = plan.build("lean", plan.Overrides(reps=3, concurrency=(5,)))
+    assert [r.rep for r in p.rows] == [1, 1, 2, 2, 3, 3]
+
+
+def test_phase_and_delay_overrides():
+    p = plan.build("quick", plan.Overrides(ramp_s=1, warmup_s=2, hold_s=3, stub_delay_ms=0))
+    assert (p.ramp_s, p.warmup_s, p.hold_s, p.stub_delay_ms) == (1, 2, 3, 0)
+    assert all(r.stub_delay_ms == 0 for r in p.rows)
+
+
+def test_open_model_rows_carry_rates_and_need_them():
+    with pytest.raises(ValueError, match="--rates"):
+        plan.build("quick", plan.Overrides(model="open"))
+    p = plan.build("quick", plan.Overrides(model="open", rates=(50, 100)))
+    assert {r.rate for r in p.rows} == {50, 100}
+    assert all(r.concurrency == 0 and r.model == "open" for r in p.rows)
+
+
+def test_every_profile_expands():
+    for name in plan.profiles():
+        assert plan.build(name, plan.Overrides()).rows

@@ -1,0 +1,61 @@
+import csv
+
+import pytest
+
+from vtlab import results
+
+
+def a_row(**changes):
+    row = {column: 1 for column in results.COLUMNS}
+    row.update(thread_mode="virtual", conn_mode="released", path_mode="normal", load_model="closed")
+    row.update(changes)
+    return row
+
+
+def test_the_first_23_columns_are_the_published_rigs_in_order():
+    assert results.COLUMNS[:23] == [
+        "ts_iso", "thread_mode", "hikari_pool", "path_mode", "conn_mode", "concurrency", "rep",
+        "throughput_rps", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "error_rate", "http_reqs",
+        "app_cpu_pct", "pg_cpu_pct", "load_cpu_pct", "hikari_active_max", "hikari_pending_max",
+        "jvm_threads_max", "rss_mb_max", "pinned_events"]
+    assert len(set(results.COLUMNS)) == len(results.COLUMNS)
+
+
+def test_rows_are_appended_and_read_back(tmp_path):
+    path = tmp_path / "matrix.csv"
+    writer = results.CsvWriter(path)
+    writer.append(a_row(concurrency=100, throughput_rps=123.456789))
+    results.CsvWriter(path).append(a_row(concurrency=200, throughput_rps=float("nan")))
+    rows = results.read_rows(path)
+    assert [r["concurrency"] for r in rows] == ["100", "200"]
+    assert rows[0]["throughput_rps"] == "123.457"
+    assert rows[1]["throughput_rps"] == ""  # a missing reading stays visibly empty
+    with open(path) as handle:
+        assert next(csv.reader(handle)) == results.COLUMNS
+
+
+def test_resume_keys_match_written_rows(tmp_path):
+    path = tmp_path / "matrix.csv"
+    results.CsvWriter(path).append(a_row(concurrency=100))
+    assert results.scenario_key(a_row(concurrency=100)) in results.done_keys(path)
+    assert results.scenario_key(a_row(concurrency=101)) not in results.done_keys(path)
+
+
+def test_a_csv_with_other_columns_is_not_appended_to(tmp_path):
+    path = tmp_path / "matrix.csv"
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="different columns"):
+        results.CsvWriter(path)
+    assert path.read_text() == "a,b\n1,2\n"
+
+
+def test_a_row_missing_a_column_is_refused(tmp_path):
+    row = a_row()
+    del row["pinned_events"]
+    with pytest.raises(ValueError, match="pinned_events"):
+        results.CsvWriter(tmp_path / "m.csv").append(row)
+
+
+def test_metadata_round_trip(tmp_path):
+    results.write_metadata(tmp_path, {"core_map": "app=0-1", "plan": {"rows": [1]}})
+    assert results.read_metadata(tmp_path)["plan"] == {"rows": [1]}

@@ -1,0 +1,71 @@
+import math
+from pathlib import Path
+
+from vtlab import sample
+
+STAT = "1234 (java (main) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 40 0 12345 0 0"
+
+
+def test_stat_parsing_survives_spaces_and_parens_in_the_command():
+    assert sample.parse_stat(STAT) == (1, 300)
+
+
+def test_tree_ticks_sums_descendants_only():
+    table = {10: (1, 100), 11: (10, 5), 12: (11, 7), 20: (1, 1000)}
+    assert sample.tree_ticks(table, 10) == 112
+    assert sample.tree_ticks(table, 99) == 0
+
+
+def test_host_stat():
+    busy, total = sample.parse_host_stat("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4\n")
+    assert (busy, total) == (150, 1000)
+
+
+def test_prometheus_parsing_sums_label_sets_and_skips_actuator_requests():
+    text = """# HELP hikaricp_connections_active Active connections
+hikaricp_connections_active{pool="HikariPool-1"} 12.0
+hikaricp_connections_pending{pool="HikariPool-1"} 3.0
+jvm_threads_live_threads 57.0
+http_server_requests_seconds_count{method="GET",status="200",uri="/api/order-summary/{id}"} 100
+http_server_requests_seconds_count{method="GET",status="404",uri="/api/order-summary/{id}"} 5
+http_server_requests_seconds_count{method="GET",status="200",uri="/actuator/prometheus"} 40
+unrelated_metric 9
+"""
+    values = sample.parse_prometheus(text)
+    assert values == {"hikari_active": 12.0, "hikari_pending": 3.0, "jvm_threads": 57.0, "requests_total": 105.0}
+
+
+def test_cpu_percent_over_a_window():
+    tick = sample.CLOCK_TICKS
+    series = sample.Series([(t * 0.25, {"app_ticks": t * 0.25 * tick * 1.5}) for t in range(41)])
+    mean, peak = sample.cpu_percent(series, "app", 1.0, 9.0)
+    assert math.isclose(mean, 150.0, rel_tol=1e-6)
+    assert math.isclose(peak, 150.0, rel_tol=1e-6)
+    assert all(math.isnan(v) for v in sample.cpu_percent(series, "pg", 1.0, 9.0))
+
+
+def test_maximum_and_rate():
+    series = sample.Series([(0.0, {"x": 1.0}), (1.0, {"x": 5.0}), (2.0, {"x": 3.0}), (3.0, {"x": 9.0})])
+    assert sample.maximum(series, "x", 0.5, 2.5) == 5.0
+    assert math.isnan(sample.maximum(series, "y", 0, 3))
+    assert sample.rate(series, "x") == (9.0 - 1.0) / 3.0
+
+
+def test_sampler_reads_this_process_tree():
+    import os
+    import time
+
+    sampler = sample.Sampler(0.05, sample.cpu_reader(lambda: {"app": os.getpid()}))
+    sampler.start()
+    deadline = time.monotonic() + 0.5
+    while time.monotonic() < deadline:
+        sum(range(20_000))  # burn CPU so the tree's ticks move, but let the sampler thread run
+        time.sleep(0.001)
+    series = sampler.stop()
+    assert len(series.points) >= 5
+    assert series.points[-1][1]["app_ticks"] > series.points[0][1]["app_ticks"]
+    assert series.points[-1][1]["rss_kb"] > 1000
+
+
+def test_missing_recording_counts_as_unknown(tmp_path):
+    assert sample.count_jfr_events(Path("/bin/false"), tmp_path / "none.jfr", "jdk.VirtualThreadPinned") is None
