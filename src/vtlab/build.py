@@ -32,7 +32,10 @@ def jars_current() -> bool:
 
 def maven_env() -> dict[str, str]:
     java = prereqs.find_jdk()
-    return {**os.environ, "JAVA_HOME": str(java.home), "PATH": f"{java.home / 'bin'}:{os.environ['PATH']}"}
+    # Maven's own Guava calls sun.misc.Unsafe, which JDK 25 warns about on every build.
+    opts = (os.environ.get("MAVEN_OPTS", "") + " --sun-misc-unsafe-memory-access=allow").strip()
+    return {**os.environ, "JAVA_HOME": str(java.home), "PATH": f"{java.home / 'bin'}:{os.environ['PATH']}",
+            "MAVEN_OPTS": opts}
 
 
 def build_jars(force: bool = False) -> bool:
@@ -70,9 +73,10 @@ def build_k6() -> Path:
     return K6_BIN
 
 
-def prepare_database(pg: postgres.Postgres, reseed: bool = False) -> float | None:
+def prepare_database(pg: postgres.Postgres, reseed: bool = False, cpus: set[int] | None = None
+                     ) -> float | None:
     """Start (if needed) and seed (if needed); returns the seed time when it seeded."""
-    pg.start()
+    pg.start(cpus=cpus)
     postgres.write_env_file(pg.credentials(), STATE / "db.env")
     if reseed or not pg.seeded():
         print("vtlab: seeding 100,000 customers and 1,000,000 orders…", flush=True)
@@ -80,7 +84,8 @@ def prepare_database(pg: postgres.Postgres, reseed: bool = False) -> float | Non
     return None
 
 
-def setup(pg: postgres.Postgres, reseed: bool = False) -> dict[str, float]:
+def setup(pg: postgres.Postgres, reseed: bool = False, pg_cpus: set[int] | None = None
+          ) -> dict[str, float]:
     """Everything `vtlab run` needs; returns step timings in seconds (0 when skipped)."""
     prereqs.find_jdk()
     timings: dict[str, float] = {}
@@ -90,6 +95,6 @@ def setup(pg: postgres.Postgres, reseed: bool = False) -> dict[str, float]:
     had_k6 = find_k6() is not None
     build_k6()
     timings["k6_s"] = 0.0 if had_k6 else time.monotonic() - started
-    seed_s = prepare_database(pg, reseed)
+    seed_s = prepare_database(pg, reseed, pg_cpus)
     timings["seed_s"] = seed_s or 0.0
     return timings

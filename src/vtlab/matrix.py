@@ -35,15 +35,14 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path."""
     java = prereqs.find_jdk()
     pg = postgres.main_instance()
-    build.setup(pg)
+    # A server the user started (`vtlab db start`) stays up; one we start, we stop.
+    if not (pg.initialised and pg.running()) and not keep:
+        procs.on_cleanup(pg.stop)
+    build.setup(pg, pg_cpus=core_map["pg"])
     k6 = build.build_k6()
     k6_version = load.k6_version(k6)
     run_dir.mkdir(parents=True, exist_ok=True)
     logs = run_dir / "logs"
-
-    started_pg = pg.start(cpus=core_map["pg"])
-    if started_pg and not keep:
-        procs.on_cleanup(pg.stop)
     stub = services.start_stub(java, STUB_PORT, plan.stub_delay_ms, plan.stub_jitter_ms,
                                logs / "stub.log", core_map["stub"])
     if keep:

@@ -1,0 +1,110 @@
+"""`./vtlab run` end to end against the real tiers: PostgreSQL, stub, service JVMs with JFR, k6.
+
+Each test uses its own cluster, ports and results folder, so it never touches a developer's
+instance on 5544 or a run in progress.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from vtlab import procs
+
+REPO = Path(__file__).resolve().parent.parent
+TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "--conn-mode", "released"]
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def rig_env(tmp_path_factory):
+    base = tmp_path_factory.mktemp("rig")
+    os.chmod(base, 0o755)
+    for parent in base.parents:  # the unprivileged database user must reach the data folder
+        if str(parent).startswith("/tmp"):
+            os.chmod(parent, 0o755)
+    env = {**os.environ, "VTLAB_PGDATA": str(base / "vtlab-e2e" / "pgdata"),
+           "VTLAB_PG_PORT": str(procs.free_port()), "VTLAB_APP_PORT": str(procs.free_port()),
+           "VTLAB_STUB_PORT": str(procs.free_port()), "VTLAB_RESULTS": str(base / "results")}
+    yield env
+    # the cluster's data persists between runs by design; the test removes its own
+    subprocess.run([str(REPO / "vtlab"), "db", "stop"], env=env, capture_output=True)
+
+
+def rows_of(run_dir: Path) -> list[dict[str, str]]:
+    with open(run_dir / "matrix.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def assert_nothing_left(env: dict[str, str], run_dir: Path) -> None:
+    for name in ("VTLAB_PG_PORT", "VTLAB_APP_PORT", "VTLAB_STUB_PORT"):
+        assert not procs.port_in_use(int(env[name])), f"{name} still bound"
+    leftovers = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if str(run_dir) in cmdline or env["VTLAB_PGDATA"] in cmdline or "load/orders.js" in cmdline:
+                leftovers.append(cmdline)
+    assert not leftovers, leftovers
+
+
+def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--conc", "20", "--out", str(run_dir), *TINY],
+                            env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = rows_of(run_dir)
+    assert [r["thread_mode"] for r in rows] == ["platform", "virtual"]
+    for row in rows:
+        rps = float(row["throughput_rps"])
+        # 20 users each waiting >= 100 ms on the stub cannot exceed 200 req/s
+        assert 50 < rps <= 200 * 1.05, row
+        assert float(row["error_rate"]) == 0 and int(row["http_reqs"]) > 0
+        assert 100 <= float(row["p50_ms"]) <= float(row["p99_ms"]) <= float(row["max_ms"])
+        for column in ("app_cpu_pct", "pg_cpu_pct", "load_cpu_pct", "stub_cpu_pct", "jvm_threads_max",
+                       "rss_mb_max", "hikari_active_max"):
+            assert row[column] != "" and float(row[column]) >= 0, column
+        assert float(row["app_cpu_pct"]) > 0 and float(row["load_cpu_pct"]) > 0
+        assert float(row["rss_mb_max"]) > 50 and float(row["jvm_threads_max"]) > 5
+        assert int(row["pinned_events"]) == 0  # JFR ran and was read: normal path does not pin
+        assert int(row["cpu_samples"]) >= 2 * 4 * 2  # >= 2 Hz over the hold (minus slack)
+        assert row["hikari_version"] == "7.1.0" and row["jdk_version"].startswith("25")
+    assert int(rows[1]["jvm_threads_max"]) < int(rows[0]["jvm_threads_max"]) + 50
+    meta = json.loads((run_dir / "metadata.json").read_text())
+    assert meta["plan"]["rows"] and meta["host"]["cpu_count"] and meta["versions"]["k6"].startswith("v")
+    assert "platform req/s" in result.stdout  # the headline table
+    assert_nothing_left(rig_env, run_dir)
+
+
+def test_interrupted_run_keeps_measured_rows_and_resumes(rig_env, tmp_path):
+    run_dir = tmp_path / "run"
+    argv = [str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10,20", "--out", str(run_dir), *TINY]
+    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (run_dir / "matrix.csv").exists() and len(rows_of(run_dir)) == 1:
+            break
+        time.sleep(0.5)
+    time.sleep(5)  # well into the second row: its service and k6 are up
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGINT, output
+    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10"]
+    assert_nothing_left(rig_env, run_dir)
+
+    resumed = subprocess.run([*argv, "--resume"], env=rig_env, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "1 of 2 rows already measured" in resumed.stdout
+    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10", "20"]
+    assert_nothing_left(rig_env, run_dir)
