@@ -1,0 +1,245 @@
+"""Explain every row: its Little's-law ceiling, the limit that sets it, the bottleneck the
+measurements point at, and whether the row can be trusted. Pure: rows in, rows out, no I/O.
+
+Inputs are CSV rows as read (strings); any CSV with the published rig's 23 leading columns can be
+analysed, and the extra vtlab columns sharpen the verdict where present.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator", "overload")
+
+DEFAULT_TOMCAT_THREADS = 200
+DEFAULT_POOL_TIMEOUT_MS = 5000   # the service's DB_POOL_TIMEOUT_MS default
+ERROR_RATE_OVERLOAD = 0.01
+SATURATED = 0.90                 # share of a tier's CPU allotment that counts as saturated
+UNSTEADY = 0.10                  # hold halves differing by more than this: not steady
+SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
+QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
+
+ANALYSIS_COLUMNS = [
+    "thread_mode", "conn_mode", "path_mode", "hikari_pool", "concurrency", "load_model", "target_rps",
+    "rep", "throughput_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
+    "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
+    "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
+]
+
+
+def num(row: Mapping[str, object], column: str, default: float = math.nan) -> float:
+    value = row.get(column)
+    if value in (None, ""):
+        return default
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the analysis needs beyond one row: the run's machine and the low-load service times."""
+    host_cpus: int
+    shared_cores: bool
+    load_cpus: int
+    service_time_s: dict[tuple[str, str, float], float]  # (conn_mode, path_mode, delay) -> seconds
+
+
+def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Context:
+    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
+    host_cpus = int(host.get("cpus_available") or host.get("cpu_count") or 0) or _guess_cpus(rows)
+    core_map = str(metadata.get("core_map", ""))
+    sets = {part.split("=", 1)[1] for part in core_map.split() if "=" in part}
+    load_set = next((p.split("=", 1)[1] for p in core_map.split() if p.startswith("load=")), "")
+    return Context(host_cpus, len(sets) <= 1, _count_cpus(load_set) or host_cpus, low_load_service_times(rows))
+
+
+def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:
+    return int(max((num(r, "app_cpus", 0) for r in rows), default=0)) or 1
+
+
+def _count_cpus(text: str) -> int:
+    total = 0
+    for piece in text.replace("+", ",").split(","):
+        if "-" in piece:
+            low, high = piece.split("-", 1)
+            total += int(high) - int(low) + 1
+        elif piece.strip():
+            total += 1
+    return total
+
+
+def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str, float], float]:
+    """Per (conn mode, path mode, stub delay): the median latency of the least-loaded clean row.
+
+    Little's law needs the time one request spends in the service when nothing queues; the
+    lowest-concurrency row without errors is the closest measurement of it.
+    """
+    candidates: dict[tuple[str, str, float], tuple[float, float]] = {}
+    for row in rows:
+        if num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms")):
+            continue
+        key = (str(row.get("conn_mode")), str(row.get("path_mode")), num(row, "stub_delay_ms", 0))
+        load = num(row, "concurrency", math.inf)
+        if key not in candidates or load < candidates[key][0]:
+            candidates[key] = (load, num(row, "p50_ms") / 1000)
+    return {key: seconds for key, (_, seconds) in candidates.items()}
+
+
+def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
+    mode = str(row.get("thread_mode"))
+    conn_mode = str(row.get("conn_mode"))
+    delay_s = num(row, "stub_delay_ms", 0) / 1000
+    key = (conn_mode, str(row.get("path_mode")), num(row, "stub_delay_ms", 0))
+    measured_s = ctx.service_time_s.get(key)
+    if measured_s is not None and measured_s >= delay_s:
+        service_s, source = measured_s, "p50 at lowest load"
+    else:
+        service_s, source = max(delay_s, measured_s or 0.0), "stub delay"
+    service_s = max(service_s, 1e-3)
+
+    throughput = num(row, "throughput_rps", 0)
+    all_rps = num(row, "http_reqs", 0) / num(row, "hold_s", math.nan) if num(row, "hold_s", 0) else throughput
+    cpu_ms = _cpu_ms_per_request(row, ctx, all_rps)
+    threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
+    pool = num(row, "hikari_pool")
+    open_model = row.get("load_model") == "open"
+
+    ceilings = {
+        "concurrency": num(row, "target_rps") if open_model else num(row, "concurrency") / service_s,
+        "thread-pool": threads / service_s if mode == "platform" else math.inf,
+        "connection-pool": pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s)),
+        "cpu": (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) / (cpu_ms / 1000)
+        if cpu_ms > 0 else math.inf,
+    }
+    finite = {name: value for name, value in ceilings.items() if not math.isnan(value)}
+    limit = min(finite, key=finite.__getitem__) if finite else ""
+    ceiling = finite.get(limit, math.nan)
+    flags = validity_flags(row, ctx, throughput)
+    return {
+        "thread_mode": mode, "conn_mode": conn_mode, "path_mode": row.get("path_mode"),
+        "hikari_pool": row.get("hikari_pool"), "concurrency": row.get("concurrency"),
+        "load_model": row.get("load_model", "closed"), "target_rps": row.get("target_rps", ""),
+        "rep": row.get("rep"), "throughput_rps": throughput, "p99_ms": num(row, "p99_ms"),
+        "error_rate": num(row, "error_rate", 0), "service_time_ms": service_s * 1000,
+        "service_time_source": source, "cpu_ms_per_req": cpu_ms,
+        "ceiling_concurrency_rps": ceilings["concurrency"], "ceiling_threads_rps": ceilings["thread-pool"],
+        "ceiling_pool_rps": ceilings["connection-pool"], "ceiling_cpu_rps": ceilings["cpu"],
+        "ceiling_rps": ceiling, "limit": limit,
+        "attained": throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
+        "bottleneck": bottleneck(row, ctx, limit, flags),
+        "valid": not flags, "flags": ";".join(flags),
+    }
+
+
+def _released_hold_s(service_s: float, delay_s: float) -> float:
+    # Released: the connection is out only for the query, i.e. the service time minus the call.
+    return max(service_s - delay_s, QUERY_TIME_S) if delay_s else QUERY_TIME_S
+
+
+def _cpu_ms_per_request(row: Mapping[str, object], ctx: Context, all_rps: float) -> float:
+    """CPU per request that competes for the service's cores: the app's own, plus every other
+    tier's when the tiers share the CPUs."""
+    if not all_rps or math.isnan(all_rps):
+        return math.nan
+    tiers = ("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct") if ctx.shared_cores else ("app_cpu_pct",)
+    pct = sum(num(row, column, 0) for column in tiers)
+    return pct * 10 / all_rps if pct else math.nan
+
+
+def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
+    flags = []
+    load_allotment = ctx.load_cpus * 100
+    load_peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
+    if math.isnan(num(row, "load_cpu_pct")):
+        flags.append("generator-cpu-unknown")
+    elif load_peak >= SATURATED * load_allotment:
+        flags.append("generator-saturated")
+    if num(row, "dropped_iterations", 0) > 0:
+        flags.append("dropped-iterations")
+    ok = num(row, "ok_requests")
+    hold = num(row, "hold_s")
+    if not math.isnan(ok) and hold and throughput * hold > ok + 1:
+        flags.append("errors-counted")
+    if num(row, "http_reqs", 0) <= 0 or throughput <= 0:
+        flags.append("no-successful-requests")
+    if not math.isnan(hold):
+        if num(row, "cpu_samples", 0) < 2 * (hold - 2) or num(row, "meter_samples", 0) < 1.5 * (hold - 2):
+            flags.append("missing-samples")
+    for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
+        if math.isnan(num(row, column)):
+            flags.append(f"missing-{column}")
+    first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
+    if first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY:
+        flags.append("not-steady")
+    exit_code = num(row, "k6_exit", 0)
+    if exit_code not in (0, 99):
+        flags.append(f"k6-exit-{int(exit_code)}")
+    return flags
+
+
+def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Sequence[str]) -> str:
+    """One name for what held the row back, decided from measurements, most decisive first."""
+    if "generator-saturated" in flags or "dropped-iterations" in flags:
+        return "load-generator"
+    pool = num(row, "hikari_pool")
+    # Waiting for a connection longer than the pool's timeout means requests are being refused:
+    # past that point the service sheds load rather than queueing it.
+    waited_past_timeout = num(row, "p99_ms", 0) > DEFAULT_POOL_TIMEOUT_MS and num(row, "hikari_pending_max", 0) > 0
+    if num(row, "error_rate", 0) > ERROR_RATE_OVERLOAD or waited_past_timeout:
+        return "overload"
+    if num(row, "hikari_pending_max", 0) > 0 and num(row, "hikari_active_max", 0) >= pool:
+        return "connection-pool"
+    threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
+    if row.get("thread_mode") == "platform" and (
+            num(row, "tomcat_connections_max", 0) > threads or num(row, "concurrency", 0) > threads):
+        return "thread-pool"
+    app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
+    if num(row, "host_cpu_pct", 0) >= SATURATED * 100 or num(row, "app_cpu_pct", 0) >= SATURATED * app_allotment:
+        return "cpu"
+    if limit in ("thread-pool", "connection-pool", "cpu"):
+        return limit
+    return "downstream"
+
+
+def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> list[dict[str, object]]:
+    ctx = context(rows, metadata)
+    return [analyse_row(row, ctx) for row in rows]
+
+
+# --- repetitions -----------------------------------------------------------------------------
+
+SCENARIO = ("conn_mode", "path_mode", "hikari_pool", "load_model", "concurrency", "target_rps", "thread_mode")
+
+
+def aggregate(analysed: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+    """One line per scenario: median with min-max over valid reps, and the spread warning."""
+    groups: dict[tuple, list[Mapping[str, object]]] = defaultdict(list)
+    for row in analysed:
+        groups[tuple(str(row.get(c)) for c in SCENARIO)].append(row)
+    out = []
+    for key, members in groups.items():
+        valid = [m for m in members if m["valid"]] or list(members)
+        rps = [float(m["throughput_rps"]) for m in valid]
+        p99 = [float(m["p99_ms"]) for m in valid if not math.isnan(float(m["p99_ms"]))]
+        median = statistics.median(rps)
+        spread = (max(rps) - min(rps)) / median if median else 0.0
+        verdicts = [str(m["bottleneck"]) for m in valid]
+        out.append({
+            **dict(zip(SCENARIO, key)),
+            "reps": len(members), "valid_reps": sum(1 for m in members if m["valid"]),
+            "throughput_median": median, "throughput_min": min(rps), "throughput_max": max(rps),
+            "spread": spread, "spread_warning": spread >= SPREAD_WARNING and len(rps) > 1,
+            "p99_median": statistics.median(p99) if p99 else math.nan,
+            "ceiling_rps": statistics.median(float(m["ceiling_rps"]) for m in valid),
+            "limit": max(set(str(m["limit"]) for m in valid), key=[str(m["limit"]) for m in valid].count),
+            "bottleneck": max(set(verdicts), key=verdicts.count),
+            "valid": any(m["valid"] for m in members),
+            "flags": ";".join(sorted({f for m in members for f in str(m["flags"]).split(";") if f})),
+        })
+    return out

@@ -1,0 +1,137 @@
+"""The analysis on small hand-made rows: one per bottleneck class and per invalidity reason."""
+
+import math
+
+import pytest
+
+from vtlab import analyze
+
+META = {"host": {"cpus_available": 2}, "core_map": "app=0-1 pg=0-1 stub=0-1 load=0-1"}
+
+# A clean virtual-thread row: 100 users, 1 s downstream, nothing queues anywhere.
+BASE = {
+    "thread_mode": "virtual", "hikari_pool": "50", "path_mode": "normal", "conn_mode": "released",
+    "concurrency": "100", "rep": "1", "throughput_rps": "98", "p50_ms": "1010", "p95_ms": "1030",
+    "p99_ms": "1050", "p999_ms": "1080", "max_ms": "1100", "error_rate": "0", "http_reqs": "2940",
+    "app_cpu_pct": "20", "pg_cpu_pct": "3", "load_cpu_pct": "4", "hikari_active_max": "3",
+    "hikari_pending_max": "0", "jvm_threads_max": "40", "rss_mb_max": "300", "pinned_events": "0",
+    "load_model": "closed", "target_rps": "0", "dropped_iterations": "0", "stub_delay_ms": "1000",
+    "tomcat_max_threads": "200", "hold_s": "30", "ok_requests": "2940", "throughput_first_half_rps": "98",
+    "throughput_second_half_rps": "98", "app_cpu_pct_max": "25", "stub_cpu_pct": "3", "load_cpu_pct_max": "6",
+    "host_cpu_pct": "15", "tomcat_connections_max": "100", "cpu_samples": "112", "meter_samples": "56",
+    "k6_exit": "0", "app_cpus": "2",
+}
+
+
+def row(**changes):
+    return {**BASE, **{k: str(v) for k, v in changes.items()}}
+
+
+def verdict(*rows):
+    return analyze.analyse(list(rows), META)[-1]
+
+
+def test_a_clean_low_load_row_is_limited_by_its_users_and_the_downstream():
+    result = verdict(row())
+    assert result["limit"] == "concurrency"
+    assert result["bottleneck"] == "downstream"
+    assert result["valid"] is True and result["flags"] == ""
+    assert math.isclose(result["ceiling_rps"], 100 / 1.010, rel_tol=1e-6)
+    assert math.isclose(result["attained"], 98 / (100 / 1.010), rel_tol=1e-6)
+    assert result["service_time_source"] == "p50 at lowest load"
+
+
+def test_platform_threads_past_the_wall_are_thread_pool_bound():
+    low = row(thread_mode="platform")
+    high = row(thread_mode="platform", concurrency=1000, throughput_rps=196, http_reqs=5880, ok_requests=5880,
+               tomcat_connections_max=1000, p50_ms=5000, p99_ms=5200, throughput_first_half_rps=196,
+               throughput_second_half_rps=196)
+    result = verdict(low, high)
+    assert result["limit"] == "thread-pool"
+    assert math.isclose(result["ceiling_rps"], 200 / 1.010, rel_tol=1e-6)  # 200 threads / service time
+    assert result["bottleneck"] == "thread-pool"
+
+
+def test_held_connections_with_waiters_are_connection_pool_bound():
+    held = row(conn_mode="held", concurrency=200, throughput_rps=49, http_reqs=1470, ok_requests=1470,
+               hikari_active_max=50, hikari_pending_max=150, p50_ms=4000, p99_ms=4100,
+               throughput_first_half_rps=49, throughput_second_half_rps=49)
+    result = verdict(row(conn_mode="held"), held)
+    assert result["limit"] == "connection-pool"
+    assert math.isclose(result["ceiling_pool_rps"], 50 / 1.010, rel_tol=1e-6)
+    assert result["bottleneck"] == "connection-pool"
+
+
+def test_a_saturated_machine_is_cpu_bound():
+    hot = row(concurrency=3000, throughput_rps=1500, http_reqs=45000, ok_requests=45000, app_cpu_pct=150,
+              host_cpu_pct=97, load_cpu_pct=35, load_cpu_pct_max=40, throughput_first_half_rps=1500,
+              throughput_second_half_rps=1500)
+    result = verdict(row(), hot)
+    assert result["bottleneck"] == "cpu"
+    # shared cores: CPU per request counts every tier (150+3+3+35)% / 1500 req/s = 1.27 ms
+    assert math.isclose(result["cpu_ms_per_req"], 191 * 10 / 1500, rel_tol=1e-6)
+    assert result["limit"] in ("cpu", "concurrency")
+
+
+def test_errors_above_one_percent_are_overload_but_still_valid():
+    result = verdict(row(error_rate=0.2, throughput_rps=78, ok_requests=2340))
+    assert result["bottleneck"] == "overload"
+    assert result["valid"] is True
+
+
+def test_waiting_for_the_pool_beyond_its_timeout_is_overload():
+    assert verdict(row(p99_ms=6000, hikari_active_max=50, hikari_pending_max=20))["bottleneck"] == "overload"
+    # queueing for Tomcat's threads alone is the thread wall, not overload
+    assert verdict(row(p99_ms=6000))["bottleneck"] != "overload"
+
+
+@pytest.mark.parametrize("changes, flag, bottleneck", [
+    ({"load_cpu_pct_max": 190}, "generator-saturated", "load-generator"),
+    ({"dropped_iterations": 12}, "dropped-iterations", "load-generator"),
+    ({"throughput_rps": 120}, "errors-counted", None),
+    ({"cpu_samples": 10}, "missing-samples", None),
+    ({"jvm_threads_max": ""}, "missing-jvm_threads_max", None),
+    ({"load_cpu_pct": "", "load_cpu_pct_max": ""}, "generator-cpu-unknown", None),
+    ({"throughput_first_half_rps": 80, "throughput_second_half_rps": 116}, "not-steady", None),
+    ({"k6_exit": 107}, "k6-exit-107", None),
+    ({"throughput_rps": 0, "ok_requests": 0}, "no-successful-requests", None),
+])
+def test_each_invalidity_reason_is_flagged(changes, flag, bottleneck):
+    result = verdict(row(**changes))
+    assert result["valid"] is False
+    assert flag in result["flags"].split(";")
+    if bottleneck:
+        assert result["bottleneck"] == bottleneck
+
+
+def test_every_verdict_is_one_of_the_named_classes():
+    assert verdict(row())["bottleneck"] in analyze.BOTTLENECKS
+
+
+def test_a_published_style_row_without_extra_columns_is_analysed():
+    bare = {k: BASE[k] for k in list(BASE)[:23]}
+    result = analyze.analyse([bare], {})[0]
+    assert result["limit"] and not math.isnan(result["ceiling_rps"])
+    assert result["service_time_source"] == "p50 at lowest load"
+
+
+def test_reps_aggregate_to_median_with_range_and_spread_warning():
+    reps = [row(rep=1, throughput_rps=90, ok_requests=2700), row(rep=2, throughput_rps=98),
+            row(rep=3, throughput_rps=99, ok_requests=2970)]
+    aggregated = analyze.aggregate(analyze.analyse(reps, META))
+    assert len(aggregated) == 1
+    line = aggregated[0]
+    assert (line["reps"], line["valid_reps"]) == (3, 3)
+    assert line["throughput_median"] == 98
+    assert (line["throughput_min"], line["throughput_max"]) == (90, 99)
+    assert math.isclose(line["spread"], 9 / 98)
+    assert line["spread_warning"] is False
+    wide = analyze.aggregate(analyze.analyse(reps + [row(rep=4, throughput_rps=70, ok_requests=2100)], META))[0]
+    assert wide["spread_warning"] is True
+
+
+def test_invalid_reps_do_not_count_when_valid_ones_exist():
+    reps = [row(rep=1, throughput_rps=98), row(rep=2, throughput_rps=50, ok_requests=1500, dropped_iterations=3)]
+    line = analyze.aggregate(analyze.analyse(reps, META))[0]
+    assert line["throughput_median"] == 98 and line["valid_reps"] == 1
+    assert "dropped-iterations" in line["flags"]
