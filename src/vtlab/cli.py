@@ -103,6 +103,12 @@ def parser() -> argparse.ArgumentParser:
     db.add_argument("--reseed", action="store_true", help="with seed: seed again even when seeded")
     db.set_defaults(func=cmd_db)
 
+    report = sub.add_parser("report", help="analyse a run and render report.html / report.md / analysis.csv")
+    report.add_argument("run_dir", type=Path, help="a run folder holding matrix.csv (and metadata.json)")
+    report.add_argument("--compare", type=Path, action="append", default=[], metavar="OTHER",
+                        help="another run folder or CSV to overlay (repeatable), e.g. the published figures")
+    report.set_defaults(func=cmd_report)
+
     test = sub.add_parser("test", help="run every test (Java and Python) against real tiers")
     test.add_argument("pytest_args", nargs="*", help="extra arguments for pytest")
     test.set_defaults(func=cmd_test)
@@ -146,10 +152,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         csv_path = matrix.run(the_plan, run_dir, args.keep, mapping)
     finally:
         procs.stop_all()
-    from vtlab import headline
+    return _report_and_headline(csv_path.parent, [])
+
+
+def _report_and_headline(run_dir: Path, others: list[Path]) -> int:
+    from vtlab import report
+
+    paths = report.render(run_dir, others)
     print()
-    print(headline.table(csv_path))
+    print(paths["markdown"].read_text())
+    print(f"report: {paths['html']}\nanalysis: {paths['analysis']}")
     return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    if not (args.run_dir / "matrix.csv").exists():
+        return usage_error(f"report: {args.run_dir} holds no matrix.csv")
+    for other in args.compare:
+        if not other.exists():
+            return usage_error(f"--compare: {other} does not exist")
+    try:
+        return _report_and_headline(args.run_dir, args.compare)
+    except (ValueError, FileNotFoundError) as err:
+        return usage_error(str(err))
 
 
 def cmd_setup(args: argparse.Namespace) -> int:

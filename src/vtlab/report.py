@@ -1,0 +1,276 @@
+"""`vtlab report`: analysis.csv, report.html (self-contained) and report.md from a run's CSV and
+metadata only, optionally with other runs or the published figures overlaid."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from vtlab import analyze, charts, compare, results
+
+ANALYSIS_NAME = "analysis.csv"
+
+
+def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
+    rows = results.read_rows(run_dir / results.CSV_NAME)
+    if not rows:
+        raise ValueError(f"{run_dir / results.CSV_NAME} holds no rows to report")
+    metadata = results.read_metadata(run_dir)
+    others = [source for path in compare_with for source in compare.load(path)]
+    analysed = analyze.analyse(rows, metadata)
+    aggregated = analyze.aggregate(analysed)
+
+    paths = {"analysis": run_dir / ANALYSIS_NAME, "html": run_dir / "report.html",
+             "markdown": run_dir / "report.md", "charts": run_dir / "charts.json"}
+    _write_analysis(paths["analysis"], analysed)
+    figures = _figures(rows, analysed, aggregated, others, metadata)
+    paths["charts"].write_text(json.dumps({name: data for name, (_, data) in figures.items()}, indent=1) + "\n")
+    story = explain(aggregated, analysed)
+    head = headline(aggregated)
+    paths["markdown"].write_text(markdown(head, story, analysed, others, aggregated))
+    paths["html"].write_text(page(run_dir, head, story, figures, analysed, metadata, others, aggregated))
+    return paths
+
+
+def _write_analysis(path: Path, analysed: Sequence[Mapping[str, object]]) -> None:
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(analyze.ANALYSIS_COLUMNS)
+        for row in analysed:
+            writer.writerow([results.format_value(row[c]) for c in analyze.ANALYSIS_COLUMNS])
+
+
+def row_label(row: Mapping[str, object]) -> str:
+    load = f"{row.get('target_rps')}/s" if row.get("load_model") == "open" else f"{row.get('concurrency')} users"
+    return (f"{row.get('thread_mode')} {load} {row.get('conn_mode')} pool {row.get('hikari_pool')}"
+            + ("" if row.get("path_mode") == "normal" else f" {row.get('path_mode')}")
+            + (f" rep {row.get('rep')}" if str(row.get("rep")) != "1" else ""))
+
+
+def _figures(rows, analysed, aggregated, others, metadata) -> dict[str, tuple[str, dict]]:
+    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
+    cpus = int(host.get("cpus_available") or 0) or int(max((analyze.num(r, "app_cpus", 1) for r in rows)))
+    figures = {"hero": charts.hero(aggregated, others)}
+    pool = charts.pool(aggregated)
+    if pool:
+        figures["pool"] = pool
+    figures["cpu"] = charts.cpu(rows, [row_label(a) for a in analysed], cpus * 100)
+    figures["pinning"] = charts.pinning(rows)
+    return figures
+
+
+# --- words -----------------------------------------------------------------------------------
+
+def _fmt(value: object, digits: int = 0) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return "–" if math.isnan(number) or math.isinf(number) else f"{number:,.{digits}f}"
+
+
+def _rps(line: Mapping[str, object]) -> str:
+    text = _fmt(line["throughput_median"], 1)
+    if int(line["reps"]) > 1:
+        text += f" [{_fmt(line['throughput_min'], 1)}–{_fmt(line['throughput_max'], 1)}]"
+        if line["spread_warning"]:
+            text += " ⚠"
+    return text + ("" if line["valid"] else " (invalid)")
+
+
+def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]:
+    """concurrency | platform req/s · p99 | virtual req/s · p99 | ratio | bottleneck per mode."""
+    groups: dict[tuple, dict[str, Mapping[str, object]]] = {}
+    for line in aggregated:
+        load = line["target_rps"] + "/s" if line["load_model"] == "open" else line["concurrency"]
+        key = (line["conn_mode"], line["path_mode"], int(line["hikari_pool"]), line["load_model"], load)
+        groups.setdefault(key, {})[str(line["thread_mode"])] = line
+    table = []
+    for key in sorted(groups, key=lambda k: (k[0] != "released", k[1], k[2], k[3], float(str(k[4]).rstrip("/s")))):
+        conn, path, pool, _model, load = key
+        p, v = groups[key].get("platform"), groups[key].get("virtual")
+        ratio = (float(v["throughput_median"]) / float(p["throughput_median"])
+                 if p and v and float(p["throughput_median"]) > 0 else math.nan)
+        table.append({
+            "scenario": f"{conn}, pool {pool}" + ("" if path == "normal" else f", {path}"),
+            "concurrency": str(load),
+            "platform": f"{_rps(p)} · p99 {_fmt(p['p99_median'])} ms" if p else "–",
+            "virtual": f"{_rps(v)} · p99 {_fmt(v['p99_median'])} ms" if v else "–",
+            "ratio": "–" if math.isnan(ratio) else f"{ratio:.2f}×",
+            "bottleneck": f"{p['bottleneck'] if p else '–'} / {v['bottleneck'] if v else '–'}",
+        })
+    return table
+
+
+def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mapping[str, object]]) -> list[str]:
+    """Sentences generated from the analysis: where each mode flattened and why."""
+    story = []
+    service = {(a["conn_mode"], a["path_mode"]): (a["service_time_ms"], a["service_time_source"]) for a in analysed}
+
+    def lines(conn: str, mode: str) -> list[Mapping[str, object]]:
+        return sorted((a for a in aggregated if a["conn_mode"] == conn and a["thread_mode"] == mode
+                       and a["path_mode"] == "normal" and a["load_model"] == "closed"),
+                      key=lambda a: int(a["concurrency"]))
+
+    platform, virtual = lines("released", "platform"), lines("released", "virtual")
+    if platform:
+        best = max(platform, key=lambda a: float(a["throughput_median"]))
+        walls = [a for a in platform if a["bottleneck"] == "thread-pool"]
+        ms, source = service.get(("released", "normal"), (math.nan, ""))
+        if walls:
+            wall = walls[-1]
+            story.append(
+                f"Platform threads flatten at {_fmt(wall['throughput_median'], 0)} req/s: Tomcat's threads ÷ "
+                f"the time each is busy ({_fmt(ms, 0)} ms, the {source}) predict "
+                f"{_fmt(wall['ceiling_rps'], 0)} req/s, and past that users only queue "
+                f"(p99 {_fmt(wall['p99_median'], 0)} ms at {wall['concurrency']} users).")
+        else:
+            story.append(f"Platform threads reached {_fmt(best['throughput_median'], 0)} req/s at "
+                         f"{best['concurrency']} users without meeting their thread wall ({best['bottleneck']}).")
+    if virtual:
+        best = max(virtual, key=lambda a: float(a["throughput_median"]))
+        limit_words = {"concurrency": "the users themselves (each waits on the downstream, so users ÷ service time)",
+                       "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool"}
+        story.append(
+            f"Virtual threads reach {_fmt(best['throughput_median'], 0)} req/s at {best['concurrency']} users "
+            f"({_fmt(float(best['throughput_median']) / float(best['ceiling_rps']) * 100, 0)}% of a predicted "
+            f"{_fmt(best['ceiling_rps'], 0)} req/s), limited by {limit_words.get(str(best['limit']), best['limit'])}; "
+            f"bottleneck: {best['bottleneck']}.")
+        if platform:
+            top_p = max(float(a["throughput_median"]) for a in platform)
+            if top_p > 0:
+                story.append(f"At the highest concurrency measured, virtual threads deliver "
+                             f"{float(best['throughput_median']) / top_p:.1f}× the best platform-thread throughput.")
+    held = [a for a in aggregated if a["conn_mode"] == "held"]
+    if held:
+        ms, source = service.get(("held", "normal"), (math.nan, ""))
+        parts = ", ".join(f"{a['thread_mode']} {_fmt(a['throughput_median'], 1)} req/s ({a['bottleneck']})"
+                          for a in sorted(held, key=lambda a: (int(a["hikari_pool"]), a["thread_mode"])))
+        pools = sorted({int(a["hikari_pool"]) for a in held})
+        story.append(
+            f"With the connection held across the downstream call the bottleneck moves to the pool: "
+            f"pool ÷ {_fmt(ms, 0)} ms ({source}) caps both modes at "
+            + ", ".join(f"{_fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
+            + f" — measured: {parts}. Virtual threads cannot help when every request needs a connection "
+            "for the whole call.")
+    invalid = [a for a in analysed if not a["valid"]]
+    if invalid:
+        story.append(f"{len(invalid)} row(s) cannot be trusted and are marked: "
+                     + "; ".join(f"{row_label(a)} ({a['flags']})" for a in invalid) + ".")
+    else:
+        story.append("Every row is valid: the generator kept up (its CPU is in every row), no dropped "
+                     "iterations, no counted errors, samplers complete, throughput steady across the hold.")
+    return story
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+HEADLINE_COLUMNS = [("scenario", "scenario"), ("concurrency", "concurrency"),
+                    ("platform", "platform req/s · p99"), ("virtual", "virtual req/s · p99"),
+                    ("ratio", "ratio v/p"), ("bottleneck", "bottleneck (platform / virtual)")]
+
+
+def markdown(head, story, analysed, others, aggregated) -> str:
+    out = ["# vtlab: platform vs virtual threads", "",
+           "| " + " | ".join(title for _, title in HEADLINE_COLUMNS) + " |",
+           "|" + "---|" * len(HEADLINE_COLUMNS)]
+    out += ["| " + " | ".join(line[key] for key, _ in HEADLINE_COLUMNS) + " |" for line in head]
+    out += ["", *[f"- {sentence}" for sentence in story], ""]
+    if others:
+        out += ["## Compared with", "", *compare_lines(aggregated, others, "md"), ""]
+    return "\n".join(out)
+
+
+def compare_lines(aggregated, others, style: str) -> list[str]:
+    """Side by side: this run's virtual/platform ratio per concurrency beside each other source's."""
+    def ratios(rows, value_key: str) -> dict[float, tuple[float, float]]:
+        by_conc: dict[float, dict[str, float]] = {}
+        for r in rows:
+            if r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal":
+                conc = charts._f(r.get("concurrency"))
+                by_conc.setdefault(conc, {})[str(r.get("thread_mode"))] = charts._f(r.get(value_key))
+        return {c: (m.get("platform", math.nan), m.get("virtual", math.nan)) for c, m in by_conc.items()
+                if not math.isnan(c)}
+
+    sources = [("this run", ratios(aggregated, "throughput_median"))]
+    sources += [(s.label, ratios(s.rows, "throughput_rps")) for s in others]
+    lines = []
+    header = ["source", "concurrency", "platform req/s", "virtual req/s", "ratio v/p"]
+    body = []
+    for label, table in sources:
+        for conc in sorted(table):
+            p, v = table[conc]
+            body.append([label, f"{conc:g}", _fmt(p, 0), _fmt(v, 0), "–" if not (p > 0 and v > 0) else f"{v / p:.2f}×"])
+    if style == "md":
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    else:
+        lines.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr>")
+        lines += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>" for cells in body]
+        lines.append("</table>")
+    return lines
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #1c2833; }
+h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #d5d8dc; }
+table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.9rem; }
+th, td { border: 1px solid #d5d8dc; padding: 0.3rem 0.6rem; text-align: left; }
+th { background: #f4f6f7; } tr.invalid td { color: #922b21; background: #fdedec; }
+.story li { margin: 0.4rem 0; line-height: 1.4; } figure { margin: 1rem 0; } svg { max-width: 100%; height: auto; }
+.small { color: #566573; font-size: 0.85rem; }
+"""
+
+
+def page(run_dir, head, story, figures, analysed, metadata, others, aggregated) -> str:
+    esc = html.escape
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>vtlab report: {esc(run_dir.name)}</title>",
+             f"<style>{CSS}</style></head><body>",
+             "<h1>vtlab: platform vs virtual threads</h1>",
+             f"<p class='small'>run {esc(run_dir.name)} · {len(analysed)} rows · "
+             f"{esc(str(metadata.get('started', '')))}</p>",
+             "<h2>Headline</h2><table id='headline'><tr>"
+             + "".join(f"<th>{esc(title)}</th>" for _, title in HEADLINE_COLUMNS) + "</tr>"]
+    parts += ["<tr>" + "".join(f"<td>{esc(line[key])}</td>" for key, _ in HEADLINE_COLUMNS) + "</tr>" for line in head]
+    parts.append("</table>")
+    parts.append("<h2>What happened</h2><ul class='story'>" + "".join(f"<li>{esc(s)}</li>" for s in story) + "</ul>")
+    captions = {"hero": "Throughput (successful responses only; bars: min–max over reps) and p99 latency vs "
+                        "concurrency. Dashed: the Little's-law ceiling of each mode.",
+                "pool": "Held connections: throughput vs pool size; dashed: pool ÷ time a connection is held.",
+                "cpu": "Mean CPU per tier during each row's hold. 100% = one core.",
+                "pinning": "JFR jdk.VirtualThreadPinned events (threshold 20 ms) per path and thread mode."}
+    parts.append("<h2>Figures</h2>")
+    for name, (svg, _) in figures.items():
+        parts.append(f"<figure id='fig-{name}'>{svg}<figcaption class='small'>{esc(captions[name])}</figcaption></figure>")
+    if others:
+        parts.append("<h2>Compared with</h2>")
+        parts += compare_lines(aggregated, others, "html")
+    parts.append("<h2>Every row</h2><table id='rows'><tr>" + "".join(
+        f"<th>{c}</th>" for c in ("row", "req/s", "p99 ms", "errors", "ceiling req/s", "limit", "attained",
+                                  "bottleneck", "valid", "flags")) + "</tr>")
+    for a in analysed:
+        parts.append(f"<tr class='{'valid' if a['valid'] else 'invalid'}'><td>{esc(row_label(a))}</td>"
+                     f"<td>{_fmt(a['throughput_rps'], 1)}</td><td>{_fmt(a['p99_ms'])}</td>"
+                     f"<td>{float(a['error_rate']) * 100:.2f}%</td><td>{_fmt(a['ceiling_rps'], 1)}</td>"
+                     f"<td>{esc(str(a['limit']))}</td><td>{_fmt(float(a['attained']) * 100)}%</td>"
+                     f"<td>{esc(str(a['bottleneck']))}</td><td>{'yes' if a['valid'] else 'NO'}</td>"
+                     f"<td>{esc(str(a['flags']))}</td></tr>")
+    parts.append("</table>")
+    inputs = sorted({(a["conn_mode"], a["path_mode"], round(float(a["service_time_ms"]), 1), a["service_time_source"])
+                     for a in analysed})
+    parts.append("<h2>How the ceilings were computed</h2><ul class='small'>"
+                 "<li>Closed model: users ÷ service time. Platform threads: Tomcat max threads ÷ service time. "
+                 "Held connections: pool ÷ service time; released: pool ÷ (service time − downstream delay). "
+                 "CPU: cores ÷ CPU ms per request (all tiers' CPU when they share cores).</li>"
+                 + "".join(f"<li>service time for {esc(c)} / {esc(p)}: {ms} ms ({esc(src)})</li>" for c, p, ms, src in inputs)
+                 + "</ul>")
+    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
+    versions = metadata.get("versions", {}) if isinstance(metadata.get("versions"), dict) else {}
+    env_rows = {**{f"host {k}": v for k, v in host.items()}, **{f"version {k}": v for k, v in versions.items()},
+                "core map": metadata.get("core_map", ""), "plan": json.dumps((metadata.get("plan") or {}).get("overrides", {}))}
+    parts.append("<h2>Environment</h2><table id='environment'>" + "".join(
+        f"<tr><th>{esc(str(k))}</th><td>{esc(str(v))}</td></tr>" for k, v in env_rows.items()) + "</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
