@@ -1,0 +1,33 @@
+package dev.vtlab.app.runtime;
+
+/**
+ * The effective configuration of a running app. The Python harness parses this shape to check that a
+ * benchmark run really used the settings it asked for, so field names are part of the contract.
+ */
+public record RuntimeInfo(
+        String threadMode,
+        ServedBy servedBy,
+        Pool pool,
+        String connMode,
+        String pathMode,
+        Tomcat tomcat,
+        Downstream downstream,
+        String jdkVersion,
+        String springBootVersion,
+        int availableProcessors,
+        int virtualThreadSchedulerParallelism) {
+
+    public record ServedBy(String name, boolean virtual) {
+    }
+
+    public record Pool(String implementation, String version, int maximumPoolSize, int minimumIdle,
+            long connectionTimeoutMs) {
+    }
+
+    /** maxThreads is -1 when Tomcat runs on an external executor (virtual threads): no cap applies. */
+    public record Tomcat(int maxThreads, int maxConnections, int acceptCount, String executor) {
+    }
+
+    public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client) {
+    }
+}

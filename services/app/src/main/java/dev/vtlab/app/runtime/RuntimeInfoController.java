@@ -1,0 +1,127 @@
+package dev.vtlab.app.runtime;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Properties;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfigMXBean;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.vtlab.app.downstream.DownstreamClient;
+import dev.vtlab.app.system.LabSettings;
+import jdk.management.VirtualThreadSchedulerMXBean;
+import org.apache.coyote.AbstractProtocol;
+import org.apache.coyote.ProtocolHandler;
+
+import org.springframework.boot.SpringBootVersion;
+import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Reports what the app is actually running with, read back from the live pool, connector and thread,
+ * so a benchmark can prove that e.g. VT_ENABLED=true really produced virtual request threads.
+ */
+@RestController
+class RuntimeInfoController {
+
+    private final DataSource dataSource;
+    private final WebServerApplicationContext context;
+    private final DownstreamClient downstream;
+    private final LabSettings settings;
+    private final String hikariVersion = hikariVersion();
+
+    RuntimeInfoController(DataSource dataSource, WebServerApplicationContext context, DownstreamClient downstream,
+            LabSettings settings) {
+        this.dataSource = dataSource;
+        this.context = context;
+        this.downstream = downstream;
+        this.settings = settings;
+    }
+
+    @GetMapping("/api/thread-info")
+    ThreadInfo threadInfo() {
+        return ThreadInfo.current();
+    }
+
+    @GetMapping("/api/runtime-info")
+    RuntimeInfo runtimeInfo() throws SQLException {
+        Thread serving = Thread.currentThread();
+        return new RuntimeInfo(
+                serving.isVirtual() ? "virtual" : "platform",
+                new RuntimeInfo.ServedBy(serving.getName(), serving.isVirtual()),
+                pool(),
+                lower(settings.connMode()),
+                lower(settings.pathMode()),
+                tomcat(),
+                new RuntimeInfo.Downstream(downstream.baseUrl().toString(), millis(downstream.connectTimeout()),
+                        millis(downstream.readTimeout()), downstream.requestFactory().getClass().getSimpleName()),
+                Runtime.version().toString(),
+                SpringBootVersion.getVersion(),
+                Runtime.getRuntime().availableProcessors(),
+                schedulerParallelism());
+    }
+
+    private RuntimeInfo.Pool pool() throws SQLException {
+        HikariConfigMXBean config = dataSource.unwrap(HikariDataSource.class).getHikariConfigMXBean();
+        return new RuntimeInfo.Pool("HikariCP", hikariVersion, config.getMaximumPoolSize(), config.getMinimumIdle(),
+                config.getConnectionTimeout());
+    }
+
+    private RuntimeInfo.Tomcat tomcat() {
+        WebServer server = context.getWebServer();
+        if (server instanceof TomcatWebServer tomcat) {
+            ProtocolHandler handler = tomcat.getTomcat().getConnector().getProtocolHandler();
+            if (handler instanceof AbstractProtocol<?> protocol) {
+                String executor = protocol.getExecutor() == null ? "none"
+                        : protocol.getExecutor().getClass().getSimpleName();
+                return new RuntimeInfo.Tomcat(protocol.getMaxThreads(), protocol.getMaxConnections(),
+                        protocol.getAcceptCount(), executor);
+            }
+        }
+        return new RuntimeInfo.Tomcat(-1, -1, -1, server == null ? "none" : server.getClass().getSimpleName());
+    }
+
+    private static int schedulerParallelism() {
+        try {
+            return ManagementFactory.getPlatformMXBean(VirtualThreadSchedulerMXBean.class).getParallelism();
+        }
+        catch (RuntimeException | LinkageError ex) {
+            // Older JDK or a stripped runtime without jdk.management: fall back to the documented default.
+            String configured = System.getProperty("jdk.virtualThreadScheduler.parallelism");
+            return configured != null ? Integer.parseInt(configured) : Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    private static String hikariVersion() {
+        // HikariCP's manifest has no Implementation-Version; its Maven pom.properties is reliable.
+        try (InputStream in = HikariDataSource.class.getClassLoader()
+                .getResourceAsStream("META-INF/maven/com.zaxxer/HikariCP/pom.properties")) {
+            if (in != null) {
+                Properties props = new Properties();
+                props.load(in);
+                return props.getProperty("version", "unknown");
+            }
+        }
+        catch (IOException ex) {
+            // fall through
+        }
+        String fromManifest = HikariDataSource.class.getPackage().getImplementationVersion();
+        return fromManifest != null ? fromManifest : "unknown";
+    }
+
+    private static long millis(Duration duration) {
+        return duration == null ? -1 : duration.toMillis();
+    }
+
+    private static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,49 @@
+package dev.vtlab.app.system;
+
+import java.sql.Connection;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.ApplicationArguments;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.stereotype.Component;
+
+/**
+ * Starts and fills the pool before the app reports ready. Hikari starts lazily on the first request,
+ * which would put connection set-up into the first measured requests, leave the hikaricp.* meters
+ * missing until then, and turn a wrong DB_URL into 500s at run time instead of a failed start.
+ */
+@Component
+class PoolWarmUp implements ApplicationRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(PoolWarmUp.class);
+
+    private final DataSource dataSource;
+    private final LabSettings settings;
+
+    PoolWarmUp(DataSource dataSource, LabSettings settings) {
+        this.dataSource = dataSource;
+        this.settings = settings;
+    }
+
+    @Override
+    public void run(ApplicationArguments args) throws Exception {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.isValid(1);
+        }
+        HikariDataSource hikari = dataSource.unwrap(HikariDataSource.class);
+        HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.dbPoolTimeout().toMillis());
+        while (pool.getTotalConnections() < hikari.getMinimumIdle() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        log.info("Pool {} ready with {} of {} connections; {}", hikari.getPoolName(), pool.getTotalConnections(),
+                hikari.getMaximumPoolSize(), settings);
+    }
+}

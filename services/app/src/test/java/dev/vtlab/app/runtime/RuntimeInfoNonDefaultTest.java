@@ -1,0 +1,42 @@
+package dev.vtlab.app.runtime;
+
+import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.app.support.VirtualHeldSynchronizedApp;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@VirtualHeldSynchronizedApp
+class RuntimeInfoNonDefaultTest {
+
+    @LocalServerPort
+    int port;
+
+    @Test
+    void runtimeInfoReflectsEveryNonDefaultSetting() {
+        JsonNode info = new LabHttp(port).get("/api/runtime-info").json();
+
+        assertThat(info.get("threadMode").asString()).isEqualTo("virtual");
+        assertThat(info.get("servedBy").get("virtual").asBoolean()).isTrue();
+        assertThat(info.get("pool").get("maximumPoolSize").asInt()).isEqualTo(7);
+        assertThat(info.get("pool").get("minimumIdle").asInt()).isEqualTo(7);
+        assertThat(info.get("pool").get("connectionTimeoutMs").asLong()).isEqualTo(4000);
+        assertThat(info.get("connMode").asString()).isEqualTo("held");
+        assertThat(info.get("pathMode").asString()).isEqualTo("synchronized");
+        assertThat(info.get("downstream").get("connectTimeoutMs").asLong()).isEqualTo(1500);
+        assertThat(info.get("downstream").get("readTimeoutMs").asLong()).isEqualTo(9000);
+    }
+
+    @Test
+    void tomcatRunsOnVirtualThreadExecutorWithoutThreadCap() {
+        JsonNode tomcat = new LabHttp(port).get("/api/runtime-info").json().get("tomcat");
+
+        assertThat(tomcat.get("executor").asString()).isEqualTo("VirtualThreadExecutor");
+        // TOMCAT_MAX_THREADS=123 is configured but has no effect on an external executor; Tomcat says -1.
+        assertThat(tomcat.get("maxThreads").asInt()).isEqualTo(-1);
+        assertThat(tomcat.get("maxConnections").asInt()).isEqualTo(8192);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.vtlab.app.support;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/**
+ * Platform threads with a held connection and the synchronized path: the pre-JEP 491 worst case for virtual threads, run on platform threads for comparison.
+ *
+ * <p>Every test class using this annotation shares one cached application context. All mode variables
+ * are set explicitly so that values exported in the developer's shell cannot change what is tested.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@ExtendWith(LabInfrastructure.class)
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+        "VT_ENABLED=false",
+        "CONN_MODE=held",
+        "PATH_MODE=synchronized",
+        "HIKARI_MAX_POOL=2",
+        "TOMCAT_MAX_THREADS=123",
+        "DB_POOL_TIMEOUT_MS=5000",
+        "DOWNSTREAM_CONNECT_TIMEOUT_MS=2000",
+        "DOWNSTREAM_READ_TIMEOUT_MS=10000"
+})
+public @interface PlatformHeldSynchronizedApp {
+}

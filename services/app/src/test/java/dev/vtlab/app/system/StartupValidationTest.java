@@ -1,0 +1,37 @@
+package dev.vtlab.app.system;
+
+import dev.vtlab.app.AppApplication;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** No database or stub needed: validation stops start-up before anything connects. */
+class StartupValidationTest {
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            VT_ENABLED                    | maybe       | VT_ENABLED must be true or false, got 'maybe'
+            HIKARI_MAX_POOL               | 0           | HIKARI_MAX_POOL must be an integer >= 1, got '0'
+            HIKARI_MAX_POOL               | lots        | HIKARI_MAX_POOL must be an integer >= 1, got 'lots'
+            CONN_MODE                     | sometimes   | CONN_MODE must be released or held, got 'sometimes'
+            PATH_MODE                     | locked      | PATH_MODE must be normal or synchronized, got 'locked'
+            TOMCAT_MAX_THREADS            | -1          | TOMCAT_MAX_THREADS must be an integer >= 1, got '-1'
+            SERVER_PORT                   | 70000       | SERVER_PORT must be an integer between 0 and 65535, got '70000'
+            DB_POOL_TIMEOUT_MS            | 10          | DB_POOL_TIMEOUT_MS must be an integer between 250 and 3600000, got '10'
+            DOWNSTREAM_CONNECT_TIMEOUT_MS | 0           | DOWNSTREAM_CONNECT_TIMEOUT_MS must be an integer between 1 and 3600000, got '0'
+            DOWNSTREAM_READ_TIMEOUT_MS    | soon        | DOWNSTREAM_READ_TIMEOUT_MS must be an integer between 1 and 3600000, got 'soon'
+            STUB_URL                      | ftp://stub  | STUB_URL must be an absolute http:// or https:// URL
+            DB_URL                        | jdbc:h2:mem | DB_URL must be a PostgreSQL JDBC URL
+            """)
+    void invalidEnvironmentValueStopsStartUpNamingTheVariable(String variable, String value, String message) {
+        // A command-line argument outranks a real environment variable of the same name.
+        SpringApplicationBuilder app = new SpringApplicationBuilder(AppApplication.class).logStartupInfo(false);
+
+        assertThatThrownBy(() -> app.run("--" + variable + "=" + value))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith(message);
+    }
+}

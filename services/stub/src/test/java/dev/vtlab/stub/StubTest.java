@@ -1,0 +1,83 @@
+package dev.vtlab.stub;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The real stub on Netty, on a random port, talked to over HTTP. */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "STUB_DELAY_MS=150", "STUB_JITTER_MS=50" })
+class StubTest {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @LocalServerPort
+    int port;
+
+    @Test
+    void answersWithSmallJsonAfterDelayPlusJitter() throws Exception {
+        long start = System.nanoTime();
+        HttpResponse<String> response = get("/downstream/42");
+        long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/json"));
+        JsonNode body = JsonMapper.shared().readTree(response.body());
+        assertThat(body.propertyNames()).containsExactly("id", "source", "delayMs", "payload");
+        assertThat(body.get("id").asLong()).isEqualTo(42);
+        assertThat(body.get("source").asString()).isEqualTo("stub");
+        assertThat(body.get("delayMs").asLong()).isBetween(150L, 200L);
+        assertThat(body.get("payload").asString()).hasSizeBetween(60, 70);
+        assertThat(elapsedMs).as("elapsed ms").isGreaterThanOrEqualTo(body.get("delayMs").asLong());
+    }
+
+    @Test
+    void concurrentRequestsWaitInParallelNotInTurn() {
+        // 200 requests at once on a 2-core box: only a non-blocking delay lets them finish in ~one delay.
+        long start = System.nanoTime();
+        List<CompletableFuture<HttpResponse<String>>> inFlight = IntStream.range(0, 200)
+                .mapToObj(i -> CLIENT.sendAsync(request("/downstream/" + i), HttpResponse.BodyHandlers.ofString()))
+                .toList();
+        inFlight.forEach(f -> assertThat(f.join().statusCode()).isEqualTo(200));
+        long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+
+        assertThat(elapsedMs).as("elapsed ms for 200 concurrent requests").isGreaterThanOrEqualTo(150).isLessThan(3000);
+    }
+
+    @Test
+    void onlyHealthIsExposed() throws Exception {
+        assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
+        assertThat(get("/actuator/env").statusCode()).isEqualTo(404);
+        assertThat(get("/actuator/beans").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void nonNumericIdIsABadRequest() throws Exception {
+        assertThat(get("/downstream/abc").statusCode()).isEqualTo(400);
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return CLIENT.send(request(path), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest request(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).build();
+    }
+}
