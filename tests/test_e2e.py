@@ -33,7 +33,8 @@ def rig_env(tmp_path_factory):
             os.chmod(parent, 0o755)
     env = {**os.environ, "VTLAB_PGDATA": str(base / "vtlab-e2e" / "pgdata"),
            "VTLAB_PG_PORT": str(procs.free_port()), "VTLAB_APP_PORT": str(procs.free_port()),
-           "VTLAB_STUB_PORT": str(procs.free_port()), "VTLAB_RESULTS": str(base / "results")}
+           "VTLAB_STUB_PORT": str(procs.free_port()), "VTLAB_RESULTS": str(base / "results"),
+           "VTLAB_STATE": str(base / "state")}
     yield env
     # the cluster's data persists between runs by design; the test removes its own
     subprocess.run([str(REPO / "vtlab"), "db", "stop"], env=env, capture_output=True)

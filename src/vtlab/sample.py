@@ -26,7 +26,7 @@ METERS = {
     "hikari_pending": "hikaricp_connections_pending",
     "jvm_threads": "jvm_threads_live_threads",
     "tomcat_connections": "tomcat_connections_current_connections",
-    "http_active": "http_server_requests_active_seconds_active_count",
+    "http_active": "http_server_requests_active_seconds_count",
     "requests_total": "http_server_requests_seconds_count",
 }
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]  # src/vtlab/settings.py -> repo root
 TOOLS = REPO / ".tools"
-STATE = REPO / ".vtlab"
+STATE = Path(os.environ.get("VTLAB_STATE", str(REPO / ".vtlab")))
 SERVICES = REPO / "services"
 SQL = REPO / "sql"
 LOAD = REPO / "load"
