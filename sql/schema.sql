@@ -20,3 +20,7 @@ CREATE TABLE IF NOT EXISTS orders (
 
 -- PostgreSQL does not index foreign keys by itself.
 CREATE INDEX IF NOT EXISTS orders_customer_id_idx ON orders (customer_id);
+
+-- Orders created by the write workload take their ids from here, far above any seeded id, so the rig
+-- can count exactly the rows a run inserted and remove them afterwards (postgres.WRITTEN_ID_START).
+CREATE SEQUENCE IF NOT EXISTS written_order_ids START WITH 1000000000000;

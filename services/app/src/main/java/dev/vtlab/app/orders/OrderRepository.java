@@ -18,6 +18,16 @@ class OrderRepository {
              WHERE o.id = ?
             """;
 
+    static final String NEW_STATUS = "NEW";
+
+    // Ids from their own sequence, far above every seeded id (sql/schema.sql), so the rig can count
+    // exactly the rows a run wrote and remove them afterwards.
+    private static final String INSERT = """
+            INSERT INTO orders (id, customer_id, status, total_cents, currency, item_count, created_at)
+            VALUES (nextval('written_order_ids'), ?, ?, ?, ?, ?, now())
+            RETURNING id, created_at
+            """;
+
     private final JdbcClient jdbc;
 
     OrderRepository(JdbcClient jdbc) {
@@ -34,5 +44,13 @@ class OrderRepository {
                         new OrderSummary.Customer(rs.getLong("customer_id"), rs.getString("name"),
                                 rs.getString("email"), rs.getString("tier"))))
                 .optional();
+    }
+
+    CreatedOrder.Stored insert(NewOrder order) {
+        return jdbc.sql(INSERT)
+                .params(order.customerId(), NEW_STATUS, order.totalCents(), order.currency(), order.itemCount())
+                .query((rs, rowNum) -> new CreatedOrder.Stored(rs.getLong("id"),
+                        rs.getObject("created_at", OffsetDateTime.class).toInstant()))
+                .single();
     }
 }

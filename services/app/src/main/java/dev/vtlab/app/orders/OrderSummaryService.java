@@ -1,6 +1,7 @@
 package dev.vtlab.app.orders;
 
 import dev.vtlab.app.downstream.DownstreamClient;
+import dev.vtlab.app.pinning.PinnedControlDownstream;
 import dev.vtlab.app.runtime.ThreadInfo;
 import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.app.system.LabSettings.ConnMode;
@@ -22,15 +23,17 @@ class OrderSummaryService {
 
     private final OrderRepository orders;
     private final DownstreamClient downstream;
+    private final PinnedControlDownstream pinnedControl;
     private final TransactionTemplate transaction;
     private final ConnMode connMode;
     private final PathMode pathMode;
     private final Object[] stripes = new Object[STRIPES];
 
-    OrderSummaryService(OrderRepository orders, DownstreamClient downstream,
+    OrderSummaryService(OrderRepository orders, DownstreamClient downstream, PinnedControlDownstream pinnedControl,
             PlatformTransactionManager transactionManager, LabSettings settings) {
         this.orders = orders;
         this.downstream = downstream;
+        this.pinnedControl = pinnedControl;
         this.transaction = new TransactionTemplate(transactionManager);
         this.connMode = settings.connMode();
         this.pathMode = settings.pathMode();
@@ -56,11 +59,14 @@ class OrderSummaryService {
     }
 
     private JsonNode callDownstream(long id) {
-        if (pathMode == PathMode.SYNCHRONIZED) {
-            synchronized (stripes[(int) (id % STRIPES)]) {
-                return downstream.fetch(id);
+        return switch (pathMode) {
+            case NORMAL -> downstream.fetch(id);
+            case SYNCHRONIZED -> {
+                synchronized (stripes[(int) (id % STRIPES)]) {
+                    yield downstream.fetch(id);
+                }
             }
-        }
-        return downstream.fetch(id);
+            case PINNED_CONTROL -> pinnedControl.fetchPinned(id);
+        };
     }
 }

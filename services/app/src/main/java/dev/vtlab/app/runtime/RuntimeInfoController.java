@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Properties;
 
 import javax.sql.DataSource;
@@ -122,6 +121,6 @@ class RuntimeInfoController {
     }
 
     private static String lower(Enum<?> value) {
-        return value.name().toLowerCase(Locale.ROOT);
+        return LabSettings.valueName(value);
     }
 }

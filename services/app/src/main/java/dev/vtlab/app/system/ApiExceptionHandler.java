@@ -4,8 +4,10 @@ import java.sql.SQLTransientConnectionException;
 
 import dev.vtlab.app.downstream.DownstreamTimeoutException;
 import dev.vtlab.app.downstream.DownstreamUnavailableException;
+import dev.vtlab.app.orders.InvalidNewOrderException;
 import dev.vtlab.app.orders.InvalidOrderIdException;
 import dev.vtlab.app.orders.OrderNotFoundException;
+import dev.vtlab.app.workloads.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +37,16 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler(InvalidOrderIdException.class)
     ProblemDetail invalidId(InvalidOrderIdException ex) {
         return problem(HttpStatus.BAD_REQUEST, "Invalid order id", ex.getMessage());
+    }
+
+    @ExceptionHandler(InvalidNewOrderException.class)
+    ProblemDetail invalidNewOrder(InvalidNewOrderException ex) {
+        return problem(HttpStatus.BAD_REQUEST, "Invalid order", ex.getMessage());
+    }
+
+    @ExceptionHandler(InvalidParameterException.class)
+    ProblemDetail invalidParameter(InvalidParameterException ex) {
+        return problem(HttpStatus.BAD_REQUEST, "Invalid parameter", ex.getMessage());
     }
 
     @ExceptionHandler(OrderNotFoundException.class)

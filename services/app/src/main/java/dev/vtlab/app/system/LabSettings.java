@@ -29,7 +29,8 @@ public record LabSettings(
         int serverPort,
         Duration dbPoolTimeout,
         Duration downstreamConnectTimeout,
-        Duration downstreamReadTimeout) {
+        Duration downstreamReadTimeout,
+        Integer managementPort) {
 
     /** Hikari rejects connection timeouts below 250 ms, so the lab does too, with a clearer message. */
     static final int MIN_POOL_TIMEOUT_MS = 250;
@@ -45,10 +46,18 @@ public record LabSettings(
         HELD
     }
 
-    /** Whether the downstream call is made while holding a monitor (JEP 491 pinning experiment). */
+    /** Where the downstream call is made: the JEP 491 pinning experiment and its positive control. */
     public enum PathMode {
         NORMAL,
-        SYNCHRONIZED
+        /** Inside a monitor: pinned before JDK 24, not since JEP 491. */
+        SYNCHRONIZED,
+        /** Under a native frame (an FFM upcall): still pins on JDK 25, so JFR must see it. */
+        PINNED_CONTROL
+    }
+
+    /** The name a variable's value uses for an enum constant: PINNED_CONTROL is "pinned-control". */
+    public static String valueName(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     public static LabSettings from(PropertyResolver env) {
@@ -66,7 +75,8 @@ public record LabSettings(
                 intAtLeast(env, "SERVER_PORT", 8080, 0, 65_535),
                 millis(env, "DB_POOL_TIMEOUT_MS", 5000, MIN_POOL_TIMEOUT_MS),
                 millis(env, "DOWNSTREAM_CONNECT_TIMEOUT_MS", 2000, 1),
-                millis(env, "DOWNSTREAM_READ_TIMEOUT_MS", 10_000, 1));
+                millis(env, "DOWNSTREAM_READ_TIMEOUT_MS", 10_000, 1),
+                env.containsProperty("MANAGEMENT_PORT") ? intAtLeast(env, "MANAGEMENT_PORT", 0, 0, 65_535) : null);
     }
 
     private static boolean bool(PropertyResolver env, String name, boolean fallback) {
@@ -111,7 +121,7 @@ public record LabSettings(
             return fallback;
         }
         for (E candidate : fallback.getDeclaringClass().getEnumConstants()) {
-            if (candidate.name().equalsIgnoreCase(raw.trim())) {
+            if (valueName(candidate).equalsIgnoreCase(raw.trim())) {
                 return candidate;
             }
         }
@@ -119,7 +129,7 @@ public record LabSettings(
         E[] all = fallback.getDeclaringClass().getEnumConstants();
         for (int i = 0; i < all.length; i++) {
             accepted.append(i == 0 ? "" : (i == all.length - 1 ? " or " : ", "))
-                    .append(all[i].name().toLowerCase(Locale.ROOT));
+                    .append(valueName(all[i]));
         }
         throw new InvalidSettingException(name, accepted.toString(), raw);
     }
@@ -167,6 +177,6 @@ public record LabSettings(
                 + "dbUrl=%s, dbUser=%s, stubUrl=%s, server=%s:%d, dbPoolTimeout=%s, downstreamConnectTimeout=%s, "
                         .formatted(dbUrl, dbUser, stubUrl, serverAddress, serverPort, dbPoolTimeout,
                                 downstreamConnectTimeout)
-                + "downstreamReadTimeout=%s]".formatted(downstreamReadTimeout);
+                + "downstreamReadTimeout=%s, managementPort=%s]".formatted(downstreamReadTimeout, managementPort);
     }
 }

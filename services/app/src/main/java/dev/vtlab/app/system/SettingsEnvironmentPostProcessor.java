@@ -1,9 +1,12 @@
 package dev.vtlab.app.system;
 
+import java.util.Map;
+
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
 
 /**
  * Validates the environment variables before any auto-configuration converts the Spring properties
@@ -14,7 +17,14 @@ public class SettingsEnvironmentPostProcessor implements EnvironmentPostProcesso
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        LabSettings.from(environment);
+        LabSettings settings = LabSettings.from(environment);
+        if (settings.managementPort() != null) {
+            // Actuator on its own connector and threads: when the load saturates Tomcat's request pool,
+            // the rig's scrapes must not queue behind it (they would go missing exactly when they matter).
+            environment.getPropertySources().addFirst(new MapPropertySource("vtlabManagementServer", Map.of(
+                    "management.server.port", settings.managementPort(),
+                    "management.server.address", settings.serverAddress())));
+        }
     }
 
     @Override

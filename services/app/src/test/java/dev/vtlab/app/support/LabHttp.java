@@ -38,6 +38,24 @@ public final class LabHttp {
         }
     }
 
+    public Response post(String path, String json) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
+        try {
+            return Response.of(CLIENT.send(request, HttpResponse.BodyHandlers.ofString()));
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("POST " + path + " failed", ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", ex);
+        }
+    }
+
     public CompletableFuture<Response> getAsync(String path) {
         return CLIENT.sendAsync(request(path), HttpResponse.BodyHandlers.ofString()).thenApply(Response::of);
     }
@@ -49,13 +67,14 @@ public final class LabHttp {
                 .build();
     }
 
-    public record Response(int status, String contentType, String retryAfter, String body) {
+    public record Response(int status, String contentType, String retryAfter, String body, String location) {
 
         static Response of(HttpResponse<String> response) {
             return new Response(response.statusCode(),
                     response.headers().firstValue("Content-Type").orElse(""),
                     response.headers().firstValue("Retry-After").orElse(null),
-                    response.body());
+                    response.body(),
+                    response.headers().firstValue("Location").orElse(null));
         }
 
         public JsonNode json() {

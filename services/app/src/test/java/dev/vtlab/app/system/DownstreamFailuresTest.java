@@ -71,6 +71,27 @@ class DownstreamFailuresTest {
     @NestedTestConfiguration(NestedTestConfiguration.EnclosingConfiguration.OVERRIDE)
     @ExtendWith(LabInfrastructure.class)
     @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+            "VT_ENABLED=true", "CONN_MODE=released", "PATH_MODE=pinned-control", "HIKARI_MAX_POOL=1",
+            "DOWNSTREAM_READ_TIMEOUT_MS=50" })
+    class TooSlowInsideNativeFrame {
+
+        @LocalServerPort
+        int port;
+
+        /** An exception escaping an FFM upcall would kill the JVM; it must surface as the usual 504. */
+        @Test
+        void timeoutThrownUnderTheNativeFrameIsStillAGatewayTimeout() {
+            LabHttp http = new LabHttp(port);
+            JsonNode problem = assertProblem(http.get("/api/order-summary/1"), 504);
+            assertThat(problem.get("title").asString()).isEqualTo("Downstream timeout");
+            assertThat(http.get("/api/thread-info").status()).isEqualTo(200); // still alive
+        }
+    }
+
+    @Nested
+    @NestedTestConfiguration(NestedTestConfiguration.EnclosingConfiguration.OVERRIDE)
+    @ExtendWith(LabInfrastructure.class)
+    @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
             "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "HIKARI_MAX_POOL=1" })
     class ServerError {
 

@@ -17,7 +17,7 @@ class StartupValidationTest {
             HIKARI_MAX_POOL               | 0           | HIKARI_MAX_POOL must be an integer >= 1, got '0'
             HIKARI_MAX_POOL               | lots        | HIKARI_MAX_POOL must be an integer >= 1, got 'lots'
             CONN_MODE                     | sometimes   | CONN_MODE must be released or held, got 'sometimes'
-            PATH_MODE                     | locked      | PATH_MODE must be normal or synchronized, got 'locked'
+            PATH_MODE                     | locked      | PATH_MODE must be normal, synchronized or pinned-control, got 'locked'
             TOMCAT_MAX_THREADS            | -1          | TOMCAT_MAX_THREADS must be an integer >= 1, got '-1'
             SERVER_PORT                   | 70000       | SERVER_PORT must be an integer between 0 and 65535, got '70000'
             DB_POOL_TIMEOUT_MS            | 10          | DB_POOL_TIMEOUT_MS must be an integer between 250 and 3600000, got '10'

@@ -1,0 +1,25 @@
+package dev.vtlab.app.workloads;
+
+/** Mapped to 400: a workload parameter that is missing, not an integer, or out of range. */
+public class InvalidParameterException extends RuntimeException {
+
+    InvalidParameterException(String name, String raw, int min, int max) {
+        super("Parameter '" + name + "' must be an integer from " + min + " to " + max + ", got "
+                + (raw == null ? "nothing" : "'" + raw + "'"));
+    }
+
+    static int parse(String name, String raw, int min, int max) {
+        if (raw != null) {
+            try {
+                int value = Integer.parseInt(raw.trim());
+                if (value >= min && value <= max) {
+                    return value;
+                }
+            }
+            catch (NumberFormatException ex) {
+                // fall through to the 400
+            }
+        }
+        throw new InvalidParameterException(name, raw, min, max);
+    }
+}
