@@ -1,4 +1,5 @@
-// vtlab's load: GET /api/order-summary/{id} with random seeded ids, closed or open model.
+// vtlab's load: GET /api/order-summary/{id} with random seeded ids (or one of the other workloads:
+// /api/sleep, /api/cpu), closed or open model.
 //
 // One run covers ramp + warm-up + hold + cool-down. Each request is tagged with the phase in
 // which it *started*, so the summary's hold sub-metrics count exactly the requests issued during
@@ -17,12 +18,21 @@ const HOLD = Number(__ENV.HOLD_S);
 const COOLDOWN = Number(__ENV.COOLDOWN_S || 3);
 const VUS = Number(__ENV.VUS);
 const RATE = Number(__ENV.RATE || 0);
+const WORKLOAD = __ENV.WORKLOAD || 'order-summary';
+const SLEEP_MS = Number(__ENV.SLEEP_MS || 0);
+const CPU_WORK = Number(__ENV.CPU_WORK || 0);
 
 const HOLD_START_MS = (RAMP + WARMUP) * 1000;
 const HALF_MS = HOLD_START_MS + (HOLD * 1000) / 2;
 const HOLD_END_MS = HOLD_START_MS + HOLD * 1000;
 
+const MAX_CUSTOMER = Number(__ENV.MAX_CUSTOMER_ID || 1);
+const EXPECTED_STATUS = WORKLOAD === 'write' ? 201 : 200;
+
 const succeeded = new Counter('vtlab_ok');
+// Every acknowledged write of the whole run, whatever its phase: the rig checks it against the rows
+// the database really holds afterwards.
+const created = new Counter('vtlab_created');
 
 function closedModel() {
   return {
@@ -81,6 +91,7 @@ export const options = {
     'vtlab_ok{half:a}': ['count>=0'],
     'vtlab_ok{half:b}': ['count>=0'],
     'dropped_iterations': ['count>=0'],
+    'vtlab_created': ['count>=0'],
     ...(MODEL === 'open' ? { 'dropped_iterations{scenario:hold}': ['count<1'] } : {}),
   },
 };
@@ -92,16 +103,31 @@ function phaseAt(elapsedMs) {
   return ['cooldown', 'none'];
 }
 
+function target() {
+  if (WORKLOAD === 'sleep') return `${BASE_URL}/api/sleep?ms=${SLEEP_MS}`;
+  if (WORKLOAD === 'cpu') return `${BASE_URL}/api/cpu?work=${CPU_WORK}`;
+  return `${BASE_URL}/api/order-summary/${1 + Math.floor(Math.random() * MAX_ID)}`;
+}
+
+function newOrder() {
+  return JSON.stringify({
+    customerId: 1 + Math.floor(Math.random() * MAX_CUSTOMER),
+    totalCents: Math.floor(Math.random() * 100000),
+    currency: 'EUR',
+    itemCount: 1 + Math.floor(Math.random() * 9),
+  });
+}
+
 export default function () {
   const [phase, half] = phaseAt(exec.instance.currentTestRunDuration);
-  const id = 1 + Math.floor(Math.random() * MAX_ID);
   // A fixed `name` keeps a million ids from becoming a million metric series.
-  const res = http.get(`${BASE_URL}/api/order-summary/${id}`, {
-    tags: { name: 'order-summary', phase },
-    timeout: '60s',
-  });
-  if (res.status === 200) {
+  const params = { tags: { name: WORKLOAD, phase }, timeout: '60s' };
+  const res = WORKLOAD === 'write'
+    ? http.post(`${BASE_URL}/api/orders`, newOrder(), { ...params, headers: { 'Content-Type': 'application/json' } })
+    : http.get(target(), params);
+  if (res.status === EXPECTED_STATUS) {
     succeeded.add(1, { phase, half });
+    if (WORKLOAD === 'write') created.add(1);
   }
 }
 

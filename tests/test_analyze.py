@@ -135,3 +135,47 @@ def test_invalid_reps_do_not_count_when_valid_ones_exist():
     line = analyze.aggregate(analyze.analyse(reps, META))[0]
     assert line["throughput_median"] == 98 and line["valid_reps"] == 1
     assert "dropped-iterations" in line["flags"]
+
+
+# --- the other workloads -----------------------------------------------------------------------
+
+SLEEP = dict(workload="sleep", sleep_ms=5000, concurrency=1000, hikari_active_max=0, tomcat_connections_max=1000)
+
+
+def test_sleep_rows_take_their_service_time_from_the_fastest_row_and_never_blame_the_pool():
+    platform = row(thread_mode="platform", throughput_rps=40, http_reqs=1200, ok_requests=1200, p50_ms=25000,
+                   p99_ms=26000, throughput_first_half_rps=40, throughput_second_half_rps=40, **SLEEP)
+    virtual = row(throughput_rps=199, http_reqs=5970, ok_requests=5970, p50_ms=5003, p99_ms=5020,
+                  throughput_first_half_rps=199, throughput_second_half_rps=199, **SLEEP)
+    p, v = analyze.analyse([platform, virtual], META)
+    # same load in both rows: the platform one queued, so the virtual one's p50 is the service time
+    assert math.isclose(p["service_time_ms"], 5003) and math.isclose(v["service_time_ms"], 5003)
+    assert math.isinf(p["ceiling_pool_rps"]) and math.isinf(v["ceiling_pool_rps"])
+    assert p["limit"] == "thread-pool" and math.isclose(p["ceiling_rps"], 200 / 5.003, rel_tol=1e-6)
+    assert p["bottleneck"] == "thread-pool"
+    assert v["limit"] == "concurrency" and v["bottleneck"] == "downstream"
+
+
+def test_cpu_bound_rows_on_a_saturated_machine_are_cpu_bound_whatever_the_pool():
+    cpu = dict(workload="cpu", cpu_work=5000, concurrency=20, stub_delay_ms=1000, host_cpu_pct=97,
+               app_cpu_pct=160, pg_cpu_pct=0, stub_cpu_pct=1, load_cpu_pct=30, throughput_rps=400,
+               http_reqs=12000, ok_requests=12000, app_cpu_ms_per_req=4, p50_ms=50, p99_ms=80,
+               throughput_first_half_rps=400, throughput_second_half_rps=400)
+    result = verdict(row(thread_mode="platform", tomcat_max_threads=2, **cpu))
+    assert result["service_time_source"] == "app CPU per request" and math.isclose(result["service_time_ms"], 4)
+    # the tiers share 2 cores and use (160 + 1 + 30)% / 400 req/s = 4.775 ms per request: 2 / 4.775 ms
+    # = 419 req/s, below what 2 threads busy 4 ms each could serve (500 req/s)
+    assert math.isclose(result["ceiling_threads_rps"], 500)
+    assert result["limit"] == "cpu" and math.isclose(result["ceiling_rps"], 2 / 0.004775, rel_tol=1e-6)
+    assert result["bottleneck"] == "cpu"
+    many = verdict(row(**cpu))
+    assert many["limit"] == "cpu" and many["bottleneck"] == "cpu"
+
+
+def test_a_momentary_pool_waiter_is_not_a_connection_pool_bottleneck():
+    busy = dict(concurrency=1000, throughput_rps=854, http_reqs=25620, ok_requests=25620, p50_ms=1100,
+                p99_ms=1890, hikari_active_max=50, hikari_pending_max=3, throughput_first_half_rps=850,
+                throughput_second_half_rps=858)
+    assert verdict(row(), row(hikari_pending_share=0.04, **busy))["bottleneck"] == "downstream"
+    assert verdict(row(), row(hikari_pending_share=0.9, **busy))["bottleneck"] == "connection-pool"
+    assert verdict(row(), row(**busy))["bottleneck"] == "connection-pool"  # no share column: the maxima decide

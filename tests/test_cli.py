@@ -16,7 +16,10 @@ def run_cli(capsys, *argv):
     (["--reps", "0"], "--reps", "from 1 to 100"),
     (["--hold", "1"], "--hold", "from 2 to 3600"),
     (["--conn-mode", "sometimes"], "--conn-mode", "released, held"),
-    (["--path-mode", "async"], "--path-mode", "normal, synchronized"),
+    (["--path-mode", "async"], "--path-mode", "normal, synchronized, pinned-control"),
+    (["--workload", "io"], "--workload", "order-summary, write, sleep, cpu"),
+    (["--sleep-ms", "-5"], "--sleep-ms", "milliseconds"),
+    (["--cpu-work", "0"], "--cpu-work", "SHA-256 rounds"),
     (["--model", "poisson"], "--model", "closed"),
     (["--profile", "huge"], "--profile", "quick"),
     (["--stub-delay", "-1"], "--stub-delay", "milliseconds"),
@@ -51,3 +54,9 @@ def test_dry_run_lists_rows_and_starts_nothing(capsys, tmp_path):
 def test_db_rejects_unknown_action(capsys):
     code, err = run_cli(capsys, "db", "restart")
     assert code == 2 and "start" in err
+
+
+def test_resume_of_a_csv_with_other_columns_is_refused_before_anything_starts(tmp_path, capsys):
+    (tmp_path / "matrix.csv").write_text("ts_iso,thread_mode\n2026-01-01,virtual\n")
+    assert cli.main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
+    assert "different columns" in capsys.readouterr().err

@@ -11,12 +11,13 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from vtlab import procs
+from vtlab import postgres, procs
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "--conn-mode", "released"]
@@ -109,3 +110,61 @@ def test_interrupted_run_keeps_measured_rows_and_resumes(rig_env, tmp_path):
     assert "1 of 2 rows already measured" in resumed.stdout
     assert [r["concurrency"] for r in rows_of(run_dir)] == ["10", "20"]
     assert_nothing_left(rig_env, run_dir)
+
+
+def test_pinning_control_pins_while_synchronized_does_not(rig_env, tmp_path):
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10", "--path-mode",
+                             "synchronized,pinned-control", "--out", str(run_dir), *TINY],
+                            env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = {r["path_mode"]: r for r in rows_of(run_dir)}
+    assert int(rows["synchronized"]["pinned_events"]) == 0  # JEP 491
+    control = rows["pinned-control"]
+    assert int(control["pinned_events"]) > 0, control  # the positive control: the capture works
+    assert "Native" in control["pinned_reasons"]
+    # two carriers pinned for ~100 ms each: far below the unpinned path's rate
+    assert float(control["throughput_rps"]) < 0.5 * float(rows["synchronized"]["throughput_rps"])
+    assert "The capture works" in (run_dir / "report.md").read_text()
+    assert_nothing_left(rig_env, run_dir)
+
+
+def test_writes_are_checked_against_the_database_and_a_lost_write_is_caught(rig_env, tmp_path):
+    argv = [str(REPO / "vtlab"), "run", "--workload", "write", "--modes", "virtual", "--conc", "10", *TINY]
+    honest = tmp_path / "honest"
+    result = subprocess.run([*argv, "--out", str(honest)], env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (row,) = rows_of(honest)
+    assert row["workload"] == "write" and row["writes_ok"] == "true"
+    assert int(row["rows_inserted"]) == int(row["writes_acknowledged"]) > 0
+    pg = postgres.Postgres(Path(rig_env["VTLAB_PGDATA"]), int(rig_env["VTLAB_PG_PORT"]))
+    pg.start()  # the run stopped the server it started
+    try:
+        assert pg.written_orders() == 0  # the run cleaned up after itself
+
+        # Now lose writes behind the rig's back: delete acknowledged orders while the row runs.
+        lossy = tmp_path / "lossy"
+        stop = threading.Event()
+
+        def lose_writes() -> None:
+            while not stop.wait(1.0):
+                try:
+                    pg.discard_written_orders()
+                except subprocess.CalledProcessError:
+                    pass  # the server is between rows or stopping
+
+        thief = threading.Thread(target=lose_writes, daemon=True)
+        thief.start()
+        try:
+            # the server is ours now, so the run leaves it up for the thief until the row is counted
+            result = subprocess.run([*argv, "--out", str(lossy)], env=rig_env, capture_output=True, text=True,
+                                    timeout=900)
+        finally:
+            stop.set()
+            thief.join(timeout=30)
+        assert result.returncode == 0, result.stdout + result.stderr
+        (row,) = rows_of(lossy)
+        assert row["writes_ok"] == "false" and int(row["writes_lost"]) > 0, row
+        assert "LOST WRITES" in (lossy / "report.md").read_text()
+    finally:
+        pg.stop()

@@ -23,4 +23,6 @@ def test_open_model_preallocates_for_the_rate():
 def test_phases_add_up():
     spec = load.LoadSpec("http://x", "closed", 10, 0, 5, 20, 30, 100)
     assert spec.hold_start_s == 25
-    assert spec.duration_s == 5 + 20 + 30 + load.COOLDOWN_S
+    assert spec.duration_s == 5 + 20 + 30 + 3
+    # a slow workload's cool-down lets the hold's last requests finish inside the run
+    assert load.LoadSpec("http://x", "closed", 10, 0, 5, 20, 30, 100, cooldown_s=35).duration_s == 90

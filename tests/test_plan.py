@@ -45,3 +45,32 @@ def test_open_model_rows_carry_rates_and_need_them():
 def test_every_profile_expands():
     for name in plan.profiles():
         assert plan.build(name, plan.Overrides()).rows
+
+
+def test_workload_presets_isolate_one_question_each():
+    sleep = plan.build("sleep", plan.Overrides())
+    assert {(r.workload, r.sleep_ms, r.cpu_work) for r in sleep.rows} == {("sleep", 5000, 0)}
+    assert {r.thread_mode for r in sleep.rows} == {"platform", "virtual"}
+    assert sleep.cooldown_s > 25  # platform users wait ~25 s; the hold's last requests must finish
+
+    cpu = plan.build("cpu", plan.Overrides())
+    assert {r.workload for r in cpu.rows} == {"cpu"} and all(r.cpu_work > 0 and r.sleep_ms == 0 for r in cpu.rows)
+    platform_pools = sorted(r.tomcat_max_threads for r in cpu.rows if r.thread_mode == "platform")
+    assert platform_pools[0] == len(__import__("os").sched_getaffinity(0)) and platform_pools[-1] == 200
+    assert [r.thread_mode for r in cpu.rows].count("virtual") == 1
+
+    pinning = plan.build("pinning", plan.Overrides())
+    assert {r.path_mode for r in pinning.rows} == {"normal", "synchronized", "pinned-control"}
+    assert len(pinning.rows) == 3 * 2
+
+
+def test_workload_flag_collapses_the_dimensions_it_does_not_use():
+    p = plan.build("quick", plan.Overrides(workloads=("sleep",), sleep_ms=200, concurrency=(10,)))
+    # quick has a released and a held block; sleep touches no connection, so each mode is measured once
+    assert [(r.thread_mode, r.workload, r.conn_mode, r.sleep_ms) for r in p.rows] == [
+        ("platform", "sleep", "released", 200), ("virtual", "sleep", "released", 200)]
+
+
+def test_tomcat_threads_flag_replaces_a_profiles_pool_sizes():
+    p = plan.build("cpu", plan.Overrides(tomcat_max_threads=8))
+    assert {r.tomcat_max_threads for r in p.rows} == {8}

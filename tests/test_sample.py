@@ -1,3 +1,4 @@
+import json
 import math
 from pathlib import Path
 
@@ -68,4 +69,21 @@ def test_sampler_reads_this_process_tree():
 
 
 def test_missing_recording_counts_as_unknown(tmp_path):
-    assert sample.count_jfr_events(Path("/bin/false"), tmp_path / "none.jfr", "jdk.VirtualThreadPinned") is None
+    assert sample.pinned_by_reason(Path("/bin/false"), tmp_path / "none.jfr") is None
+
+
+def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text():
+    # the shape of `jfr print --json` (JDK 25), trimmed to what is read
+    recording = {"recording": {"events": [
+        {"type": "jdk.VirtualThreadPinned", "values": {"pinnedReason": "Native or VM frame on stack"}},
+        {"type": "jdk.VirtualThreadPinned", "values": {"pinnedReason": "Native or VM frame on stack"}},
+        {"type": "jdk.VirtualThreadPinned", "values": {"pinnedReason": "Holding monitor(s)"}},
+        {"type": "jdk.VirtualThreadPinned", "values": {}},
+        {"type": "jdk.ThreadPark", "values": {}},
+    ]}}
+    counts = sample.count_reasons(json.dumps(recording))
+    assert counts == {"Native or VM frame on stack": 2, "Holding monitor(s)": 1, "unknown": 1}
+    text = sample.format_reasons(counts)
+    assert text.startswith("Native or VM frame on stack=2;")
+    assert sample.parse_reasons(text) == counts
+    assert sample.count_reasons('{"recording": {"events": []}}') == {}

@@ -22,10 +22,11 @@ SATURATED = 0.90                 # share of a tier's CPU allotment that counts a
 UNSTEADY = 0.10                  # hold halves differing by more than this: not steady
 SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
 QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
+POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
 
 ANALYSIS_COLUMNS = [
-    "thread_mode", "conn_mode", "path_mode", "hikari_pool", "concurrency", "load_model", "target_rps",
-    "rep", "throughput_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
+    "workload", "thread_mode", "tomcat_max_threads", "conn_mode", "path_mode", "hikari_pool", "concurrency",
+    "load_model", "target_rps", "rep", "throughput_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
     "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
 ]
@@ -47,7 +48,7 @@ class Context:
     host_cpus: int
     shared_cores: bool
     load_cpus: int
-    service_time_s: dict[tuple[str, str, float], float]  # (conn_mode, path_mode, delay) -> seconds
+    service_time_s: dict[tuple[str, str, str, float], float]  # scenario_of(row) -> seconds
 
 
 def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Context:
@@ -74,38 +75,61 @@ def _count_cpus(text: str) -> int:
     return total
 
 
-def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str, float], float]:
-    """Per (conn mode, path mode, stub delay): the median latency of the least-loaded clean row.
+def workload(row: Mapping[str, object]) -> str:
+    return str(row.get("workload") or "order-summary")  # CSVs from before the workloads have none
+
+
+def wait_s(row: Mapping[str, object]) -> float:
+    """What one request waits on by design: the stub's delay, the sleep, or nothing (cpu)."""
+    kind = workload(row)
+    if kind == "sleep":
+        return num(row, "sleep_ms", 0) / 1000
+    if kind == "cpu":
+        return 0.0
+    return num(row, "stub_delay_ms", 0) / 1000
+
+
+def scenario_of(row: Mapping[str, object]) -> tuple[str, str, str, float]:
+    """Rows that share a service time: same workload, connection and path mode, same designed wait."""
+    return (workload(row), str(row.get("conn_mode")), str(row.get("path_mode")),
+            wait_s(row) if workload(row) != "cpu" else num(row, "cpu_work", 0))
+
+
+def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str, str, float], float]:
+    """Per scenario: the median latency of the least-loaded clean row (the fastest one on a tie).
 
     Little's law needs the time one request spends in the service when nothing queues; the
-    lowest-concurrency row without errors is the closest measurement of it.
+    lowest-concurrency row without errors is the closest measurement of it. On a tie the fastest
+    row wins: a platform row past its thread wall at the same load includes queueing.
     """
-    candidates: dict[tuple[str, str, float], tuple[float, float]] = {}
+    candidates: dict[tuple[str, str, str, float], tuple[float, float]] = {}
     for row in rows:
         if num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms")):
             continue
-        key = (str(row.get("conn_mode")), str(row.get("path_mode")), num(row, "stub_delay_ms", 0))
-        load = num(row, "concurrency", math.inf)
-        if key not in candidates or load < candidates[key][0]:
-            candidates[key] = (load, num(row, "p50_ms") / 1000)
+        key = scenario_of(row)
+        candidate = (num(row, "concurrency", math.inf), num(row, "p50_ms") / 1000)
+        if key not in candidates or candidate < candidates[key]:
+            candidates[key] = candidate
     return {key: seconds for key, (_, seconds) in candidates.items()}
 
 
 def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     mode = str(row.get("thread_mode"))
     conn_mode = str(row.get("conn_mode"))
-    delay_s = num(row, "stub_delay_ms", 0) / 1000
-    key = (conn_mode, str(row.get("path_mode")), num(row, "stub_delay_ms", 0))
-    measured_s = ctx.service_time_s.get(key)
-    if measured_s is not None and measured_s >= delay_s:
-        service_s, source = measured_s, "p50 at lowest load"
-    else:
-        service_s, source = max(delay_s, measured_s or 0.0), "stub delay"
-    service_s = max(service_s, 1e-3)
-
+    kind = workload(row)
+    delay_s = wait_s(row)
+    measured_s = ctx.service_time_s.get(scenario_of(row))
     throughput = num(row, "throughput_rps", 0)
     all_rps = num(row, "http_reqs", 0) / num(row, "hold_s", math.nan) if num(row, "hold_s", 0) else throughput
     cpu_ms = _cpu_ms_per_request(row, ctx, all_rps)
+    if kind == "cpu" and num(row, "app_cpu_ms_per_req", 0) > 0:
+        # Pure computation: a thread is busy for its CPU time; latency would count the CPU queue too.
+        service_s, source = num(row, "app_cpu_ms_per_req") / 1000, "app CPU per request"
+    elif measured_s is not None and measured_s >= delay_s:
+        service_s, source = measured_s, "p50 at lowest load"
+    else:
+        service_s, source = max(delay_s, measured_s or 0.0), "sleep" if kind == "sleep" else "stub delay"
+    service_s = max(service_s, 1e-3)
     threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
     pool = num(row, "hikari_pool")
     open_model = row.get("load_model") == "open"
@@ -113,7 +137,9 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     ceilings = {
         "concurrency": num(row, "target_rps") if open_model else num(row, "concurrency") / service_s,
         "thread-pool": threads / service_s if mode == "platform" else math.inf,
-        "connection-pool": pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s)),
+        # sleep and cpu never borrow a connection
+        "connection-pool": math.inf if kind in ("sleep", "cpu")
+        else pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s)),
         "cpu": (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) / (cpu_ms / 1000)
         if cpu_ms > 0 else math.inf,
     }
@@ -122,7 +148,13 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     ceiling = finite.get(limit, math.nan)
     flags = validity_flags(row, ctx, throughput)
     return {
-        "thread_mode": mode, "conn_mode": conn_mode, "path_mode": row.get("path_mode"),
+        "workload": kind, "sleep_ms": row.get("sleep_ms", ""), "cpu_work": row.get("cpu_work", ""),
+        "thread_mode": mode, "tomcat_max_threads": int(threads), "conn_mode": conn_mode,
+        "path_mode": row.get("path_mode"), "pinned_events": num(row, "pinned_events"),
+        "pinned_reasons": row.get("pinned_reasons", ""), "p50_ms": num(row, "p50_ms"),
+        "host_cpu_pct": num(row, "host_cpu_pct"), "vt_parallelism": num(row, "vt_parallelism"),
+        "writes_ok": row.get("writes_ok", ""), "rows_inserted": num(row, "rows_inserted"),
+        "writes_acknowledged": num(row, "writes_acknowledged"), "writes_lost": num(row, "writes_lost"),
         "hikari_pool": row.get("hikari_pool"), "concurrency": row.get("concurrency"),
         "load_model": row.get("load_model", "closed"), "target_rps": row.get("target_rps", ""),
         "rep": row.get("rep"), "throughput_rps": throughput, "p99_ms": num(row, "p99_ms"),
@@ -177,6 +209,8 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
     if first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY:
         flags.append("not-steady")
+    if str(row.get("writes_ok", "")).lower() == "false":
+        flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
     exit_code = num(row, "k6_exit", 0)
     if exit_code not in (0, 99):
         flags.append(f"k6-exit-{int(exit_code)}")
@@ -193,18 +227,33 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
     waited_past_timeout = num(row, "p99_ms", 0) > DEFAULT_POOL_TIMEOUT_MS and num(row, "hikari_pending_max", 0) > 0
     if num(row, "error_rate", 0) > ERROR_RATE_OVERLOAD or waited_past_timeout:
         return "overload"
-    if num(row, "hikari_pending_max", 0) > 0 and num(row, "hikari_active_max", 0) >= pool:
+    if pool_was_the_queue(row, pool):
         return "connection-pool"
+    app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
+    cpu_saturated = (num(row, "host_cpu_pct", 0) >= SATURATED * 100
+                     or num(row, "app_cpu_pct", 0) >= SATURATED * app_allotment)
+    if cpu_saturated and limit == "cpu":
+        return "cpu"  # e.g. CPU-bound work on a pool sized to the cores: more threads would not help
     threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
     if row.get("thread_mode") == "platform" and (
             num(row, "tomcat_connections_max", 0) > threads or num(row, "concurrency", 0) > threads):
         return "thread-pool"
-    app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
-    if num(row, "host_cpu_pct", 0) >= SATURATED * 100 or num(row, "app_cpu_pct", 0) >= SATURATED * app_allotment:
+    if cpu_saturated:
         return "cpu"
     if limit in ("thread-pool", "connection-pool", "cpu"):
         return limit
     return "downstream"
+
+
+def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
+    """Every connection out and requests waiting for one — for most of the hold, not in one sample:
+    a single GC pause or scheduling hiccup makes a momentary waiter without the pool being the wall."""
+    if num(row, "hikari_active_max", 0) < pool:
+        return False
+    share = num(row, "hikari_pending_share")
+    if math.isnan(share):  # a CSV without the share (older vtlab, other rigs): the maxima alone
+        return num(row, "hikari_pending_max", 0) > 0
+    return share >= POOL_QUEUE_SHARE
 
 
 def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> list[dict[str, object]]:
@@ -214,7 +263,8 @@ def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
 
 # --- repetitions -----------------------------------------------------------------------------
 
-SCENARIO = ("conn_mode", "path_mode", "hikari_pool", "load_model", "concurrency", "target_rps", "thread_mode")
+SCENARIO = ("workload", "sleep_ms", "cpu_work", "conn_mode", "path_mode", "hikari_pool", "load_model",
+            "concurrency", "target_rps", "tomcat_max_threads", "thread_mode")
 
 
 def aggregate(analysed: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from vtlab import postgres, prereqs
-from vtlab.settings import APP_JAR, K6_BUILD, K6_VERSION, SERVICES, STATE, STUB_JAR, TOOLS
+from vtlab.settings import APP_JAR, K6_BUILD, K6_VERSION, SERVICES, SQL, STATE, STUB_JAR, TOOLS
 
 K6_BIN = TOOLS / "bin" / "k6"
 
@@ -78,9 +78,13 @@ def prepare_database(pg: postgres.Postgres, reseed: bool = False, cpus: set[int]
     """Start (if needed) and seed (if needed); returns the seed time when it seeded."""
     pg.start(cpus=cpus)
     postgres.write_env_file(pg.credentials(), STATE / "db.env")
+    pg.psql_file(SQL / "schema.sql")  # idempotent: also brings an older cluster's schema up to date
+    pg.discard_written_orders()       # a write row cut short leaves its rows behind
     if reseed or not pg.seeded():
         print("vtlab: seeding 100,000 customers and 1,000,000 orders…", flush=True)
-        return pg.seed()
+        seconds = pg.seed()
+        print(f"vtlab: seeded in {seconds:.1f} s", flush=True)
+        return seconds
     return None
 
 

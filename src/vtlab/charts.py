@@ -46,7 +46,8 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
     """Throughput and p99 vs concurrency, both modes, released connections, normal path;
     the predicted ceiling of each mode drawn dashed; other runs overlaid."""
     lines = [a for a in aggregated if a["conn_mode"] == "released" and a["path_mode"] == "normal"
-             and a["load_model"] == "closed"]
+             and a["load_model"] == "closed" and a.get("workload", "order-summary") == "order-summary"
+             and (a["thread_mode"] != "platform" or str(a.get("tomcat_max_threads", "200")) == "200")]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
     data: dict[str, Series] = {}
     every_x: list[float] = []
@@ -100,7 +101,7 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
 
 def pool(aggregated: Sequence[Mapping[str, object]]) -> tuple[str, dict] | None:
     """Held mode: throughput vs pool size, with the pool's ceiling (pool / time a connection is held)."""
-    held = [a for a in aggregated if a["conn_mode"] == "held"]
+    held = [a for a in aggregated if a["conn_mode"] == "held" and a.get("workload", "order-summary") == "order-summary"]
     if not held:
         return None
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
@@ -166,3 +167,20 @@ def pinning(rows: Sequence[Mapping[str, object]]) -> tuple[str, dict]:
     ax.set_ylim(bottom=0, top=max(1.0, max(totals.values(), default=0) * 1.2))
     ax.grid(True, axis="y", alpha=0.3)
     return _svg(fig), {"groups": keys, "events": [totals[k] for k in keys]}
+
+
+def scenario(title: str, data: Mapping[str, Sequence]) -> str:
+    """One scenario's variants side by side: throughput bars, p99 on a second axis."""
+    labels = list(data["labels"])
+    fig, ax = plt.subplots(figsize=(8.5, 3.4))
+    colors = [COLORS["virtual"] if "virtual" in label else COLORS["platform"] for label in labels]
+    ax.bar(range(len(labels)), [0.0 if math.isnan(v) else v for v in data["throughput_rps"]], color=colors)
+    ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=15 if len(labels) > 3 else 0)
+    ax.set_ylabel("successful requests / s")
+    ax.set_title(title)
+    ax.grid(True, axis="y", alpha=0.3)
+    latency = ax.twinx()
+    latency.plot(range(len(labels)), data["p99_ms"], color="black", marker="D", linestyle="none", label="p99")
+    latency.set_ylabel("p99 latency (ms), ◆")
+    latency.set_ylim(bottom=0)
+    return _svg(fig)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import cores, plan, prereqs, procs
+from vtlab import cores, plan, prereqs, procs, results
 from vtlab.settings import RESULTS
 
 
@@ -81,7 +81,15 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--warmup", type=bounded_int(1, 3600, "seconds"), help="unrecorded warm-up seconds")
     run.add_argument("--hold", type=bounded_int(2, 3600, "seconds"), help="recorded hold seconds")
     run.add_argument("--conn-mode", type=choices_list(plan.CONN_MODES), help="released, held or both")
-    run.add_argument("--path-mode", type=choices_list(plan.PATH_MODES), help="normal, synchronized or both")
+    run.add_argument("--path-mode", type=choices_list(plan.PATH_MODES),
+                     help="normal, synchronized, pinned-control (the JFR pinning positive control)")
+    run.add_argument("--workload", type=choices_list(plan.WORKLOADS),
+                     help="order-summary (DB read + downstream), write (insert + downstream, every write "
+                          "checked), sleep (pure waiting), cpu (pure computation)")
+    run.add_argument("--sleep-ms", type=bounded_int(0, 60_000, "milliseconds"),
+                     help="sleep workload: how long each request sleeps")
+    run.add_argument("--cpu-work", type=bounded_int(1, 1_000_000, "SHA-256 rounds"),
+                     help="cpu workload: SHA-256 rounds per request")
     run.add_argument("--stub-delay", type=bounded_int(0, 60_000, "milliseconds"), help="downstream delay (ms)")
     run.add_argument("--stub-jitter", type=bounded_int(0, 60_000, "milliseconds"), help="uniform extra delay (ms)")
     run.add_argument("--tomcat-threads", type=bounded_int(1, 10_000, "Tomcat max threads"),
@@ -109,6 +117,14 @@ def parser() -> argparse.ArgumentParser:
                         help="another run folder or CSV to overlay (repeatable), e.g. the published figures")
     report.set_defaults(func=cmd_report)
 
+    bench = sub.add_parser("bench-stub", help="measure the downstream stub's capacity on one CPU")
+    bench.add_argument("--seconds", type=bounded_int(5, 600, "seconds"), default=20,
+                       help="warm-up and measurement length each (default 20)")
+    bench.add_argument("--vus", type=bounded_int(1, 5000, "k6 users"), default=64, help="concurrent users (default 64)")
+    bench.add_argument("--delay", type=bounded_int(0, 60_000, "milliseconds"), default=0,
+                       help="the stub's delay (default 0: pure per-request cost)")
+    bench.set_defaults(func=cmd_bench_stub)
+
     test = sub.add_parser("test", help="run every test (Java and Python) against real tiers")
     test.add_argument("pytest_args", nargs="*", help="extra arguments for pytest")
     test.set_defaults(func=cmd_test)
@@ -124,7 +140,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         modes=args.modes, pools=args.pools, concurrency=args.conc, conn_modes=args.conn_mode,
         path_modes=args.path_mode, rates=args.rates, reps=args.reps, ramp_s=args.ramp,
         warmup_s=args.warmup, hold_s=args.hold, stub_delay_ms=args.stub_delay,
-        stub_jitter_ms=args.stub_jitter, tomcat_max_threads=args.tomcat_threads, model=args.model)
+        stub_jitter_ms=args.stub_jitter, tomcat_max_threads=args.tomcat_threads, model=args.model,
+        workloads=args.workload, sleep_ms=args.sleep_ms, cpu_work=args.cpu_work)
     try:
         the_plan = plan.build(args.profile, overrides)
     except ValueError as err:
@@ -137,6 +154,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_dir = previous[-1]
     if run_dir is not None and (run_dir / "matrix.csv").exists() and not args.resume:
         return usage_error(f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it")
+    if run_dir is not None and not results.same_columns(run_dir / results.CSV_NAME):
+        return usage_error(f"--resume: {run_dir / results.CSV_NAME} was written by another vtlab version "
+                           "(different columns); give a new --out folder")
     run_dir = run_dir or matrix.default_run_dir(RESULTS)
     mapping = args.cpus or cores.automatic(cores.available())
 
@@ -216,6 +236,17 @@ def cmd_db(args: argparse.Namespace) -> int:
         seconds = build.prepare_database(pg, reseed=args.reseed or bool(os.environ.get("RESEED")))
         print("already seeded (use --reseed or RESEED=1 to seed again)" if seconds is None
               else f"seeded in {seconds:.1f} s")
+    return 0
+
+
+def cmd_bench_stub(args: argparse.Namespace) -> int:
+    from vtlab import stubbench
+
+    procs.install_signal_handlers()
+    try:
+        stubbench.run(args.seconds, args.vus, args.delay)
+    finally:
+        procs.stop_all()
     return 0
 
 

@@ -12,7 +12,6 @@ from vtlab import procs
 from vtlab.settings import LOAD
 
 SCRIPT = LOAD / "orders.js"
-COOLDOWN_S = 3
 
 # In the open model, enough VUs are pre-allocated to carry the target rate at this latency
 # before k6 must grow the pool (and, past 2x, drop iterations, which the row then records).
@@ -29,10 +28,15 @@ class LoadSpec:
     warmup_s: int
     hold_s: int
     max_id: int
+    cooldown_s: int = 3   # long enough for requests started in the hold to finish
+    workload: str = "order-summary"
+    sleep_ms: int = 0
+    cpu_work: int = 0
+    max_customer_id: int = 1
 
     @property
     def duration_s(self) -> int:
-        return self.ramp_s + self.warmup_s + self.hold_s + COOLDOWN_S
+        return self.ramp_s + self.warmup_s + self.hold_s + self.cooldown_s
 
     @property
     def hold_start_s(self) -> int:
@@ -53,6 +57,7 @@ class LoadResult:
     max_ms: float
     dropped_iterations: int
     exit_code: int
+    acknowledged_writes: int = 0   # write workload: every 201 of the run, all phases
 
     def throughput(self, hold_s: int) -> float:
         return self.ok_requests / hold_s
@@ -69,16 +74,13 @@ def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | N
         **os.environ,
         "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
         "RAMP_S": str(spec.ramp_s), "WARMUP_S": str(spec.warmup_s), "HOLD_S": str(spec.hold_s),
-        "COOLDOWN_S": str(COOLDOWN_S), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
+        "COOLDOWN_S": str(spec.cooldown_s), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
+        "WORKLOAD": spec.workload, "SLEEP_MS": str(spec.sleep_ms), "CPU_WORK": str(spec.cpu_work),
+        "MAX_CUSTOMER_ID": str(spec.max_customer_id),
         "SUMMARY": str(summary), "K6_NO_USAGE_REPORT": "true",
     }
     argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", str(SCRIPT)]
     return procs.spawn(argv, env=env, log=log, cpus=cpus)
-
-
-def wait(proc: subprocess.Popen, spec: LoadSpec) -> int:
-    # k6 exits 99 when a validity threshold failed: the row is still measured, and flagged later.
-    return proc.wait(timeout=spec.duration_s + 120)
 
 
 def read_summary(summary: Path, exit_code: int) -> LoadResult:
@@ -104,6 +106,7 @@ def read_summary(summary: Path, exit_code: int) -> LoadResult:
         max_ms=value(latency, "max"),
         dropped_iterations=int(value("dropped_iterations", "count")),
         exit_code=exit_code,
+        acknowledged_writes=int(value("vtlab_created", "count")),
     )
 
 

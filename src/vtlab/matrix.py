@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import build, cores, load, metadata, postgres, procs, prereqs, results, sample, services
+from vtlab import build, cores, load, metadata, postgres, procs, prereqs, results, sample, services, writecheck
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.settings import APP_PORT, STUB_PORT, Java
 
@@ -28,6 +28,7 @@ class Rig:
     stub: services.Tier
     core_map: dict[str, set[int]]
     max_order_id: int
+    max_customer_id: int
     run_dir: Path
 
 
@@ -49,7 +50,7 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
         print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
     else:
         procs.on_cleanup(stub.stop)
-    rig = Rig(java, k6, k6_version, pg, stub, core_map, int(pg.query("SELECT max(id) FROM orders")), run_dir)
+    rig = Rig(java, k6, k6_version, pg, stub, core_map, pg.max_seeded_order_id(), pg.max_customer_id(), run_dir)
 
     csv_path = run_dir / results.CSV_NAME
     writer = results.CsvWriter(csv_path)
@@ -79,7 +80,8 @@ def _key_fields(row: Row) -> dict[str, object]:
     return {"thread_mode": row.thread_mode, "hikari_pool": row.pool, "path_mode": row.path_mode,
             "conn_mode": row.conn_mode, "concurrency": _vus(row), "rep": row.rep,
             "load_model": row.model, "target_rps": row.rate, "stub_delay_ms": row.stub_delay_ms,
-            "tomcat_max_threads": row.tomcat_max_threads}
+            "tomcat_max_threads": row.tomcat_max_threads, "workload": row.workload,
+            "sleep_ms": row.sleep_ms, "cpu_work": row.cpu_work}
 
 
 def _vus(row: Row) -> int:
@@ -87,8 +89,8 @@ def _vus(row: Row) -> int:
 
 
 def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str, object]:
-    slug = (f"{row.thread_mode}-{row.conn_mode}-{row.path_mode}-p{row.pool}-"
-            f"{'r' + str(row.rate) if row.model == 'open' else 'c' + str(row.concurrency)}-rep{row.rep}")
+    slug = (f"{row.workload}-{row.thread_mode}-t{row.tomcat_max_threads}-{row.conn_mode}-{row.path_mode}-"
+            f"p{row.pool}-{'r' + str(row.rate) if row.model == 'open' else 'c' + str(row.concurrency)}-rep{row.rep}")
     logs = rig.run_dir / "logs"
     jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
     jfr.parent.mkdir(parents=True, exist_ok=True)
@@ -98,13 +100,16 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str,
     app = services.start_app(rig.java, APP_PORT, config, rig.pg.credentials().service_env(),
                              rig.stub.base_url, logs / f"app-{slug}.log", jfr, rig.core_map["app"])
     forget = procs.on_cleanup(app.stop)
+    if row.workload == "write":
+        rig.pg.discard_written_orders()  # count from zero: only this row's writes
     try:
         info = services.runtime_info(app)
         problems = services.check_effective(info, config)
         if problems:
             raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
         spec = load.LoadSpec(app.base_url, row.model, _vus(row), row.rate, plan.ramp_s, plan.warmup_s,
-                             plan.hold_s, rig.max_order_id)
+                             plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload, row.sleep_ms,
+                             row.cpu_work, rig.max_customer_id)
         summary = rig.run_dir / "k6" / f"{slug}.json"
         summary.parent.mkdir(parents=True, exist_ok=True)
         summary.unlink(missing_ok=True)
@@ -113,7 +118,7 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str,
         started = time.monotonic()
         pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid}
         cpu = sample.Sampler(CPU_INTERVAL_S, sample.cpu_reader(lambda: pids))
-        meters = sample.Sampler(METER_INTERVAL_S, sample.meters_reader(app.base_url + "/actuator/prometheus"))
+        meters = sample.Sampler(METER_INTERVAL_S, sample.meters_reader(app.management_url + "/actuator/prometheus"))
         cpu.start()
         meters.start()
         try:
@@ -137,13 +142,24 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str,
 
     hold_start = started + spec.hold_start_s + K6_START_SLACK_S
     hold_end = started + spec.hold_start_s + plan.hold_s
-    return _row(row, plan, spec, measured, info, cpu_series, meter_series, hold_start, hold_end, rig,
-                sample.count_jfr_events(rig.java.jfr, jfr, "jdk.VirtualThreadPinned"))
+    values = _row(row, plan, spec, measured, info, cpu_series, meter_series, hold_start, hold_end, rig,
+                  sample.pinned_by_reason(rig.java.jfr, jfr))
+    values.update(_write_check(rig.pg, row, measured))
+    return values
+
+
+def _write_check(pg: postgres.Postgres, row: Row, measured: load.LoadResult) -> dict[str, object]:
+    """Write rows: the rows the database holds must equal the writes k6 saw acknowledged."""
+    if row.workload != "write":
+        return {"writes_ok": "", "rows_inserted": "", "writes_acknowledged": "", "writes_lost": ""}
+    check = writecheck.compare(measured.acknowledged_writes, pg.written_orders())
+    pg.discard_written_orders()
+    return check
 
 
 def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, info: dict,
          cpu: sample.Series, meters: sample.Series, start: float, end: float, rig: Rig,
-         pinned: int | None) -> dict[str, object]:
+         pinned: dict[str, int] | None) -> dict[str, object]:
     app_cpu, app_cpu_max = sample.cpu_percent(cpu, "app", start, end)
     pg_cpu, _ = sample.cpu_percent(cpu, "pg", start, end)
     stub_cpu, _ = sample.cpu_percent(cpu, "stub", start, end)
@@ -175,7 +191,7 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, i
         "hikari_pending_max": sample.maximum(meters, "hikari_pending", start, end),
         "jvm_threads_max": sample.maximum(meters, "jvm_threads", start, end),
         "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss,
-        "pinned_events": "" if pinned is None else pinned,
+        "pinned_events": "" if pinned is None else sum(pinned.values()),
         "load_model": row.model,
         "target_rps": row.rate,
         "dropped_iterations": measured.dropped_iterations,
@@ -204,6 +220,12 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, i
         "hikari_version": info.get("pool", {}).get("version", ""),
         "k6_version": rig.k6_version,
         "core_map": cores.describe_map(rig.core_map),
+        "workload": row.workload,
+        "sleep_ms": row.sleep_ms,
+        "cpu_work": row.cpu_work,
+        "cooldown_s": plan.cooldown_s,
+        "pinned_reasons": "" if pinned is None else sample.format_reasons(pinned),
+        "hikari_pending_share": sample.share_positive(meters, "hikari_pending", start, end),
         "_runtime_info": info,
     }
     return row_values

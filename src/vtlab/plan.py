@@ -7,13 +7,18 @@ modes, pools and connection modes but measures only at 500.
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass, field, replace
 
 MODES = ("platform", "virtual")
 CONN_MODES = ("released", "held")
-PATH_MODES = ("normal", "synchronized")
+PATH_MODES = ("normal", "synchronized", "pinned-control")
 MODELS = ("closed", "open")
+# order-summary: the blocking DB read + downstream call; write: an insert + the call; sleep: pure
+# waiting; cpu: pure computation.
+WORKLOADS = ("order-summary", "write", "sleep", "cpu")
+DEFAULT_WORKLOAD = "order-summary"
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,8 @@ class Block:
     modes: tuple[str, ...] = MODES
     path_modes: tuple[str, ...] = ("normal",)
     rates: tuple[int, ...] = ()
+    workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,)
+    tomcat_threads: tuple[int, ...] = ()  # empty: the profile's (or --tomcat-threads) for every row
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,9 @@ class Profile:
     stub_jitter_ms: int = 0
     tomcat_max_threads: int = 200
     model: str = "closed"
+    cooldown_s: int = 3
+    sleep_ms: int = 5000
+    cpu_work: int = 5000
 
 
 def _scale() -> int:
@@ -55,10 +65,13 @@ def profiles() -> dict[str, Profile]:
     return {
         "quick": Profile(
             name="quick",
-            summary="released: both modes at 100/400/1000 users; held: both modes at 200 users (pool 50)",
+            summary="released: both modes at 100/400/1000 users; held: both modes at 100 users (pool 50)",
+            # Held: 100 users share 50 connections held ~1 s each, so a request waits ~1 s for one —
+            # the pool is the wall, yet no wait nears the 5 s pool timeout (200 users did: 5-15% 503s).
+            # Warm-up: at 1,000 virtual-thread users the JIT was still settling 50 s after start.
             blocks=(Block(("released",), (50,), (100, 400, 1000 * s)),
-                    Block(("held",), (50,), (200,))),
-            ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+                    Block(("held",), (50,), (100,))),
+            ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000),
         "lean": Profile(
             name="lean",
             summary="released only: both modes at 400 and 1000 users, shorter phases",
@@ -70,6 +83,33 @@ def profiles() -> dict[str, Profile]:
             blocks=(Block(("released",), (50,), tuple(c * s for c in (50, 100, 200, 400, 800, 1200, 1600))),
                     Block(("held",), (10, 50, 100), (400 * s,))),
             ramp_s=15, warmup_s=60, hold_s=60, reps=3, stub_delay_ms=1000),
+        # Scenario presets: each answers one question in a few minutes on 2 cores.
+        "pinning": Profile(
+            name="pinning",
+            summary="JEP 491 check: normal, synchronized and the pinned-control path, both modes at 50 users",
+            # A 100 ms downstream: the control pins both carriers, so it serves ~2 / 0.1 s = 20 req/s
+            # and 50 users queue ~2.5 s, well inside k6's timeout.
+            blocks=(Block(("released",), (50,), (50 * s,), path_modes=PATH_MODES),),
+            ramp_s=5, warmup_s=25, hold_s=20, reps=1, stub_delay_ms=100),
+        "write": Profile(
+            name="write",
+            summary="POST /api/orders (insert + downstream call), both modes at 400 users, every write checked",
+            blocks=(Block(("released",), (50,), (400 * s,), workloads=("write",)),),
+            ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+        "sleep": Profile(
+            name="sleep",
+            summary="1,000 users, each request sleeps 5 s (no database, no downstream), both modes",
+            # Platform: 200 threads / 5 s = 40 req/s, so 1,000 users wait ~25 s; the cool-down lets the
+            # last requests started in the hold finish before k6 stops.
+            blocks=(Block(("released",), (50,), (1000 * s,), workloads=("sleep",)),),
+            ramp_s=5, warmup_s=30, hold_s=50, cooldown_s=35, reps=1, stub_delay_ms=1000, sleep_ms=5000),
+        "cpu": Profile(
+            name="cpu",
+            summary="CPU-bound requests (no I/O): platform pools of cores and 200 threads vs virtual",
+            blocks=(Block(("released",), (50,), (20 * s,), modes=("platform",), workloads=("cpu",),
+                          tomcat_threads=(len(os.sched_getaffinity(0)), 200)),
+                    Block(("released",), (50,), (20 * s,), modes=("virtual",), workloads=("cpu",))),
+            ramp_s=5, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, cpu_work=5000),
     }
 
 
@@ -90,6 +130,9 @@ class Overrides:
     stub_jitter_ms: int | None = None
     tomcat_max_threads: int | None = None
     model: str | None = None
+    workloads: tuple[str, ...] | None = None
+    sleep_ms: int | None = None
+    cpu_work: int | None = None
 
 
 @dataclass(frozen=True)
@@ -104,11 +147,16 @@ class Row:
     rep: int
     stub_delay_ms: int
     tomcat_max_threads: int
+    workload: str = DEFAULT_WORKLOAD
+    sleep_ms: int = 0   # sleep workload only
+    cpu_work: int = 0   # cpu workload only
 
     def label(self) -> str:
         load = f"{self.rate} req/s" if self.model == "open" else f"{self.concurrency} users"
-        return (f"{self.thread_mode:8} {load:>10}  pool {self.pool:<3} {self.conn_mode:8} "
-                f"{self.path_mode} rep {self.rep}")
+        what = {"sleep": f"sleep {self.sleep_ms} ms", "cpu": f"cpu {self.cpu_work}"}.get(
+            self.workload, f"pool {self.pool:<3} {self.conn_mode:8} {self.path_mode}")
+        threads = f" tomcat {self.tomcat_max_threads}" if self.thread_mode == "platform" and self.tomcat_max_threads != 200 else ""
+        return f"{self.thread_mode:8} {load:>10}  {what}{threads} rep {self.rep}"
 
 
 @dataclass(frozen=True)
@@ -122,10 +170,11 @@ class Plan:
     stub_jitter_ms: int
     model: str
     overrides: dict = field(default_factory=dict)
+    cooldown_s: int = 3
 
     def describe(self) -> dict:
         return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
-                "hold_s": self.hold_s, "stub_delay_ms": self.stub_delay_ms,
+                "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model,
                 "overrides": self.overrides, "rows": [row.__dict__ for row in self.rows]}
 
@@ -136,6 +185,8 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     reps = overrides.reps or profile.reps
     delay = profile.stub_delay_ms if overrides.stub_delay_ms is None else overrides.stub_delay_ms
     threads = overrides.tomcat_max_threads or profile.tomcat_max_threads
+    sleep_ms = profile.sleep_ms if overrides.sleep_ms is None else overrides.sleep_ms
+    cpu_work = overrides.cpu_work or profile.cpu_work
     blocks = [_apply(block, overrides) for block in profile.blocks]
     if model == "open" and not overrides.rates and not any(block.rates for block in blocks):
         raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
@@ -145,30 +196,38 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     for rep in range(1, reps + 1):
         for block in blocks:
             loads = [(0, rate) for rate in block.rates] if model == "open" else [(c, 0) for c in block.concurrency]
-            for conn_mode in block.conn_modes:
-                for pool in block.pools:
-                    for path_mode in block.path_modes:
-                        for concurrency, rate in loads:
-                            for mode in block.modes:
-                                row = Row(mode, pool, conn_mode, path_mode, concurrency, rate, model, rep,
-                                          delay, threads)
-                                if row not in seen:
-                                    seen.add(row)
-                                    rows.append(row)
+            for workload, conn_mode, pool, path_mode, tomcat in itertools.product(
+                    block.workloads, block.conn_modes, block.pools, block.path_modes,
+                    block.tomcat_threads or (threads,)):
+                if workload in ("sleep", "cpu"):
+                    # they touch neither the pool nor the downstream: one row, not one per mode
+                    conn_mode, path_mode = "released", "normal"
+                elif workload == "write":
+                    path_mode = "normal"  # the write path has no synchronized variant
+                for concurrency, rate in loads:
+                    for mode in block.modes:
+                        row = Row(mode, pool, conn_mode, path_mode, concurrency, rate, model, rep, delay,
+                                  tomcat, workload, sleep_ms if workload == "sleep" else 0,
+                                  cpu_work if workload == "cpu" else 0)
+                        if row not in seen:
+                            seen.add(row)
+                            rows.append(row)
     given = {key: value for key, value in overrides.__dict__.items() if value is not None}
     return Plan(profile_name, tuple(rows), overrides.ramp_s or profile.ramp_s,
                 overrides.warmup_s or profile.warmup_s, overrides.hold_s or profile.hold_s, delay,
                 profile.stub_jitter_ms if overrides.stub_jitter_ms is None else overrides.stub_jitter_ms,
-                model, given)
+                model, given, profile.cooldown_s)
 
 
 def _apply(block: Block, overrides: Overrides) -> Block:
     changes = {name: getattr(overrides, name)
-               for name in ("modes", "pools", "concurrency", "conn_modes", "path_modes", "rates")
+               for name in ("modes", "pools", "concurrency", "conn_modes", "path_modes", "rates", "workloads")
                if getattr(overrides, name) is not None}
+    if overrides.tomcat_max_threads is not None:
+        changes["tomcat_threads"] = (overrides.tomcat_max_threads,)
     return replace(block, **changes)
 
 
 def estimated_row_s(plan: Plan) -> float:
     # JVM start + health check and stop + JFR dump take ~15 s on 2 shared cores.
-    return plan.ramp_s + plan.warmup_s + plan.hold_s + 3 + 15
+    return plan.ramp_s + plan.warmup_s + plan.hold_s + plan.cooldown_s + 15

@@ -21,6 +21,9 @@ SERVER_USER = "postgres"  # the unprivileged account PostgreSQL runs as when vtl
 
 SEED_CUSTOMERS = 100_000
 SEED_ORDERS = 1_000_000
+# Where the written_order_ids sequence of sql/schema.sql starts: every id from here on was written
+# by the write workload, every id below was seeded.
+WRITTEN_ID_START = 1_000_000_000_000
 
 # Sized for the rig: pools of up to a few hundred connections, a read-mostly working set.
 SERVER_SETTINGS = """
@@ -140,6 +143,19 @@ class Postgres:
         except subprocess.CalledProcessError:
             return False
         return counts == f"{customers},{orders}"
+
+    def max_seeded_order_id(self) -> int:
+        return int(self.query(f"SELECT max(id) FROM orders WHERE id < {WRITTEN_ID_START}"))
+
+    def max_customer_id(self) -> int:
+        return int(self.query("SELECT max(id) FROM customers"))
+
+    def written_orders(self) -> int:
+        return int(self.query(f"SELECT count(*) FROM orders WHERE id >= {WRITTEN_ID_START}"))
+
+    def discard_written_orders(self) -> None:
+        """Back to the seeded data set, so every row reads the same 1M orders."""
+        self.query(f"DELETE FROM orders WHERE id >= {WRITTEN_ID_START}")
 
     def query(self, sql: str) -> str:
         result = subprocess.run([*self._psql_argv(), "-tAc", sql], env=self._psql_env(),

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vtlab import analyze, charts, compare, results
+from vtlab import analyze, charts, compare, results, scenarios
 
 ANALYSIS_NAME = "analysis.csv"
 
@@ -28,11 +28,14 @@ def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
              "markdown": run_dir / "report.md", "charts": run_dir / "charts.json"}
     _write_analysis(paths["analysis"], analysed)
     figures = _figures(rows, analysed, aggregated, others, metadata)
-    paths["charts"].write_text(json.dumps({name: data for name, (_, data) in figures.items()}, indent=1) + "\n")
+    extra = scenarios.sections(analysed, mode_label)
+    paths["charts"].write_text(json.dumps({**{name: data for name, (_, data) in figures.items()},
+                                           **{f"scenario-{section.key}": section.chart for section in extra}},
+                                          indent=1) + "\n")
     story = explain(aggregated, analysed)
     head = headline(aggregated)
-    paths["markdown"].write_text(markdown(head, story, analysed, others, aggregated))
-    paths["html"].write_text(page(run_dir, head, story, figures, analysed, metadata, others, aggregated))
+    paths["markdown"].write_text(markdown(head, story, analysed, others, aggregated, extra))
+    paths["html"].write_text(page(run_dir, head, story, figures, analysed, metadata, others, aggregated, extra))
     return paths
 
 
@@ -46,9 +49,26 @@ def _write_analysis(path: Path, analysed: Sequence[Mapping[str, object]]) -> Non
 
 def row_label(row: Mapping[str, object]) -> str:
     load = f"{row.get('target_rps')}/s" if row.get("load_model") == "open" else f"{row.get('concurrency')} users"
-    return (f"{row.get('thread_mode')} {load} {row.get('conn_mode')} pool {row.get('hikari_pool')}"
-            + ("" if row.get("path_mode") == "normal" else f" {row.get('path_mode')}")
+    return (f"{mode_label(row)} {load} {scenario_label(row)}"
             + (f" rep {row.get('rep')}" if str(row.get("rep")) != "1" else ""))
+
+
+def mode_label(row: Mapping[str, object]) -> str:
+    """'platform' with Tomcat's default pool, 'platform (2 threads)' with another size, 'virtual'."""
+    threads = int(analyze.num(row, "tomcat_max_threads", analyze.DEFAULT_TOMCAT_THREADS))
+    if row.get("thread_mode") == "platform" and threads != analyze.DEFAULT_TOMCAT_THREADS:
+        return f"platform ({threads} threads)"
+    return str(row.get("thread_mode"))
+
+
+def scenario_label(row: Mapping[str, object]) -> str:
+    kind = analyze.workload(row)
+    if kind == "sleep":
+        return f"sleep {_fmt(analyze.num(row, 'sleep_ms'))} ms"
+    if kind == "cpu":
+        return f"cpu {_fmt(analyze.num(row, 'cpu_work'))} SHA-256 rounds"
+    return (("write, " if kind == "write" else "") + f"{row.get('conn_mode')}, pool {row.get('hikari_pool')}"
+            + ("" if row.get("path_mode") == "normal" else f", {row.get('path_mode')}"))
 
 
 def _figures(rows, analysed, aggregated, others, metadata) -> dict[str, tuple[str, dict]]:
@@ -84,16 +104,19 @@ def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]
     groups: dict[tuple, dict[str, Mapping[str, object]]] = {}
     for line in aggregated:
         load = line["target_rps"] + "/s" if line["load_model"] == "open" else line["concurrency"]
-        key = (line["conn_mode"], line["path_mode"], int(line["hikari_pool"]), line["load_model"], load)
+        # a platform pool of another size is its own scenario; virtual threads pair with Tomcat's default
+        threads = int(line["tomcat_max_threads"]) if line["thread_mode"] == "platform" else analyze.DEFAULT_TOMCAT_THREADS
+        key = (analyze.workload(line) != "order-summary", scenario_label(line), line["conn_mode"] != "released",
+               threads, line["load_model"], load)
         groups.setdefault(key, {})[str(line["thread_mode"])] = line
     table = []
-    for key in sorted(groups, key=lambda k: (k[0] != "released", k[1], k[2], k[3], float(str(k[4]).rstrip("/s")))):
-        conn, path, pool, _model, load = key
+    for key in sorted(groups, key=lambda k: (k[0], k[2], k[1], k[3], k[4], float(str(k[5]).rstrip("/s")))):
+        _, scenario, _, threads, _model, load = key
         p, v = groups[key].get("platform"), groups[key].get("virtual")
         ratio = (float(v["throughput_median"]) / float(p["throughput_median"])
                  if p and v and float(p["throughput_median"]) > 0 else math.nan)
         table.append({
-            "scenario": f"{conn}, pool {pool}" + ("" if path == "normal" else f", {path}"),
+            "scenario": scenario + ("" if threads == analyze.DEFAULT_TOMCAT_THREADS else f", {threads} platform threads"),
             "concurrency": str(load),
             "platform": f"{_rps(p)} · p99 {_fmt(p['p99_median'])} ms" if p else "–",
             "virtual": f"{_rps(v)} · p99 {_fmt(v['p99_median'])} ms" if v else "–",
@@ -106,10 +129,11 @@ def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]
 def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mapping[str, object]]) -> list[str]:
     """Sentences generated from the analysis: where each mode flattened and why."""
     story = []
-    service = {(a["conn_mode"], a["path_mode"]): (a["service_time_ms"], a["service_time_source"]) for a in analysed}
+    service = {(a["conn_mode"], a["path_mode"]): (a["service_time_ms"], a["service_time_source"])
+               for a in main_rows(analysed)}
 
     def lines(conn: str, mode: str) -> list[Mapping[str, object]]:
-        return sorted((a for a in aggregated if a["conn_mode"] == conn and a["thread_mode"] == mode
+        return sorted((a for a in main_rows(aggregated) if a["conn_mode"] == conn and a["thread_mode"] == mode
                        and a["path_mode"] == "normal" and a["load_model"] == "closed"),
                       key=lambda a: int(a["concurrency"]))
 
@@ -142,7 +166,7 @@ def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mappi
             if top_p > 0:
                 story.append(f"At the highest concurrency measured, virtual threads deliver "
                              f"{float(best['throughput_median']) / top_p:.1f}× the best platform-thread throughput.")
-    held = [a for a in aggregated if a["conn_mode"] == "held"]
+    held = [a for a in main_rows(aggregated) if a["conn_mode"] == "held" and a["path_mode"] == "normal"]
     if held:
         ms, source = service.get(("held", "normal"), (math.nan, ""))
         parts = ", ".join(f"{a['thread_mode']} {_fmt(a['throughput_median'], 1)} req/s ({a['bottleneck']})"
@@ -154,6 +178,9 @@ def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mappi
             + ", ".join(f"{_fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
             + f" — measured: {parts}. Virtual threads cannot help when every request needs a connection "
             "for the whole call.")
+    if not story:
+        story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
+                     "order-summary` rows.")
     invalid = [a for a in analysed if not a["valid"]]
     if invalid:
         story.append(f"{len(invalid)} row(s) cannot be trusted and are marked: "
@@ -164,6 +191,13 @@ def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mappi
     return story
 
 
+def main_rows(lines: Sequence[Mapping[str, object]]) -> list[Mapping[str, object]]:
+    """The order-summary rows at Tomcat's default pool: what the hero story is told from."""
+    return [a for a in lines if analyze.workload(a) == "order-summary"
+            and (a["thread_mode"] != "platform"
+                 or int(analyze.num(a, "tomcat_max_threads", 200)) == analyze.DEFAULT_TOMCAT_THREADS)]
+
+
 # --- rendering -------------------------------------------------------------------------------
 
 HEADLINE_COLUMNS = [("scenario", "scenario"), ("concurrency", "concurrency"),
@@ -171,15 +205,29 @@ HEADLINE_COLUMNS = [("scenario", "scenario"), ("concurrency", "concurrency"),
                     ("ratio", "ratio v/p"), ("bottleneck", "bottleneck (platform / virtual)")]
 
 
-def markdown(head, story, analysed, others, aggregated) -> str:
-    out = ["# vtlab: platform vs virtual threads", "",
-           "| " + " | ".join(title for _, title in HEADLINE_COLUMNS) + " |",
-           "|" + "---|" * len(HEADLINE_COLUMNS)]
-    out += ["| " + " | ".join(line[key] for key, _ in HEADLINE_COLUMNS) + " |" for line in head]
+def markdown(head, story, analysed, others, aggregated, extra=()) -> str:
+    out = ["# vtlab: platform vs virtual threads", "", *_md_table(HEADLINE_COLUMNS, head)]
     out += ["", *[f"- {sentence}" for sentence in story], ""]
+    for section in extra:
+        out += [f"## {section.title}", "", *[f"- {sentence}" for sentence in section.verdict], "",
+                *_md_table(section.columns, section.table), ""]
     if others:
         out += ["## Compared with", "", *compare_lines(aggregated, others, "md"), ""]
     return "\n".join(out)
+
+
+def _md_table(columns, lines) -> list[str]:
+    return (["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
+            + ["| " + " | ".join(line[key] for key, _ in columns) + " |" for line in lines])
+
+
+def _html_table(columns, lines, table_id: str = "") -> str:
+    esc = html.escape
+    id_attribute = f" id='{table_id}'" if table_id else ""
+    return (f"<table{id_attribute}><tr>"
+            + "".join(f"<th>{esc(title)}</th>" for _, title in columns) + "</tr>"
+            + "".join("<tr>" + "".join(f"<td>{esc(line[key])}</td>" for key, _ in columns) + "</tr>" for line in lines)
+            + "</table>")
 
 
 def compare_lines(aggregated, others, style: str) -> list[str]:
@@ -187,7 +235,8 @@ def compare_lines(aggregated, others, style: str) -> list[str]:
     def ratios(rows, value_key: str) -> dict[float, tuple[float, float]]:
         by_conc: dict[float, dict[str, float]] = {}
         for r in rows:
-            if r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal":
+            if (r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal"
+                    and analyze.workload(r) == "order-summary"):
                 conc = charts._f(r.get("concurrency"))
                 by_conc.setdefault(conc, {})[str(r.get("thread_mode"))] = charts._f(r.get(value_key))
         return {c: (m.get("platform", math.nan), m.get("virtual", math.nan)) for c, m in by_conc.items()
@@ -224,17 +273,14 @@ th { background: #f4f6f7; } tr.invalid td { color: #922b21; background: #fdedec;
 """
 
 
-def page(run_dir, head, story, figures, analysed, metadata, others, aggregated) -> str:
+def page(run_dir, head, story, figures, analysed, metadata, others, aggregated, extra=()) -> str:
     esc = html.escape
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>vtlab report: {esc(run_dir.name)}</title>",
              f"<style>{CSS}</style></head><body>",
              "<h1>vtlab: platform vs virtual threads</h1>",
              f"<p class='small'>run {esc(run_dir.name)} · {len(analysed)} rows · "
              f"{esc(str(metadata.get('started', '')))}</p>",
-             "<h2>Headline</h2><table id='headline'><tr>"
-             + "".join(f"<th>{esc(title)}</th>" for _, title in HEADLINE_COLUMNS) + "</tr>"]
-    parts += ["<tr>" + "".join(f"<td>{esc(line[key])}</td>" for key, _ in HEADLINE_COLUMNS) + "</tr>" for line in head]
-    parts.append("</table>")
+             "<h2>Headline</h2>" + _html_table(HEADLINE_COLUMNS, head, "headline")]
     parts.append("<h2>What happened</h2><ul class='story'>" + "".join(f"<li>{esc(s)}</li>" for s in story) + "</ul>")
     captions = {"hero": "Throughput (successful responses only; bars: min–max over reps) and p99 latency vs "
                         "concurrency. Dashed: the Little's-law ceiling of each mode.",
@@ -244,6 +290,11 @@ def page(run_dir, head, story, figures, analysed, metadata, others, aggregated) 
     parts.append("<h2>Figures</h2>")
     for name, (svg, _) in figures.items():
         parts.append(f"<figure id='fig-{name}'>{svg}<figcaption class='small'>{esc(captions[name])}</figcaption></figure>")
+    for section in extra:
+        parts.append(f"<section id='scenario-{section.key}'><h2>{esc(section.title)}</h2><ul class='story'>"
+                     + "".join(f"<li>{esc(s)}</li>" for s in section.verdict) + "</ul>"
+                     + _html_table(section.columns, section.table)
+                     + f"<figure>{charts.scenario(section.title, section.chart)}</figure></section>")
     if others:
         parts.append("<h2>Compared with</h2>")
         parts += compare_lines(aggregated, others, "html")

@@ -29,13 +29,16 @@ EXTRA_COLUMNS = [
     "load_cpu_pct_max", "host_cpu_pct", "tomcat_connections_max", "cpu_samples", "meter_samples",
     "k6_exit", "jfr_pinned_threshold_ms", "app_cpus", "vt_parallelism", "jdk_version",
     "spring_boot_version", "hikari_version", "k6_version", "core_map",
+    "workload", "sleep_ms", "cpu_work", "cooldown_s", "pinned_reasons",
+    "writes_ok", "rows_inserted", "writes_acknowledged", "writes_lost", "hikari_pending_share",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
 
 # What makes two rows the same scenario (the resume key).
 SCENARIO_KEY = ["thread_mode", "hikari_pool", "path_mode", "conn_mode", "concurrency", "rep",
-                "load_model", "target_rps", "stub_delay_ms", "tomcat_max_threads"]
+                "load_model", "target_rps", "stub_delay_ms", "tomcat_max_threads", "workload", "sleep_ms",
+                "cpu_work"]
 
 
 def scenario_key(row: Mapping[str, object]) -> tuple[str, ...]:
@@ -53,15 +56,21 @@ def done_keys(path: Path) -> set[tuple[str, ...]]:
     return {scenario_key(row) for row in read_rows(path)}
 
 
+def same_columns(path: Path) -> bool:
+    """Whether an existing CSV can be appended to: written with exactly this version's columns."""
+    if not path.exists() or path.stat().st_size == 0:
+        return True
+    with open(path, newline="") as handle:
+        return next(csv.reader(handle), []) == COLUMNS
+
+
 class CsvWriter:
     """Appends one row at a time and fsyncs it, so a crash never loses a measured row."""
 
     def __init__(self, path: Path):
         self.path = path
         if path.exists() and path.stat().st_size > 0:
-            with open(path, newline="") as handle:
-                header = next(csv.reader(handle), [])
-            if header != COLUMNS:
+            if not same_columns(path):
                 raise ValueError(f"{path} has different columns than this vtlab writes; "
                                  "use another --out folder")
         else:

@@ -6,6 +6,7 @@ so sampling never needs to know the load's phases.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -195,6 +196,12 @@ def maximum(series: Series, key: str, start: float, end: float) -> float:
     return max(values) if values else float("nan")
 
 
+def share_positive(series: Series, key: str, start: float, end: float) -> float:
+    """Share of the window's readings in which `key` was above zero (e.g. the pool had waiters)."""
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return sum(1 for value in values if value > 0) / len(values) if values else float("nan")
+
+
 def rate(series: Series, key: str, last_s: float = 3.0) -> float:
     """Recent per-second rate of a counter, for the live progress line."""
     points = [(t, v[key]) for t, v in series.points[-20:] if key in v]
@@ -207,15 +214,36 @@ def rate(series: Series, key: str, last_s: float = 3.0) -> float:
 
 # --- JFR -------------------------------------------------------------------------------------
 
-def count_jfr_events(jfr_tool: Path, recording: Path, event: str) -> int | None:
-    """Events of one type in a recording (from `jfr summary`); None when it cannot be read."""
+PINNED_EVENT = "jdk.VirtualThreadPinned"
+
+
+def pinned_by_reason(jfr_tool: Path, recording: Path) -> dict[str, int] | None:
+    """jdk.VirtualThreadPinned events of a recording, counted by their pinnedReason; None when the
+    recording is missing or unreadable (so "no pinning" and "no data" never look alike)."""
     if not recording.exists():
         return None
-    result = subprocess.run([str(jfr_tool), "summary", str(recording)], capture_output=True, text=True)
+    result = subprocess.run([str(jfr_tool), "print", "--json", "--stack-depth", "1", "--events", PINNED_EVENT,
+                             str(recording)], capture_output=True, text=True)
     if result.returncode != 0:
         return None
-    for line in result.stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[0] == event:
-            return int(parts[1])
-    return 0
+    return count_reasons(result.stdout)
+
+
+def count_reasons(jfr_json: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for event in json.loads(jfr_json).get("recording", {}).get("events", []):
+        if event.get("type") != PINNED_EVENT:
+            continue
+        reason = str(event.get("values", {}).get("pinnedReason") or "unknown")
+        counts[reason] = counts.get(reason, 0) + 1
+    return counts
+
+
+def format_reasons(counts: Mapping[str, int]) -> str:
+    """'reason=count' pairs, most frequent first; ';' and '=' cannot occur in JFR's reason texts."""
+    return ";".join(f"{reason}={count}" for reason, count in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def parse_reasons(text: str) -> dict[str, int]:
+    pairs = (part.rsplit("=", 1) for part in text.split(";") if "=" in part)
+    return {reason: int(count) for reason, count in pairs if count.isdigit()}

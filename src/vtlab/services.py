@@ -19,7 +19,7 @@ HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
 def _java_env(extra: dict[str, str]) -> dict[str, str]:
     # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
     ours = {"VT_ENABLED", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
-            "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS"}
+            "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -30,6 +30,7 @@ class Tier:
     proc: subprocess.Popen
     log: Path
     base_url: str
+    management_url: str  # where /actuator lives: the app's own port, or a port of its own
 
     @property
     def pid(self) -> int:
@@ -63,22 +64,26 @@ class AppConfig:
 
 def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
               log: Path, jfr: Path, cpus: set[int] | None) -> Tier:
-    env = _java_env({**db_env, **config.env(), "STUB_URL": stub_url,
-                     "SERVER_ADDRESS": HOST, "SERVER_PORT": str(port)})
+    # Actuator on a port of its own: a saturated request pool would otherwise queue the rig's
+    # scrapes behind the load, and the samples would go missing exactly on the rows that matter.
+    management_port = procs.free_port()
+    env = _java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": HOST,
+                     "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
     argv = [str(java.java), "-Xmx1g",
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             "-jar", str(APP_JAR)]
-    return _start("app", argv, env, port, log, cpus, "/actuator/health")
+    return _start("app", argv, env, port, log, cpus, "/actuator/health", management_port)
 
 
 def _start(name: str, argv: list[str], env: dict[str, str], port: int, log: Path,
-           cpus: set[int] | None, health: str) -> Tier:
+           cpus: set[int] | None, health: str, management_port: int | None = None) -> Tier:
     if procs.port_in_use(port):
         raise RuntimeError(f"port {port} on {HOST} is already taken; cannot start the {name}")
     proc = procs.spawn(argv, env=env, log=log, cpus=cpus)
-    tier = Tier(name, proc, log, f"http://{HOST}:{port}")
+    base_url = f"http://{HOST}:{port}"
+    tier = Tier(name, proc, log, base_url, f"http://{HOST}:{management_port}" if management_port else base_url)
     try:
-        procs.wait_http_ok(tier.base_url + health, proc, HEALTH_TIMEOUT_S, log)
+        procs.wait_http_ok(tier.management_url + health, proc, HEALTH_TIMEOUT_S, log)
     except BaseException:
         tier.stop()
         raise
