@@ -1,5 +1,5 @@
 // vtlab's load: GET /api/order-summary/{id} with random seeded ids (or one of the other workloads:
-// /api/sleep, /api/cpu), closed or open model.
+// POST /api/orders, /api/offload/{id}, /api/sleep, /api/cpu), closed or open model.
 //
 // One run covers ramp + warm-up + hold + cool-down. Each request is tagged with the phase in
 // which it *started*, so the summary's hold sub-metrics count exactly the requests issued during
@@ -106,7 +106,9 @@ function phaseAt(elapsedMs) {
 function target() {
   if (WORKLOAD === 'sleep') return `${BASE_URL}/api/sleep?ms=${SLEEP_MS}`;
   if (WORKLOAD === 'cpu') return `${BASE_URL}/api/cpu?work=${CPU_WORK}`;
-  return `${BASE_URL}/api/order-summary/${1 + Math.floor(Math.random() * MAX_ID)}`;
+  const id = 1 + Math.floor(Math.random() * MAX_ID);
+  if (WORKLOAD === 'offload') return `${BASE_URL}/api/offload/${id}`;
+  return `${BASE_URL}/api/order-summary/${id}`;
 }
 
 function newOrder() {

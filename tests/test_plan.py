@@ -74,3 +74,11 @@ def test_workload_flag_collapses_the_dimensions_it_does_not_use():
 def test_tomcat_threads_flag_replaces_a_profiles_pool_sizes():
     p = plan.build("cpu", plan.Overrides(tomcat_max_threads=8))
     assert {r.tomcat_max_threads for r in p.rows} == {8}
+
+
+def test_offload_preset_crosses_tomcat_modes_with_executors():
+    offload = plan.build("offload", plan.Overrides())
+    assert sorted((r.thread_mode, r.executor, r.offload_pool) for r in offload.rows) == [
+        ("platform", "platform", 50), ("platform", "virtual", 0), ("virtual", "platform", 50), ("virtual", "virtual", 0)]
+    assert all(r.workload == "offload" for r in offload.rows)
+    assert {r.executor for r in plan.build("quick", plan.Overrides()).rows} == {""}

@@ -85,7 +85,12 @@ def parser() -> argparse.ArgumentParser:
                      help="normal, synchronized, pinned-control (the JFR pinning positive control)")
     run.add_argument("--workload", type=choices_list(plan.WORKLOADS),
                      help="order-summary (DB read + downstream), write (insert + downstream, every write "
-                          "checked), sleep (pure waiting), cpu (pure computation)")
+                          "checked), offload (the read + call on --executor), sleep (pure waiting), cpu (pure "
+                          "computation)")
+    run.add_argument("--executor", type=choices_list(plan.EXECUTORS),
+                     help="offload workload: platform (a fixed pool of --offload-pool) or virtual (one per task)")
+    run.add_argument("--offload-pool", type=bounded_int(1, 10_000, "platform offload threads"),
+                     help="offload workload: the fixed platform pool's size (default 50)")
     run.add_argument("--sleep-ms", type=bounded_int(0, 60_000, "milliseconds"),
                      help="sleep workload: how long each request sleeps")
     run.add_argument("--cpu-work", type=bounded_int(1, 1_000_000, "SHA-256 rounds"),
@@ -141,7 +146,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         path_modes=args.path_mode, rates=args.rates, reps=args.reps, ramp_s=args.ramp,
         warmup_s=args.warmup, hold_s=args.hold, stub_delay_ms=args.stub_delay,
         stub_jitter_ms=args.stub_jitter, tomcat_max_threads=args.tomcat_threads, model=args.model,
-        workloads=args.workload, sleep_ms=args.sleep_ms, cpu_work=args.cpu_work)
+        workloads=args.workload, sleep_ms=args.sleep_ms, cpu_work=args.cpu_work, executors=args.executor,
+        offload_pool=args.offload_pool)
     try:
         the_plan = plan.build(args.profile, overrides)
     except ValueError as err:

@@ -81,7 +81,8 @@ def _key_fields(row: Row) -> dict[str, object]:
             "conn_mode": row.conn_mode, "concurrency": _vus(row), "rep": row.rep,
             "load_model": row.model, "target_rps": row.rate, "stub_delay_ms": row.stub_delay_ms,
             "tomcat_max_threads": row.tomcat_max_threads, "workload": row.workload,
-            "sleep_ms": row.sleep_ms, "cpu_work": row.cpu_work}
+            "sleep_ms": row.sleep_ms, "cpu_work": row.cpu_work, "offload_executor": row.executor,
+            "offload_pool": row.offload_pool}
 
 
 def _vus(row: Row) -> int:
@@ -89,14 +90,15 @@ def _vus(row: Row) -> int:
 
 
 def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str, object]:
-    slug = (f"{row.workload}-{row.thread_mode}-t{row.tomcat_max_threads}-{row.conn_mode}-{row.path_mode}-"
+    slug = (f"{row.workload}{'-' + row.executor + str(row.offload_pool) if row.executor else ''}-"
+            f"{row.thread_mode}-t{row.tomcat_max_threads}-{row.conn_mode}-{row.path_mode}-"
             f"p{row.pool}-{'r' + str(row.rate) if row.model == 'open' else 'c' + str(row.concurrency)}-rep{row.rep}")
     logs = rig.run_dir / "logs"
     jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
     jfr.parent.mkdir(parents=True, exist_ok=True)
     jfr.unlink(missing_ok=True)
     config = services.AppConfig(row.thread_mode == "virtual", row.pool, row.conn_mode, row.path_mode,
-                                row.tomcat_max_threads)
+                                row.tomcat_max_threads, row.executor or "platform", row.offload_pool or 50)
     app = services.start_app(rig.java, APP_PORT, config, rig.pg.credentials().service_env(),
                              rig.stub.base_url, logs / f"app-{slug}.log", jfr, rig.core_map["app"])
     forget = procs.on_cleanup(app.stop)
@@ -226,6 +228,8 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, i
         "cooldown_s": plan.cooldown_s,
         "pinned_reasons": "" if pinned is None else sample.format_reasons(pinned),
         "hikari_pending_share": sample.share_positive(meters, "hikari_pending", start, end),
+        "offload_executor": row.executor,
+        "offload_pool": row.offload_pool,
         "_runtime_info": info,
     }
     return row_values

@@ -15,9 +15,11 @@ MODES = ("platform", "virtual")
 CONN_MODES = ("released", "held")
 PATH_MODES = ("normal", "synchronized", "pinned-control")
 MODELS = ("closed", "open")
-# order-summary: the blocking DB read + downstream call; write: an insert + the call; sleep: pure
-# waiting; cpu: pure computation.
-WORKLOADS = ("order-summary", "write", "sleep", "cpu")
+# order-summary: the blocking DB read + downstream call; write: an insert + the call; offload: the
+# read + call on an explicit executor; sleep: pure waiting; cpu: pure computation.
+WORKLOADS = ("order-summary", "write", "offload", "sleep", "cpu")
+# offload: the order-summary work handed to an explicit executor the request thread waits on.
+EXECUTORS = ("platform", "virtual")
 DEFAULT_WORKLOAD = "order-summary"
 
 
@@ -31,6 +33,7 @@ class Block:
     rates: tuple[int, ...] = ()
     workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,)
     tomcat_threads: tuple[int, ...] = ()  # empty: the profile's (or --tomcat-threads) for every row
+    executors: tuple[str, ...] = ("platform",)  # offload workload only
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class Profile:
     cooldown_s: int = 3
     sleep_ms: int = 5000
     cpu_work: int = 5000
+    offload_pool: int = 50
 
 
 def _scale() -> int:
@@ -89,13 +93,22 @@ def profiles() -> dict[str, Profile]:
             summary="JEP 491 check: normal, synchronized and the pinned-control path, both modes at 50 users",
             # A 100 ms downstream: the control pins both carriers, so it serves ~2 / 0.1 s = 20 req/s
             # and 50 users queue ~2.5 s, well inside k6's timeout.
+            # At ~450 req/s the fresh JVM (and, in the first row, the stub) was still compiling after 30 s.
             blocks=(Block(("released",), (50,), (50 * s,), path_modes=PATH_MODES),),
-            ramp_s=5, warmup_s=25, hold_s=20, reps=1, stub_delay_ms=100),
+            ramp_s=5, warmup_s=35, hold_s=20, reps=1, stub_delay_ms=100),
         "write": Profile(
             name="write",
             summary="POST /api/orders (insert + downstream call), both modes at 400 users, every write checked",
             blocks=(Block(("released",), (50,), (400 * s,), workloads=("write",)),),
             ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+        "offload": Profile(
+            name="offload",
+            summary="order-summary work on an explicit executor (fixed platform pool of 50 vs virtual per task), "
+                    "Tomcat on both thread modes, 400 users",
+            # The narrowest pool on the path sets the wall: 50 platform offload threads cap at 50 req/s
+            # whatever Tomcat runs on; a virtual executor behind platform Tomcat still stops at its 200.
+            blocks=(Block(("released",), (50,), (400 * s,), workloads=("offload",), executors=EXECUTORS),),
+            ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, offload_pool=50),
         "sleep": Profile(
             name="sleep",
             summary="1,000 users, each request sleeps 5 s (no database, no downstream), both modes",
@@ -109,7 +122,9 @@ def profiles() -> dict[str, Profile]:
             blocks=(Block(("released",), (50,), (20 * s,), modes=("platform",), workloads=("cpu",),
                           tomcat_threads=(len(os.sched_getaffinity(0)), 200)),
                     Block(("released",), (50,), (20 * s,), modes=("virtual",), workloads=("cpu",))),
-            ramp_s=5, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, cpu_work=5000),
+            # 50,000 SHA-256 rounds are ~8 ms of CPU: heavy enough that k6's ~0.25 ms per request stays a
+            # small share of the cores (5,000 rounds gave ~0.8 ms and k6 took a quarter of the machine).
+            ramp_s=5, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, cpu_work=50_000),
     }
 
 
@@ -133,6 +148,8 @@ class Overrides:
     workloads: tuple[str, ...] | None = None
     sleep_ms: int | None = None
     cpu_work: int | None = None
+    executors: tuple[str, ...] | None = None
+    offload_pool: int | None = None
 
 
 @dataclass(frozen=True)
@@ -150,11 +167,16 @@ class Row:
     workload: str = DEFAULT_WORKLOAD
     sleep_ms: int = 0   # sleep workload only
     cpu_work: int = 0   # cpu workload only
+    executor: str = ""  # offload workload only: platform (a fixed pool of offload_pool) or virtual
+    offload_pool: int = 0
 
     def label(self) -> str:
         load = f"{self.rate} req/s" if self.model == "open" else f"{self.concurrency} users"
-        what = {"sleep": f"sleep {self.sleep_ms} ms", "cpu": f"cpu {self.cpu_work}"}.get(
-            self.workload, f"pool {self.pool:<3} {self.conn_mode:8} {self.path_mode}")
+        what = {"sleep": f"sleep {self.sleep_ms} ms", "cpu": f"cpu {self.cpu_work}",
+                "offload": f"offload to {self.executor}" + (f" pool {self.offload_pool}" if self.executor == "platform"
+                                                            else " threads")}.get(
+            self.workload, f"{'write ' if self.workload == 'write' else ''}pool {self.pool:<3} {self.conn_mode:8} "
+                           f"{self.path_mode}")
         threads = f" tomcat {self.tomcat_max_threads}" if self.thread_mode == "platform" and self.tomcat_max_threads != 200 else ""
         return f"{self.thread_mode:8} {load:>10}  {what}{threads} rep {self.rep}"
 
@@ -187,6 +209,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     threads = overrides.tomcat_max_threads or profile.tomcat_max_threads
     sleep_ms = profile.sleep_ms if overrides.sleep_ms is None else overrides.sleep_ms
     cpu_work = overrides.cpu_work or profile.cpu_work
+    offload_pool = overrides.offload_pool or profile.offload_pool
     blocks = [_apply(block, overrides) for block in profile.blocks]
     if model == "open" and not overrides.rates and not any(block.rates for block in blocks):
         raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
@@ -199,16 +222,19 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
             for workload, conn_mode, pool, path_mode, tomcat in itertools.product(
                     block.workloads, block.conn_modes, block.pools, block.path_modes,
                     block.tomcat_threads or (threads,)):
-                if workload in ("sleep", "cpu"):
-                    # they touch neither the pool nor the downstream: one row, not one per mode
+                if workload in ("sleep", "cpu", "offload"):
+                    # one row, not one per mode: sleep and cpu touch neither the pool nor the downstream,
+                    # offload varies the executor instead
                     conn_mode, path_mode = "released", "normal"
                 elif workload == "write":
                     path_mode = "normal"  # the write path has no synchronized variant
+                executors = block.executors if workload == "offload" else ("",)
                 for concurrency, rate in loads:
-                    for mode in block.modes:
+                    for mode, executor in itertools.product(block.modes, executors):
                         row = Row(mode, pool, conn_mode, path_mode, concurrency, rate, model, rep, delay,
                                   tomcat, workload, sleep_ms if workload == "sleep" else 0,
-                                  cpu_work if workload == "cpu" else 0)
+                                  cpu_work if workload == "cpu" else 0, executor,
+                                  offload_pool if executor == "platform" else 0)
                         if row not in seen:
                             seen.add(row)
                             rows.append(row)
@@ -221,7 +247,8 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
 
 def _apply(block: Block, overrides: Overrides) -> Block:
     changes = {name: getattr(overrides, name)
-               for name in ("modes", "pools", "concurrency", "conn_modes", "path_modes", "rates", "workloads")
+               for name in ("modes", "pools", "concurrency", "conn_modes", "path_modes", "rates", "workloads",
+                            "executors")
                if getattr(overrides, name) is not None}
     if overrides.tomcat_max_threads is not None:
         changes["tomcat_threads"] = (overrides.tomcat_max_threads,)

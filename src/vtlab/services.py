@@ -19,7 +19,8 @@ HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
 def _java_env(extra: dict[str, str]) -> dict[str, str]:
     # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
     ours = {"VT_ENABLED", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
-            "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT"}
+            "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
+            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -55,11 +56,14 @@ class AppConfig:
     conn_mode: str
     path_mode: str
     tomcat_max_threads: int
+    offload_executor: str = "platform"
+    offload_pool: int = 50
 
     def env(self) -> dict[str, str]:
         return {"VT_ENABLED": str(self.virtual).lower(), "HIKARI_MAX_POOL": str(self.pool),
                 "CONN_MODE": self.conn_mode, "PATH_MODE": self.path_mode,
-                "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads)}
+                "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads), "OFFLOAD_EXECUTOR": self.offload_executor,
+                "OFFLOAD_POOL": str(self.offload_pool)}
 
 
 def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
@@ -109,6 +113,11 @@ def check_effective(info: dict, config: AppConfig) -> list[str]:
     pool = info.get("pool", {}).get("maximumPoolSize")
     if pool != config.pool:
         problems.append(f"pool: asked {config.pool}, service runs {pool}")
+    offload = info.get("offload", {})
+    if offload.get("executor") != config.offload_executor:
+        problems.append(f"offload executor: asked {config.offload_executor}, service runs {offload.get('executor')}")
+    elif config.offload_executor == "platform" and offload.get("poolSize") != config.offload_pool:
+        problems.append(f"offload pool: asked {config.offload_pool}, service runs {offload.get('poolSize')}")
     threads = info.get("tomcat", {}).get("maxThreads")
     # Under virtual threads Tomcat hands requests to an unbounded executor: its limit reads -1.
     if not config.virtual and threads != config.tomcat_max_threads:

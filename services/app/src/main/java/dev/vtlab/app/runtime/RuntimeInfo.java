@@ -12,6 +12,7 @@ public record RuntimeInfo(
         String pathMode,
         Tomcat tomcat,
         Downstream downstream,
+        Offload offload,
         String jdkVersion,
         String springBootVersion,
         int availableProcessors,
@@ -29,5 +30,9 @@ public record RuntimeInfo(
     }
 
     public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client) {
+    }
+
+    /** The executor of GET /api/offload/{id}; poolSize is -1 for virtual threads (no cap). */
+    public record Offload(String executor, int poolSize) {
     }
 }

@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfigMXBean;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.vtlab.app.downstream.DownstreamClient;
+import dev.vtlab.app.orders.OffloadExecutorConfig;
 import dev.vtlab.app.system.LabSettings;
 import jdk.management.VirtualThreadSchedulerMXBean;
 import org.apache.coyote.AbstractProtocol;
@@ -35,14 +36,16 @@ class RuntimeInfoController {
     private final WebServerApplicationContext context;
     private final DownstreamClient downstream;
     private final LabSettings settings;
+    private final OffloadExecutorConfig offload;
     private final String hikariVersion = hikariVersion();
 
     RuntimeInfoController(DataSource dataSource, WebServerApplicationContext context, DownstreamClient downstream,
-            LabSettings settings) {
+            LabSettings settings, OffloadExecutorConfig offload) {
         this.dataSource = dataSource;
         this.context = context;
         this.downstream = downstream;
         this.settings = settings;
+        this.offload = offload;
     }
 
     @GetMapping("/api/thread-info")
@@ -62,6 +65,7 @@ class RuntimeInfoController {
                 tomcat(),
                 new RuntimeInfo.Downstream(downstream.baseUrl().toString(), millis(downstream.connectTimeout()),
                         millis(downstream.readTimeout()), downstream.requestFactory().getClass().getSimpleName()),
+                new RuntimeInfo.Offload(offload.kind(), offload.poolSize()),
                 Runtime.version().toString(),
                 SpringBootVersion.getVersion(),
                 Runtime.getRuntime().availableProcessors(),

@@ -6,6 +6,7 @@ import dev.vtlab.app.downstream.DownstreamTimeoutException;
 import dev.vtlab.app.downstream.DownstreamUnavailableException;
 import dev.vtlab.app.orders.InvalidNewOrderException;
 import dev.vtlab.app.orders.InvalidOrderIdException;
+import dev.vtlab.app.orders.OffloadTimeoutException;
 import dev.vtlab.app.orders.OrderNotFoundException;
 import dev.vtlab.app.workloads.InvalidParameterException;
 import org.slf4j.Logger;
@@ -64,15 +65,18 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return problem(HttpStatus.GATEWAY_TIMEOUT, "Downstream timeout", ex.getMessage());
     }
 
+    @ExceptionHandler(OffloadTimeoutException.class)
+    ResponseEntity<ProblemDetail> offloadTimeout(OffloadTimeoutException ex) {
+        return serviceUnavailable("Offload executor saturated", ex.getMessage());
+    }
+
     // Pool exhaustion surfaces as CannotGetJdbcConnectionException (released mode) or
     // CannotCreateTransactionException (held mode); Hikari's exception is the cause in both.
     @ExceptionHandler({ DataAccessException.class, TransactionException.class })
     ResponseEntity<ProblemDetail> database(RuntimeException ex) {
         if (hasCause(ex, SQLTransientConnectionException.class)) {
-            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                    .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
-                    .body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Database pool exhausted",
-                            "No database connection became free within the pool timeout"));
+            return serviceUnavailable("Database pool exhausted",
+                    "No database connection became free within the pool timeout");
         }
         log.error("Database failure", ex);
         return ResponseEntity.internalServerError()
@@ -83,6 +87,13 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     ProblemDetail unexpected(Exception ex) {
         log.error("Unhandled failure", ex);
         return problem(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error", "The request could not be processed");
+    }
+
+    /** Load the service sheds: a client may retry shortly, as the wait it ran out of clears quickly. */
+    private static ResponseEntity<ProblemDetail> serviceUnavailable(String title, String detail) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
+                .body(problem(HttpStatus.SERVICE_UNAVAILABLE, title, detail));
     }
 
     private static ProblemDetail problem(HttpStatus status, String title, String detail) {

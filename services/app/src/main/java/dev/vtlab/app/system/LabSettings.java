@@ -30,7 +30,9 @@ public record LabSettings(
         Duration dbPoolTimeout,
         Duration downstreamConnectTimeout,
         Duration downstreamReadTimeout,
-        Integer managementPort) {
+        Integer managementPort,
+        OffloadExecutor offloadExecutor,
+        int offloadPool) {
 
     /** Hikari rejects connection timeouts below 250 ms, so the lab does too, with a clearer message. */
     static final int MIN_POOL_TIMEOUT_MS = 250;
@@ -55,6 +57,14 @@ public record LabSettings(
         PINNED_CONTROL
     }
 
+    /** Where GET /api/offload/{id} runs the order-summary work while the request thread waits. */
+    public enum OffloadExecutor {
+        /** A fixed pool of OFFLOAD_POOL platform threads. */
+        PLATFORM,
+        /** A new virtual thread per task. */
+        VIRTUAL
+    }
+
     /** The name a variable's value uses for an enum constant: PINNED_CONTROL is "pinned-control". */
     public static String valueName(Enum<?> constant) {
         return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -76,7 +86,9 @@ public record LabSettings(
                 millis(env, "DB_POOL_TIMEOUT_MS", 5000, MIN_POOL_TIMEOUT_MS),
                 millis(env, "DOWNSTREAM_CONNECT_TIMEOUT_MS", 2000, 1),
                 millis(env, "DOWNSTREAM_READ_TIMEOUT_MS", 10_000, 1),
-                env.containsProperty("MANAGEMENT_PORT") ? intAtLeast(env, "MANAGEMENT_PORT", 0, 0, 65_535) : null);
+                env.containsProperty("MANAGEMENT_PORT") ? intAtLeast(env, "MANAGEMENT_PORT", 0, 0, 65_535) : null,
+                oneOf(env, "OFFLOAD_EXECUTOR", OffloadExecutor.PLATFORM),
+                intAtLeast(env, "OFFLOAD_POOL", 50, 1, 10_000));
     }
 
     private static boolean bool(PropertyResolver env, String name, boolean fallback) {
@@ -177,6 +189,7 @@ public record LabSettings(
                 + "dbUrl=%s, dbUser=%s, stubUrl=%s, server=%s:%d, dbPoolTimeout=%s, downstreamConnectTimeout=%s, "
                         .formatted(dbUrl, dbUser, stubUrl, serverAddress, serverPort, dbPoolTimeout,
                                 downstreamConnectTimeout)
-                + "downstreamReadTimeout=%s, managementPort=%s]".formatted(downstreamReadTimeout, managementPort);
+                + "downstreamReadTimeout=%s, managementPort=%s, offloadExecutor=%s, offloadPool=%d]"
+                        .formatted(downstreamReadTimeout, managementPort, offloadExecutor, offloadPool);
     }
 }

@@ -27,7 +27,9 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "TOMCAT_MAX_THREADS=200",
         "DB_POOL_TIMEOUT_MS=5000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=2000",
-        "DOWNSTREAM_READ_TIMEOUT_MS=10000"
+        "DOWNSTREAM_READ_TIMEOUT_MS=10000",
+        "OFFLOAD_EXECUTOR=platform",
+        "OFFLOAD_POOL=1"
 })
 public @interface PlatformReleasedApp {
 }

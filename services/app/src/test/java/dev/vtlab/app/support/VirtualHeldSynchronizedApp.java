@@ -27,7 +27,9 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "TOMCAT_MAX_THREADS=123",
         "DB_POOL_TIMEOUT_MS=4000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=1500",
-        "DOWNSTREAM_READ_TIMEOUT_MS=9000"
+        "DOWNSTREAM_READ_TIMEOUT_MS=9000",
+        "OFFLOAD_EXECUTOR=virtual",
+        "OFFLOAD_POOL=9"
 })
 public @interface VirtualHeldSynchronizedApp {
 }
