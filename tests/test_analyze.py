@@ -56,7 +56,7 @@ def test_held_connections_with_waiters_are_connection_pool_bound():
     held = row(conn_mode="held", concurrency=200, throughput_rps=49, http_reqs=1470, ok_requests=1470,
                hikari_active_max=50, hikari_pending_max=150, p50_ms=4000, p99_ms=4100,
                throughput_first_half_rps=49, throughput_second_half_rps=49)
-    result = verdict(row(conn_mode="held"), held)
+    result = verdict(row(conn_mode="held", concurrency=20), held)
     assert result["limit"] == "connection-pool"
     assert math.isclose(result["ceiling_pool_rps"], 50 / 1.010, rel_tol=1e-6)
     assert result["bottleneck"] == "connection-pool"
@@ -179,3 +179,13 @@ def test_a_momentary_pool_waiter_is_not_a_connection_pool_bottleneck():
     assert verdict(row(), row(hikari_pending_share=0.04, **busy))["bottleneck"] == "downstream"
     assert verdict(row(), row(hikari_pending_share=0.9, **busy))["bottleneck"] == "connection-pool"
     assert verdict(row(), row(**busy))["bottleneck"] == "connection-pool"  # no share column: the maxima decide
+
+
+def test_a_row_that_queues_by_design_never_sets_the_service_time():
+    # 100 users on 50 held connections wait ~1 s for one: that p50 is not the time a connection is held
+    held = row(conn_mode="held", concurrency=100, throughput_rps=49.7, http_reqs=1491, ok_requests=1491,
+               hikari_active_max=50, hikari_pending_max=50, hikari_pending_share=1, p50_ms=2009, p99_ms=3021,
+               throughput_first_half_rps=49.7, throughput_second_half_rps=49.7)
+    result = verdict(held)
+    assert result["service_time_source"] == "stub delay" and math.isclose(result["ceiling_pool_rps"], 50)
+    assert result["bottleneck"] == "connection-pool" and math.isclose(result["attained"], 49.7 / 50)

@@ -27,6 +27,11 @@ def test_a_pinning_control_with_events_vouches_for_the_zero_on_the_synchronized_
     assert "The capture works" in text and "380" in text and "Native or VM frame" in text
     assert "0 pinned events" in text and "JEP 491" in text
     assert "19.0 req/s against 480.0" in text  # what pinning costs
+    control = next(a for a in analyze.analyse(pinning_rows(380, 0), META) if a["path_mode"] == "pinned-control")
+    # every request pins a carrier for its whole call: 2 carriers / the 100 ms downstream (the row itself
+    # queued behind its carriers, so its own p50 cannot say how long one request takes)
+    assert control["limit"] == "thread-pool" and control["bottleneck"] == "thread-pool"
+    assert control["service_time_source"] == "stub delay" and round(control["ceiling_rps"], 1) == 20.0
     assert [line["variant"] for line in section.table][0] == "normal / virtual"
 
 
@@ -65,3 +70,18 @@ def test_sleep_and_cpu_sections_explain_their_walls():
     assert "200 threads ÷ 5.0 s = 40.0 req/s" in sleep_text and "5.0× the platform throughput" in sleep_text
     assert "platform (2 threads)" in " ".join(found["cpu"].verdict)
     assert found["sleep"].chart["labels"] == ["platform", "virtual"]
+
+
+def test_offload_rows_are_capped_by_the_narrowest_pool_on_the_path():
+    offload = dict(workload="offload", concurrency=400, p50_ms=1005, p99_ms=8000, tomcat_connections_max=400)
+    rows = [row(thread_mode="platform", offload_executor="platform", offload_pool=50, throughput_rps=49.5, **offload),
+            row(thread_mode="platform", offload_executor="virtual", offload_pool=0, throughput_rps=198, **offload),
+            row(thread_mode="virtual", offload_executor="platform", offload_pool=50, throughput_rps=49.6, **offload),
+            row(thread_mode="virtual", offload_executor="virtual", offload_pool=0, throughput_rps=390, **offload)]
+    analysed = analyze.analyse(rows, META)
+    assert [round(a["ceiling_threads_rps"]) for a in analysed[:3]] == [round(50 / 1.005), round(200 / 1.005),
+                                                                      round(50 / 1.005)]
+    assert [a["bottleneck"] for a in analysed] == ["thread-pool", "thread-pool", "thread-pool", "downstream"]
+    section = sections_of(*rows)["offload"]
+    assert section.table[0]["variant"] == "platform Tomcat → 50 platform threads"
+    assert "only virtual Tomcat → virtual threads had none below the users" in " ".join(section.verdict)

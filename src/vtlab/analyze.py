@@ -25,7 +25,7 @@ QUERY_TIME_S = 0.002             # connection time per request in released mode 
 POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
 
 ANALYSIS_COLUMNS = [
-    "workload", "thread_mode", "tomcat_max_threads", "conn_mode", "path_mode", "hikari_pool", "concurrency",
+    "workload", "offload_executor", "offload_pool", "thread_mode", "tomcat_max_threads", "conn_mode", "path_mode", "hikari_pool", "concurrency",
     "load_model", "target_rps", "rep", "throughput_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
     "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
@@ -95,16 +95,25 @@ def scenario_of(row: Mapping[str, object]) -> tuple[str, str, str, float]:
             wait_s(row) if workload(row) != "cpu" else num(row, "cpu_work", 0))
 
 
+def queued(row: Mapping[str, object]) -> bool:
+    """Whether the row's latency includes waiting for a thread or a connection by design: more users
+    than request threads, or (held) than connections. Such a row cannot measure the service time."""
+    users = num(row, "concurrency", 0)
+    held_pool = num(row, "hikari_pool", math.inf) if row.get("conn_mode") == "held" else math.inf
+    return users > request_thread_cap(row) or users > held_pool or pool_was_the_queue(row, num(row, "hikari_pool"))
+
+
 def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str, str, float], float]:
-    """Per scenario: the median latency of the least-loaded clean row (the fastest one on a tie).
+    """Per scenario: the median latency of the least-loaded clean row that did not queue (the
+    fastest one on a tie).
 
     Little's law needs the time one request spends in the service when nothing queues; the
-    lowest-concurrency row without errors is the closest measurement of it. On a tie the fastest
-    row wins: a platform row past its thread wall at the same load includes queueing.
+    lowest-concurrency row without errors or a queue in front of it is the closest measurement.
+    Without one, the designed wait (stub delay, sleep) stands in.
     """
     candidates: dict[tuple[str, str, str, float], tuple[float, float]] = {}
     for row in rows:
-        if num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms")):
+        if num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms")) or queued(row):
             continue
         key = scenario_of(row)
         candidate = (num(row, "concurrency", math.inf), num(row, "p50_ms") / 1000)
@@ -133,10 +142,11 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
     pool = num(row, "hikari_pool")
     open_model = row.get("load_model") == "open"
+    thread_cap = request_thread_cap(row)
 
     ceilings = {
         "concurrency": num(row, "target_rps") if open_model else num(row, "concurrency") / service_s,
-        "thread-pool": threads / service_s if mode == "platform" else math.inf,
+        "thread-pool": thread_cap / service_s,
         # sleep and cpu never borrow a connection
         "connection-pool": math.inf if kind in ("sleep", "cpu")
         else pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s)),
@@ -149,6 +159,7 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     flags = validity_flags(row, ctx, throughput)
     return {
         "workload": kind, "sleep_ms": row.get("sleep_ms", ""), "cpu_work": row.get("cpu_work", ""),
+        "offload_executor": row.get("offload_executor", ""), "offload_pool": row.get("offload_pool", ""),
         "thread_mode": mode, "tomcat_max_threads": int(threads), "conn_mode": conn_mode,
         "path_mode": row.get("path_mode"), "pinned_events": num(row, "pinned_events"),
         "pinned_reasons": row.get("pinned_reasons", ""), "p50_ms": num(row, "p50_ms"),
@@ -167,6 +178,21 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
         "bottleneck": bottleneck(row, ctx, limit, flags),
         "valid": not flags, "flags": ";".join(flags),
     }
+
+
+def request_thread_cap(row: Mapping[str, object]) -> float:
+    """How many requests can be in the service at once: Tomcat's platform threads, the carrier
+    threads when every request pins one, and for the offload workload also the fixed pool the work
+    is handed to (the narrowest wins)."""
+    caps = []
+    if row.get("thread_mode") == "platform":
+        caps.append(num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS))
+    elif row.get("path_mode") == "pinned-control":
+        # a pinned virtual thread keeps its carrier for the whole call: the carriers become the pool
+        caps.append(num(row, "vt_parallelism", math.inf))
+    if workload(row) == "offload" and row.get("offload_executor") == "platform":
+        caps.append(num(row, "offload_pool", math.inf))
+    return min(caps, default=math.inf)
 
 
 def _released_hold_s(service_s: float, delay_s: float) -> float:
@@ -234,9 +260,9 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
                      or num(row, "app_cpu_pct", 0) >= SATURATED * app_allotment)
     if cpu_saturated and limit == "cpu":
         return "cpu"  # e.g. CPU-bound work on a pool sized to the cores: more threads would not help
-    threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
-    if row.get("thread_mode") == "platform" and (
-            num(row, "tomcat_connections_max", 0) > threads or num(row, "concurrency", 0) > threads):
+    cap = request_thread_cap(row)
+    if num(row, "concurrency", 0) > cap or (row.get("thread_mode") == "platform"
+                                            and num(row, "tomcat_connections_max", 0) > cap):
         return "thread-pool"
     if cpu_saturated:
         return "cpu"
@@ -263,7 +289,7 @@ def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
 
 # --- repetitions -----------------------------------------------------------------------------
 
-SCENARIO = ("workload", "sleep_ms", "cpu_work", "conn_mode", "path_mode", "hikari_pool", "load_model",
+SCENARIO = ("workload", "sleep_ms", "cpu_work", "offload_executor", "offload_pool", "conn_mode", "path_mode", "hikari_pool", "load_model",
             "concurrency", "target_rps", "tomcat_max_threads", "thread_mode")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import matplotlib
@@ -26,7 +27,9 @@ def _svg(fig) -> str:
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
     text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    # matplotlib's RDF block names namespaces by URL and stamps the date: neither belongs in a report
+    # that must be self-contained and re-render identically
+    return re.sub(r"<metadata>.*?</metadata>", "", text[text.index("<svg"):], flags=re.S)
 
 
 def _f(value: object) -> float:
@@ -42,12 +45,15 @@ def _log_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
 
 
-def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -> tuple[str, dict]:
+def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -> tuple[str, dict] | None:
     """Throughput and p99 vs concurrency, both modes, released connections, normal path;
-    the predicted ceiling of each mode drawn dashed; other runs overlaid."""
+    the predicted ceiling of each mode drawn dashed; other runs overlaid. None for a run with no
+    such rows (a scenario-only run) and nothing to overlay."""
     lines = [a for a in aggregated if a["conn_mode"] == "released" and a["path_mode"] == "normal"
              and a["load_model"] == "closed" and a.get("workload", "order-summary") == "order-summary"
              and (a["thread_mode"] != "platform" or str(a.get("tomcat_max_threads", "200")) == "200")]
+    if not lines and not others:
+        return None
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
     data: dict[str, Series] = {}
     every_x: list[float] = []
@@ -163,6 +169,7 @@ def pinning(rows: Sequence[Mapping[str, object]]) -> tuple[str, dict]:
            color=[COLORS["virtual"] if k.endswith("virtual") else COLORS["platform"] for k in keys])
     ax.set_ylabel("pinned events (JFR)")
     ax.set_xlabel("path mode / thread mode")
+    ax.tick_params(axis="x", labelrotation=15, labelsize=8)
     ax.set_title("Virtual-thread pinning (jdk.VirtualThreadPinned over 20 ms)")
     ax.set_ylim(bottom=0, top=max(1.0, max(totals.values(), default=0) * 1.2))
     ax.grid(True, axis="y", alpha=0.3)

@@ -67,6 +67,9 @@ def scenario_label(row: Mapping[str, object]) -> str:
         return f"sleep {_fmt(analyze.num(row, 'sleep_ms'))} ms"
     if kind == "cpu":
         return f"cpu {_fmt(analyze.num(row, 'cpu_work'))} SHA-256 rounds"
+    if kind == "offload":
+        return ("offload to a " + f"{_fmt(analyze.num(row, 'offload_pool'))}-thread platform pool"
+                if row.get("offload_executor") == "platform" else "offload to virtual threads")
     return (("write, " if kind == "write" else "") + f"{row.get('conn_mode')}, pool {row.get('hikari_pool')}"
             + ("" if row.get("path_mode") == "normal" else f", {row.get('path_mode')}"))
 
@@ -74,10 +77,8 @@ def scenario_label(row: Mapping[str, object]) -> str:
 def _figures(rows, analysed, aggregated, others, metadata) -> dict[str, tuple[str, dict]]:
     host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
     cpus = int(host.get("cpus_available") or 0) or int(max((analyze.num(r, "app_cpus", 1) for r in rows)))
-    figures = {"hero": charts.hero(aggregated, others)}
-    pool = charts.pool(aggregated)
-    if pool:
-        figures["pool"] = pool
+    figures = {name: figure for name, figure in (("hero", charts.hero(aggregated, others)),
+                                                 ("pool", charts.pool(aggregated))) if figure}
     figures["cpu"] = charts.cpu(rows, [row_label(a) for a in analysed], cpus * 100)
     figures["pinning"] = charts.pinning(rows)
     return figures

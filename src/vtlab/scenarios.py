@@ -28,8 +28,8 @@ class Section:
 
 
 def sections(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> list[Section]:
-    built = [_writes(analysed, mode_label), _sleep(analysed, mode_label), _cpu(analysed, mode_label),
-             _pinning(analysed, mode_label)]
+    built = [_writes(analysed, mode_label), _offload(analysed, mode_label), _sleep(analysed, mode_label),
+             _cpu(analysed, mode_label), _pinning(analysed, mode_label)]
     return [section for section in built if section is not None]
 
 
@@ -90,6 +90,37 @@ def _writes(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sect
                    [*TABLE_COLUMNS, WRITES_COLUMN])
 
 
+def _offload(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
+    lines = sorted((a for a in analysed if analyze.workload(a) == "offload"),
+                   key=lambda a: (a["thread_mode"] != "platform", a.get("offload_executor") != "platform",
+                                  _n(a, "concurrency")))
+    if not lines:
+        return None
+
+    def variant(a: Line) -> str:
+        executor = (f"{_fmt(_n(a, 'offload_pool'))} platform threads" if a.get("offload_executor") == "platform"
+                    else "virtual threads")
+        return f"{mode_label(a)} Tomcat → {executor}"
+
+    def cap_words(a: Line) -> str:
+        caps = []
+        if a["thread_mode"] == "platform":
+            caps.append(f"Tomcat's {_fmt(_n(a, 'tomcat_max_threads'))} threads")
+        if a.get("offload_executor") == "platform":
+            caps.append(f"the {_fmt(_n(a, 'offload_pool'))}-thread offload pool")
+        return " and ".join(caps) if caps else "no thread pool (only users, connections and CPU)"
+
+    verdict = [f"{variant(a)}: {_fmt(_n(a, 'throughput_rps'), 1)} req/s at {a['concurrency']} users, p99 "
+               f"{_fmt(_n(a, 'p99_ms'))} ms — capped by {cap_words(a)}, ceiling {_fmt(_n(a, 'ceiling_rps'), 1)} "
+               f"req/s ({a['bottleneck']})." for a in lines]
+    best = max(lines, key=lambda a: _n(a, "throughput_rps"))
+    verdict.append(f"Every request thread waits for its offloaded task, so the narrowest pool on the path sets the "
+                   f"wall: only {variant(best)} had none below the users ({_fmt(_n(best, 'throughput_rps'), 1)} "
+                   "req/s). A virtual-thread executor behind platform Tomcat still stops at Tomcat's threads.")
+    return Section("offload", "Explicit executors: offloading the work from the request thread", verdict,
+                   _table(lines, mode_label, variant), _chart(lines, [variant(a) for a in lines]))
+
+
 def _sleep(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
     lines = _ordered([a for a in analysed if analyze.workload(a) == "sleep"])
     if not lines:
@@ -122,16 +153,24 @@ def _cpu(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section
     rps = [_n(a, "throughput_rps") for a in lines]
     best, worst = max(rps), min(rps)
     best_line = lines[rps.index(best)]
+    spread = (best - worst) / best if best else math.nan
     cpu_ms = _n(best_line, "service_time_ms")
     verdict = [
         f"Pure computation: {_fmt(cpu_ms, 2)} ms of the service's CPU per request, no I/O. "
         + "; ".join(f"{mode_label(a)} {_fmt(_n(a, 'throughput_rps'), 1)} req/s ({a['bottleneck']}, "
                     f"host CPU {_fmt(_n(a, 'host_cpu_pct'))}%)" for a in lines) + ".",
-        f"The thread model moves throughput by {_fmt((best - worst) / best * 100 if best else math.nan)}% "
-        f"(best: {mode_label(best_line)}). When every tier shares the cores, the CPU is the wall — cores ÷ "
-        f"CPU per request ≈ {_fmt(_n(best_line, 'ceiling_cpu_rps'), 0)} req/s — and neither more threads nor "
-        "virtual ones can add work the cores do not have; a platform pool sized to the cores is enough.",
+        f"The CPU is the wall — cores ÷ CPU per request of every tier ≈ {_fmt(_n(best_line, 'ceiling_cpu_rps'), 0)} "
+        "req/s — and neither more threads nor virtual ones can add work the cores do not have. "
+        + (f"The thread model moves throughput by only {_fmt(spread * 100)}%: a platform pool sized to the "
+           "cores is enough." if spread < analyze.SPREAD_WARNING else
+           f"The thread model still moves throughput by {_fmt(spread * 100)}% (best: {mode_label(best_line)}): "
+           "at this CPU per request that is each model's own overhead per request, not concurrency."),
     ]
+    starved = [a for a in lines if a["thread_mode"] == "virtual" and "missing-samples" in str(a.get("flags"))]
+    if starved:
+        verdict.append("The virtual row's meter samples went missing: a CPU-bound virtual thread keeps its carrier "
+                       "until it blocks or ends (no time slicing), so the actuator's scrapes — on virtual threads "
+                       "too — waited behind the computation. Platform threads are time-sliced by the OS.")
     return Section("cpu", "CPU-bound work: computation only", verdict, _table(lines, mode_label),
                    _chart(lines, [mode_label(a) for a in lines]))
 
@@ -183,7 +222,12 @@ def _pinning(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
         verdict.append(
             f"What pinning costs: on the control path virtual threads serve {_fmt(_n(pinned_v, 'throughput_rps'), 1)} "
             f"req/s against {_fmt(_n(normal_v, 'throughput_rps'), 1)} on the normal path — each blocked request holds "
-            f"one of the {_fmt(_n(pinned_v, 'vt_parallelism'))} carrier threads for the whole downstream call.")
+            f"one of the {_fmt(_n(pinned_v, 'vt_parallelism'))} carrier threads for the whole downstream call, so "
+            f"the carriers are the pool: {_fmt(_n(pinned_v, 'vt_parallelism'))} ÷ "
+            f"{_fmt(_n(pinned_v, 'service_time_ms'))} ms = {_fmt(_n(pinned_v, 'ceiling_threads_rps'), 1)} req/s.")
+    if pinned_v and "missing-samples" in str(pinned_v.get("flags")):
+        verdict.append("The control row's meter samples went missing as well: the service's actuator runs on "
+                       "virtual threads too, and its scrapes waited for a carrier like every request did.")
 
     def variant(a: Line) -> str:
         return f"{a.get('path_mode')} / {mode_label(a)}"

@@ -1,0 +1,115 @@
+"""The report from a committed real run (tests/fixtures/quick-run: the default profile on 2 cores):
+its analysis, chart data series, and the HTML as a real headless Chromium renders it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vtlab import cli, report
+
+FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
+PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "published.csv"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("report") / "quick-run"
+    shutil.copytree(FIXTURE, run_dir)
+    compare = [PUBLISHED] if PUBLISHED.exists() else []
+    return run_dir, report.render(run_dir, compare)
+
+
+def analysis_rows(run_dir: Path) -> list[dict[str, str]]:
+    with open(run_dir / "analysis.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_analysis_has_one_line_per_row_with_a_verdict(rendered):
+    run_dir, _ = rendered
+    rows = analysis_rows(run_dir)
+    with open(run_dir / "matrix.csv", newline="") as handle:
+        assert len(rows) == len(list(csv.DictReader(handle)))
+    for row in rows:
+        assert row["bottleneck"] in ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator",
+                                     "overload")
+        assert float(row["ceiling_rps"]) > 0 and row["limit"]
+        assert row["valid"] in ("true", "false")
+
+
+def test_the_default_run_tells_the_moved_bottleneck_story(rendered):
+    run_dir, _ = rendered
+    verdicts = {(r["conn_mode"], r["thread_mode"], int(r["concurrency"])): r for r in analysis_rows(run_dir)}
+    top = max(c for (conn, _, c) in verdicts if conn == "released")
+    assert verdicts[("released", "platform", top)]["bottleneck"] == "thread-pool"
+    assert verdicts[("released", "platform", top)]["limit"] == "thread-pool"
+    assert float(verdicts[("released", "virtual", top)]["throughput_rps"]) > 2 * float(
+        verdicts[("released", "platform", top)]["throughput_rps"])
+    held = [r for (conn, _, _), r in verdicts.items() if conn == "held"]
+    assert held and all(r["bottleneck"] == "connection-pool" for r in held)
+
+
+def test_chart_series_match_the_csv(rendered):
+    run_dir, paths = rendered
+    series = json.loads(paths["charts"].read_text())
+    assert set(series) >= {"hero", "pool", "cpu", "pinning"}
+    with open(run_dir / "matrix.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    released_virtual = sorted((int(r["concurrency"]), float(r["throughput_rps"])) for r in rows
+                              if r["conn_mode"] == "released" and r["thread_mode"] == "virtual")
+    assert series["hero"]["virtual"]["concurrency"] == [c for c, _ in released_virtual]
+    assert series["hero"]["virtual"]["throughput_rps"] == pytest.approx([t for _, t in released_virtual])
+    assert series["cpu"]["load"] == pytest.approx([float(r["load_cpu_pct"]) for r in rows])
+    if PUBLISHED.exists():
+        assert any(key.startswith("published:") for key in series["hero"])
+
+
+def test_markdown_headline_and_explanation(rendered):
+    _, paths = rendered
+    text = paths["markdown"].read_text()
+    assert "| scenario | concurrency | platform req/s · p99 | virtual req/s · p99 |" in text
+    assert "Platform threads flatten at" in text and "Virtual threads reach" in text
+    assert "moves to the pool" in text
+
+
+def test_report_command_rerenders_and_rejects_bad_input(rendered, capsys, tmp_path):
+    run_dir, paths = rendered
+    assert cli.main(["report", str(run_dir)]) == 0
+    assert "virtual req/s" in capsys.readouterr().out
+    assert cli.main(["report", str(tmp_path)]) == 2
+    assert "matrix.csv" in capsys.readouterr().err
+    assert cli.main(["report", str(run_dir), "--compare", str(tmp_path / "nope.csv")]) == 2
+    assert "--compare" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
+                    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it, so CI never skips")
+def test_html_renders_in_headless_chromium_with_its_charts_and_tables(rendered, tmp_path):
+    _, paths = rendered
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+             "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"]
+    url = paths["html"].resolve().as_uri()
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert dom.stdout.count("<svg") >= 4
+    for table in ("id=\"headline\"", "id=\"rows\"", "id=\"environment\""):
+        assert table in dom.stdout
+    assert "http://" not in paths["html"].read_text().replace("http://www.w3.org", "")  # self-contained
+    shot = tmp_path / "report.png"
+    result = subprocess.run([CHROMIUM, *flags, "--window-size=1200,2400", f"--screenshot={shot}", url],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(shot)
+    # a rendered page, not a blank one: many distinct colours (chart lines, bars, table shading)
+    distinct = {tuple((pixels[y, x, :3] * 255).astype(int)) for y in range(0, pixels.shape[0], 7)
+                for x in range(0, pixels.shape[1], 7)}
+    assert len(distinct) > 50
