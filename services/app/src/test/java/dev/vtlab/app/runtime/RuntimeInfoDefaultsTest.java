@@ -20,7 +20,7 @@ class RuntimeInfoDefaultsTest {
         JsonNode info = new LabHttp(port).get("/api/runtime-info").json();
 
         assertThat(info.propertyNames()).containsExactly("threadMode", "servedBy", "pool", "connMode", "pathMode",
-                "tomcat", "downstream", "jdkVersion", "springBootVersion", "availableProcessors",
+                "tomcat", "downstream", "offload", "jdkVersion", "springBootVersion", "availableProcessors",
                 "virtualThreadSchedulerParallelism");
         assertThat(info.get("servedBy").propertyNames()).containsExactly("name", "virtual");
         assertThat(info.get("pool").propertyNames()).containsExactly("implementation", "version", "maximumPoolSize",
@@ -29,6 +29,7 @@ class RuntimeInfoDefaultsTest {
                 .containsExactly("maxThreads", "maxConnections", "acceptCount", "executor");
         assertThat(info.get("downstream").propertyNames())
                 .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client");
+        assertThat(info.get("offload").propertyNames()).containsExactly("executor", "poolSize");
     }
 
     @Test
