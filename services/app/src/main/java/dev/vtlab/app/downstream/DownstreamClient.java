@@ -6,6 +6,7 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
+import dev.vtlab.app.context.RequestContext;
 import dev.vtlab.app.system.LabSettings;
 import tools.jackson.databind.JsonNode;
 
@@ -41,7 +42,11 @@ public class DownstreamClient {
 
     public JsonNode fetch(long id) {
         try {
-            JsonNode body = restClient.get().uri("/downstream/{id}", id).retrieve().body(JsonNode.class);
+            // The request's context travels downstream as a correlation id, read where it is needed.
+            JsonNode body = restClient.get().uri("/downstream/{id}", id)
+                    .headers(headers -> RequestContext.current()
+                            .ifPresent(context -> headers.set("X-Request-Id", context.requestId())))
+                    .retrieve().body(JsonNode.class);
             if (body == null || !body.isObject()) {
                 throw new DownstreamUnavailableException("Downstream answered without a JSON object", null);
             }

@@ -13,6 +13,8 @@ public record RuntimeInfo(
         Tomcat tomcat,
         Downstream downstream,
         Offload offload,
+        String fanOutMode,
+        Context context,
         String jdkVersion,
         String springBootVersion,
         int availableProcessors,
@@ -30,6 +32,10 @@ public record RuntimeInfo(
     }
 
     public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client) {
+    }
+
+    /** CONTEXT_MODE and the size of the per-request context it carries. */
+    public record Context(String mode, int kilobytes) {
     }
 
     /** The executor of GET /api/offload/{id}; poolSize is -1 for virtual threads (no cap). */

@@ -1,18 +1,14 @@
 package dev.vtlab.app.runtime;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Properties;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfigMXBean;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.vtlab.app.downstream.DownstreamClient;
 import dev.vtlab.app.orders.OffloadExecutorConfig;
+import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
 import jdk.management.VirtualThreadSchedulerMXBean;
 import org.apache.coyote.AbstractProtocol;
@@ -37,7 +33,6 @@ class RuntimeInfoController {
     private final DownstreamClient downstream;
     private final LabSettings settings;
     private final OffloadExecutorConfig offload;
-    private final String hikariVersion = hikariVersion();
 
     RuntimeInfoController(DataSource dataSource, WebServerApplicationContext context, DownstreamClient downstream,
             LabSettings settings, OffloadExecutorConfig offload) {
@@ -66,6 +61,8 @@ class RuntimeInfoController {
                 new RuntimeInfo.Downstream(downstream.baseUrl().toString(), millis(downstream.connectTimeout()),
                         millis(downstream.readTimeout()), downstream.requestFactory().getClass().getSimpleName()),
                 new RuntimeInfo.Offload(offload.kind(), offload.poolSize()),
+                lower(settings.fanOutMode()),
+                new RuntimeInfo.Context(lower(settings.contextMode()), settings.contextKb()),
                 Runtime.version().toString(),
                 SpringBootVersion.getVersion(),
                 Runtime.getRuntime().availableProcessors(),
@@ -73,9 +70,9 @@ class RuntimeInfoController {
     }
 
     private RuntimeInfo.Pool pool() throws SQLException {
-        HikariConfigMXBean config = dataSource.unwrap(HikariDataSource.class).getHikariConfigMXBean();
-        return new RuntimeInfo.Pool("HikariCP", hikariVersion, config.getMaximumPoolSize(), config.getMinimumIdle(),
-                config.getConnectionTimeout());
+        PoolView pool = PoolView.of(dataSource);
+        return new RuntimeInfo.Pool(pool.implementation(), pool.version(), pool.maximumPoolSize(), pool.minimumIdle(),
+                pool.connectionTimeoutMs());
     }
 
     private RuntimeInfo.Tomcat tomcat() {
@@ -101,23 +98,6 @@ class RuntimeInfoController {
             String configured = System.getProperty("jdk.virtualThreadScheduler.parallelism");
             return configured != null ? Integer.parseInt(configured) : Runtime.getRuntime().availableProcessors();
         }
-    }
-
-    private static String hikariVersion() {
-        // HikariCP's manifest has no Implementation-Version; its Maven pom.properties is reliable.
-        try (InputStream in = HikariDataSource.class.getClassLoader()
-                .getResourceAsStream("META-INF/maven/com.zaxxer/HikariCP/pom.properties")) {
-            if (in != null) {
-                Properties props = new Properties();
-                props.load(in);
-                return props.getProperty("version", "unknown");
-            }
-        }
-        catch (IOException ex) {
-            // fall through
-        }
-        String fromManifest = HikariDataSource.class.getPackage().getImplementationVersion();
-        return fromManifest != null ? fromManifest : "unknown";
     }
 
     private static long millis(Duration duration) {

@@ -32,7 +32,11 @@ public record LabSettings(
         Duration downstreamReadTimeout,
         Integer managementPort,
         OffloadExecutor offloadExecutor,
-        int offloadPool) {
+        int offloadPool,
+        FanOutMode fanOutMode,
+        PoolImpl poolImpl,
+        ContextMode contextMode,
+        int contextKb) {
 
     /** Hikari rejects connection timeouts below 250 ms, so the lab does too, with a clearer message. */
     static final int MIN_POOL_TIMEOUT_MS = 250;
@@ -65,6 +69,30 @@ public record LabSettings(
         VIRTUAL
     }
 
+    /** How GET /api/fanout/{id} runs its database lookup and two downstream calls. */
+    public enum FanOutMode {
+        /** One after the other. */
+        SEQUENTIAL,
+        /** All three at once in a StructuredTaskScope (JDK 25 preview: the JVM needs --enable-preview). */
+        STRUCTURED
+    }
+
+    /** The JDBC connection pool behind every database call. */
+    public enum PoolImpl {
+        HIKARI,
+        AGROAL
+    }
+
+    /** How each request's context (CONTEXT_KB of per-request state) is made visible to the code it calls. */
+    public enum ContextMode {
+        /** No per-request context at all: the baseline. */
+        NONE,
+        /** Set in a ThreadLocal before the handler runs, removed after. */
+        THREADLOCAL,
+        /** Bound to a ScopedValue for the duration of the handler (final in JDK 25, JEP 506). */
+        SCOPEDVALUE
+    }
+
     /** The name a variable's value uses for an enum constant: PINNED_CONTROL is "pinned-control". */
     public static String valueName(Enum<?> constant) {
         return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -88,7 +116,11 @@ public record LabSettings(
                 millis(env, "DOWNSTREAM_READ_TIMEOUT_MS", 10_000, 1),
                 env.containsProperty("MANAGEMENT_PORT") ? intAtLeast(env, "MANAGEMENT_PORT", 0, 0, 65_535) : null,
                 oneOf(env, "OFFLOAD_EXECUTOR", OffloadExecutor.PLATFORM),
-                intAtLeast(env, "OFFLOAD_POOL", 50, 1, 10_000));
+                intAtLeast(env, "OFFLOAD_POOL", 50, 1, 10_000),
+                oneOf(env, "FANOUT_MODE", FanOutMode.SEQUENTIAL),
+                oneOf(env, "POOL_IMPL", PoolImpl.HIKARI),
+                oneOf(env, "CONTEXT_MODE", ContextMode.NONE),
+                intAtLeast(env, "CONTEXT_KB", 64, 1, 16_384));
     }
 
     private static boolean bool(PropertyResolver env, String name, boolean fallback) {
@@ -189,7 +221,9 @@ public record LabSettings(
                 + "dbUrl=%s, dbUser=%s, stubUrl=%s, server=%s:%d, dbPoolTimeout=%s, downstreamConnectTimeout=%s, "
                         .formatted(dbUrl, dbUser, stubUrl, serverAddress, serverPort, dbPoolTimeout,
                                 downstreamConnectTimeout)
-                + "downstreamReadTimeout=%s, managementPort=%s, offloadExecutor=%s, offloadPool=%d]"
-                        .formatted(downstreamReadTimeout, managementPort, offloadExecutor, offloadPool);
+                + "downstreamReadTimeout=%s, managementPort=%s, offloadExecutor=%s, offloadPool=%d, "
+                        .formatted(downstreamReadTimeout, managementPort, offloadExecutor, offloadPool)
+                + "fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d]"
+                        .formatted(fanOutMode, poolImpl, contextMode, contextKb);
     }
 }

@@ -5,8 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.HikariPoolMXBean;
+import dev.vtlab.app.pool.PoolView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +16,8 @@ import org.springframework.stereotype.Component;
 /**
  * Starts and fills the pool before the app reports ready. Hikari starts lazily on the first request,
  * which would put connection set-up into the first measured requests, leave the hikaricp.* meters
- * missing until then, and turn a wrong DB_URL into 500s at run time instead of a failed start.
+ * missing until then, and turn a wrong DB_URL into 500s at run time instead of a failed start. Agroal
+ * fills its minimum in the background: the same wait makes both pools start full.
  */
 @Component
 class PoolWarmUp implements ApplicationRunner {
@@ -37,13 +37,12 @@ class PoolWarmUp implements ApplicationRunner {
         try (Connection connection = dataSource.getConnection()) {
             connection.isValid(1);
         }
-        HikariDataSource hikari = dataSource.unwrap(HikariDataSource.class);
-        HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+        PoolView pool = PoolView.of(dataSource);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.dbPoolTimeout().toMillis());
-        while (pool.getTotalConnections() < hikari.getMinimumIdle() && System.nanoTime() < deadline) {
+        while (pool.totalConnections() < pool.minimumIdle() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        log.info("Pool {} ready with {} of {} connections; {}", hikari.getPoolName(), pool.getTotalConnections(),
-                hikari.getMaximumPoolSize(), settings);
+        log.info("{} pool {} ready with {} of {} connections; {}", pool.implementation(), pool.name(),
+                pool.totalConnections(), pool.maximumPoolSize(), settings);
     }
 }

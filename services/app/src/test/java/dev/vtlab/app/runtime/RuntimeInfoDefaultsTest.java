@@ -20,7 +20,7 @@ class RuntimeInfoDefaultsTest {
         JsonNode info = new LabHttp(port).get("/api/runtime-info").json();
 
         assertThat(info.propertyNames()).containsExactly("threadMode", "servedBy", "pool", "connMode", "pathMode",
-                "tomcat", "downstream", "offload", "jdkVersion", "springBootVersion", "availableProcessors",
+                "tomcat", "downstream", "offload", "fanOutMode", "context", "jdkVersion", "springBootVersion", "availableProcessors",
                 "virtualThreadSchedulerParallelism");
         assertThat(info.get("servedBy").propertyNames()).containsExactly("name", "virtual");
         assertThat(info.get("pool").propertyNames()).containsExactly("implementation", "version", "maximumPoolSize",
@@ -30,6 +30,7 @@ class RuntimeInfoDefaultsTest {
         assertThat(info.get("downstream").propertyNames())
                 .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client");
         assertThat(info.get("offload").propertyNames()).containsExactly("executor", "poolSize");
+        assertThat(info.get("context").propertyNames()).containsExactly("mode", "kilobytes");
     }
 
     @Test
@@ -38,6 +39,9 @@ class RuntimeInfoDefaultsTest {
 
         assertThat(info.get("threadMode").asString()).isEqualTo("platform");
         assertThat(info.get("servedBy").get("virtual").asBoolean()).isFalse();
+        assertThat(info.get("pool").get("implementation").asString()).isEqualTo("HikariCP");
+        assertThat(info.get("fanOutMode").asString()).isEqualTo("sequential");
+        assertThat(info.get("context").get("mode").asString()).isEqualTo("none");
 
         JsonNode pool = info.get("pool");
         assertThat(pool.get("implementation").asString()).isEqualTo("HikariCP");

@@ -67,14 +67,16 @@ public final class LabHttp {
                 .build();
     }
 
-    public record Response(int status, String contentType, String retryAfter, String body, String location) {
+    public record Response(int status, String contentType, String retryAfter, String body, String location,
+            String requestId) {
 
         static Response of(HttpResponse<String> response) {
             return new Response(response.statusCode(),
                     response.headers().firstValue("Content-Type").orElse(""),
                     response.headers().firstValue("Retry-After").orElse(null),
                     response.body(),
-                    response.headers().firstValue("Location").orElse(null));
+                    response.headers().firstValue("Location").orElse(null),
+                    response.headers().firstValue("X-Request-Id").orElse(null));
         }
 
         public JsonNode json() {

@@ -1,0 +1,68 @@
+package dev.vtlab.app.context;
+
+import java.io.IOException;
+
+import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.app.system.LabSettings.ContextMode;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Binds a fresh {@link RequestContext} around every API request, as CONTEXT_MODE says: set and removed
+ * in a ThreadLocal (the classic way), or bound to a ScopedValue for the handler's dynamic extent.
+ */
+@Component("labRequestContextFilter")
+class RequestContextFilter extends OncePerRequestFilter {
+
+    private final ContextMode mode;
+    private final int kilobytes;
+
+    RequestContextFilter(LabSettings settings) {
+        this.mode = settings.contextMode();
+        this.kilobytes = settings.contextKb();
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        return mode == ContextMode.NONE || !request.getRequestURI().startsWith("/api/");
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        RequestContext context = RequestContext.create(kilobytes);
+        response.setHeader("X-Request-Id", context.requestId());
+        switch (mode) {
+            case THREADLOCAL -> {
+                RequestContext.threadLocal().set(context);
+                try {
+                    chain.doFilter(request, response);
+                }
+                finally {
+                    // Without this a pooled platform thread would keep the last request's context alive.
+                    RequestContext.threadLocal().remove();
+                }
+            }
+            case SCOPEDVALUE -> {
+                try {
+                    ScopedValue.where(RequestContext.scoped(), context).call(() -> {
+                        chain.doFilter(request, response);
+                        return null;
+                    });
+                }
+                catch (ServletException | IOException | RuntimeException ex) {
+                    throw ex;
+                }
+                catch (Exception ex) {
+                    throw new ServletException(ex);
+                }
+            }
+            case NONE -> chain.doFilter(request, response);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package dev.vtlab.app.pool;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+
+import javax.sql.DataSource;
+
+import dev.vtlab.app.system.LabSettings;
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.AgroalDataSourceMetrics;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+/**
+ * POOL_IMPL=agroal: an Agroal pool sized and timed exactly like the Hikari one (fixed size HIKARI_MAX_POOL,
+ * DB_POOL_TIMEOUT_MS to wait for a connection). Defining the DataSource makes Boot's Hikari set-up back off.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "POOL_IMPL", havingValue = "agroal")
+class AgroalPoolConfiguration {
+
+    static final String POOL_NAME = "vtlab";
+
+    @Bean
+    DataSource dataSource(LabSettings settings) throws SQLException {
+        int size = settings.hikariMaxPool();
+        AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
+                // active and awaiting counts are only kept with metrics on; they are the rig's pool gauges
+                .metricsEnabled(true)
+                .connectionPoolConfiguration(pool -> pool
+                        .maxSize(size)
+                        .minSize(size)
+                        .initialSize(size)
+                        .acquisitionTimeout(settings.dbPoolTimeout())
+                        .connectionFactoryConfiguration(factory -> factory
+                                .jdbcUrl(settings.dbUrl())
+                                .principal(new NamePrincipal(settings.dbUser()))
+                                .credential(new SimplePassword(settings.dbPassword()))));
+        return new TimeoutTranslatingDataSource(AgroalDataSource.from(config));
+    }
+
+    /** The same meters for Agroal that Hikari registers for itself (hikaricp.connections.*). */
+    @Bean
+    MeterBinder agroalMeters(DataSource dataSource) throws SQLException {
+        AgroalDataSourceMetrics metrics = dataSource.unwrap(AgroalDataSource.class).getMetrics();
+        int max = dataSource.unwrap(AgroalDataSource.class).getConfiguration().connectionPoolConfiguration().maxSize();
+        return registry -> {
+            Gauge.builder("agroal.connections.active", metrics, AgroalDataSourceMetrics::activeCount)
+                    .description("Connections in use").tag("pool", POOL_NAME).register(registry);
+            Gauge.builder("agroal.connections.pending", metrics, AgroalDataSourceMetrics::awaitingCount)
+                    .description("Threads waiting for a connection").tag("pool", POOL_NAME).register(registry);
+            Gauge.builder("agroal.connections.max", () -> max)
+                    .description("Maximum pool size").tag("pool", POOL_NAME).register(registry);
+        };
+    }
+
+    /**
+     * Agroal reports a timed-out borrow as a plain SQLException("Sorry, acquisition timeout!"); Hikari as a
+     * SQLTransientConnectionException, which the API answers with 503. Translate, so both pools are judged
+     * by the same rule; close() lets the context shut the pool down.
+     */
+    static final class TimeoutTranslatingDataSource extends DelegatingDataSource implements AutoCloseable {
+
+        private final AgroalDataSource agroal;
+        private final Duration timeout;
+
+        TimeoutTranslatingDataSource(AgroalDataSource agroal) {
+            super(agroal);
+            this.agroal = agroal;
+            this.timeout = agroal.getConfiguration().connectionPoolConfiguration().acquisitionTimeout();
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            try {
+                return super.getConnection();
+            }
+            catch (SQLException ex) {
+                if (ex.getMessage() != null && ex.getMessage().contains("acquisition timeout")) {
+                    throw new SQLTransientConnectionException(
+                            "No connection within " + timeout.toMillis() + " ms", "08001", ex);
+                }
+                throw ex;
+            }
+        }
+
+        @Override
+        public void close() {
+            agroal.close();
+        }
+    }
+}

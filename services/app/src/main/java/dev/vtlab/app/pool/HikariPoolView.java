@@ -1,0 +1,43 @@
+package dev.vtlab.app.pool;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+record HikariPoolView(HikariDataSource hikari) implements PoolView {
+
+    private static final String VERSION = PoolView.mavenVersion(HikariDataSource.class, "com.zaxxer", "HikariCP");
+
+    @Override
+    public String implementation() {
+        return "HikariCP";
+    }
+
+    @Override
+    public String version() {
+        return VERSION;
+    }
+
+    @Override
+    public int maximumPoolSize() {
+        return hikari.getHikariConfigMXBean().getMaximumPoolSize();
+    }
+
+    @Override
+    public int minimumIdle() {
+        return hikari.getHikariConfigMXBean().getMinimumIdle();
+    }
+
+    @Override
+    public long connectionTimeoutMs() {
+        return hikari.getHikariConfigMXBean().getConnectionTimeout();
+    }
+
+    @Override
+    public int totalConnections() {
+        return hikari.getHikariPoolMXBean().getTotalConnections();
+    }
+
+    @Override
+    public String name() {
+        return hikari.getPoolName();
+    }
+}
