@@ -1,5 +1,5 @@
-"""`vtlab setup`: build the jars and k6, and initialise and seed the database; each step skipped
-when already done."""
+"""`vtlab setup`: build the jars, k6 and Toxiproxy, and initialise and seed the database; each step
+skipped when already done."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import time
 from pathlib import Path
 
 from vtlab import postgres, prereqs
-from vtlab.settings import APP_JAR, K6_BUILD, K6_VERSION, SERVICES, SQL, STATE, STUB_JAR, TOOLS
+from vtlab.settings import (APP_JAR, K6_BUILD, K6_VERSION, SERVICES, SQL, STATE, STUB_JAR, TOOLS, TOXIPROXY_BUILD,
+                            TOXIPROXY_VERSION)
 
 K6_BIN = TOOLS / "bin" / "k6"
+TOXIPROXY_BIN = TOOLS / "bin" / "toxiproxy-server"
 
 
 def _newest_source(root: Path) -> float:
@@ -73,6 +75,23 @@ def build_k6() -> Path:
     return K6_BIN
 
 
+def build_toxiproxy() -> Path:
+    """Our pinned build only: the latency toxic's jitter semantics are read from this version's source
+    (see vtlab.netdelay), so a different toxiproxy-server on PATH is not good enough."""
+    if TOXIPROXY_BIN.exists():
+        return TOXIPROXY_BIN
+    go = prereqs.find_go()
+    print(f"vtlab: building Toxiproxy {TOXIPROXY_VERSION} from its official Go module (under a minute, once)…",
+          flush=True)
+    TOXIPROXY_BIN.parent.mkdir(parents=True, exist_ok=True)
+    # The release Makefile stamps the version the same way; without it /version answers "git".
+    version_flag = f"-X github.com/Shopify/toxiproxy/v2.Version={TOXIPROXY_VERSION}"
+    subprocess.run([str(go), "build", "-trimpath", "-ldflags", version_flag, "-o", str(TOXIPROXY_BIN),
+                    "github.com/Shopify/toxiproxy/v2/cmd/server"],
+                   cwd=TOXIPROXY_BUILD, check=True, env={**os.environ, "CGO_ENABLED": "0"})
+    return TOXIPROXY_BIN
+
+
 def prepare_database(pg: postgres.Postgres, reseed: bool = False, cpus: set[int] | None = None
                      ) -> float | None:
     """Start (if needed) and seed (if needed); returns the seed time when it seeded."""
@@ -99,6 +118,10 @@ def setup(pg: postgres.Postgres, reseed: bool = False, pg_cpus: set[int] | None 
     had_k6 = find_k6() is not None
     build_k6()
     timings["k6_s"] = 0.0 if had_k6 else time.monotonic() - started
+    started = time.monotonic()
+    had_toxiproxy = TOXIPROXY_BIN.exists()
+    build_toxiproxy()
+    timings["toxiproxy_s"] = 0.0 if had_toxiproxy else time.monotonic() - started
     seed_s = prepare_database(pg, reseed, pg_cpus)
     timings["seed_s"] = seed_s or 0.0
     return timings

@@ -75,8 +75,9 @@ def find_go() -> Path:
         if candidate and Path(candidate).exists():
             return Path(candidate)
     raise MissingPrerequisite(
-        "vtlab builds k6 from its official Go module and needs Go 1.24 or newer "
-        "(https://go.dev/doc/install, or `apt-get install golang`), unless a k6 v1+ is already on PATH.")
+        "vtlab builds k6 and Toxiproxy from their official Go modules and needs Go 1.24 or newer "
+        "(https://go.dev/doc/install, or `apt-get install golang`); a k6 v1+ already on PATH spares "
+        "only the k6 build.")
 
 
 def find_maven() -> Path:

@@ -18,6 +18,8 @@ APP_JAR = SERVICES / "app" / "target" / "app.jar"
 STUB_JAR = SERVICES / "stub" / "target" / "stub.jar"
 K6_BUILD = LOAD / "k6build"
 K6_VERSION = "v2.2.0"  # pinned in load/k6build/go.mod; v2.3.0 is not served by the module proxy
+TOXIPROXY_BUILD = LOAD / "toxiproxybuild"
+TOXIPROXY_VERSION = "v2.5.0"  # pinned in load/toxiproxybuild/go.mod; the newest the module proxy serves
 PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
 
 HOST = "127.0.0.1"

@@ -20,6 +20,7 @@ def run_all(pytest_args: list[str]) -> int:
     java = prereqs.find_jdk()
     build.build_jars()
     build.build_k6()
+    build.build_toxiproxy()
     java_rc = run_java_tests(java)
     python_rc = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=REPO).returncode
     print(f"vtlab test: Java tests {'passed' if java_rc == 0 else 'FAILED'}, "

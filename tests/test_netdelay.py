@@ -1,0 +1,180 @@
+"""The latency proxy, for real: the pinned toxiproxy-server between a client and a TCP echo server,
+and in front of a throwaway PostgreSQL."""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import socketserver
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from vtlab import build, netdelay, postgres, procs
+from vtlab.settings import HOST
+
+MESSAGES = 20
+
+
+class _Echo(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        while data := self.request.recv(4096):
+            self.request.sendall(data)
+
+
+@pytest.fixture(scope="module")
+def echo_port():
+    server = socketserver.ThreadingTCPServer((HOST, 0), _Echo)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def toxiproxy(tmp_path_factory):
+    proxy = netdelay.start(build.build_toxiproxy(), tmp_path_factory.mktemp("toxiproxy") / "toxiproxy.log")
+    yield proxy
+    proxy.stop()
+
+
+def round_trips_ms(port: int, count: int = MESSAGES) -> list[float]:
+    """One small message at a time, each waiting for its echo: every sample is one full round trip."""
+    with socket.create_connection((HOST, port), timeout=5) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        samples = []
+        for i in range(count):
+            message = f"ping {i:04d}\n".encode()
+            started = time.perf_counter()
+            sock.sendall(message)
+            received = b""
+            while len(received) < len(message):
+                chunk = sock.recv(4096)
+                assert chunk, "proxy closed the connection"
+                received += chunk
+            samples.append((time.perf_counter() - started) * 1000)
+            assert received == message
+    return samples
+
+
+def test_no_latency_adds_next_to_nothing(toxiproxy, echo_port):
+    samples = round_trips_ms(toxiproxy.add("zero", echo_port, 0, 0))
+    print(f"latency 0: median {statistics.median(samples):.2f} ms, max {max(samples):.2f} ms")
+    assert statistics.median(samples) < 5
+
+
+def test_latency_applies_to_both_directions(toxiproxy, echo_port):
+    samples = round_trips_ms(toxiproxy.add("fixed", echo_port, 25, 0))
+    print(f"latency 25: median {statistics.median(samples):.2f} ms, "
+          f"min {min(samples):.2f}, max {max(samples):.2f} ms")
+    assert 45 <= statistics.median(samples) <= 75
+    assert min(samples) >= 50  # never less than the two 25 ms holds
+
+
+def test_jitter_widens_the_spread(toxiproxy, echo_port):
+    steady = round_trips_ms(toxiproxy.add("steady", echo_port, 25, 0))
+    jittery = round_trips_ms(toxiproxy.add("jittery", echo_port, 25, 10))
+    spread_steady, spread_jittery = max(steady) - min(steady), max(jittery) - min(jittery)
+    print(f"spread jitter 0: {spread_steady:.2f} ms, jitter 10: {spread_jittery:.2f} ms "
+          f"(min {min(jittery):.2f}, max {max(jittery):.2f})")
+    # Two independent uniform draws over -10..9 ms: 20 round trips span well over 10 ms.
+    assert spread_jittery > spread_steady + 8
+    assert min(jittery) >= 30 and max(jittery) <= 75  # within 2 × (25 ± 10) plus scheduling slack
+
+
+@pytest.mark.parametrize("latency, jitter, message", [
+    (-1, 0, "latency must be 0 ms or more"),
+    (10, -1, "jitter must be 0 ms or more"),
+    (10, 11, r"jitter \(11 ms\) must not exceed latency \(10 ms\)"),
+])
+def test_rejects_impossible_delays(toxiproxy, echo_port, latency, jitter, message):
+    with pytest.raises(ValueError, match=message):
+        toxiproxy.add(f"bad{latency}{jitter}", echo_port, latency, jitter)
+
+
+def test_a_refused_api_call_says_why(toxiproxy, echo_port):
+    toxiproxy.add("twice", echo_port, 1, 0)
+    with pytest.raises(RuntimeError, match="proxy already exists"):
+        toxiproxy.add("twice", echo_port, 1, 0)
+
+
+def test_stop_leaves_no_process_and_frees_the_ports(tmp_path, echo_port):
+    proxy = netdelay.start(build.build_toxiproxy(), tmp_path / "toxiproxy.log")
+    api_port = int(proxy.api_url.rsplit(":", 1)[1])
+    listen_port = proxy.add("short-lived", echo_port, 1, 0)
+    assert procs.port_in_use(api_port) and procs.port_in_use(listen_port)
+    proxy.stop()
+    assert proxy.proc.poll() is not None
+    assert not os.path.exists(f"/proc/{proxy.pid}")  # reaped, not a zombie
+    assert not procs.port_in_use(api_port) and not procs.port_in_use(listen_port)
+
+
+def test_ctrl_c_stops_a_proxy_nobody_stopped(tmp_path):
+    """In a child of its own: the stop_all that SIGINT runs would also stop this module's proxy."""
+    script = ("import sys, time\n"
+              "from pathlib import Path\n"
+              "from vtlab import build, netdelay, procs\n"
+              "procs.install_signal_handlers()\n"
+              "proxy = netdelay.start(build.build_toxiproxy(), Path(sys.argv[1]))\n"
+              "print(proxy.pid, flush=True)\n"
+              "time.sleep(60)\n")
+    child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "toxiproxy.log")],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        server_pid = int(child.stdout.readline())
+        assert os.path.exists(f"/proc/{server_pid}")
+        child.send_signal(signal.SIGINT)
+        assert child.wait(timeout=15) == 128 + signal.SIGINT
+        assert not os.path.exists(f"/proc/{server_pid}")
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_server_that_cannot_start_fails_with_its_log(tmp_path):
+    fake = tmp_path / "toxiproxy-server"
+    fake.write_text("#!/bin/sh\necho 'listen tcp: address already in use'\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(RuntimeError, match="address already in use"):
+        netdelay.start(fake, tmp_path / "toxiproxy.log")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    workdir = Path(tempfile.mkdtemp(prefix="vtlab-", dir="/tmp"))
+    workdir.chmod(0o755)
+    pg = postgres.Postgres(workdir / "pgdata", procs.free_port())
+    try:
+        pg.start()
+        yield pg
+    finally:
+        pg.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_postgres_through_the_proxy_pays_the_latency_per_round_trip(toxiproxy, cluster):
+    latency = 20
+    port = toxiproxy.add("postgres", cluster.port, latency, 0)
+    credentials = cluster.credentials()
+    # psql's \timing measures each statement from the client, after connect and authentication.
+    argv = [str(cluster.psql), "-h", HOST, "-p", str(port), "-U", credentials.user, "-d", credentials.database,
+            "-X", "-c", r"\timing on", *(["-c", "SELECT 1"] * 5)]
+    started = time.perf_counter()
+    result = subprocess.run(argv, env={**os.environ, "PGPASSWORD": credentials.password},
+                            capture_output=True, text=True, timeout=60, check=True)
+    wall_ms = (time.perf_counter() - started) * 1000
+    statements_ms = [float(ms) for ms in re.findall(r"Time: ([\d.]+) ms", result.stdout)]
+    print(f"SELECT 1 via proxy (latency {latency}): {statements_ms} ms; whole psql run {wall_ms:.0f} ms")
+    assert len(statements_ms) == 5
+    assert min(statements_ms) >= 2 * latency
+    assert statistics.median(statements_ms) < 2 * latency + 30
+    # Startup and SCRAM authentication are round trips too: the whole run pays for them as well.
+    assert wall_ms >= (5 + 2) * 2 * latency
