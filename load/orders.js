@@ -1,5 +1,5 @@
 // vtlab's load: GET /api/order-summary/{id} with random seeded ids (or one of the other workloads:
-// POST /api/orders, /api/offload/{id}, /api/sleep, /api/cpu), closed or open model.
+// POST /api/orders, /api/offload/{id}, /api/fanout/{id}, /api/sleep, /api/cpu), closed or open model.
 //
 // One run covers ramp + warm-up + hold + cool-down. Each request is tagged with the phase in
 // which it *started*, so the summary's hold sub-metrics count exactly the requests issued during
@@ -108,6 +108,7 @@ function target() {
   if (WORKLOAD === 'cpu') return `${BASE_URL}/api/cpu?work=${CPU_WORK}`;
   const id = 1 + Math.floor(Math.random() * MAX_ID);
   if (WORKLOAD === 'offload') return `${BASE_URL}/api/offload/${id}`;
+  if (WORKLOAD === 'fanout') return `${BASE_URL}/api/fanout/${id}`;
   return `${BASE_URL}/api/order-summary/${id}`;
 }
 

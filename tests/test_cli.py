@@ -10,14 +10,21 @@ def run_cli(capsys, *argv):
 
 
 @pytest.mark.parametrize("argv, flag, accepted", [
-    (["--modes", "platform,green"], "--modes", "platform, virtual"),
+    (["--modes", "platform,green"], "--modes", "platform, virtual, webflux"),
     (["--pools", "50,x"], "--pools", "integers >= 1"),
     (["--conc", "0"], "--conc", "integers >= 1"),
     (["--reps", "0"], "--reps", "from 1 to 100"),
     (["--hold", "1"], "--hold", "from 2 to 3600"),
     (["--conn-mode", "sometimes"], "--conn-mode", "released, held"),
     (["--path-mode", "async"], "--path-mode", "normal, synchronized, pinned-control"),
-    (["--workload", "io"], "--workload", "order-summary, write, offload, sleep, cpu"),
+    (["--workload", "io"], "--workload", "order-summary, write, offload, fanout, sleep, cpu"),
+    (["--fanout", "parallel"], "--fanout", "sequential, structured"),
+    (["--pool-impl", "c3p0"], "--pool-impl", "hikari, agroal"),
+    (["--context", "mdc"], "--context", "none, threadlocal, scopedvalue"),
+    (["--context-kb", "0"], "--context-kb", "kilobytes"),
+    (["--db-latency", "-3"], "--db-latency", "milliseconds per direction"),
+    (["--db-jitter", "x"], "--db-jitter", "milliseconds"),
+    (["--downstream-latency", "a"], "--downstream-latency", "milliseconds per direction"),
     (["--executor", "green"], "--executor", "platform, virtual"),
     (["--offload-pool", "0"], "--offload-pool", "platform offload threads"),
     (["--sleep-ms", "-5"], "--sleep-ms", "milliseconds"),
@@ -38,6 +45,18 @@ def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepte
 def test_open_model_without_rates_is_a_usage_error(capsys):
     assert cli.main(["run", "--model", "open", "--dry-run"]) == 2
     assert "--rates" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--db-latency", "5", "--db-jitter", "10"], ["--db-jitter", "--db-latency of at least 10"]),
+    (["--downstream-jitter", "3"], ["--downstream-jitter", "--downstream-latency of at least 3"]),
+    (["--modes", "webflux", "--workload", "write"], ["webflux", "order-summary"]),
+])
+def test_combinations_the_plan_cannot_measure_are_usage_errors(capsys, tmp_path, argv, words):
+    assert cli.main(["run", *argv, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert all(word in err for word in words)
+    assert not (tmp_path / "run").exists()  # nothing started, nothing written
 
 
 def test_out_with_existing_csv_needs_resume(tmp_path, capsys):

@@ -79,6 +79,14 @@ def test_latency_applies_to_both_directions(toxiproxy, echo_port):
     assert min(samples) >= 50  # never less than the two 25 ms holds
 
 
+def test_a_removed_proxy_stops_listening(toxiproxy, echo_port):
+    port = toxiproxy.add("short-lived", echo_port, 0, 0)
+    assert round_trips_ms(port)
+    toxiproxy.remove("short-lived")
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+
 def test_jitter_widens_the_spread(toxiproxy, echo_port):
     steady = round_trips_ms(toxiproxy.add("steady", echo_port, 25, 0))
     jittery = round_trips_ms(toxiproxy.add("jittery", echo_port, 25, 10))

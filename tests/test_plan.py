@@ -82,3 +82,46 @@ def test_offload_preset_crosses_tomcat_modes_with_executors():
         ("platform", "platform", 50), ("platform", "virtual", 0), ("virtual", "platform", 50), ("virtual", "virtual", 0)]
     assert all(r.workload == "offload" for r in offload.rows)
     assert {r.executor for r in plan.build("quick", plan.Overrides()).rows} == {""}
+
+
+def test_scenario_presets_for_fanout_pools_latency_context_and_the_reactive_twin():
+    fanout = plan.build("fanout", plan.Overrides()).rows
+    assert {(r.thread_mode, r.fanout) for r in fanout} == {
+        (m, f) for m in ("platform", "virtual") for f in ("sequential", "structured")}
+    assert all(r.workload == "fanout" and r.conn_mode == "released" for r in fanout)
+
+    pools = plan.build("pools", plan.Overrides()).rows
+    assert {(r.thread_mode, r.pool_impl) for r in pools} == {
+        (m, p) for m in ("platform", "virtual") for p in ("hikari", "agroal")}
+    assert {r.conn_mode for r in pools} == {"held"}
+
+    latency = plan.build("latency", plan.Overrides()).rows
+    assert {(r.db_latency_ms, r.db_jitter_ms) for r in latency} == {(0, 0), (20, 5)}  # loopback rows: no jitter
+    assert {r.downstream_latency_ms for r in latency} == {0}
+
+    context = plan.build("context", plan.Overrides()).rows
+    assert [(r.context, r.context_kb) for r in context] == [("none", 0), ("threadlocal", 64), ("scopedvalue", 64)]
+    assert {r.thread_mode for r in context} == {"virtual"}
+
+    reactive = plan.build("reactive", plan.Overrides()).rows
+    assert [r.thread_mode for r in reactive] == ["platform", "virtual", "webflux"]
+    webflux = reactive[-1]
+    assert (webflux.pool_impl, webflux.conn_mode, webflux.tomcat_max_threads) == ("r2dbc", "released", 0)
+
+
+def test_webflux_is_skipped_for_workloads_the_twin_does_not_serve():
+    rows = plan.build("quick", plan.Overrides(modes=("virtual", "webflux"), workloads=("order-summary", "sleep"),
+                                              conn_modes=("released",), concurrency=(10,))).rows
+    assert {(r.thread_mode, r.workload) for r in rows} == {
+        ("virtual", "order-summary"), ("virtual", "sleep"), ("webflux", "order-summary")}
+    with pytest.raises(ValueError, match="webflux"):
+        plan.build("quick", plan.Overrides(modes=("webflux",), workloads=("cpu",)))
+
+
+def test_latency_flags_apply_to_every_row_and_jitter_is_bounded_by_the_latency():
+    rows = plan.build("lean", plan.Overrides(db_latencies=(5,), db_jitter_ms=2, downstream_latencies=(0, 10),
+                                             downstream_jitter_ms=10)).rows
+    assert {(r.db_latency_ms, r.db_jitter_ms) for r in rows} == {(5, 2)}
+    assert {(r.downstream_latency_ms, r.downstream_jitter_ms) for r in rows} == {(0, 0), (10, 10)}
+    with pytest.raises(ValueError, match="--db-latency of at least 6"):
+        plan.build("lean", plan.Overrides(db_latencies=(0, 5), db_jitter_ms=6))

@@ -36,6 +36,27 @@ unrelated_metric 9
     assert values == {"hikari_active": 12.0, "hikari_pending": 3.0, "jvm_threads": 57.0, "requests_total": 105.0}
 
 
+def test_prometheus_parsing_reads_any_pool_and_only_the_heap():
+    text = """agroal_connections_active{pool="vtlab"} 7.0
+agroal_connections_pending{pool="vtlab"} 2.0
+jvm_memory_used_bytes{area="heap",id="G1 Eden Space"} 1000
+jvm_memory_used_bytes{area="heap",id="G1 Old Gen"} 500
+jvm_memory_used_bytes{area="nonheap",id="Metaspace"} 99999
+jvm_gc_pause_seconds_count{action="end of minor GC",cause="G1 Evacuation Pause",gc="G1 Young Generation"} 4
+jvm_gc_pause_seconds_sum{action="end of minor GC",cause="G1 Evacuation Pause",gc="G1 Young Generation"} 0.25
+r2dbc_pool_pending_connections{name="connectionFactory"} 3.0
+"""
+    values = sample.parse_prometheus(text)
+    assert values == {"hikari_active": 7.0, "hikari_pending": 5.0, "heap_used_bytes": 1500.0,
+                      "gc_pauses": 4.0, "gc_pause_s": 0.25}
+
+
+def test_increase_of_a_counter_over_a_window():
+    series = sample.Series([(0.0, {"c": 1.0}), (1.0, {"c": 4.0}), (2.0, {"c": 10.0}), (3.0, {"c": 11.0})])
+    assert sample.increase(series, "c", 0.5, 2.5) == 6.0
+    assert math.isnan(sample.increase(series, "c", 2.5, 3.5))
+
+
 def test_cpu_percent_over_a_window():
     tick = sample.CLOCK_TICKS
     series = sample.Series([(t * 0.25, {"app_ticks": t * 0.25 * tick * 1.5}) for t in range(41)])

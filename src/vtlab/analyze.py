@@ -25,7 +25,8 @@ QUERY_TIME_S = 0.002             # connection time per request in released mode 
 POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
 
 ANALYSIS_COLUMNS = [
-    "workload", "offload_executor", "offload_pool", "thread_mode", "tomcat_max_threads", "conn_mode", "path_mode", "hikari_pool", "concurrency",
+    "workload", "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "db_latency_ms",
+    "downstream_latency_ms", "thread_mode", "tomcat_max_threads", "conn_mode", "path_mode", "hikari_pool", "concurrency",
     "load_model", "target_rps", "rep", "throughput_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
     "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
@@ -48,7 +49,7 @@ class Context:
     host_cpus: int
     shared_cores: bool
     load_cpus: int
-    service_time_s: dict[tuple[str, str, str, float], float]  # scenario_of(row) -> seconds
+    service_time_s: dict[tuple[str, ...], float]  # scenario_of(row) -> seconds
 
 
 def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Context:
@@ -80,19 +81,38 @@ def workload(row: Mapping[str, object]) -> str:
 
 
 def wait_s(row: Mapping[str, object]) -> float:
-    """What one request waits on by design: the stub's delay, the sleep, or nothing (cpu)."""
+    """What one request waits on by design: the stub's delay (plus any latency injected on the way
+    there and back; twice for a sequential fan-out), the sleep, or nothing (cpu)."""
     kind = workload(row)
     if kind == "sleep":
         return num(row, "sleep_ms", 0) / 1000
     if kind == "cpu":
         return 0.0
-    return num(row, "stub_delay_ms", 0) / 1000
+    call_s = (num(row, "stub_delay_ms", 0) + 2 * num(row, "downstream_latency_ms", 0)) / 1000
+    return 2 * call_s if kind == "fanout" and row.get("fanout") == "sequential" else call_s
 
 
-def scenario_of(row: Mapping[str, object]) -> tuple[str, str, str, float]:
-    """Rows that share a service time: same workload, connection and path mode, same designed wait."""
+def is_variant(row: Mapping[str, object]) -> bool:
+    """A row that changes the service's parts (another pool, a request context, injected latency, the
+    reactive twin): told in its scenario's section, never mixed into the main platform/virtual story."""
+    return (str(row.get("pool_impl") or "hikari") != "hikari" or str(row.get("context") or "none") != "none"
+            or num(row, "db_latency_ms", 0) > 0 or num(row, "db_jitter_ms", 0) > 0
+            or num(row, "downstream_latency_ms", 0) > 0 or num(row, "downstream_jitter_ms", 0) > 0
+            or row.get("thread_mode") == "webflux")
+
+
+# Columns that change what one request does, so rows differing in them never share a service time.
+VARIANT_COLUMNS = ("fanout", "pool_impl", "context", "context_kb", "db_latency_ms", "db_jitter_ms",
+                   "downstream_latency_ms", "downstream_jitter_ms")
+
+
+def scenario_of(row: Mapping[str, object]) -> tuple[str, ...]:
+    """Rows that share a service time: same workload, variant, connection and path mode, same designed
+    wait, and the reactive twin apart from the blocking app."""
     return (workload(row), str(row.get("conn_mode")), str(row.get("path_mode")),
-            wait_s(row) if workload(row) != "cpu" else num(row, "cpu_work", 0))
+            str(wait_s(row) if workload(row) != "cpu" else num(row, "cpu_work", 0)),
+            "webflux" if row.get("thread_mode") == "webflux" else "blocking",
+            *(str(row.get(column) or "") for column in VARIANT_COLUMNS))
 
 
 def queued(row: Mapping[str, object]) -> bool:
@@ -103,7 +123,7 @@ def queued(row: Mapping[str, object]) -> bool:
     return users > request_thread_cap(row) or users > held_pool or pool_was_the_queue(row, num(row, "hikari_pool"))
 
 
-def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str, str, float], float]:
+def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, ...], float]:
     """Per scenario: the median latency of the least-loaded clean row that did not queue (the
     fastest one on a tie).
 
@@ -111,7 +131,7 @@ def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[s
     lowest-concurrency row without errors or a queue in front of it is the closest measurement.
     Without one, the designed wait (stub delay, sleep) stands in.
     """
-    candidates: dict[tuple[str, str, str, float], tuple[float, float]] = {}
+    candidates: dict[tuple[str, ...], tuple[float, float]] = {}
     for row in rows:
         if num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms")) or queued(row):
             continue
@@ -160,6 +180,14 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     return {
         "workload": kind, "sleep_ms": row.get("sleep_ms", ""), "cpu_work": row.get("cpu_work", ""),
         "offload_executor": row.get("offload_executor", ""), "offload_pool": row.get("offload_pool", ""),
+        "fanout": row.get("fanout", ""), "pool_impl": row.get("pool_impl", ""), "context": row.get("context", ""),
+        "context_kb": row.get("context_kb", ""), "db_latency_ms": row.get("db_latency_ms", ""),
+        "db_jitter_ms": row.get("db_jitter_ms", ""), "downstream_latency_ms": row.get("downstream_latency_ms", ""),
+        "downstream_jitter_ms": row.get("downstream_jitter_ms", ""), "rss_mb_max": num(row, "rss_mb_max"),
+        "heap_used_mb_max": num(row, "heap_used_mb_max"), "gc_pauses": num(row, "gc_pauses"),
+        "gc_pause_ms": num(row, "gc_pause_ms"), "jvm_threads_max": num(row, "jvm_threads_max"),
+        "hikari_pending_max": num(row, "hikari_pending_max"), "app_cpu_pct": num(row, "app_cpu_pct"),
+        "stub_delay_ms": num(row, "stub_delay_ms"), "proxy_cpu_pct": num(row, "proxy_cpu_pct"),
         "thread_mode": mode, "tomcat_max_threads": int(threads), "conn_mode": conn_mode,
         "path_mode": row.get("path_mode"), "pinned_events": num(row, "pinned_events"),
         "pinned_reasons": row.get("pinned_reasons", ""), "p50_ms": num(row, "p50_ms"),
@@ -185,6 +213,8 @@ def request_thread_cap(row: Mapping[str, object]) -> float:
     threads when every request pins one, and for the offload workload also the fixed pool the work
     is handed to (the narrowest wins)."""
     caps = []
+    if row.get("thread_mode") == "webflux":
+        return math.inf  # an event loop never waits for a thread: it serves whatever is ready
     if row.get("thread_mode") == "platform":
         caps.append(num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS))
     elif row.get("path_mode") == "pinned-control":
@@ -205,7 +235,8 @@ def _cpu_ms_per_request(row: Mapping[str, object], ctx: Context, all_rps: float)
     tier's when the tiers share the CPUs."""
     if not all_rps or math.isnan(all_rps):
         return math.nan
-    tiers = ("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct") if ctx.shared_cores else ("app_cpu_pct",)
+    tiers = (("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct", "proxy_cpu_pct") if ctx.shared_cores
+             else ("app_cpu_pct",))
     pct = sum(num(row, column, 0) for column in tiers)
     return pct * 10 / all_rps if pct else math.nan
 
@@ -289,7 +320,8 @@ def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
 
 # --- repetitions -----------------------------------------------------------------------------
 
-SCENARIO = ("workload", "sleep_ms", "cpu_work", "offload_executor", "offload_pool", "conn_mode", "path_mode", "hikari_pool", "load_model",
+SCENARIO = ("workload", "sleep_ms", "cpu_work", "offload_executor", "offload_pool", "fanout", "pool_impl", "context",
+            "context_kb", "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms", "conn_mode", "path_mode", "hikari_pool", "load_model",
             "concurrency", "target_rps", "tomcat_max_threads", "thread_mode")
 
 

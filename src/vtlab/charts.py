@@ -13,10 +13,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from vtlab import analyze  # noqa: E402
 from vtlab.compare import Source  # noqa: E402
 
-COLORS = {"platform": "#c0392b", "virtual": "#2471a3"}
-TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910"}
+COLORS = {"platform": "#c0392b", "virtual": "#2471a3", "webflux": "#229954"}
+TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910", "proxy": "#7f8c8d"}
+# What a scenario chart can draw: the section's data names the two series ("draw"), bars then points.
+SCENARIO_AXES = {"throughput_rps": "successful requests / s", "p99_ms": "p99 latency (ms), ◆",
+                 "p50_ms": "median latency (ms), ◆", "rss_mb_max": "RSS max (MB)",
+                 "gc_pause_ms": "GC pause in the hold (ms), ◆"}
 OVERLAY_MARKERS = ["s", "^", "D", "v", "P", "X"]
 
 Series = dict[str, list[float]]
@@ -51,6 +56,7 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
     such rows (a scenario-only run) and nothing to overlay."""
     lines = [a for a in aggregated if a["conn_mode"] == "released" and a["path_mode"] == "normal"
              and a["load_model"] == "closed" and a.get("workload", "order-summary") == "order-summary"
+             and not analyze.is_variant(a)
              and (a["thread_mode"] != "platform" or str(a.get("tomcat_max_threads", "200")) == "200")]
     if not lines and not others:
         return None
@@ -107,7 +113,8 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
 
 def pool(aggregated: Sequence[Mapping[str, object]]) -> tuple[str, dict] | None:
     """Held mode: throughput vs pool size, with the pool's ceiling (pool / time a connection is held)."""
-    held = [a for a in aggregated if a["conn_mode"] == "held" and a.get("workload", "order-summary") == "order-summary"]
+    held = [a for a in aggregated if a["conn_mode"] == "held" and a.get("workload", "order-summary") == "order-summary"
+            and not analyze.is_variant(a)]
     if not held:
         return None
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
@@ -140,8 +147,10 @@ def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pc
     fig, ax = plt.subplots(figsize=(8.5, height))
     left = [0.0] * len(rows)
     data: dict[str, list[float]] = {}
-    for tier, column in (("app", "app_cpu_pct"), ("pg", "pg_cpu_pct"), ("stub", "stub_cpu_pct"),
-                         ("load", "load_cpu_pct")):
+    tiers = [("app", "app_cpu_pct"), ("pg", "pg_cpu_pct"), ("stub", "stub_cpu_pct"), ("load", "load_cpu_pct")]
+    if any(not math.isnan(_f(r.get("proxy_cpu_pct"))) for r in rows):
+        tiers.append(("proxy", "proxy_cpu_pct"))  # Toxiproxy, when the run injected latency
+    for tier, column in tiers:
         values = [0.0 if math.isnan(_f(r.get(column))) else _f(r.get(column)) for r in rows]
         ax.barh(range(len(rows)), values, left=left, color=TIER_COLORS[tier], label=f"{tier} (k6)" if tier == "load" else tier)
         left = [a + b for a, b in zip(left, values)]
@@ -177,17 +186,19 @@ def pinning(rows: Sequence[Mapping[str, object]]) -> tuple[str, dict]:
 
 
 def scenario(title: str, data: Mapping[str, Sequence]) -> str:
-    """One scenario's variants side by side: throughput bars, p99 on a second axis."""
+    """One scenario's variants side by side: bars (throughput unless the data says otherwise) and
+    points on a second axis (p99 unless it says otherwise)."""
     labels = list(data["labels"])
+    bars, points = data.get("draw", ("throughput_rps", "p99_ms"))
     fig, ax = plt.subplots(figsize=(8.5, 3.4))
-    colors = [COLORS["virtual"] if "virtual" in label else COLORS["platform"] for label in labels]
-    ax.bar(range(len(labels)), [0.0 if math.isnan(v) else v for v in data["throughput_rps"]], color=colors)
+    colors = [next((c for mode, c in COLORS.items() if mode in label), COLORS["platform"]) for label in labels]
+    ax.bar(range(len(labels)), [0.0 if math.isnan(v) else v for v in data[bars]], color=colors)
     ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=15 if len(labels) > 3 else 0)
-    ax.set_ylabel("successful requests / s")
+    ax.set_ylabel(SCENARIO_AXES[bars])
     ax.set_title(title)
     ax.grid(True, axis="y", alpha=0.3)
-    latency = ax.twinx()
-    latency.plot(range(len(labels)), data["p99_ms"], color="black", marker="D", linestyle="none", label="p99")
-    latency.set_ylabel("p99 latency (ms), ◆")
-    latency.set_ylim(bottom=0)
+    second = ax.twinx()
+    second.plot(range(len(labels)), data[points], color="black", marker="D", linestyle="none")
+    second.set_ylabel(SCENARIO_AXES[points])
+    second.set_ylim(bottom=0)
     return _svg(fig)

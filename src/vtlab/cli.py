@@ -70,7 +70,8 @@ def parser() -> argparse.ArgumentParser:
     names = list(plan.profiles())
     run.add_argument("--profile", choices=names, default="quick",
                      help="preset matrix: " + "; ".join(f"{n}: {p.summary}" for n, p in plan.profiles().items()))
-    run.add_argument("--modes", type=choices_list(plan.MODES), help="thread modes (platform,virtual)")
+    run.add_argument("--modes", type=choices_list(plan.ALL_MODES),
+                     help="platform, virtual and/or webflux (the reactive twin; order-summary workload only)")
     run.add_argument("--pools", type=int_list(1, "HikariCP pool sizes"), help="pool sizes, e.g. 50,100")
     run.add_argument("--conc", type=int_list(1, "closed-model concurrent users"), help="e.g. 100,500,1000")
     run.add_argument("--rates", type=int_list(1, "open-model request rates per second"),
@@ -91,6 +92,22 @@ def parser() -> argparse.ArgumentParser:
                      help="offload workload: platform (a fixed pool of --offload-pool) or virtual (one per task)")
     run.add_argument("--offload-pool", type=bounded_int(1, 10_000, "platform offload threads"),
                      help="offload workload: the fixed platform pool's size (default 50)")
+    run.add_argument("--fanout", type=choices_list(plan.FANOUTS),
+                     help="fanout workload: sequential (one call after the other) and/or structured "
+                          "(StructuredTaskScope, JDK 25 preview)")
+    run.add_argument("--pool-impl", type=choices_list(plan.POOL_IMPLS), help="JDBC pool: hikari and/or agroal")
+    run.add_argument("--context", type=choices_list(plan.CONTEXTS),
+                     help="per-request context: none, threadlocal and/or scopedvalue")
+    run.add_argument("--context-kb", type=bounded_int(1, 16_384, "kilobytes"),
+                     help="size of each request's context (default 64)")
+    run.add_argument("--db-latency", type=int_list(0, "milliseconds per direction"),
+                     help="latency added each way between service and PostgreSQL (Toxiproxy), e.g. 0,20")
+    run.add_argument("--db-jitter", type=bounded_int(0, 10_000, "milliseconds"),
+                     help="± jitter around --db-latency (at most the latency)")
+    run.add_argument("--downstream-latency", type=int_list(0, "milliseconds per direction"),
+                     help="latency added each way between service and stub (Toxiproxy)")
+    run.add_argument("--downstream-jitter", type=bounded_int(0, 10_000, "milliseconds"),
+                     help="± jitter around --downstream-latency (at most the latency)")
     run.add_argument("--sleep-ms", type=bounded_int(0, 60_000, "milliseconds"),
                      help="sleep workload: how long each request sleeps")
     run.add_argument("--cpu-work", type=bounded_int(1, 1_000_000, "SHA-256 rounds"),
@@ -147,7 +164,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         warmup_s=args.warmup, hold_s=args.hold, stub_delay_ms=args.stub_delay,
         stub_jitter_ms=args.stub_jitter, tomcat_max_threads=args.tomcat_threads, model=args.model,
         workloads=args.workload, sleep_ms=args.sleep_ms, cpu_work=args.cpu_work, executors=args.executor,
-        offload_pool=args.offload_pool)
+        offload_pool=args.offload_pool, fanouts=args.fanout, pool_impls=args.pool_impl, contexts=args.context,
+        context_kb=args.context_kb, db_latencies=args.db_latency, db_jitter_ms=args.db_jitter,
+        downstream_latencies=args.downstream_latency, downstream_jitter_ms=args.downstream_jitter)
     try:
         the_plan = plan.build(args.profile, overrides)
     except ValueError as err:

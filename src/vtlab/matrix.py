@@ -9,9 +9,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import build, cores, load, metadata, postgres, procs, prereqs, results, sample, services, writecheck
+from vtlab import (build, cores, load, metadata, netdelay, postgres, procs, prereqs, results, sample, services,
+                   writecheck)
 from vtlab.plan import Plan, Row, estimated_row_s
-from vtlab.settings import APP_PORT, STUB_PORT, Java
+from vtlab.settings import APP_PORT, HOST, STUB_PORT, Java
 
 CPU_INTERVAL_S = 0.25     # 4 Hz
 METER_INTERVAL_S = 0.5    # 2 Hz
@@ -30,6 +31,7 @@ class Rig:
     max_order_id: int
     max_customer_id: int
     run_dir: Path
+    toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
 
 
 def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) -> Path:
@@ -51,6 +53,9 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     else:
         procs.on_cleanup(stub.stop)
     rig = Rig(java, k6, k6_version, pg, stub, core_map, pg.max_seeded_order_id(), pg.max_customer_id(), run_dir)
+    if any(_delayed(row) for row in plan.rows):
+        # Shares the cores with the tiers it sits between; its CPU is sampled as its own tier.
+        rig.toxiproxy = netdelay.start(build.build_toxiproxy(), logs / "toxiproxy.log", core_map["stub"])
 
     csv_path = run_dir / results.CSV_NAME
     writer = results.CsvWriter(csv_path)
@@ -82,7 +87,14 @@ def _key_fields(row: Row) -> dict[str, object]:
             "load_model": row.model, "target_rps": row.rate, "stub_delay_ms": row.stub_delay_ms,
             "tomcat_max_threads": row.tomcat_max_threads, "workload": row.workload,
             "sleep_ms": row.sleep_ms, "cpu_work": row.cpu_work, "offload_executor": row.executor,
-            "offload_pool": row.offload_pool}
+            "offload_pool": row.offload_pool, "fanout": row.fanout, "pool_impl": row.pool_impl,
+            "context": row.context, "context_kb": row.context_kb, "db_latency_ms": row.db_latency_ms,
+            "db_jitter_ms": row.db_jitter_ms, "downstream_latency_ms": row.downstream_latency_ms,
+            "downstream_jitter_ms": row.downstream_jitter_ms}
+
+
+def _delayed(row: Row) -> bool:
+    return bool(row.db_latency_ms or row.db_jitter_ms or row.downstream_latency_ms or row.downstream_jitter_ms)
 
 
 def _vus(row: Row) -> int:
@@ -90,17 +102,30 @@ def _vus(row: Row) -> int:
 
 
 def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str, object]:
-    slug = (f"{row.workload}{'-' + row.executor + str(row.offload_pool) if row.executor else ''}-"
+    slug = (f"{row.workload}{'-' + row.executor + str(row.offload_pool) if row.executor else ''}"
+            f"{'-' + row.fanout if row.fanout else ''}-"
             f"{row.thread_mode}-t{row.tomcat_max_threads}-{row.conn_mode}-{row.path_mode}-"
-            f"p{row.pool}-{'r' + str(row.rate) if row.model == 'open' else 'c' + str(row.concurrency)}-rep{row.rep}")
+            f"{row.pool_impl}{row.pool}-{'r' + str(row.rate) if row.model == 'open' else 'c' + str(row.concurrency)}"
+            f"{'-ctx' + row.context + str(row.context_kb) if row.context != 'none' else ''}"
+            f"{'-db' + str(row.db_latency_ms) + 'j' + str(row.db_jitter_ms) if row.db_latency_ms else ''}"
+            f"{'-ds' + str(row.downstream_latency_ms) + 'j' + str(row.downstream_jitter_ms) if row.downstream_latency_ms else ''}"
+            f"-rep{row.rep}")
     logs = rig.run_dir / "logs"
     jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
     jfr.parent.mkdir(parents=True, exist_ok=True)
     jfr.unlink(missing_ok=True)
     config = services.AppConfig(row.thread_mode == "virtual", row.pool, row.conn_mode, row.path_mode,
-                                row.tomcat_max_threads, row.executor or "platform", row.offload_pool or 50)
-    app = services.start_app(rig.java, APP_PORT, config, rig.pg.credentials().service_env(),
-                             rig.stub.base_url, logs / f"app-{slug}.log", jfr, rig.core_map["app"])
+                                row.tomcat_max_threads, row.executor or "platform", row.offload_pool or 50,
+                                row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
+                                row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
+                                preview=row.workload == "fanout")
+    db_env, stub_url, proxies = _route(rig, row, slug)
+    try:
+        app = services.start_app(rig.java, APP_PORT, config, db_env, stub_url, logs / f"app-{slug}.log", jfr,
+                                 rig.core_map["app"])
+    except BaseException:
+        _unroute(rig, proxies)
+        raise
     forget = procs.on_cleanup(app.stop)
     if row.workload == "write":
         rig.pg.discard_written_orders()  # count from zero: only this row's writes
@@ -118,7 +143,8 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str,
 
         k6_proc = load.start(rig.k6, spec, summary, logs / f"k6-{slug}.log", rig.core_map["load"])
         started = time.monotonic()
-        pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid}
+        pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid,
+                "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
         cpu = sample.Sampler(CPU_INTERVAL_S, sample.cpu_reader(lambda: pids))
         meters = sample.Sampler(METER_INTERVAL_S, sample.meters_reader(app.management_url + "/actuator/prometheus"))
         cpu.start()
@@ -141,6 +167,7 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str,
     finally:
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
+        _unroute(rig, proxies)
 
     hold_start = started + spec.hold_start_s + K6_START_SLACK_S
     hold_end = started + spec.hold_start_s + plan.hold_s
@@ -148,6 +175,31 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress) -> dict[str,
                   sample.pinned_by_reason(rig.java.jfr, jfr))
     values.update(_write_check(rig.pg, row, measured))
     return values
+
+
+def _route(rig: Rig, row: Row, slug: str) -> tuple[dict[str, str], str, list[str]]:
+    """The database environment and stub URL the service gets: direct on loopback, or through a
+    Toxiproxy proxy adding the row's latency each way. Returns them with the proxies to remove."""
+    db_env = rig.pg.credentials().service_env()
+    stub_url = rig.stub.base_url
+    proxies: list[str] = []
+    if row.db_latency_ms or row.db_jitter_ms:
+        assert rig.toxiproxy is not None
+        port = rig.toxiproxy.add(f"pg-{slug}", rig.pg.port, row.db_latency_ms, row.db_jitter_ms)
+        proxies.append(f"pg-{slug}")
+        db_env["DB_URL"] = db_env["DB_URL"].replace(f":{rig.pg.port}/", f":{port}/")
+    if row.downstream_latency_ms or row.downstream_jitter_ms:
+        assert rig.toxiproxy is not None
+        port = rig.toxiproxy.add(f"stub-{slug}", STUB_PORT, row.downstream_latency_ms, row.downstream_jitter_ms)
+        proxies.append(f"stub-{slug}")
+        stub_url = f"http://{HOST}:{port}"
+    return db_env, stub_url, proxies
+
+
+def _unroute(rig: Rig, proxies: list[str]) -> None:
+    for name in proxies:
+        if rig.toxiproxy is not None:
+            rig.toxiproxy.remove(name)
 
 
 def _write_check(pg: postgres.Postgres, row: Row, measured: load.LoadResult) -> dict[str, object]:
@@ -166,6 +218,9 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, i
     pg_cpu, _ = sample.cpu_percent(cpu, "pg", start, end)
     stub_cpu, _ = sample.cpu_percent(cpu, "stub", start, end)
     load_cpu, load_cpu_max = sample.cpu_percent(cpu, "load", start, end)
+    proxy_cpu, _ = sample.cpu_percent(cpu, "proxy", start, end)
+    gc_pause_s = sample.increase(meters, "gc_pause_s", start, end)
+    heap = sample.maximum(meters, "heap_used_bytes", start, end)
     host_cpu = sample.host_percent(cpu, start, end)
     all_rps = measured.requests / plan.hold_s
     half = plan.hold_s / 2
@@ -230,6 +285,18 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, i
         "hikari_pending_share": sample.share_positive(meters, "hikari_pending", start, end),
         "offload_executor": row.executor,
         "offload_pool": row.offload_pool,
+        "fanout": row.fanout,
+        "pool_impl": row.pool_impl,
+        "context": row.context,
+        "context_kb": row.context_kb,
+        "db_latency_ms": row.db_latency_ms,
+        "db_jitter_ms": row.db_jitter_ms,
+        "downstream_latency_ms": row.downstream_latency_ms,
+        "downstream_jitter_ms": row.downstream_jitter_ms,
+        "proxy_cpu_pct": proxy_cpu if rig.toxiproxy else "",
+        "gc_pauses": sample.increase(meters, "gc_pauses", start, end),
+        "gc_pause_ms": gc_pause_s * 1000,
+        "heap_used_mb_max": heap / 2**20,
         "_runtime_info": info,
     }
     return row_values

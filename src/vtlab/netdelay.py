@@ -76,18 +76,27 @@ class Toxiproxy:
                         "attributes": {"latency": latency_ms, "jitter": jitter_ms}})
         return listen_port
 
+    def remove(self, name: str) -> None:
+        """Delete a proxy: its listener closes and the connections through it are cut."""
+        self._request("DELETE", f"/proxies/{name}")
+
     def stop(self) -> None:
         procs.terminate(self.proc, grace=5)
         self._forget()
 
     def _post(self, path: str, body: dict) -> dict:
-        request = urllib.request.Request(self.api_url + path, data=json.dumps(body).encode(), method="POST",
+        return self._request("POST", path, body)
+
+    def _request(self, method: str, path: str, body: dict | None = None) -> dict:
+        request = urllib.request.Request(self.api_url + path, method=method,
+                                         data=None if body is None else json.dumps(body).encode(),
                                          headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=API_TIMEOUT_S) as response:
-                return json.loads(response.read())
+                text = response.read()
+                return json.loads(text) if text.strip() else {}
         except urllib.error.HTTPError as err:
-            raise RuntimeError(f"toxiproxy refused POST {path} ({err.code}): "
+            raise RuntimeError(f"toxiproxy refused {method} {path} ({err.code}): "
                                f"{err.read().decode(errors='replace').strip()}") from None
 
 

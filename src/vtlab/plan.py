@@ -12,14 +12,20 @@ import os
 from dataclasses import dataclass, field, replace
 
 MODES = ("platform", "virtual")
+# webflux: the reactive twin (services/reactive-app) on the order-summary workload; not in the default modes
+ALL_MODES = ("platform", "virtual", "webflux")
 CONN_MODES = ("released", "held")
 PATH_MODES = ("normal", "synchronized", "pinned-control")
 MODELS = ("closed", "open")
 # order-summary: the blocking DB read + downstream call; write: an insert + the call; offload: the
-# read + call on an explicit executor; sleep: pure waiting; cpu: pure computation.
-WORKLOADS = ("order-summary", "write", "offload", "sleep", "cpu")
+# read + call on an explicit executor; fanout: the read and two calls, one after the other or at once;
+# sleep: pure waiting; cpu: pure computation.
+WORKLOADS = ("order-summary", "write", "offload", "fanout", "sleep", "cpu")
 # offload: the order-summary work handed to an explicit executor the request thread waits on.
 EXECUTORS = ("platform", "virtual")
+FANOUTS = ("sequential", "structured")        # fanout workload: StructuredTaskScope or one after the other
+POOL_IMPLS = ("hikari", "agroal")             # the JDBC pool of the blocking service
+CONTEXTS = ("none", "threadlocal", "scopedvalue")  # how a per-request context is carried
 DEFAULT_WORKLOAD = "order-summary"
 
 
@@ -34,6 +40,11 @@ class Block:
     workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,)
     tomcat_threads: tuple[int, ...] = ()  # empty: the profile's (or --tomcat-threads) for every row
     executors: tuple[str, ...] = ("platform",)  # offload workload only
+    fanouts: tuple[str, ...] = ("sequential",)  # fanout workload only
+    pool_impls: tuple[str, ...] = ("hikari",)
+    contexts: tuple[str, ...] = ("none",)
+    db_latencies: tuple[int, ...] = (0,)          # ms added per direction between service and PostgreSQL
+    downstream_latencies: tuple[int, ...] = (0,)  # ms added per direction between service and stub
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,9 @@ class Profile:
     sleep_ms: int = 5000
     cpu_work: int = 5000
     offload_pool: int = 50
+    context_kb: int = 64
+    db_jitter_ms: int = 0
+    downstream_jitter_ms: int = 0
 
 
 def _scale() -> int:
@@ -125,6 +139,43 @@ def profiles() -> dict[str, Profile]:
             # 50,000 SHA-256 rounds are ~8 ms of CPU: heavy enough that k6's ~0.25 ms per request stays a
             # small share of the cores (5,000 rounds gave ~0.8 ms and k6 took a quarter of the machine).
             ramp_s=5, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, cpu_work=50_000),
+        "fanout": Profile(
+            name="fanout",
+            summary="one lookup + two 1 s downstream calls per request, sequential vs StructuredTaskScope, "
+                    "both modes at 400 users",
+            # Sequential: ~2 s per request, so 200 platform threads give ~100 req/s and 400 users ~200;
+            # structured: ~1 s, twice that. The stub sees two calls per request (≤ 800 calls/s).
+            blocks=(Block(("released",), (50,), (400 * s,), workloads=("fanout",), fanouts=FANOUTS),),
+            ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+        "pools": Profile(
+            name="pools",
+            summary="HikariCP vs Agroal at their wall: 20 connections held across a 50 ms call, 200 users, "
+                    "both modes",
+            # Held: each request keeps its connection ~52 ms, so 20 connections cap at ~380 req/s and 200
+            # users queue for them: the pool's hand-off is what is measured.
+            blocks=(Block(("held",), (20,), (200 * s,), pool_impls=POOL_IMPLS),),
+            ramp_s=5, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=50),
+        "latency": Profile(
+            name="latency",
+            summary="PostgreSQL on loopback vs 20±5 ms away (each direction, through Toxiproxy), pool 10, "
+                    "400 users, both modes",
+            # On loopback the query holds a connection ~1 ms and 400 virtual users reach ~400 req/s; 20 ms
+            # each way make it ~42 ms, so 10 connections cap both modes near 10 / 0.042 = 240 req/s.
+            blocks=(Block(("released",), (10,), (400 * s,), db_latencies=(0, 20)),),
+            ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=1000, db_jitter_ms=5),
+        "context": Profile(
+            name="context",
+            summary="1,000 virtual-thread users each carrying a 64 KB request context: none vs ThreadLocal "
+                    "vs ScopedValue (RSS, heap, GC)",
+            # A 2 s downstream keeps 1,000 requests in flight at ~500 req/s: 64 MB of live context, with
+            # the CPU left well short of saturation so GC differences are not CPU queueing.
+            blocks=(Block(("released",), (50,), (1000 * s,), modes=("virtual",), contexts=CONTEXTS),),
+            ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=2000, context_kb=64),
+        "reactive": Profile(
+            name="reactive",
+            summary="platform vs virtual threads vs the WebFlux + R2DBC twin, order summary at 1,000 users",
+            blocks=(Block(("released",), (50,), (1000 * s,), modes=ALL_MODES),),
+            ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000),
     }
 
 
@@ -150,6 +201,14 @@ class Overrides:
     cpu_work: int | None = None
     executors: tuple[str, ...] | None = None
     offload_pool: int | None = None
+    fanouts: tuple[str, ...] | None = None
+    pool_impls: tuple[str, ...] | None = None
+    contexts: tuple[str, ...] | None = None
+    context_kb: int | None = None
+    db_latencies: tuple[int, ...] | None = None
+    db_jitter_ms: int | None = None
+    downstream_latencies: tuple[int, ...] | None = None
+    downstream_jitter_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -169,16 +228,30 @@ class Row:
     cpu_work: int = 0   # cpu workload only
     executor: str = ""  # offload workload only: platform (a fixed pool of offload_pool) or virtual
     offload_pool: int = 0
+    fanout: str = ""          # fanout workload only: sequential or structured
+    pool_impl: str = "hikari"  # webflux rows: r2dbc
+    context: str = "none"
+    context_kb: int = 0       # with a context only
+    db_latency_ms: int = 0    # per direction, through a Toxiproxy between the service and PostgreSQL
+    db_jitter_ms: int = 0
+    downstream_latency_ms: int = 0
+    downstream_jitter_ms: int = 0
 
     def label(self) -> str:
         load = f"{self.rate} req/s" if self.model == "open" else f"{self.concurrency} users"
-        what = {"sleep": f"sleep {self.sleep_ms} ms", "cpu": f"cpu {self.cpu_work}",
+        what = {"sleep": f"sleep {self.sleep_ms} ms", "cpu": f"cpu {self.cpu_work}", "fanout": f"fanout {self.fanout}",
                 "offload": f"offload to {self.executor}" + (f" pool {self.offload_pool}" if self.executor == "platform"
                                                             else " threads")}.get(
             self.workload, f"{'write ' if self.workload == 'write' else ''}pool {self.pool:<3} {self.conn_mode:8} "
                            f"{self.path_mode}")
         threads = f" tomcat {self.tomcat_max_threads}" if self.thread_mode == "platform" and self.tomcat_max_threads != 200 else ""
-        return f"{self.thread_mode:8} {load:>10}  {what}{threads} rep {self.rep}"
+        extras = "".join([
+            f" {self.pool_impl}" if self.pool_impl not in ("hikari", "r2dbc") else "",
+            f" context {self.context} {self.context_kb} KB" if self.context != "none" else "",
+            f" db +{self.db_latency_ms}±{self.db_jitter_ms} ms" if self.db_latency_ms or self.db_jitter_ms else "",
+            f" downstream +{self.downstream_latency_ms}±{self.downstream_jitter_ms} ms"
+            if self.downstream_latency_ms or self.downstream_jitter_ms else ""])
+        return f"{self.thread_mode:8} {load:>10}  {what}{threads}{extras} rep {self.rep}"
 
 
 @dataclass(frozen=True)
@@ -210,9 +283,16 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     sleep_ms = profile.sleep_ms if overrides.sleep_ms is None else overrides.sleep_ms
     cpu_work = overrides.cpu_work or profile.cpu_work
     offload_pool = overrides.offload_pool or profile.offload_pool
+    context_kb = overrides.context_kb or profile.context_kb
+    db_jitter = profile.db_jitter_ms if overrides.db_jitter_ms is None else overrides.db_jitter_ms
+    downstream_jitter = (profile.downstream_jitter_ms if overrides.downstream_jitter_ms is None
+                         else overrides.downstream_jitter_ms)
     blocks = [_apply(block, overrides) for block in profile.blocks]
     if model == "open" and not overrides.rates and not any(block.rates for block in blocks):
         raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
+    for block in blocks:
+        _check_jitter("--db-latency", block.db_latencies, "--db-jitter", db_jitter)
+        _check_jitter("--downstream-latency", block.downstream_latencies, "--downstream-jitter", downstream_jitter)
     rows: list[Row] = []
     seen: set[Row] = set()
     # Reps are the outer loop so slow drift (thermal, page cache) spreads over every scenario.
@@ -229,15 +309,28 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
                 elif workload == "write":
                     path_mode = "normal"  # the write path has no synchronized variant
                 executors = block.executors if workload == "offload" else ("",)
+                fanouts = block.fanouts if workload == "fanout" else ("",)
                 for concurrency, rate in loads:
-                    for mode, executor in itertools.product(block.modes, executors):
+                    for mode, executor, fanout, pool_impl, ctx, db_ms, downstream_ms in itertools.product(
+                            block.modes, executors, fanouts, block.pool_impls, block.contexts,
+                            block.db_latencies, block.downstream_latencies):
+                        if mode == "webflux" and workload != DEFAULT_WORKLOAD:
+                            continue  # the reactive twin serves the order-summary workload only
                         row = Row(mode, pool, conn_mode, path_mode, concurrency, rate, model, rep, delay,
                                   tomcat, workload, sleep_ms if workload == "sleep" else 0,
                                   cpu_work if workload == "cpu" else 0, executor,
-                                  offload_pool if executor == "platform" else 0)
+                                  offload_pool if executor == "platform" else 0, fanout, pool_impl, ctx,
+                                  context_kb if ctx != "none" else 0, db_ms, db_jitter if db_ms else 0,
+                                  downstream_ms, downstream_jitter if downstream_ms else 0)
+                        if mode == "webflux":
+                            # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
+                            row = replace(row, conn_mode="released", path_mode="normal", pool_impl="r2dbc",
+                                          context="none", context_kb=0, tomcat_max_threads=0)
                         if row not in seen:
                             seen.add(row)
                             rows.append(row)
+    if not rows:
+        raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
     given = {key: value for key, value in overrides.__dict__.items() if value is not None}
     return Plan(profile_name, tuple(rows), overrides.ramp_s or profile.ramp_s,
                 overrides.warmup_s or profile.warmup_s, overrides.hold_s or profile.hold_s, delay,
@@ -245,10 +338,16 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
                 model, given, profile.cooldown_s)
 
 
+def _check_jitter(latency_flag: str, latencies: tuple[int, ...], jitter_flag: str, jitter: int) -> None:
+    # Toxiproxy draws each delay from latency ± jitter: a jitter above the latency would ask for negative delays.
+    if any(0 < latency < jitter for latency in latencies) or (jitter and not any(latencies)):
+        raise ValueError(f"{jitter_flag} {jitter} needs a {latency_flag} of at least {jitter} ms")
+
+
 def _apply(block: Block, overrides: Overrides) -> Block:
     changes = {name: getattr(overrides, name)
                for name in ("modes", "pools", "concurrency", "conn_modes", "path_modes", "rates", "workloads",
-                            "executors")
+                            "executors", "fanouts", "pool_impls", "contexts", "db_latencies", "downstream_latencies")
                if getattr(overrides, name) is not None}
     if overrides.tomcat_max_threads is not None:
         changes["tomcat_threads"] = (overrides.tomcat_max_threads,)

@@ -70,8 +70,20 @@ def scenario_label(row: Mapping[str, object]) -> str:
     if kind == "offload":
         return ("offload to a " + f"{_fmt(analyze.num(row, 'offload_pool'))}-thread platform pool"
                 if row.get("offload_executor") == "platform" else "offload to virtual threads")
+    if kind == "fanout":
+        return f"fan-out, {row.get('fanout')}"
     return (("write, " if kind == "write" else "") + f"{row.get('conn_mode')}, pool {row.get('hikari_pool')}"
-            + ("" if row.get("path_mode") == "normal" else f", {row.get('path_mode')}"))
+            + ("" if str(row.get("pool_impl") or "hikari") in ("hikari", "r2dbc") else f" ({row.get('pool_impl')})")
+            + ("" if row.get("path_mode") == "normal" else f", {row.get('path_mode')}")
+            + ("" if str(row.get("context") or "none") == "none" else f", {row.get('context')} context")
+            + _latency_label(row, "db", "PostgreSQL") + _latency_label(row, "downstream", "downstream"))
+
+
+def _latency_label(row: Mapping[str, object], prefix: str, tier: str) -> str:
+    latency, jitter = analyze.num(row, f"{prefix}_latency_ms", 0), analyze.num(row, f"{prefix}_jitter_ms", 0)
+    if not latency and not jitter:
+        return ""
+    return f", {tier} +{_fmt(latency)}" + (f"±{_fmt(jitter)}" if jitter else "") + " ms each way"
 
 
 def _figures(rows, analysed, aggregated, others, metadata) -> dict[str, tuple[str, dict]]:
@@ -104,10 +116,12 @@ def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]
     """concurrency | platform req/s · p99 | virtual req/s · p99 | ratio | bottleneck per mode."""
     groups: dict[tuple, dict[str, Mapping[str, object]]] = {}
     for line in aggregated:
+        if line["thread_mode"] == "webflux":
+            continue  # the reactive twin has its own section; the headline pairs platform with virtual
         load = line["target_rps"] + "/s" if line["load_model"] == "open" else line["concurrency"]
         # a platform pool of another size is its own scenario; virtual threads pair with Tomcat's default
         threads = int(line["tomcat_max_threads"]) if line["thread_mode"] == "platform" else analyze.DEFAULT_TOMCAT_THREADS
-        key = (analyze.workload(line) != "order-summary", scenario_label(line), line["conn_mode"] != "released",
+        key = (analyze.workload(line) != "order-summary" or analyze.is_variant(line), scenario_label(line), line["conn_mode"] != "released",
                threads, line["load_model"], load)
         groups.setdefault(key, {})[str(line["thread_mode"])] = line
     table = []
@@ -194,7 +208,7 @@ def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mappi
 
 def main_rows(lines: Sequence[Mapping[str, object]]) -> list[Mapping[str, object]]:
     """The order-summary rows at Tomcat's default pool: what the hero story is told from."""
-    return [a for a in lines if analyze.workload(a) == "order-summary"
+    return [a for a in lines if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
             and (a["thread_mode"] != "platform"
                  or int(analyze.num(a, "tomcat_max_threads", 200)) == analyze.DEFAULT_TOMCAT_THREADS)]
 
@@ -237,7 +251,7 @@ def compare_lines(aggregated, others, style: str) -> list[str]:
         by_conc: dict[float, dict[str, float]] = {}
         for r in rows:
             if (r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal"
-                    and analyze.workload(r) == "order-summary"):
+                    and analyze.workload(r) == "order-summary" and not analyze.is_variant(r)):
                 conc = charts._f(r.get("concurrency"))
                 by_conc.setdefault(conc, {})[str(r.get("thread_mode"))] = charts._f(r.get(value_key))
         return {c: (m.get("platform", math.nan), m.get("virtual", math.nan)) for c, m in by_conc.items()

@@ -31,7 +31,9 @@ EXTRA_COLUMNS = [
     "spring_boot_version", "hikari_version", "k6_version", "core_map",
     "workload", "sleep_ms", "cpu_work", "cooldown_s", "pinned_reasons",
     "writes_ok", "rows_inserted", "writes_acknowledged", "writes_lost", "hikari_pending_share",
-    "offload_executor", "offload_pool",
+    "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "context_kb",
+    "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms", "proxy_cpu_pct",
+    "gc_pauses", "gc_pause_ms", "heap_used_mb_max",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
@@ -39,7 +41,8 @@ COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
 # What makes two rows the same scenario (the resume key).
 SCENARIO_KEY = ["thread_mode", "hikari_pool", "path_mode", "conn_mode", "concurrency", "rep",
                 "load_model", "target_rps", "stub_delay_ms", "tomcat_max_threads", "workload", "sleep_ms",
-                "cpu_work", "offload_executor", "offload_pool"]
+                "cpu_work", "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "context_kb",
+                "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms"]
 
 
 def scenario_key(row: Mapping[str, object]) -> tuple[str, ...]:

@@ -21,14 +21,19 @@ from vtlab import procs
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
-# Prometheus names of the meters the service exposes (Micrometer's naming of the Spring meters).
-METERS = {
-    "hikari_active": "hikaricp_connections_active",
-    "hikari_pending": "hikaricp_connections_pending",
-    "jvm_threads": "jvm_threads_live_threads",
-    "tomcat_connections": "tomcat_connections_current_connections",
-    "http_active": "http_server_requests_active_seconds_count",
-    "requests_total": "http_server_requests_seconds_count",
+# Prometheus names of the meters the service exposes (Micrometer's naming of the Spring meters). A key
+# lists alternatives — whichever pool the service runs (HikariCP, Agroal, R2DBC) fills the pool keys —
+# and an alternative may require a label (`name{label="value"}`), e.g. the heap's memory pools only.
+METERS: dict[str, tuple[str, ...]] = {
+    "hikari_active": ("hikaricp_connections_active", "agroal_connections_active", "r2dbc_pool_acquired_connections"),
+    "hikari_pending": ("hikaricp_connections_pending", "agroal_connections_pending", "r2dbc_pool_pending_connections"),
+    "jvm_threads": ("jvm_threads_live_threads",),
+    "tomcat_connections": ("tomcat_connections_current_connections",),
+    "http_active": ("http_server_requests_active_seconds_count",),
+    "requests_total": ("http_server_requests_seconds_count",),
+    "gc_pauses": ("jvm_gc_pause_seconds_count",),
+    "gc_pause_s": ("jvm_gc_pause_seconds_sum",),
+    "heap_used_bytes": ('jvm_memory_used_bytes{area="heap"}',),
 }
 
 
@@ -81,9 +86,13 @@ def tree_ticks(table: Mapping[int, tuple[int, int]], root: int) -> int:
 _SAMPLE_LINE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?\s+(\S+)')
 
 
-def parse_prometheus(text: str, wanted: Mapping[str, str] = METERS) -> dict[str, float]:
+def parse_prometheus(text: str, wanted: Mapping[str, tuple[str, ...]] = METERS) -> dict[str, float]:
     """Sum each wanted meter over its label sets (e.g. all pools, all status codes)."""
-    by_name = {name: key for key, name in wanted.items()}
+    by_name: dict[str, list[tuple[str, str]]] = {}
+    for key, alternatives in wanted.items():
+        for spec in alternatives:
+            name, _, label = spec.partition("{")
+            by_name.setdefault(name, []).append((key, label.rstrip("}")))
     values: dict[str, float] = {}
     for line in text.splitlines():
         if not line or line[0] == "#":
@@ -91,13 +100,16 @@ def parse_prometheus(text: str, wanted: Mapping[str, str] = METERS) -> dict[str,
         match = _SAMPLE_LINE.match(line)
         if not match or match.group(1) not in by_name:
             continue
-        if match.group(1) == METERS["requests_total"] and 'uri="/actuator' in (match.group(2) or ""):
+        labels = match.group(2) or ""
+        if match.group(1) == METERS["requests_total"][0] and 'uri="/actuator' in labels:
             continue  # our own scrapes are not load
-        key = by_name[match.group(1)]
-        try:
-            values[key] = values.get(key, 0.0) + float(match.group(3))
-        except ValueError:
-            continue
+        for key, label in by_name[match.group(1)]:
+            if label and label not in labels:
+                continue
+            try:
+                values[key] = values.get(key, 0.0) + float(match.group(3))
+            except ValueError:
+                continue
     return values
 
 
@@ -194,6 +206,12 @@ def host_percent(series: Series, start: float, end: float) -> float:
 def maximum(series: Series, key: str, start: float, end: float) -> float:
     values = [v[key] for _, v in series.window(start, end) if key in v]
     return max(values) if values else float("nan")
+
+
+def increase(series: Series, key: str, start: float, end: float) -> float:
+    """How much a counter grew over the window (e.g. GC pauses during the hold)."""
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return values[-1] - values[0] if len(values) >= 2 else float("nan")
 
 
 def share_positive(series: Series, key: str, start: float, end: float) -> float:

@@ -1,5 +1,6 @@
-"""The report's scenario sections (sleep, cpu, pinning): for each scenario present in a run, a
-table and a verdict in words, computed from the analysis alone. Pure: no I/O, no drawing."""
+"""The report's scenario sections (writes, offload, fan-out, sleep, cpu, pinning, pools, latency,
+request context, the reactive twin): for each scenario present in a run, a table and a verdict in
+words, computed from the analysis alone. Pure: no I/O, no drawing."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p
                  ("p99", "p99 ms"), ("ceiling", "ceiling req/s"), ("bottleneck", "bottleneck")]
 PINNED_COLUMN = ("pinned", "pinned events (reasons)")
 WRITES_COLUMN = ("writes", "stored / acknowledged")
+POOL_COLUMNS = [("pending", "pool waiters max"), ("pinned", "pinned events (reasons)")]
+MEMORY_COLUMNS = [("rss", "RSS max MB"), ("heap", "heap max MB"), ("gc", "GC pauses · ms")]
+MODEL_COLUMNS = [("threads", "JVM threads max"), ("rss", "RSS max MB"), ("cpu_ms", "app CPU ms/req")]
 
 Line = Mapping[str, object]
 
@@ -28,8 +32,10 @@ class Section:
 
 
 def sections(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> list[Section]:
-    built = [_writes(analysed, mode_label), _offload(analysed, mode_label), _sleep(analysed, mode_label),
-             _cpu(analysed, mode_label), _pinning(analysed, mode_label)]
+    built = [_writes(analysed, mode_label), _offload(analysed, mode_label), _fanout(analysed, mode_label),
+             _sleep(analysed, mode_label), _cpu(analysed, mode_label), _pinning(analysed, mode_label),
+             _pools(analysed, mode_label), _latency(analysed, mode_label), _context(analysed, mode_label),
+             _reactive(analysed, mode_label)]
     return [section for section in built if section is not None]
 
 
@@ -37,8 +43,8 @@ def _fmt(value: float, digits: int = 0) -> str:
     return "–" if math.isnan(value) or math.isinf(value) else f"{value:,.{digits}f}"
 
 
-def _n(line: Line, column: str) -> float:
-    return analyze.num(line, column)
+def _n(line: Line, column: str, default: float = math.nan) -> float:
+    return analyze.num(line, column, default)
 
 
 def _table(lines: Sequence[Line], mode_label: Callable[[Line], str], variant: Callable[[Line], str] | None = None
@@ -48,12 +54,20 @@ def _table(lines: Sequence[Line], mode_label: Callable[[Line], str], variant: Ca
              "p50": _fmt(_n(a, "p50_ms")), "p99": _fmt(_n(a, "p99_ms")), "ceiling": _fmt(_n(a, "ceiling_rps"), 1),
              "bottleneck": str(a["bottleneck"]),
              "pinned": _fmt(_n(a, "pinned_events")) + (f" ({a['pinned_reasons']})" if a.get("pinned_reasons") else ""),
-             "writes": f"{_fmt(_n(a, 'rows_inserted'))} / {_fmt(_n(a, 'writes_acknowledged'))}"} for a in lines]
+             "writes": f"{_fmt(_n(a, 'rows_inserted'))} / {_fmt(_n(a, 'writes_acknowledged'))}",
+             "pending": _fmt(_n(a, "hikari_pending_max")), "rss": _fmt(_n(a, "rss_mb_max")),
+             "heap": _fmt(_n(a, "heap_used_mb_max")),
+             "gc": f"{_fmt(_n(a, 'gc_pauses'))} · {_fmt(_n(a, 'gc_pause_ms'))}",
+             "threads": _fmt(_n(a, "jvm_threads_max")), "cpu_ms": _fmt(_n(a, "cpu_ms_per_req"), 2)} for a in lines]
 
 
-def _chart(lines: Sequence[Line], labels: Sequence[str]) -> dict[str, list]:
-    return {"labels": list(labels), "throughput_rps": [_n(a, "throughput_rps") for a in lines],
-            "p99_ms": [_n(a, "p99_ms") for a in lines]}
+def _chart(lines: Sequence[Line], labels: Sequence[str], draw: tuple[str, str] | None = None) -> dict[str, list]:
+    chart = {"labels": list(labels), "throughput_rps": [_n(a, "throughput_rps") for a in lines],
+             "p99_ms": [_n(a, "p99_ms") for a in lines]}
+    if draw:
+        chart.update({key: [_n(a, key) for a in lines] for key in draw})
+        chart["draw"] = list(draw)
+    return chart
 
 
 def _ordered(lines: Sequence[Line]) -> list[Line]:
@@ -176,11 +190,11 @@ def _cpu(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section
 
 
 def _pinning(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
-    lines = _ordered([a for a in analysed if analyze.workload(a) == "order-summary"
+    lines = _ordered([a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
                       and a.get("path_mode") != "normal"])
     if not lines:
         return None
-    lines = _ordered([a for a in analysed if analyze.workload(a) == "order-summary"
+    lines = _ordered([a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
                       and str(a.get("concurrency")) in {str(b.get("concurrency")) for b in lines}
                       and a.get("conn_mode") in {b.get("conn_mode") for b in lines}])
     lines.sort(key=lambda a: (str(a.get("path_mode")) != "normal", str(a.get("path_mode")), a["thread_mode"]))
@@ -235,6 +249,214 @@ def _pinning(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
     return Section("pinning", "Pinning: JEP 491 and its positive control", verdict,
                    _table(lines, mode_label, variant), _chart(lines, [variant(a) for a in lines]),
                    [*TABLE_COLUMNS, PINNED_COLUMN])
+
+
+def _fanout(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
+    lines = sorted((a for a in analysed if analyze.workload(a) == "fanout"),
+                   key=lambda a: (a["thread_mode"] != "platform", a.get("fanout") != "sequential", _n(a, "concurrency")))
+    if not lines:
+        return None
+    call_ms = _n(lines[0], "stub_delay_ms") + 2 * _n(lines[0], "downstream_latency_ms", 0)
+    verdict = [f"Each request reads the order and makes two downstream calls of {_fmt(call_ms)} ms: one after the "
+               f"other that is ≥ {_fmt(2 * call_ms)} ms (the sum), all at once it can be {_fmt(call_ms)} ms (the slowest)."]
+    for mode in ("platform", "virtual"):
+        by = {a.get("fanout"): a for a in lines if a["thread_mode"] == mode}
+        seq, par = by.get("sequential"), by.get("structured")
+        if seq and par:
+            verdict.append(
+                f"{mode}: median {_fmt(_n(seq, 'p50_ms'))} ms sequential vs {_fmt(_n(par, 'p50_ms'))} ms structured "
+                f"({_fmt(_n(par, 'p50_ms') / call_ms if call_ms else math.nan, 2)}× the slowest call) — "
+                + ("latency approaches the slowest call, not the sum" if _n(par, "p50_ms") < 1.5 * call_ms
+                   else "the structured fan-out did NOT approach the slowest call")
+                + f"; throughput {_fmt(_n(seq, 'throughput_rps'), 1)} → {_fmt(_n(par, 'throughput_rps'), 1)} req/s "
+                f"({seq['bottleneck']} → {par['bottleneck']}).")
+    if any(a["thread_mode"] == "platform" for a in lines):
+        verdict.append("With platform Tomcat a request still holds its thread for the whole fan-out, so halving its "
+                       "time doubles what 200 threads carry; the forked calls themselves run on virtual threads "
+                       "(StructuredTaskScope's default) either way.")
+
+    def variant(a: Line) -> str:
+        return f"{mode_label(a)}, {a.get('fanout')}"
+
+    return Section("fanout", "Fan-out: two calls and a lookup, one after the other or with StructuredTaskScope",
+                   verdict, _table(lines, mode_label, variant), _chart(lines, [variant(a) for a in lines]))
+
+
+def _matching_baseline(analysed: Sequence[Line], chosen: Sequence[Line], same: Sequence[str]) -> list[Line]:
+    """The plain rows (no variant) that share `same` columns with a chosen variant row: its loopback,
+    HikariCP, no-context or blocking counterpart."""
+    keys = {tuple(str(a.get(c)) for c in same) for a in chosen}
+    return [a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
+            and tuple(str(a.get(c)) for c in same) in keys]
+
+
+def _pools(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
+    agroal = [a for a in analysed if a.get("pool_impl") == "agroal"]
+    if not agroal:
+        return None
+    same = ("conn_mode", "hikari_pool", "concurrency", "thread_mode", "path_mode", "stub_delay_ms")
+    lines = sorted([*agroal, *_matching_baseline(analysed, agroal, same)],
+                   key=lambda a: (a["thread_mode"] != "platform", a.get("pool_impl") != "hikari", _n(a, "concurrency")))
+    verdict = []
+    for mode in ("platform", "virtual"):
+        by = {a.get("pool_impl") or "hikari": a for a in lines if a["thread_mode"] == mode}
+        hikari, other = by.get("hikari"), by.get("agroal")
+        if hikari and other:
+            ratio = _n(other, "throughput_rps") / _n(hikari, "throughput_rps") if _n(hikari, "throughput_rps") else math.nan
+            verdict.append(
+                f"{mode}, {other.get('conn_mode')}, pool {other.get('hikari_pool')}, {other.get('concurrency')} users: "
+                f"HikariCP {_fmt(_n(hikari, 'throughput_rps'), 1)} req/s (p99 {_fmt(_n(hikari, 'p99_ms'))} ms) vs "
+                f"Agroal {_fmt(_n(other, 'throughput_rps'), 1)} req/s (p99 {_fmt(_n(other, 'p99_ms'))} ms): "
+                + (f"within {analyze.SPREAD_WARNING * 100:.0f}% — the same wall" if abs(ratio - 1) < analyze.SPREAD_WARNING
+                   else f"Agroal at {_fmt(ratio, 2)}× HikariCP")
+                + f"; bottleneck {hikari['bottleneck']} / {other['bottleneck']}.")
+        elif other:
+            verdict.append(f"{mode}: Agroal {_fmt(_n(other, 'throughput_rps'), 1)} req/s ({other['bottleneck']}); no "
+                           "HikariCP row at the same settings to compare with.")
+    pinned = [a for a in agroal if a["thread_mode"] == "virtual" and _n(a, "pinned_events") > 0]
+    verdict.append(f"Agroal pinned virtual threads {_fmt(sum(_n(a, 'pinned_events') for a in pinned))} times "
+                   f"({', '.join(str(a.get('pinned_reasons')) for a in pinned)}): its borrow still blocks a carrier."
+                   if pinned else "Neither pool pinned a virtual thread while borrowing (0 jdk.VirtualThreadPinned "
+                   "events ≥ 20 ms in the Agroal rows).")
+
+    def variant(a: Line) -> str:
+        return f"{mode_label(a)}, {'Agroal' if a.get('pool_impl') == 'agroal' else 'HikariCP'}"
+
+    return Section("pools", "Pools: HikariCP vs Agroal at the same size", verdict,
+                   _table(lines, mode_label, variant), _chart(lines, [variant(a) for a in lines]),
+                   [*TABLE_COLUMNS, *POOL_COLUMNS])
+
+
+def _latency(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
+    delayed = [a for a in analysed if _n(a, "db_latency_ms", 0) > 0 or _n(a, "downstream_latency_ms", 0) > 0]
+    if not delayed:
+        return None
+    same = ("conn_mode", "hikari_pool", "concurrency", "thread_mode", "path_mode", "stub_delay_ms", "workload")
+    lines = sorted([*delayed, *_matching_baseline(analysed, delayed, same)],
+                   key=lambda a: (a["thread_mode"] != "platform", _n(a, "db_latency_ms", 0),
+                                  _n(a, "downstream_latency_ms", 0), _n(a, "concurrency")))
+
+    def where(a: Line) -> str:
+        parts = []
+        for column, tier in (("db", "PostgreSQL"), ("downstream", "downstream")):
+            if _n(a, f"{column}_latency_ms", 0) > 0:
+                parts.append(f"{tier} +{_fmt(_n(a, f'{column}_latency_ms'))}±{_fmt(_n(a, f'{column}_jitter_ms', 0))} ms")
+        return ", ".join(parts) + " each way" if parts else "loopback"
+
+    verdict = ["Latency is added by a Toxiproxy between the tiers, to each direction of every connection, so "
+               "every query or call pays it twice."]
+    for mode in ("platform", "virtual"):
+        mine = [a for a in lines if a["thread_mode"] == mode]
+        base = next((a for a in mine if where(a) == "loopback"), None)
+        for a in (a for a in mine if where(a) != "loopback"):
+            connection_ms = _n(a, "p50_ms") - analyze.wait_s(a) * 1000
+            sentence = (f"{mode} with {where(a)}: {_fmt(_n(a, 'throughput_rps'), 1)} req/s, median "
+                        f"{_fmt(_n(a, 'p50_ms'))} ms ({a['bottleneck']}, ceiling {_fmt(_n(a, 'ceiling_rps'), 1)} req/s)")
+            if base:
+                moved = base["bottleneck"] != a["bottleneck"]
+                sentence += (f" against {_fmt(_n(base, 'throughput_rps'), 1)} req/s on loopback ({base['bottleneck']})"
+                             + (f" — the bottleneck moved from {base['bottleneck']} to {a['bottleneck']}" if moved else ""))
+            if (analyze.workload(a) == "order-summary" and a.get("conn_mode") == "released"
+                    and _n(a, "db_latency_ms", 0) > 0 and connection_ms > 0):
+                sentence += (f"; each request now keeps a connection ~{_fmt(connection_ms)} ms, so "
+                             f"{a.get('hikari_pool')} connections carry at most "
+                             f"{_fmt(_n(a, 'hikari_pool') / connection_ms * 1000, 0)} req/s")
+            verdict.append(sentence + ".")
+    proxy = [a for a in delayed if _n(a, "proxy_cpu_pct", 0) > 0]
+    if proxy:
+        verdict.append(f"The proxy itself used {_fmt(max(_n(a, 'proxy_cpu_pct') for a in proxy))}% of one core at most "
+                       "(sampled as its own tier, counted in the CPU ceiling).")
+
+    def variant(a: Line) -> str:
+        return f"{mode_label(a)}, {where(a)}"
+
+    return Section("latency", "Injected network latency: the database and the downstream stop being on loopback",
+                   verdict, _table(lines, mode_label, variant), _chart(lines, [variant(a) for a in lines],
+                                                                       ("throughput_rps", "p50_ms")),
+                   [*TABLE_COLUMNS, POOL_COLUMNS[0]])
+
+
+def _context(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
+    carried = [a for a in analysed if str(a.get("context") or "none") != "none"]
+    if not carried:
+        return None
+    same = ("conn_mode", "hikari_pool", "concurrency", "thread_mode", "path_mode", "stub_delay_ms", "workload")
+    order = {"none": 0, "threadlocal": 1, "scopedvalue": 2}
+    lines = sorted([*carried, *_matching_baseline(analysed, carried, same)],
+                   key=lambda a: (a["thread_mode"] != "platform", _n(a, "concurrency"),
+                                  order.get(str(a.get("context") or "none"), 3)))
+    verdict = []
+    for mode in ("platform", "virtual"):
+        by = {str(a.get("context") or "none"): a for a in lines if a["thread_mode"] == mode}
+        local, scoped = by.get("threadlocal"), by.get("scopedvalue")
+        if not (local or scoped):
+            continue
+        kb = _n(local or scoped, "context_kb")
+        parts = [f"{name} RSS {_fmt(_n(a, 'rss_mb_max'))} MB, heap max {_fmt(_n(a, 'heap_used_mb_max'))} MB, "
+                 f"{_fmt(_n(a, 'gc_pauses'))} GC pauses ({_fmt(_n(a, 'gc_pause_ms'))} ms), "
+                 f"{_fmt(_n(a, 'throughput_rps'), 1)} req/s"
+                 for name, a in (("no context:", by.get("none")), ("ThreadLocal:", local), ("ScopedValue:", scoped)) if a]
+        verdict.append(f"{mode} at {(local or scoped)['concurrency']} users with {_fmt(kb)} KB per request — "
+                       + "; ".join(parts) + ".")
+        if local and scoped:
+            rss_l, rss_s = _n(local, "rss_mb_max"), _n(scoped, "rss_mb_max")
+            pause_l, pause_s = _n(local, "gc_pause_ms"), _n(scoped, "gc_pause_ms")
+            rss_gap = abs(rss_l - rss_s) / max(rss_l, rss_s) if max(rss_l, rss_s) else math.nan
+            verdict.append(
+                (f"ThreadLocal and ScopedValue end within {_fmt(rss_gap * 100)}% on RSS "
+                 if rss_gap < analyze.SPREAD_WARNING else
+                 f"RSS differs by {_fmt(rss_gap * 100)}% ({'ScopedValue' if rss_s < rss_l else 'ThreadLocal'} lower) ")
+                + f"and GC pause time {_fmt(pause_l)} vs {_fmt(pause_s)} ms: with one thread per request the context "
+                "dies with its thread either way, so the holder matters less than the context's size; ScopedValue's "
+                "gains are a binding that cannot leak past the handler and one that forked subtasks inherit.")
+    if len({a.get("rep") for a in lines}) == 1:
+        verdict.append("One repetition: differences under ~10% here are within run-to-run noise (use --reps 3).")
+
+    def variant(a: Line) -> str:
+        return f"{mode_label(a)}, {a.get('context') or 'none'}"
+
+    return Section("context", "Request context: ThreadLocal vs ScopedValue", verdict,
+                   _table(lines, mode_label, variant),
+                   _chart(lines, [variant(a) for a in lines], ("rss_mb_max", "gc_pause_ms")),
+                   [*TABLE_COLUMNS, *MEMORY_COLUMNS])
+
+
+def _reactive(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
+    reactive = [a for a in analysed if a["thread_mode"] == "webflux"]
+    if not reactive:
+        return None
+    same = ("hikari_pool", "concurrency", "stub_delay_ms", "load_model")
+    keys = {tuple(str(a.get(c)) for c in same) for a in reactive}
+    blocking = [a for a in analysed if analyze.workload(a) == "order-summary" and a["thread_mode"] != "webflux"
+                and a.get("conn_mode") == "released" and a.get("path_mode") == "normal"
+                and str(a.get("pool_impl") or "hikari") == "hikari" and str(a.get("context") or "none") == "none"
+                and not _n(a, "db_latency_ms", 0) and not _n(a, "downstream_latency_ms", 0)
+                and tuple(str(a.get(c)) for c in same) in keys]
+    order = {"platform": 0, "virtual": 1, "webflux": 2}
+    lines = sorted([*blocking, *reactive], key=lambda a: (_n(a, "concurrency"), order.get(str(a["thread_mode"]), 3)))
+    verdict = []
+    for users in sorted({_n(a, "concurrency") for a in reactive}):
+        at = {str(a["thread_mode"]): a for a in lines if _n(a, "concurrency") == users}
+        verdict.append(f"{_fmt(users)} users: " + "; ".join(
+            f"{name} {_fmt(_n(a, 'throughput_rps'), 1)} req/s, p99 {_fmt(_n(a, 'p99_ms'))} ms, "
+            f"{_fmt(_n(a, 'jvm_threads_max'))} JVM threads, RSS {_fmt(_n(a, 'rss_mb_max'))} MB, "
+            f"{_fmt(_n(a, 'cpu_ms_per_req'), 2)} ms CPU/req ({a['bottleneck']})"
+            for name, a in at.items()) + ".")
+        virtual, webflux = at.get("virtual"), at.get("webflux")
+        if virtual and webflux and _n(virtual, "throughput_rps"):
+            ratio = _n(webflux, "throughput_rps") / _n(virtual, "throughput_rps")
+            verdict.append(
+                ("Virtual threads and WebFlux reach the same wall" if abs(ratio - 1) < analyze.SPREAD_WARNING else
+                 f"WebFlux at {_fmt(ratio, 2)}× virtual threads")
+                + " on this I/O-bound workload: both hold a request without holding a thread, so the users, the "
+                "downstream and the CPU decide, not the programming model.")
+
+    def variant(a: Line) -> str:
+        return mode_label(a)
+
+    return Section("reactive", "The reactive twin: WebFlux + R2DBC beside both thread models", verdict,
+                   _table(lines, mode_label, variant), _chart(lines, [variant(a) for a in lines]),
+                   [*TABLE_COLUMNS, *MODEL_COLUMNS])
 
 
 def _ratio_sentence(lines: Sequence[Line]) -> list[str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab import procs
-from vtlab.settings import APP_JAR, HOST, LOAD, STUB_JAR, Java
+from vtlab.settings import APP_JAR, HOST, LOAD, REACTIVE_JAR, STUB_JAR, Java
 
 PINNING_SETTINGS = LOAD / "pinning.jfc"
 PINNED_THRESHOLD_MS = 20  # the threshold in load/pinning.jfc
@@ -20,7 +20,8 @@ def _java_env(extra: dict[str, str]) -> dict[str, str]:
     # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
     ours = {"VT_ENABLED", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
-            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL"}
+            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB",
+            "DB_POOL_MAX"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -58,12 +59,30 @@ class AppConfig:
     tomcat_max_threads: int
     offload_executor: str = "platform"
     offload_pool: int = 50
+    fanout: str = "sequential"
+    pool_impl: str = "hikari"
+    context: str = "none"
+    context_kb: int = 64
+    reactive: bool = False  # the WebFlux + R2DBC twin instead of the blocking app
+    # StructuredTaskScope is a preview API in JDK 25: the fan-out rows run with preview on, both
+    # strategies, so a sequential and a structured row differ in the strategy only.
+    preview: bool = False
+
+    @property
+    def thread_mode(self) -> str:
+        return "webflux" if self.reactive else "virtual" if self.virtual else "platform"
 
     def env(self) -> dict[str, str]:
+        if self.reactive:
+            return {"DB_POOL_MAX": str(self.pool)}
         return {"VT_ENABLED": str(self.virtual).lower(), "HIKARI_MAX_POOL": str(self.pool),
                 "CONN_MODE": self.conn_mode, "PATH_MODE": self.path_mode,
                 "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads), "OFFLOAD_EXECUTOR": self.offload_executor,
-                "OFFLOAD_POOL": str(self.offload_pool)}
+                "OFFLOAD_POOL": str(self.offload_pool), "FANOUT_MODE": self.fanout, "POOL_IMPL": self.pool_impl,
+                "CONTEXT_MODE": self.context, "CONTEXT_KB": str(self.context_kb)}
+
+    def jvm_flags(self) -> list[str]:
+        return ["--enable-preview"] if self.preview else []
 
 
 def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
@@ -73,9 +92,9 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
     management_port = procs.free_port()
     env = _java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": HOST,
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
-    argv = [str(java.java), "-Xmx1g",
+    argv = [str(java.java), "-Xmx1g", *config.jvm_flags(),
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
-            "-jar", str(APP_JAR)]
+            "-jar", str(REACTIVE_JAR if config.reactive else APP_JAR)]
     return _start("app", argv, env, port, log, cpus, "/actuator/health", management_port)
 
 
@@ -104,7 +123,7 @@ def runtime_info(app: Tier) -> dict:
 def check_effective(info: dict, config: AppConfig) -> list[str]:
     """Differences between what the row asked for and what the live service reports."""
     expected = {
-        "threadMode": "virtual" if config.virtual else "platform",
+        "threadMode": config.thread_mode,
         "connMode": config.conn_mode,
         "pathMode": config.path_mode,
     }
@@ -113,6 +132,19 @@ def check_effective(info: dict, config: AppConfig) -> list[str]:
     pool = info.get("pool", {}).get("maximumPoolSize")
     if pool != config.pool:
         problems.append(f"pool: asked {config.pool}, service runs {pool}")
+    if config.reactive:
+        return problems
+    implementation = {"hikari": "HikariCP", "agroal": "Agroal"}[config.pool_impl]
+    if info.get("pool", {}).get("implementation") != implementation:
+        problems.append(f"pool implementation: asked {implementation}, service runs "
+                        f"{info.get('pool', {}).get('implementation')}")
+    if info.get("fanOutMode") != config.fanout:
+        problems.append(f"fan-out: asked {config.fanout}, service runs {info.get('fanOutMode')}")
+    context = info.get("context", {})
+    if context.get("mode") != config.context or (config.context != "none"
+                                                 and context.get("kilobytes") != config.context_kb):
+        problems.append(f"context: asked {config.context} {config.context_kb} KB, service runs "
+                        f"{context.get('mode')} {context.get('kilobytes')} KB")
     offload = info.get("offload", {})
     if offload.get("executor") != config.offload_executor:
         problems.append(f"offload executor: asked {config.offload_executor}, service runs {offload.get('executor')}")
