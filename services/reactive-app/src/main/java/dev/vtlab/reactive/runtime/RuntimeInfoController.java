@@ -50,7 +50,8 @@ class RuntimeInfoController {
                 Runtime.version().toString(),
                 SpringBootVersion.getVersion(),
                 Runtime.getRuntime().availableProcessors(),
-                // Boot's Netty server and WebClient both use Reactor Netty's global loops, sized like this.
+                // Boot's Netty server and WebClient share one set of loops (its ReactorResourceFactory), sized
+                // by Reactor Netty's default: the cores, but at least 4. R2DBC's driver has its own set.
                 LoopResources.DEFAULT_IO_WORKER_COUNT);
     }
 
