@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from vtlab import postgres, prereqs
-from vtlab.settings import APP_JAR, K6_BUILD, K6_VERSION, SERVICES, SQL, STATE, STUB_JAR, TOOLS
+from vtlab.settings import APP_JAR, K6_BUILD, K6_VERSION, REACTIVE_JAR, SERVICES, SQL, STATE, STUB_JAR, TOOLS
 
 K6_BIN = TOOLS / "bin" / "k6"
 
@@ -24,10 +24,13 @@ def _newest_source(root: Path) -> float:
     return newest
 
 
+JARS = (APP_JAR, STUB_JAR, REACTIVE_JAR)
+
+
 def jars_current() -> bool:
-    if not (APP_JAR.exists() and STUB_JAR.exists()):
+    if not all(jar.exists() for jar in JARS):
         return False
-    return min(APP_JAR.stat().st_mtime, STUB_JAR.stat().st_mtime) >= _newest_source(SERVICES)
+    return min(jar.stat().st_mtime for jar in JARS) >= _newest_source(SERVICES)
 
 
 def maven_env() -> dict[str, str]:

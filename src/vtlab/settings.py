@@ -16,6 +16,7 @@ LOAD = REPO / "load"
 
 APP_JAR = SERVICES / "app" / "target" / "app.jar"
 STUB_JAR = SERVICES / "stub" / "target" / "stub.jar"
+REACTIVE_JAR = SERVICES / "reactive-app" / "target" / "reactive-app.jar"
 K6_BUILD = LOAD / "k6build"
 K6_VERSION = "v2.2.0"  # pinned in load/k6build/go.mod; v2.3.0 is not served by the module proxy
 PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
