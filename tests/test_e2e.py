@@ -168,3 +168,36 @@ def test_writes_are_checked_against_the_database_and_a_lost_write_is_caught(rig_
         assert "LOST WRITES" in (lossy / "report.md").read_text()
     finally:
         pg.stop()
+
+
+def test_fanout_pools_context_and_injected_latency_reach_the_service(rig_env, tmp_path):
+    """One virtual row per variant: each must really run what it says (the rig checks runtime-info) and
+    its measurements must show it — the structured fan-out under the sum of its calls, the proxied
+    database slower by its latency, a context's size in the heap, Agroal's gauges in the pool columns."""
+    run_dir = tmp_path / "run"
+    argv = ["--modes", "virtual", "--conc", "20", "--out", str(run_dir), *TINY]
+    fanout = subprocess.run([str(REPO / "vtlab"), "run", "--workload", "fanout", "--fanout", "sequential,structured",
+                             *argv], env=rig_env, capture_output=True, text=True, timeout=900)
+    assert fanout.returncode == 0, fanout.stdout + fanout.stderr
+    sequential, structured = rows_of(run_dir)
+    assert (sequential["fanout"], structured["fanout"]) == ("sequential", "structured")
+    assert float(sequential["p50_ms"]) >= 200  # two 100 ms calls one after the other
+    assert float(structured["p50_ms"]) < 0.75 * float(sequential["p50_ms"])
+
+    variants = subprocess.run([str(REPO / "vtlab"), "run", "--resume", "--pool-impl", "agroal", "--context",
+                               "scopedvalue", "--context-kb", "256", "--db-latency", "0,25", *argv],
+                              env=rig_env, capture_output=True, text=True, timeout=900)
+    assert variants.returncode == 0, variants.stdout + variants.stderr
+    loopback, far = rows_of(run_dir)[2:]
+    for row in (loopback, far):
+        assert (row["pool_impl"], row["context"], row["context_kb"]) == ("agroal", "scopedvalue", "256")
+        assert float(row["hikari_active_max"]) >= 1  # Agroal's gauges fill the pool columns
+        assert row["gc_pauses"] != "" and float(row["heap_used_mb_max"]) > 0
+    assert (loopback["db_latency_ms"], far["db_latency_ms"]) == ("0", "25")
+    assert loopback["proxy_cpu_pct"] != "" and far["proxy_cpu_pct"] != ""  # the proxy ran, sampled
+    # one query, one round trip: 2 x 25 ms more per request
+    assert float(far["p50_ms"]) - float(loopback["p50_ms"]) >= 45
+    report = (run_dir / "report.md").read_text()
+    for title in ("Fan-out", "Pools: HikariCP vs Agroal", "Injected network latency", "Request context"):
+        assert title in report
+    assert_nothing_left(rig_env, run_dir)

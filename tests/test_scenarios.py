@@ -85,3 +85,86 @@ def test_offload_rows_are_capped_by_the_narrowest_pool_on_the_path():
     section = sections_of(*rows)["offload"]
     assert section.table[0]["variant"] == "platform Tomcat → 50 platform threads"
     assert "only virtual Tomcat → virtual threads had none below the users" in " ".join(section.verdict)
+
+
+def fanout_rows(structured_p50: float):
+    common = dict(workload="fanout", concurrency=400, stub_delay_ms=1000)
+    return [
+        row(thread_mode="virtual", fanout="sequential", p50_ms=2010, p99_ms=2100, throughput_rps=198, **common),
+        row(thread_mode="virtual", fanout="structured", p50_ms=structured_p50, p99_ms=structured_p50 + 80,
+            throughput_rps=400 * 1000 / structured_p50, **common),
+    ]
+
+
+def test_fanout_latency_approaches_the_slowest_call_or_says_it_did_not():
+    good = sections_of(*fanout_rows(1012))["fanout"]
+    text = " ".join(good.verdict)
+    assert "two downstream calls of 1,000 ms" in text and "≥ 2,000 ms (the sum)" in text
+    assert "2,010 ms sequential vs 1,012 ms structured" in text and "approaches the slowest call" in text
+    analysed = analyze.analyse(fanout_rows(1012), META)
+    # sequential and structured never share a service time: the designed waits are 2 s and 1 s
+    assert [round(a["service_time_ms"]) for a in analysed] == [2010, 1012]
+    bad = " ".join(sections_of(*fanout_rows(1900))["fanout"].verdict)
+    assert "did NOT approach the slowest call" in bad
+
+
+def test_pools_section_compares_agroal_with_the_hikari_row_at_the_same_settings():
+    common = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual")
+    hikari = row(pool_impl="hikari", throughput_rps=370, **common)
+    same = row(pool_impl="agroal", throughput_rps=365, **common)
+    slower = row(pool_impl="agroal", throughput_rps=250, pinned_events=40,
+                 pinned_reasons="Native or VM frame on stack=40", **common)
+    assert "within 10% — the same wall" in " ".join(sections_of(hikari, same)["pools"].verdict)
+    text = " ".join(sections_of(hikari, slower)["pools"].verdict)
+    assert "Agroal at 0.68× HikariCP" in text and "pinned virtual threads 40 times" in text
+    # an Agroal row never enters the main story
+    assert report.main_rows(analyze.analyse([hikari, same], META)) == [analyze.analyse([hikari, same], META)[0]]
+
+
+def test_latency_section_names_the_moved_bottleneck_and_the_connection_time():
+    common = dict(conn_mode="released", hikari_pool=10, concurrency=400, stub_delay_ms=1000, thread_mode="virtual",
+                  throughput_first_half_rps=None, throughput_second_half_rps=None)
+    loopback = row(throughput_rps=396, p50_ms=1004, p99_ms=1030, **common)
+    far = row(db_latency_ms=20, db_jitter_ms=5, throughput_rps=236, p50_ms=1690, p99_ms=2400,
+              hikari_active_max=10, hikari_pending_max=300, hikari_pending_share=0.95, proxy_cpu_pct=12, **common)
+    section = sections_of(loopback, far)["latency"]
+    text = " ".join(section.verdict)
+    assert "PostgreSQL +20±5 ms each way" in text and "396.0 req/s on loopback" in text
+    assert "the bottleneck moved from downstream to connection-pool" in text
+    assert "keeps a connection ~690 ms" in text  # p50 minus the 1 s call: the wait for one included
+    assert "12% of one core" in text
+    assert [line["variant"] for line in section.table] == ["virtual, loopback", "virtual, PostgreSQL +20±5 ms each way"]
+
+
+def test_context_section_reports_memory_and_gc_and_when_the_holders_differ():
+    common = dict(concurrency=1000, thread_mode="virtual", stub_delay_ms=2000)
+    none = row(context="none", rss_mb_max=700, heap_used_mb_max=300, gc_pauses=20, gc_pause_ms=200, **common)
+    local = row(context="threadlocal", context_kb=64, rss_mb_max=900, heap_used_mb_max=500, gc_pauses=60,
+                gc_pause_ms=600, **common)
+    scoped = row(context="scopedvalue", context_kb=64, rss_mb_max=880, heap_used_mb_max=490, gc_pauses=58,
+                 gc_pause_ms=590, **common)
+    section = sections_of(none, local, scoped)["context"]
+    text = " ".join(section.verdict)
+    assert "64 KB per request" in text and "no context: RSS 700 MB" in text and "ThreadLocal: RSS 900 MB" in text
+    assert "within 2% on RSS" in text and "600 vs 590 ms" in text
+    assert section.chart["draw"] == ["rss_mb_max", "gc_pause_ms"] and section.chart["rss_mb_max"] == [700, 900, 880]
+    leaner = row(context="scopedvalue", context_kb=64, rss_mb_max=700, gc_pause_ms=300, **common)
+    assert "RSS differs by 22% (ScopedValue lower)" in " ".join(sections_of(local, leaner)["context"].verdict)
+
+
+def test_reactive_section_sets_webflux_beside_both_thread_models():
+    common = dict(concurrency=1000, stub_delay_ms=1000, hikari_pool=50)
+    rows = [row(thread_mode="platform", throughput_rps=199, p50_ms=5000, tomcat_connections_max=1000, **common),
+            row(thread_mode="virtual", throughput_rps=890, jvm_threads_max=32, **common),
+            row(thread_mode="webflux", pool_impl="r2dbc", tomcat_max_threads=0, throughput_rps=905,
+                jvm_threads_max=25, **common)]
+    analysed = analyze.analyse(rows, META)
+    webflux = analysed[-1]
+    assert webflux["ceiling_threads_rps"] == float("inf")  # an event loop never waits for a thread
+    section = sections_of(*rows)["reactive"]
+    text = " ".join(section.verdict)
+    assert "platform 199.0 req/s" in text and "webflux 905.0 req/s" in text
+    assert "Virtual threads and WebFlux reach the same wall" in text
+    assert [line["variant"] for line in section.table] == ["platform", "virtual", "webflux"]
+    # the headline pairs platform with virtual only; the twin is told in its section
+    assert all("webflux" not in str(line) for line in report.headline(analyze.aggregate(analysed)))

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from vtlab import postgres, prereqs
-from vtlab.settings import (APP_JAR, K6_BUILD, K6_VERSION, SERVICES, SQL, STATE, STUB_JAR, TOOLS, TOXIPROXY_BUILD,
-                            TOXIPROXY_VERSION)
+from vtlab.settings import (APP_JAR, K6_BUILD, K6_VERSION, REACTIVE_JAR, SERVICES, SQL, STATE, STUB_JAR, TOOLS,
+                            TOXIPROXY_BUILD, TOXIPROXY_VERSION)
 
 K6_BIN = TOOLS / "bin" / "k6"
 TOXIPROXY_BIN = TOOLS / "bin" / "toxiproxy-server"
@@ -26,10 +26,13 @@ def _newest_source(root: Path) -> float:
     return newest
 
 
+JARS = (APP_JAR, STUB_JAR, REACTIVE_JAR)
+
+
 def jars_current() -> bool:
-    if not (APP_JAR.exists() and STUB_JAR.exists()):
+    if not all(jar.exists() for jar in JARS):
         return False
-    return min(APP_JAR.stat().st_mtime, STUB_JAR.stat().st_mtime) >= _newest_source(SERVICES)
+    return min(jar.stat().st_mtime for jar in JARS) >= _newest_source(SERVICES)
 
 
 def maven_env() -> dict[str, str]:
@@ -48,6 +51,9 @@ def build_jars(force: bool = False) -> bool:
           flush=True)
     subprocess.run([str(mvn), "-B", "-q", "-f", str(SERVICES / "pom.xml"), "-DskipTests", "package"],
                    env=maven_env(), check=True)
+    # Maven leaves an unchanged module's jar as it was; stamp all of them, or every run rebuilds.
+    for jar in JARS:
+        os.utime(jar)
     return True
 
 

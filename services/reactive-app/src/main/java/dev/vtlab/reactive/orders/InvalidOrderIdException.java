@@ -1,0 +1,23 @@
+package dev.vtlab.reactive.orders;
+
+/** Mapped to 400: the id is not a positive 64-bit integer. */
+public class InvalidOrderIdException extends RuntimeException {
+
+    public InvalidOrderIdException(String raw) {
+        super("Order id must be a positive integer no larger than " + Long.MAX_VALUE + ", got '" + raw + "'");
+    }
+
+    /** Parsed by hand so that "abc", "0", "-5" and overflowing numbers all get the same clear 400. */
+    static long parse(String raw) {
+        try {
+            long id = Long.parseLong(raw);
+            if (id > 0) {
+                return id;
+            }
+        }
+        catch (NumberFormatException ex) {
+            // fall through to the 400
+        }
+        throw new InvalidOrderIdException(raw);
+    }
+}

@@ -1,0 +1,9 @@
+package dev.vtlab.reactive.orders;
+
+/** Mapped to 404. */
+public class OrderNotFoundException extends RuntimeException {
+
+    public OrderNotFoundException(long id) {
+        super("Order " + id + " does not exist");
+    }
+}

@@ -1,0 +1,20 @@
+package dev.vtlab.reactive.orders;
+
+import java.time.Instant;
+
+import dev.vtlab.reactive.runtime.ThreadInfo;
+import tools.jackson.databind.JsonNode;
+
+/** The response document of GET /api/order-summary/{id}: field for field the app's. */
+public record OrderSummary(Order order, Customer customer, JsonNode downstream, ThreadInfo thread) {
+
+    public record Order(long id, String status, long totalCents, String currency, int itemCount, Instant createdAt) {
+    }
+
+    public record Customer(long id, String name, String email, String tier) {
+    }
+
+    /** What the single database query returns, before the downstream part is known. */
+    record Row(Order order, Customer customer) {
+    }
+}

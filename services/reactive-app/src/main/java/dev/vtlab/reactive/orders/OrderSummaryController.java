@@ -1,0 +1,27 @@
+package dev.vtlab.reactive.orders;
+
+import dev.vtlab.reactive.runtime.ThreadInfo;
+import reactor.core.publisher.Mono;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+class OrderSummaryController {
+
+    private final OrderSummaryService service;
+
+    OrderSummaryController(OrderSummaryService service) {
+        this.service = service;
+    }
+
+    // The id arrives as text so that every malformed value is answered by our own 400, not a converter's.
+    @GetMapping("/api/order-summary/{id}")
+    Mono<OrderSummary> orderSummary(@PathVariable("id") String id) {
+        // The request hops threads (the driver's loop, then WebClient's); the one that accepted it, an
+        // event-loop thread, is the honest counterpart of the app's request thread.
+        ThreadInfo servedBy = ThreadInfo.current();
+        return service.summarize(InvalidOrderIdException.parse(id), servedBy);
+    }
+}

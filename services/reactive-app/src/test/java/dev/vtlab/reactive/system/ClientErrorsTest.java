@@ -1,0 +1,48 @@
+package dev.vtlab.reactive.system;
+
+import dev.vtlab.reactive.support.LabHttp;
+import dev.vtlab.reactive.support.ReactiveApp;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static dev.vtlab.reactive.support.ProblemAssertions.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ReactiveApp
+class ClientErrorsTest {
+
+    @LocalServerPort
+    int port;
+
+    LabHttp http;
+
+    @BeforeEach
+    void setUp() {
+        http = new LabHttp(port);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "abc", "0", "-5", "99999999999999999999", "1.5" })
+    void malformedOrderIdIsABadRequest(String id) {
+        JsonNode problem = assertProblem(http.get("/api/order-summary/" + id), 400);
+        assertThat(problem.get("title").asString()).isEqualTo("Invalid order id");
+        assertThat(problem.get("detail").asString()).contains(id);
+    }
+
+    @Test
+    void missingOrderIsNotFound() {
+        JsonNode problem = assertProblem(http.get("/api/order-summary/999999999"), 404);
+        assertThat(problem.get("title").asString()).isEqualTo("Order not found");
+    }
+
+    @Test
+    void unknownPathIsANotFoundProblem() {
+        assertProblem(http.get("/api/no-such-thing"), 404);
+        assertProblem(http.get("/api/order-summary"), 404);
+    }
+}
