@@ -56,7 +56,8 @@ def assert_nothing_left(env: dict[str, str], run_dir: Path) -> None:
                 cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
-            if str(run_dir) in cmdline or env["VTLAB_PGDATA"] in cmdline or "load/orders.js" in cmdline:
+            if (str(run_dir) in cmdline or env["VTLAB_PGDATA"] in cmdline or "load/orders.js" in cmdline
+                    or "toxiproxy-server" in cmdline):
                 leftovers.append(cmdline)
     assert not leftovers, leftovers
 
@@ -170,10 +171,11 @@ def test_writes_are_checked_against_the_database_and_a_lost_write_is_caught(rig_
         pg.stop()
 
 
-def test_fanout_pools_context_and_injected_latency_reach_the_service(rig_env, tmp_path):
+def test_fanout_pools_context_latency_and_the_reactive_twin_reach_the_service(rig_env, tmp_path):
     """One virtual row per variant: each must really run what it says (the rig checks runtime-info) and
     its measurements must show it — the structured fan-out under the sum of its calls, the proxied
-    database slower by its latency, a context's size in the heap, Agroal's gauges in the pool columns."""
+    database slower by its latency, GC and heap read for a context, Agroal's and R2DBC's gauges in the pool
+    columns."""
     run_dir = tmp_path / "run"
     argv = ["--modes", "virtual", "--conc", "20", "--out", str(run_dir), *TINY]
     fanout = subprocess.run([str(REPO / "vtlab"), "run", "--workload", "fanout", "--fanout", "sequential,structured",
@@ -197,7 +199,15 @@ def test_fanout_pools_context_and_injected_latency_reach_the_service(rig_env, tm
     assert loopback["proxy_cpu_pct"] != "" and far["proxy_cpu_pct"] != ""  # the proxy ran, sampled
     # one query, one round trip: 2 x 25 ms more per request
     assert float(far["p50_ms"]) - float(loopback["p50_ms"]) >= 45
+    reactive = subprocess.run([str(REPO / "vtlab"), "run", "--resume", "--modes", "webflux", "--conc", "20",
+                               "--out", str(run_dir), *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
+    assert reactive.returncode == 0, reactive.stdout + reactive.stderr
+    webflux = rows_of(run_dir)[-1]
+    assert (webflux["thread_mode"], webflux["pool_impl"]) == ("webflux", "r2dbc")
+    assert float(webflux["error_rate"]) == 0 and float(webflux["p50_ms"]) >= 100
+    assert float(webflux["hikari_active_max"]) >= 1  # the R2DBC pool's gauges fill the pool columns
     report = (run_dir / "report.md").read_text()
-    for title in ("Fan-out", "Pools: HikariCP vs Agroal", "Injected network latency", "Request context"):
+    for title in ("Fan-out", "Pools: HikariCP vs Agroal", "Injected network latency", "Request context",
+                  "The reactive twin"):
         assert title in report
     assert_nothing_left(rig_env, run_dir)

@@ -100,12 +100,19 @@ def test_fanout_latency_approaches_the_slowest_call_or_says_it_did_not():
     good = sections_of(*fanout_rows(1012))["fanout"]
     text = " ".join(good.verdict)
     assert "two downstream calls of 1,000 ms" in text and "≥ 2,000 ms (the sum)" in text
-    assert "2,010 ms sequential vs 1,012 ms structured" in text and "approaches the slowest call" in text
+    assert "2,010 ms in service sequential vs 1,012 ms structured" in text and "approaches the slowest call" in text
     analysed = analyze.analyse(fanout_rows(1012), META)
     # sequential and structured never share a service time: the designed waits are 2 s and 1 s
     assert [round(a["service_time_ms"]) for a in analysed] == [2010, 1012]
     bad = " ".join(sections_of(*fanout_rows(1900))["fanout"].verdict)
     assert "did NOT approach the slowest call" in bad
+    # platform threads past their wall: the medians include the queue, the verdict uses the time in service
+    queued = [row(thread_mode="platform", fanout=f, workload="fanout", concurrency=400, stub_delay_ms=1000,
+                  p50_ms=p50, throughput_rps=rps, tomcat_connections_max=400)
+              for f, p50, rps in (("sequential", 4433, 99.6), ("structured", 2168, 199.3))]
+    text = " ".join(sections_of(*fanout_rows(1010), *queued)["fanout"].verdict)
+    assert "platform: 2,010 ms in service sequential vs 1,010 ms structured" in text
+    assert "add the wait for one of 200 threads" in text
 
 
 def test_pools_section_compares_agroal_with_the_hikari_row_at_the_same_settings():
@@ -115,6 +122,9 @@ def test_pools_section_compares_agroal_with_the_hikari_row_at_the_same_settings(
     slower = row(pool_impl="agroal", throughput_rps=250, pinned_events=40,
                  pinned_reasons="Native or VM frame on stack=40", **common)
     assert "within 10% — the same wall" in " ".join(sections_of(hikari, same)["pools"].verdict)
+    fairer = row(pool_impl="agroal", throughput_rps=366, p99_ms=1084, **common)
+    assert "Agroal's p99 is 30% shorter" in " ".join(
+        sections_of(row(pool_impl="hikari", throughput_rps=358, p99_ms=1554, **common), fairer)["pools"].verdict)
     text = " ".join(sections_of(hikari, slower)["pools"].verdict)
     assert "Agroal at 0.68× HikariCP" in text and "pinned virtual threads 40 times" in text
     # an Agroal row never enters the main story
@@ -131,7 +141,10 @@ def test_latency_section_names_the_moved_bottleneck_and_the_connection_time():
     text = " ".join(section.verdict)
     assert "PostgreSQL +20±5 ms each way" in text and "396.0 req/s on loopback" in text
     assert "the bottleneck moved from downstream to connection-pool" in text
-    assert "keeps a connection ~690 ms" in text  # p50 minus the 1 s call: the wait for one included
+    assert "each request kept one ~42 ms (connections ÷ throughput) — the 40 ms round trip" in text
+    analysed = analyze.analyse([loopback, far], META)[1]
+    # the analysis knows the query now costs a 40 ms round trip: 10 connections / 42 ms
+    assert analysed["limit"] == "connection-pool" and round(analysed["ceiling_pool_rps"]) == 238
     assert "12% of one core" in text
     assert [line["variant"] for line in section.table] == ["virtual, loopback", "virtual, PostgreSQL +20±5 ms each way"]
 

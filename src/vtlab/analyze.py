@@ -157,7 +157,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     elif measured_s is not None and measured_s >= delay_s:
         service_s, source = measured_s, "p50 at lowest load"
     else:
-        service_s, source = max(delay_s, measured_s or 0.0), "sleep" if kind == "sleep" else "stub delay"
+        service_s = max(delay_s + db_round_trip_s(row), measured_s or 0.0)
+        source = "sleep" if kind == "sleep" else "stub delay" + (" + database latency" if db_round_trip_s(row) else "")
     service_s = max(service_s, 1e-3)
     threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
     pool = num(row, "hikari_pool")
@@ -169,7 +170,7 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
         "thread-pool": thread_cap / service_s,
         # sleep and cpu never borrow a connection
         "connection-pool": math.inf if kind in ("sleep", "cpu")
-        else pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s)),
+        else pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s, db_round_trip_s(row))),
         "cpu": (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) / (cpu_ms / 1000)
         if cpu_ms > 0 else math.inf,
     }
@@ -188,6 +189,7 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
         "gc_pause_ms": num(row, "gc_pause_ms"), "jvm_threads_max": num(row, "jvm_threads_max"),
         "hikari_pending_max": num(row, "hikari_pending_max"), "app_cpu_pct": num(row, "app_cpu_pct"),
         "stub_delay_ms": num(row, "stub_delay_ms"), "proxy_cpu_pct": num(row, "proxy_cpu_pct"),
+        "app_cpu_ms_per_req": num(row, "app_cpu_ms_per_req"),
         "thread_mode": mode, "tomcat_max_threads": int(threads), "conn_mode": conn_mode,
         "path_mode": row.get("path_mode"), "pinned_events": num(row, "pinned_events"),
         "pinned_reasons": row.get("pinned_reasons", ""), "p50_ms": num(row, "p50_ms"),
@@ -225,9 +227,18 @@ def request_thread_cap(row: Mapping[str, object]) -> float:
     return min(caps, default=math.inf)
 
 
-def _released_hold_s(service_s: float, delay_s: float) -> float:
-    # Released: the connection is out only for the query, i.e. the service time minus the call.
-    return max(service_s - delay_s, QUERY_TIME_S) if delay_s else QUERY_TIME_S
+def db_round_trip_s(row: Mapping[str, object]) -> float:
+    """The network time one query adds when latency is injected between service and database (once
+    each way); zero for workloads that never touch the database."""
+    if workload(row) in ("sleep", "cpu"):
+        return 0.0
+    return 2 * num(row, "db_latency_ms", 0) / 1000
+
+
+def _released_hold_s(service_s: float, delay_s: float, round_trip_s: float = 0.0) -> float:
+    # Released: the connection is out only for the query (and its round trip), i.e. the service time minus the call.
+    floor = QUERY_TIME_S + round_trip_s
+    return max(service_s - delay_s, floor) if delay_s else floor
 
 
 def _cpu_ms_per_request(row: Mapping[str, object], ctx: Context, all_rps: float) -> float:

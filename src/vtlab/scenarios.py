@@ -58,7 +58,7 @@ def _table(lines: Sequence[Line], mode_label: Callable[[Line], str], variant: Ca
              "pending": _fmt(_n(a, "hikari_pending_max")), "rss": _fmt(_n(a, "rss_mb_max")),
              "heap": _fmt(_n(a, "heap_used_mb_max")),
              "gc": f"{_fmt(_n(a, 'gc_pauses'))} · {_fmt(_n(a, 'gc_pause_ms'))}",
-             "threads": _fmt(_n(a, "jvm_threads_max")), "cpu_ms": _fmt(_n(a, "cpu_ms_per_req"), 2)} for a in lines]
+             "threads": _fmt(_n(a, "jvm_threads_max")), "cpu_ms": _fmt(_n(a, "app_cpu_ms_per_req"), 2)} for a in lines]
 
 
 def _chart(lines: Sequence[Line], labels: Sequence[str], draw: tuple[str, str] | None = None) -> dict[str, list]:
@@ -259,14 +259,22 @@ def _fanout(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sect
     call_ms = _n(lines[0], "stub_delay_ms") + 2 * _n(lines[0], "downstream_latency_ms", 0)
     verdict = [f"Each request reads the order and makes two downstream calls of {_fmt(call_ms)} ms: one after the "
                f"other that is ≥ {_fmt(2 * call_ms)} ms (the sum), all at once it can be {_fmt(call_ms)} ms (the slowest)."]
+    def in_service_ms(a: Line) -> float:
+        # More users than threads: the median also counts the wait for a thread; the time in service is
+        # the analysis' service time (from a row of the same fan-out that did not queue).
+        return _n(a, "service_time_ms") if analyze.queued(a) else _n(a, "p50_ms")
+
     for mode in ("platform", "virtual"):
         by = {a.get("fanout"): a for a in lines if a["thread_mode"] == mode}
         seq, par = by.get("sequential"), by.get("structured")
         if seq and par:
+            par_ms = in_service_ms(par)
+            queue = (f" (their medians, {_fmt(_n(seq, 'p50_ms'))} and {_fmt(_n(par, 'p50_ms'))} ms, add the wait for "
+                     f"one of {_fmt(_n(par, 'tomcat_max_threads'))} threads)" if analyze.queued(par) else "")
             verdict.append(
-                f"{mode}: median {_fmt(_n(seq, 'p50_ms'))} ms sequential vs {_fmt(_n(par, 'p50_ms'))} ms structured "
-                f"({_fmt(_n(par, 'p50_ms') / call_ms if call_ms else math.nan, 2)}× the slowest call) — "
-                + ("latency approaches the slowest call, not the sum" if _n(par, "p50_ms") < 1.5 * call_ms
+                f"{mode}: {_fmt(in_service_ms(seq))} ms in service sequential vs {_fmt(par_ms)} ms structured{queue}, "
+                f"{_fmt(par_ms / call_ms if call_ms else math.nan, 2)}× the slowest call — "
+                + ("latency approaches the slowest call, not the sum" if par_ms < 1.5 * call_ms
                    else "the structured fan-out did NOT approach the slowest call")
                 + f"; throughput {_fmt(_n(seq, 'throughput_rps'), 1)} → {_fmt(_n(par, 'throughput_rps'), 1)} req/s "
                 f"({seq['bottleneck']} → {par['bottleneck']}).")
@@ -309,7 +317,8 @@ def _pools(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Secti
                 f"Agroal {_fmt(_n(other, 'throughput_rps'), 1)} req/s (p99 {_fmt(_n(other, 'p99_ms'))} ms): "
                 + (f"within {analyze.SPREAD_WARNING * 100:.0f}% — the same wall" if abs(ratio - 1) < analyze.SPREAD_WARNING
                    else f"Agroal at {_fmt(ratio, 2)}× HikariCP")
-                + f"; bottleneck {hikari['bottleneck']} / {other['bottleneck']}.")
+                + f"; bottleneck {hikari['bottleneck']} / {other['bottleneck']}."
+                + _tail_sentence(_n(hikari, "p99_ms"), _n(other, "p99_ms")))
         elif other:
             verdict.append(f"{mode}: Agroal {_fmt(_n(other, 'throughput_rps'), 1)} req/s ({other['bottleneck']}); no "
                            "HikariCP row at the same settings to compare with.")
@@ -325,6 +334,17 @@ def _pools(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Secti
     return Section("pools", "Pools: HikariCP vs Agroal at the same size", verdict,
                    _table(lines, mode_label, variant), _chart(lines, [variant(a) for a in lines]),
                    [*TABLE_COLUMNS, *POOL_COLUMNS])
+
+
+def _tail_sentence(hikari_p99: float, agroal_p99: float) -> str:
+    """At the same wall the pools can still differ in how evenly they hand connections to waiters."""
+    if not hikari_p99 or math.isnan(hikari_p99) or math.isnan(agroal_p99):
+        return ""
+    change = (agroal_p99 - hikari_p99) / hikari_p99
+    if abs(change) < analyze.SPREAD_WARNING:
+        return " Their tails match too."
+    return (f" Agroal's p99 is {_fmt(abs(change) * 100)}% {'shorter' if change < 0 else 'longer'}: the waiters "
+            f"were served {'more' if change < 0 else 'less'} evenly at the same throughput.")
 
 
 def _latency(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
@@ -349,18 +369,20 @@ def _latency(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
         mine = [a for a in lines if a["thread_mode"] == mode]
         base = next((a for a in mine if where(a) == "loopback"), None)
         for a in (a for a in mine if where(a) != "loopback"):
-            connection_ms = _n(a, "p50_ms") - analyze.wait_s(a) * 1000
             sentence = (f"{mode} with {where(a)}: {_fmt(_n(a, 'throughput_rps'), 1)} req/s, median "
                         f"{_fmt(_n(a, 'p50_ms'))} ms ({a['bottleneck']}, ceiling {_fmt(_n(a, 'ceiling_rps'), 1)} req/s)")
             if base:
                 moved = base["bottleneck"] != a["bottleneck"]
                 sentence += (f" against {_fmt(_n(base, 'throughput_rps'), 1)} req/s on loopback ({base['bottleneck']})"
                              + (f" — the bottleneck moved from {base['bottleneck']} to {a['bottleneck']}" if moved else ""))
-            if (analyze.workload(a) == "order-summary" and a.get("conn_mode") == "released"
-                    and _n(a, "db_latency_ms", 0) > 0 and connection_ms > 0):
-                sentence += (f"; each request now keeps a connection ~{_fmt(connection_ms)} ms, so "
-                             f"{a.get('hikari_pool')} connections carry at most "
-                             f"{_fmt(_n(a, 'hikari_pool') / connection_ms * 1000, 0)} req/s")
+            if a["bottleneck"] == "connection-pool" and _n(a, "throughput_rps", 0) > 0:
+                # Every connection busy: Little's law gives how long each request kept one.
+                hold_ms = _n(a, "hikari_pool") / _n(a, "throughput_rps") * 1000
+                sentence += (f"; all {a.get('hikari_pool')} connections were busy (up to "
+                             f"{_fmt(_n(a, 'hikari_pending_max'))} waiters), so each request kept one "
+                             f"~{_fmt(hold_ms)} ms (connections ÷ throughput) — the "
+                             f"{_fmt(analyze.db_round_trip_s(a) * 1000)} ms round trip plus the query, where on "
+                             "loopback it is the query alone")
             verdict.append(sentence + ".")
     proxy = [a for a in delayed if _n(a, "proxy_cpu_pct", 0) > 0]
     if proxy:
@@ -440,7 +462,7 @@ def _reactive(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Se
         verdict.append(f"{_fmt(users)} users: " + "; ".join(
             f"{name} {_fmt(_n(a, 'throughput_rps'), 1)} req/s, p99 {_fmt(_n(a, 'p99_ms'))} ms, "
             f"{_fmt(_n(a, 'jvm_threads_max'))} JVM threads, RSS {_fmt(_n(a, 'rss_mb_max'))} MB, "
-            f"{_fmt(_n(a, 'cpu_ms_per_req'), 2)} ms CPU/req ({a['bottleneck']})"
+            f"{_fmt(_n(a, 'app_cpu_ms_per_req'), 2)} ms of its own CPU per request ({a['bottleneck']})"
             for name, a in at.items()) + ".")
         virtual, webflux = at.get("virtual"), at.get("webflux")
         if virtual and webflux and _n(virtual, "throughput_rps"):
