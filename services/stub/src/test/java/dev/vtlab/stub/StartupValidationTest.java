@@ -1,6 +1,6 @@
 package dev.vtlab.stub;
 
-import dev.vtlab.stub.system.InvalidSettingException;
+import dev.vtlab.common.InvalidSettingException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

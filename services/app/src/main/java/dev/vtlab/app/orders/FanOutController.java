@@ -4,8 +4,8 @@ import java.util.List;
 
 import dev.vtlab.app.downstream.DownstreamClient;
 import dev.vtlab.app.runtime.ThreadInfo;
-import dev.vtlab.app.system.InvalidSettingException;
 import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.InvalidSettingException;
 import dev.vtlab.fanout.FanOut;
 import tools.jackson.databind.JsonNode;
 

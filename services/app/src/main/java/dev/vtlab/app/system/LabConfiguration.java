@@ -2,6 +2,8 @@ package dev.vtlab.app.system;
 
 import java.net.http.HttpClient;
 
+import dev.vtlab.common.ProcessMemoryMetrics;
+
 import org.springframework.boot.http.client.JdkClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.autoconfigure.ClientHttpRequestFactoryBuilderCustomizer;
 import org.springframework.context.annotation.Bean;

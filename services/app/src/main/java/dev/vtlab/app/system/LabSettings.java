@@ -1,11 +1,20 @@
 package dev.vtlab.app.system;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.Locale;
+
+import dev.vtlab.common.Env;
 
 import org.springframework.core.env.PropertyResolver;
+
+import static dev.vtlab.common.Env.bool;
+import static dev.vtlab.common.Env.httpUrl;
+import static dev.vtlab.common.Env.intBetween;
+import static dev.vtlab.common.Env.jdbcUrl;
+import static dev.vtlab.common.Env.millis;
+import static dev.vtlab.common.Env.nonBlank;
+import static dev.vtlab.common.Env.oneOf;
+import static dev.vtlab.common.Env.optionalPort;
 
 /**
  * Every environment variable the app reads, parsed and validated in one place.
@@ -40,9 +49,6 @@ public record LabSettings(
 
     /** Hikari rejects connection timeouts below 250 ms, so the lab does too, with a clearer message. */
     static final int MIN_POOL_TIMEOUT_MS = 250;
-
-    /** Upper bound for every timeout: anything longer is a typo, not an experiment. */
-    static final int MAX_TIMEOUT_MS = 3_600_000;
 
     /** When the database connection is given back to the pool. */
     public enum ConnMode {
@@ -95,123 +101,40 @@ public record LabSettings(
 
     /** The name a variable's value uses for an enum constant: PINNED_CONTROL is "pinned-control". */
     public static String valueName(Enum<?> constant) {
-        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return Env.valueName(constant);
     }
 
     public static LabSettings from(PropertyResolver env) {
         return new LabSettings(
                 bool(env, "VT_ENABLED", false),
-                intAtLeast(env, "HIKARI_MAX_POOL", 50, 1, Integer.MAX_VALUE),
+                intBetween(env, "HIKARI_MAX_POOL", 50, 1, Integer.MAX_VALUE),
                 oneOf(env, "CONN_MODE", ConnMode.RELEASED),
                 oneOf(env, "PATH_MODE", PathMode.NORMAL),
-                intAtLeast(env, "TOMCAT_MAX_THREADS", 200, 1, Integer.MAX_VALUE),
+                intBetween(env, "TOMCAT_MAX_THREADS", 200, 1, Integer.MAX_VALUE),
                 jdbcUrl(env, "DB_URL", "jdbc:postgresql://127.0.0.1:5544/vtlab"),
                 nonBlank(env, "DB_USER", "vtlab"),
                 env.getProperty("DB_PASSWORD", ""),
                 httpUrl(env, "STUB_URL", "http://127.0.0.1:8081"),
                 nonBlank(env, "SERVER_ADDRESS", "127.0.0.1"),
-                intAtLeast(env, "SERVER_PORT", 8080, 0, 65_535),
+                intBetween(env, "SERVER_PORT", 8080, 0, 65_535),
                 millis(env, "DB_POOL_TIMEOUT_MS", 5000, MIN_POOL_TIMEOUT_MS),
                 millis(env, "DOWNSTREAM_CONNECT_TIMEOUT_MS", 2000, 1),
                 millis(env, "DOWNSTREAM_READ_TIMEOUT_MS", 10_000, 1),
-                env.containsProperty("MANAGEMENT_PORT") ? intAtLeast(env, "MANAGEMENT_PORT", 0, 0, 65_535) : null,
+                optionalPort(env, "MANAGEMENT_PORT"),
                 oneOf(env, "OFFLOAD_EXECUTOR", OffloadExecutor.PLATFORM),
-                intAtLeast(env, "OFFLOAD_POOL", 50, 1, 10_000),
+                intBetween(env, "OFFLOAD_POOL", 50, 1, 10_000),
                 oneOf(env, "FANOUT_MODE", FanOutMode.SEQUENTIAL),
                 oneOf(env, "POOL_IMPL", PoolImpl.HIKARI),
                 oneOf(env, "CONTEXT_MODE", ContextMode.NONE),
-                intAtLeast(env, "CONTEXT_KB", 64, 1, 16_384));
+                intBetween(env, "CONTEXT_KB", 64, 1, 16_384));
     }
 
-    private static boolean bool(PropertyResolver env, String name, boolean fallback) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        return switch (raw.trim().toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new InvalidSettingException(name, "true or false", raw);
-        };
-    }
 
-    private static int intAtLeast(PropertyResolver env, String name, int fallback, int min, int max) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        String expectation = max == Integer.MAX_VALUE
-                ? "an integer >= " + min
-                : "an integer between " + min + " and " + max;
-        try {
-            int value = Integer.parseInt(raw.trim());
-            if (value < min || value > max) {
-                throw new InvalidSettingException(name, expectation, raw);
-            }
-            return value;
-        }
-        catch (NumberFormatException ex) {
-            throw new InvalidSettingException(name, expectation, raw);
-        }
-    }
 
-    private static Duration millis(PropertyResolver env, String name, int fallback, int min) {
-        return Duration.ofMillis(intAtLeast(env, name, fallback, min, MAX_TIMEOUT_MS));
-    }
 
-    private static <E extends Enum<E>> E oneOf(PropertyResolver env, String name, E fallback) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        for (E candidate : fallback.getDeclaringClass().getEnumConstants()) {
-            if (valueName(candidate).equalsIgnoreCase(raw.trim())) {
-                return candidate;
-            }
-        }
-        StringBuilder accepted = new StringBuilder();
-        E[] all = fallback.getDeclaringClass().getEnumConstants();
-        for (int i = 0; i < all.length; i++) {
-            accepted.append(i == 0 ? "" : (i == all.length - 1 ? " or " : ", "))
-                    .append(valueName(all[i]));
-        }
-        throw new InvalidSettingException(name, accepted.toString(), raw);
-    }
 
-    private static String nonBlank(PropertyResolver env, String name, String fallback) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        if (raw.isBlank()) {
-            throw new InvalidSettingException(name, "a non-empty value", raw);
-        }
-        return raw.trim();
-    }
 
-    private static String jdbcUrl(PropertyResolver env, String name, String fallback) {
-        String value = nonBlank(env, name, fallback);
-        if (!value.startsWith("jdbc:postgresql:")) {
-            throw new InvalidSettingException(name, "a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db)", value);
-        }
-        return value;
-    }
 
-    private static URI httpUrl(PropertyResolver env, String name, String fallback) {
-        String value = nonBlank(env, name, fallback);
-        String expectation = "an absolute http:// or https:// URL such as http://127.0.0.1:8081";
-        try {
-            URI uri = new URI(value.endsWith("/") ? value.substring(0, value.length() - 1) : value);
-            boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-            if (!http || uri.getHost() == null) {
-                throw new InvalidSettingException(name, expectation, value);
-            }
-            return uri;
-        }
-        catch (URISyntaxException ex) {
-            throw new InvalidSettingException(name, expectation, value);
-        }
-    }
 
     /** Keeps the password out of logs and failure reports. */
     @Override

@@ -1,6 +1,7 @@
 package dev.vtlab.app.system;
 
 import dev.vtlab.app.AppApplication;
+import dev.vtlab.common.InvalidSettingException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

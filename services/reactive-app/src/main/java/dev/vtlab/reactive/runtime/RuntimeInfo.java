@@ -28,6 +28,6 @@ public record RuntimeInfo(
             long connectionTimeoutMs) {
     }
 
-    public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client) {
+    public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client, int maxConnections) {
     }
 }

@@ -3,6 +3,7 @@ package dev.vtlab.reactive.runtime;
 import java.time.Duration;
 
 import dev.vtlab.reactive.downstream.DownstreamClient;
+import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 
 import org.springframework.boot.SpringBootVersion;
@@ -46,7 +47,7 @@ class RuntimeInfoController {
                 PATH_MODE,
                 new RuntimeInfo.Downstream(downstream.baseUrl().toString(), millis(downstream.connectTimeout()),
                         millis(downstream.readTimeout()), "WebClient (" + downstream.connector().getClass()
-                                .getSimpleName() + ")"),
+                                .getSimpleName() + ")", ConnectionProvider.DEFAULT_POOL_MAX_CONNECTIONS),
                 Runtime.version().toString(),
                 SpringBootVersion.getVersion(),
                 Runtime.getRuntime().availableProcessors(),

@@ -1,5 +1,7 @@
 package dev.vtlab.reactive.system;
 
+import dev.vtlab.common.ProcessMemoryMetrics;
+
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;

@@ -1,10 +1,17 @@
 package dev.vtlab.reactive.system;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
 
+import dev.vtlab.common.InvalidSettingException;
+
 import org.springframework.core.env.PropertyResolver;
+
+import static dev.vtlab.common.Env.httpUrl;
+import static dev.vtlab.common.Env.intBetween;
+import static dev.vtlab.common.Env.millis;
+import static dev.vtlab.common.Env.nonBlank;
+import static dev.vtlab.common.Env.optionalPort;
 
 /**
  * Every environment variable the reactive app reads, parsed and validated in one place.
@@ -24,13 +31,11 @@ public record LabSettings(
         Duration dbPoolTimeout,
         Duration downstreamConnectTimeout,
         Duration downstreamReadTimeout,
-        Integer managementPort) {
+        Integer managementPort,
+        int downstreamMaxConnections) {
 
     /** The app's lower bound (Hikari's); kept so one DB_POOL_TIMEOUT_MS is valid for both services. */
     static final int MIN_POOL_TIMEOUT_MS = 250;
-
-    /** Upper bound for every timeout: anything longer is a typo, not an experiment. */
-    static final int MAX_TIMEOUT_MS = 3_600_000;
 
     public static LabSettings from(PropertyResolver env) {
         return new LabSettings(
@@ -44,8 +49,8 @@ public record LabSettings(
                 millis(env, "DB_POOL_TIMEOUT_MS", 5000, MIN_POOL_TIMEOUT_MS),
                 millis(env, "DOWNSTREAM_CONNECT_TIMEOUT_MS", 2000, 1),
                 millis(env, "DOWNSTREAM_READ_TIMEOUT_MS", 10000, 1),
-                env.getProperty("MANAGEMENT_PORT") == null ? null
-                        : intBetween(env, "MANAGEMENT_PORT", 0, 0, 65_535));
+                optionalPort(env, "MANAGEMENT_PORT"),
+                intBetween(env, "DOWNSTREAM_MAX_CONNECTIONS", 10_000, 1, 1_000_000));
     }
 
     /** DB_URL in the R2DBC form the driver understands; validated as JDBC form by {@link #from}. */
@@ -53,40 +58,8 @@ public record LabSettings(
         return JdbcToR2dbcUrl.convert(dbUrl);
     }
 
-    private static int intBetween(PropertyResolver env, String name, int fallback, int min, int max) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        String expectation = max == Integer.MAX_VALUE
-                ? "an integer >= " + min
-                : "an integer between " + min + " and " + max;
-        try {
-            int value = Integer.parseInt(raw.trim());
-            if (value >= min && value <= max) {
-                return value;
-            }
-        }
-        catch (NumberFormatException ex) {
-            // fall through to the message below
-        }
-        throw new InvalidSettingException(name, expectation, raw);
-    }
 
-    private static Duration millis(PropertyResolver env, String name, int fallback, int min) {
-        return Duration.ofMillis(intBetween(env, name, fallback, min, MAX_TIMEOUT_MS));
-    }
 
-    private static String nonBlank(PropertyResolver env, String name, String fallback) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        if (raw.isBlank()) {
-            throw new InvalidSettingException(name, "a non-empty value", raw);
-        }
-        return raw.trim();
-    }
 
     private static String jdbcUrl(PropertyResolver env, String name, String fallback) {
         String value = nonBlank(env, name, fallback);
@@ -96,28 +69,14 @@ public record LabSettings(
         return value;
     }
 
-    private static URI httpUrl(PropertyResolver env, String name, String fallback) {
-        String value = nonBlank(env, name, fallback);
-        String expectation = "an absolute http:// or https:// URL such as http://127.0.0.1:8081";
-        try {
-            URI uri = new URI(value.endsWith("/") ? value.substring(0, value.length() - 1) : value);
-            boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-            if (!http || uri.getHost() == null) {
-                throw new InvalidSettingException(name, expectation, value);
-            }
-            return uri;
-        }
-        catch (URISyntaxException ex) {
-            throw new InvalidSettingException(name, expectation, value);
-        }
-    }
 
     /** Keeps the password out of logs and failure reports. */
     @Override
     public String toString() {
         return "LabSettings[dbPoolMax=%d, dbUrl=%s, dbUser=%s, stubUrl=%s, server=%s:%d, dbPoolTimeout=%s, "
                 .formatted(dbPoolMax, dbUrl, dbUser, stubUrl, serverAddress, serverPort, dbPoolTimeout)
-                + "downstreamConnectTimeout=%s, downstreamReadTimeout=%s, managementPort=%s]"
-                        .formatted(downstreamConnectTimeout, downstreamReadTimeout, managementPort);
+                + "downstreamConnectTimeout=%s, downstreamReadTimeout=%s, managementPort=%s, downstreamMaxConnections=%d]"
+                        .formatted(downstreamConnectTimeout, downstreamReadTimeout, managementPort,
+                                downstreamMaxConnections);
     }
 }

@@ -16,6 +16,9 @@ import org.springframework.core.env.MapPropertySource;
  */
 public class SettingsEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
+    /** Reactor Netty's ReactorNetty.POOL_MAX_CONNECTIONS. */
+    static final String DOWNSTREAM_MAX_CONNECTIONS_PROPERTY = "reactor.netty.pool.maxConnections";
+
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
         LabSettings settings = LabSettings.from(environment);
@@ -41,6 +44,10 @@ public class SettingsEnvironmentPostProcessor implements EnvironmentPostProcesso
             derived.put("management.server.address", settings.serverAddress());
         }
         environment.getPropertySources().addFirst(new MapPropertySource("vtlabDerivedSettings", derived));
+        // Reactor Netty's shared client pool allows 500 connections by default: with 1,000 users waiting on
+        // a 1 s downstream, half of them queued a second for a connection and the twin capped at ~500 req/s
+        // where the app's JDK client has no cap. Read once, when the pool is first created: set it before.
+        System.setProperty(DOWNSTREAM_MAX_CONNECTIONS_PROPERTY, String.valueOf(settings.downstreamMaxConnections()));
     }
 
     @Override

@@ -26,7 +26,7 @@ class RuntimeInfoTest {
         assertThat(info.get("pool").propertyNames()).containsExactly("implementation", "version", "maximumPoolSize",
                 "minimumIdle", "initialSize", "connectionTimeoutMs");
         assertThat(info.get("downstream").propertyNames())
-                .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client");
+                .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client", "maxConnections");
     }
 
     @Test
@@ -52,6 +52,8 @@ class RuntimeInfoTest {
         assertThat(downstream.get("connectTimeoutMs").asLong()).isEqualTo(2000);
         assertThat(downstream.get("readTimeoutMs").asLong()).isEqualTo(10000);
         assertThat(downstream.get("client").asString()).isEqualTo("WebClient (ReactorClientHttpConnector)");
+        // Reactor Netty's default of 500 would cap the twin at 500 ÷ the downstream's delay
+        assertThat(downstream.get("maxConnections").asInt()).isEqualTo(10_000);
 
         assertThat(info.get("jdkVersion").asString()).startsWith(String.valueOf(Runtime.version().feature()));
         assertThat(info.get("springBootVersion").asString()).isEqualTo("4.1.1");

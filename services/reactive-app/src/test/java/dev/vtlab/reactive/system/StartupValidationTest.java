@@ -1,5 +1,7 @@
 package dev.vtlab.reactive.system;
 
+import dev.vtlab.common.InvalidSettingException;
+import dev.vtlab.common.InvalidSettingFailureAnalyzer;
 import dev.vtlab.reactive.ReactiveAppApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -4,6 +4,9 @@ import java.time.Duration;
 
 import org.springframework.core.env.PropertyResolver;
 
+import static dev.vtlab.common.Env.intBetween;
+import static dev.vtlab.common.Env.nonBlank;
+
 /**
  * The stub's environment variables, parsed and validated in one place. {@link SettingsEnvironmentPostProcessor}
  * runs this before Spring converts SERVER_PORT and friends, so a bad value fails with the variable's name.
@@ -21,31 +24,5 @@ public record StubSettings(Duration delay, Duration jitter, String serverAddress
                 intBetween(env, "SERVER_PORT", 8081, 0, 65_535));
     }
 
-    private static int intBetween(PropertyResolver env, String name, int fallback, int min, int max) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        try {
-            int value = Integer.parseInt(raw.trim());
-            if (value >= min && value <= max) {
-                return value;
-            }
-        }
-        catch (NumberFormatException ex) {
-            // fall through to the message below
-        }
-        throw new InvalidSettingException(name, "an integer between " + min + " and " + max, raw);
-    }
 
-    private static String nonBlank(PropertyResolver env, String name, String fallback) {
-        String raw = env.getProperty(name);
-        if (raw == null) {
-            return fallback;
-        }
-        if (raw.isBlank()) {
-            throw new InvalidSettingException(name, "a non-empty value", raw);
-        }
-        return raw.trim();
-    }
 }

@@ -1,4 +1,4 @@
-package dev.vtlab.app.system;
+package dev.vtlab.common;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.vtlab.app.system;
+package dev.vtlab.common;
 
 /**
  * A start-up setting (environment variable) with an unusable value. The message always names the

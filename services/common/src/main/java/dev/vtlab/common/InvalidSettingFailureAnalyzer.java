@@ -1,4 +1,4 @@
-package dev.vtlab.reactive.system;
+package dev.vtlab.common;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
