@@ -189,3 +189,22 @@ def test_a_row_that_queues_by_design_never_sets_the_service_time():
     result = verdict(held)
     assert result["service_time_source"] == "stub delay" and math.isclose(result["ceiling_pool_rps"], 50)
     assert result["bottleneck"] == "connection-pool" and math.isclose(result["attained"], 49.7 / 50)
+
+
+def test_a_pool_that_never_queued_is_not_the_limit_even_when_latency_inflates_the_service_time():
+    # One loaded row only: its p50 (1,070 ms) holds 70 ms of CPU queueing, which the released-mode
+    # estimate would book as connection time (50 / 0.070 = 714 req/s) — below what it measured.
+    busy = row(thread_mode="virtual", concurrency=1000, throughput_rps=891, http_reqs=26730, ok_requests=26730,
+               p50_ms=1070, p99_ms=1600, hikari_pool=50, hikari_active_max=41, hikari_pending_max=0,
+               throughput_first_half_rps=880, throughput_second_half_rps=900)
+    result = verdict(busy)
+    assert result["limit"] == "concurrency" and result["ceiling_pool_rps"] >= 891 * 50 / 41
+
+
+def test_a_connection_queue_under_a_saturated_cpu_is_named_cpu():
+    saturated = row(thread_mode="virtual", concurrency=1000, throughput_rps=715, http_reqs=21450, ok_requests=21450,
+                    p50_ms=1378, p99_ms=1869, hikari_pool=50, hikari_active_max=50, hikari_pending_max=195,
+                    hikari_pending_share=0.66, host_cpu_pct=99.7, app_cpu_pct=114, pg_cpu_pct=12, stub_cpu_pct=24,
+                    load_cpu_pct=36, throughput_first_half_rps=700, throughput_second_half_rps=730)
+    result = verdict(saturated)
+    assert result["limit"] == "cpu" and result["bottleneck"] == "cpu"

@@ -179,5 +179,10 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
     assert "platform 199.0 req/s" in text and "webflux 905.0 req/s" in text
     assert "Virtual threads and WebFlux reach the same wall" in text
     assert [line["variant"] for line in section.table] == ["platform", "virtual", "webflux"]
+    costly = [*rows[:2], row(thread_mode="webflux", pool_impl="r2dbc", tomcat_max_threads=0, throughput_rps=614,
+                             app_cpu_ms_per_req=2.0, host_cpu_pct=99.9, **common)]
+    text = " ".join(sections_of(*[{**r, "app_cpu_ms_per_req": r.get("app_cpu_ms_per_req", "0.77")}
+                                  for r in costly])["reactive"].verdict)
+    assert "WebFlux at 0.69× virtual threads" in text and "2.00 ms of its own CPU per request against 0.77" in text
     # the headline pairs platform with virtual only; the twin is told in its section
     assert all("webflux" not in str(line) for line in report.headline(analyze.aggregate(analysed)))

@@ -170,7 +170,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
         "thread-pool": thread_cap / service_s,
         # sleep and cpu never borrow a connection
         "connection-pool": math.inf if kind in ("sleep", "cpu")
-        else pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s, db_round_trip_s(row))),
+        else max(pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s, db_round_trip_s(row))),
+                 _pool_headroom_rps(row, throughput, pool)),
         "cpu": (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) / (cpu_ms / 1000)
         if cpu_ms > 0 else math.inf,
     }
@@ -225,6 +226,16 @@ def request_thread_cap(row: Mapping[str, object]) -> float:
     if workload(row) == "offload" and row.get("offload_executor") == "platform":
         caps.append(num(row, "offload_pool", math.inf))
     return min(caps, default=math.inf)
+
+
+def _pool_headroom_rps(row: Mapping[str, object], throughput: float, pool: float) -> float:
+    """What the pool can carry at least, measured: a pool that never had waiters delivered `throughput`
+    with at most `hikari_active_max` connections out, so all of them carry proportionally more. Keeps a
+    released-mode estimate (service time minus the call, which also holds any CPU queueing) honest."""
+    active = num(row, "hikari_active_max", 0)
+    if active <= 0 or num(row, "hikari_pending_max", 0) > 0 or math.isnan(pool):
+        return 0.0
+    return throughput * pool / active
 
 
 def db_round_trip_s(row: Mapping[str, object]) -> float:
@@ -295,11 +306,13 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
     waited_past_timeout = num(row, "p99_ms", 0) > DEFAULT_POOL_TIMEOUT_MS and num(row, "hikari_pending_max", 0) > 0
     if num(row, "error_rate", 0) > ERROR_RATE_OVERLOAD or waited_past_timeout:
         return "overload"
-    if pool_was_the_queue(row, pool):
-        return "connection-pool"
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
     cpu_saturated = (num(row, "host_cpu_pct", 0) >= SATURATED * 100
                      or num(row, "app_cpu_pct", 0) >= SATURATED * app_allotment)
+    if pool_was_the_queue(row, pool):
+        # With every CPU busy a connection is held longer than its query needs (the thread that holds it
+        # waits for a core), so the queue for connections is a symptom: more of them would not help.
+        return "cpu" if num(row, "host_cpu_pct", 0) >= SATURATED * 100 and limit == "cpu" else "connection-pool"
     if cpu_saturated and limit == "cpu":
         return "cpu"  # e.g. CPU-bound work on a pool sized to the cores: more threads would not help
     cap = request_thread_cap(row)

@@ -467,11 +467,21 @@ def _reactive(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Se
         virtual, webflux = at.get("virtual"), at.get("webflux")
         if virtual and webflux and _n(virtual, "throughput_rps"):
             ratio = _n(webflux, "throughput_rps") / _n(virtual, "throughput_rps")
-            verdict.append(
-                ("Virtual threads and WebFlux reach the same wall" if abs(ratio - 1) < analyze.SPREAD_WARNING else
-                 f"WebFlux at {_fmt(ratio, 2)}× virtual threads")
-                + " on this I/O-bound workload: both hold a request without holding a thread, so the users, the "
-                "downstream and the CPU decide, not the programming model.")
+            if abs(ratio - 1) < analyze.SPREAD_WARNING:
+                verdict.append("Virtual threads and WebFlux reach the same wall on this I/O-bound workload: both "
+                               "hold a request without holding a thread, so the users, the downstream and the CPU "
+                               "decide, not the programming model.")
+            else:
+                cpu_v, cpu_w = _n(virtual, "app_cpu_ms_per_req"), _n(webflux, "app_cpu_ms_per_req")
+                verdict.append(
+                    f"WebFlux at {_fmt(ratio, 2)}× virtual threads ({webflux['bottleneck']} vs {virtual['bottleneck']}): "
+                    f"the twin spent {_fmt(cpu_w, 2)} ms of its own CPU per request against {_fmt(cpu_v, 2)} ms, "
+                    f"with the host {_fmt(_n(webflux, 'host_cpu_pct'))}% busy — on these cores the reactive stack's "
+                    "cost per request, not threads, sets its wall."
+                    if cpu_w > cpu_v * (1 + analyze.SPREAD_WARNING) else
+                    f"WebFlux at {_fmt(ratio, 2)}× virtual threads ({webflux['bottleneck']} vs {virtual['bottleneck']}).")
+            if not webflux["valid"]:
+                verdict.append(f"The WebFlux row is not valid ({webflux['flags']}); read it as a lower bound.")
 
     def variant(a: Line) -> str:
         return mode_label(a)
