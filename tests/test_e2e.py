@@ -187,7 +187,7 @@ def test_fanout_pools_context_latency_and_the_reactive_twin_reach_the_service(ri
     assert float(structured["p50_ms"]) < 0.75 * float(sequential["p50_ms"])
 
     variants = subprocess.run([str(REPO / "vtlab"), "run", "--resume", "--pool-impl", "agroal", "--context",
-                               "scopedvalue", "--context-kb", "256", "--db-latency", "0,25", *argv],
+                               "scopedvalue", "--context-kb", "256", "--db-latency", "0,60", *argv],
                               env=rig_env, capture_output=True, text=True, timeout=900)
     assert variants.returncode == 0, variants.stdout + variants.stderr
     loopback, far = rows_of(run_dir)[2:]
@@ -195,10 +195,12 @@ def test_fanout_pools_context_latency_and_the_reactive_twin_reach_the_service(ri
         assert (row["pool_impl"], row["context"], row["context_kb"]) == ("agroal", "scopedvalue", "256")
         assert float(row["hikari_active_max"]) >= 1  # Agroal's gauges fill the pool columns
         assert row["gc_pauses"] != "" and float(row["heap_used_mb_max"]) > 0
-    assert (loopback["db_latency_ms"], far["db_latency_ms"]) == ("0", "25")
-    assert loopback["proxy_cpu_pct"] != "" and far["proxy_cpu_pct"] != ""  # the proxy ran, sampled
-    # one query, one round trip: 2 x 25 ms more per request
-    assert float(far["p50_ms"]) - float(loopback["p50_ms"]) >= 45
+    assert (loopback["db_latency_ms"], far["db_latency_ms"]) == ("0", "60")
+    # the traffic went through the proxy (sampled as its own tier), and only for the delayed row
+    assert float(far["proxy_cpu_pct"]) > max(0.5, float(loopback["proxy_cpu_pct"]))
+    # every request pays the 100 ms call plus one query's round trip, 2 x 60 ms; a cold tiny row's noise
+    # (65 ms over the call on loopback here) cannot fake that
+    assert float(far["p50_ms"]) >= 100 + 2 * 60
     reactive = subprocess.run([str(REPO / "vtlab"), "run", "--resume", "--modes", "webflux", "--conc", "20",
                                "--out", str(run_dir), *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
     assert reactive.returncode == 0, reactive.stdout + reactive.stderr
