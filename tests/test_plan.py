@@ -125,3 +125,11 @@ def test_latency_flags_apply_to_every_row_and_jitter_is_bounded_by_the_latency()
     assert {(r.downstream_latency_ms, r.downstream_jitter_ms) for r in rows} == {(0, 0), (10, 10)}
     with pytest.raises(ValueError, match="--db-latency of at least 6"):
         plan.build("lean", plan.Overrides(db_latencies=(0, 5), db_jitter_ms=6))
+
+
+def test_only_the_first_row_of_an_invocation_warms_longer():
+    from vtlab import matrix
+
+    lean = plan.build("lean", plan.Overrides(warmup_s=20))
+    assert matrix.warmup_for(lean, 0) == 20 + matrix.FIRST_ROW_EXTRA_WARMUP_S
+    assert [matrix.warmup_for(lean, i) for i in range(1, len(lean.rows))] == [20] * (len(lean.rows) - 1)

@@ -186,7 +186,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     mapping = args.cpus or cores.automatic(cores.available())
 
     print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, "
-          f"~{len(the_plan.rows) * plan.estimated_row_s(the_plan) / 60:.0f} min; stub delay "
+          f"~{(len(the_plan.rows) * plan.estimated_row_s(the_plan) + matrix.FIRST_ROW_EXTRA_WARMUP_S) / 60:.0f} min; stub delay "
           f"{the_plan.stub_delay_ms} ms; cores {cores.describe_map(mapping)}; results in {run_dir}")
     if args.dry_run:
         for row in the_plan.rows:

@@ -5,6 +5,7 @@ import java.util.List;
 import dev.vtlab.app.downstream.DownstreamClient;
 import dev.vtlab.app.runtime.ThreadInfo;
 import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.InvalidOrderIdException;
 import dev.vtlab.common.InvalidSettingException;
 import dev.vtlab.fanout.FanOut;
 import tools.jackson.databind.JsonNode;

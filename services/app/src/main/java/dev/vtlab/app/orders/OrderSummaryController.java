@@ -1,5 +1,7 @@
 package dev.vtlab.app.orders;
 
+import dev.vtlab.common.InvalidOrderIdException;
+
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;

@@ -5,10 +5,10 @@ import java.sql.SQLTransientConnectionException;
 import dev.vtlab.app.downstream.DownstreamTimeoutException;
 import dev.vtlab.app.downstream.DownstreamUnavailableException;
 import dev.vtlab.app.orders.InvalidNewOrderException;
-import dev.vtlab.app.orders.InvalidOrderIdException;
 import dev.vtlab.app.orders.OffloadTimeoutException;
 import dev.vtlab.app.orders.OrderNotFoundException;
 import dev.vtlab.app.workloads.InvalidParameterException;
+import dev.vtlab.common.InvalidOrderIdException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

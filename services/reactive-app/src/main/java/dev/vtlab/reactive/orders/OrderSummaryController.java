@@ -1,5 +1,6 @@
 package dev.vtlab.reactive.orders;
 
+import dev.vtlab.common.InvalidOrderIdException;
 import dev.vtlab.reactive.runtime.ThreadInfo;
 import reactor.core.publisher.Mono;
 

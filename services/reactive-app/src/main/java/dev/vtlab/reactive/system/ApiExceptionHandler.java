@@ -1,8 +1,8 @@
 package dev.vtlab.reactive.system;
 
+import dev.vtlab.common.InvalidOrderIdException;
 import dev.vtlab.reactive.downstream.DownstreamTimeoutException;
 import dev.vtlab.reactive.downstream.DownstreamUnavailableException;
-import dev.vtlab.reactive.orders.InvalidOrderIdException;
 import dev.vtlab.reactive.orders.OrderNotFoundException;
 import dev.vtlab.reactive.orders.PoolExhaustedException;
 import io.r2dbc.spi.R2dbcException;

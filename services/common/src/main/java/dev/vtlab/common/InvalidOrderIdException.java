@@ -1,6 +1,6 @@
-package dev.vtlab.app.orders;
+package dev.vtlab.common;
 
-/** Mapped to 400: the id is not a positive 64-bit integer. */
+/** Mapped to 400 by both services: the id in the path is not a positive 64-bit integer. */
 public class InvalidOrderIdException extends RuntimeException {
 
     public InvalidOrderIdException(String raw) {
@@ -8,7 +8,7 @@ public class InvalidOrderIdException extends RuntimeException {
     }
 
     /** Parsed by hand so that "abc", "0", "-5" and overflowing numbers all get the same clear 400. */
-    static long parse(String raw) {
+    public static long parse(String raw) {
         try {
             long id = Long.parseLong(raw);
             if (id > 0) {
