@@ -1,7 +1,7 @@
 package dev.vtlab.app.context;
 
-import dev.vtlab.app.support.LabHttp;
-import dev.vtlab.app.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;

@@ -2,8 +2,8 @@ package dev.vtlab.app.fanout;
 
 import java.util.stream.IntStream;
 
-import dev.vtlab.app.support.LabHttp;
-import dev.vtlab.app.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -13,7 +13,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import static dev.vtlab.app.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

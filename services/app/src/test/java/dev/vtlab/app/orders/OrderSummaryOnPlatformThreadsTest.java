@@ -2,7 +2,7 @@ package dev.vtlab.app.orders;
 
 import javax.sql.DataSource;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PlatformReleasedApp;
 import dev.vtlab.app.support.PoolSampler;
 import org.junit.jupiter.api.BeforeEach;

@@ -6,7 +6,7 @@ import java.util.stream.LongStream;
 
 import javax.sql.DataSource;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PoolSampler;
 import dev.vtlab.app.support.VirtualHeldSynchronizedApp;
 import org.junit.jupiter.api.BeforeEach;

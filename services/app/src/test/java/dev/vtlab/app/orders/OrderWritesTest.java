@@ -1,6 +1,6 @@
 package dev.vtlab.app.orders;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PlatformReleasedApp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,7 +13,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
-import static dev.vtlab.app.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @PlatformReleasedApp

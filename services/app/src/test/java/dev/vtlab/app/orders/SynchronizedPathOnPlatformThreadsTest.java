@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 import javax.sql.DataSource;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PlatformHeldSynchronizedApp;
 import dev.vtlab.app.support.PoolSampler;
 import org.junit.jupiter.api.BeforeEach;

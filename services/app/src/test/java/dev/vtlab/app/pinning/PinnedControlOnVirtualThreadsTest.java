@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.LongStream;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PinnedEvents;
 import dev.vtlab.app.support.VirtualPinnedControlApp;
 import org.junit.jupiter.api.BeforeEach;

@@ -2,7 +2,7 @@ package dev.vtlab.app.pinning;
 
 import java.util.List;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PinnedEvents;
 import dev.vtlab.app.support.VirtualHeldSynchronizedApp;
 import org.junit.jupiter.api.Test;

@@ -7,8 +7,8 @@ import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
-import dev.vtlab.app.support.LabHttp;
-import dev.vtlab.app.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import io.agroal.api.AgroalDataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,7 +20,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import static dev.vtlab.app.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** POOL_IMPL=agroal: the same sizes, the same answers, the same pool gauges and 503 as with Hikari. */

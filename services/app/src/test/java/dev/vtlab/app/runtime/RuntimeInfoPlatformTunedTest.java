@@ -1,6 +1,6 @@
 package dev.vtlab.app.runtime;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PlatformHeldSynchronizedApp;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;

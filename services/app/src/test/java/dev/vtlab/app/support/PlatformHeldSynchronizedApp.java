@@ -1,5 +1,6 @@
 package dev.vtlab.app.support;
 
+import dev.vtlab.testsupport.LabInfrastructure;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;

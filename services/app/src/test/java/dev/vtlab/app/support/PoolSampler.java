@@ -1,5 +1,6 @@
 package dev.vtlab.app.support;
 
+import dev.vtlab.testsupport.LabHttp;
 import java.util.concurrent.CompletableFuture;
 
 import javax.sql.DataSource;

@@ -7,8 +7,8 @@ import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
-import dev.vtlab.app.support.LabHttp;
-import dev.vtlab.app.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,7 +18,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import static dev.vtlab.app.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** One connection, held across the downstream call, and the shortest pool timeout Hikari accepts. */

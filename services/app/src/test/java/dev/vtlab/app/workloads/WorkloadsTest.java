@@ -1,6 +1,6 @@
 package dev.vtlab.app.workloads;
 
-import dev.vtlab.app.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PlatformReleasedApp;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -10,7 +10,7 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import static dev.vtlab.app.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @PlatformReleasedApp

@@ -9,7 +9,7 @@ import java.time.OffsetDateTime;
 import java.util.Map;
 
 import dev.vtlab.reactive.support.EventLoop;
-import dev.vtlab.reactive.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.reactive.support.ReactiveApp;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.Connection;

@@ -1,7 +1,7 @@
 package dev.vtlab.reactive.runtime;
 
 import dev.vtlab.reactive.support.EventLoop;
-import dev.vtlab.reactive.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.reactive.support.ReactiveApp;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;

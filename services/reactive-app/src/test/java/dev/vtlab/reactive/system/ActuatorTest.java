@@ -1,6 +1,6 @@
 package dev.vtlab.reactive.system;
 
-import dev.vtlab.reactive.support.LabHttp;
+import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.reactive.support.ReactiveApp;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import static dev.vtlab.reactive.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @ReactiveApp

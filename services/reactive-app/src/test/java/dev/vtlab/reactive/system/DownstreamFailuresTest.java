@@ -6,8 +6,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.vtlab.reactive.support.LabHttp;
-import dev.vtlab.reactive.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -22,7 +22,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.NestedTestConfiguration;
 
-import static dev.vtlab.reactive.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Each nested class is its own small app (pool of 1) wired to a differently broken downstream. */

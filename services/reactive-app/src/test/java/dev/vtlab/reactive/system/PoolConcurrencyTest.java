@@ -5,8 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
 import dev.vtlab.reactive.support.HeldConnections;
-import dev.vtlab.reactive.support.LabHttp;
-import dev.vtlab.reactive.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.vtlab.reactive.system;
 
 import dev.vtlab.reactive.support.HeldConnections;
-import dev.vtlab.reactive.support.LabHttp;
-import dev.vtlab.reactive.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import io.r2dbc.pool.ConnectionPool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -13,7 +13,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import static dev.vtlab.reactive.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** One connection and the app's shortest pool timeout. */

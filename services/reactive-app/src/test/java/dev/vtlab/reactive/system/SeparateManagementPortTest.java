@@ -1,7 +1,7 @@
 package dev.vtlab.reactive.system;
 
-import dev.vtlab.reactive.support.LabHttp;
-import dev.vtlab.reactive.support.LabInfrastructure;
+import dev.vtlab.testsupport.LabHttp;
+import dev.vtlab.testsupport.LabInfrastructure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -10,7 +10,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import static dev.vtlab.reactive.support.ProblemAssertions.assertProblem;
+import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** MANAGEMENT_PORT, as the rig always sets it: actuator on a server of its own. */

@@ -1,4 +1,4 @@
-package dev.vtlab.app.support;
+package dev.vtlab.testsupport;
 
 import tools.jackson.databind.JsonNode;
 

@@ -1,10 +1,10 @@
-package dev.vtlab.app.support;
+package dev.vtlab.testsupport;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The app tests run against a real, seeded PostgreSQL and a real stub, both provided by the harness
+ * The service tests (app, reactive-app) run against a real, seeded PostgreSQL and a real stub, both provided by the harness
  * (`./vtlab test`). Without them the tests must fail loudly: silently skipping would make a broken
  * setup look green, and falling back to defaults would hit whatever happens to listen there.
  */
@@ -13,7 +13,7 @@ public final class LabInfrastructure implements BeforeAllCallback {
     private static final String HOW = " Run the tests via `./vtlab test`, which starts PostgreSQL and the stub "
             + "and sets DB_URL, DB_USER, DB_PASSWORD, STUB_URL and STUB_DELAY_MS.";
 
-    /** Below this the timing-based tests (held vs released, 504) cannot tell the phases apart. */
+    /** Below this the timing-based tests (held vs released, 504, fan-out) cannot tell the phases apart. */
     private static final int MIN_STUB_DELAY_MS = 100;
 
     @Override

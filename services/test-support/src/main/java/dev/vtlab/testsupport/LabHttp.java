@@ -1,4 +1,4 @@
-package dev.vtlab.app.support;
+package dev.vtlab.testsupport;
 
 import java.io.IOException;
 import java.net.URI;
