@@ -1,13 +1,13 @@
 import pytest
 
-from vtlab import plan
+from vtlab import load, plan
 
 
 def test_quick_profile_measures_both_modes_released_and_held():
     quick = plan.build("quick", plan.Overrides())
     assert {r.thread_mode for r in quick.rows} == {"platform", "virtual"}
     assert {r.conn_mode for r in quick.rows} == {"released", "held"}
-    assert all(r.model == "closed" and r.rep == 1 for r in quick.rows)
+    assert all(r.load_model == "closed" and r.rep == 1 for r in quick.rows)
     # every scenario once, each mode beside the other at the same load
     assert len(set(quick.rows)) == len(quick.rows)
     released = [r for r in quick.rows if r.conn_mode == "released"]
@@ -18,7 +18,7 @@ def test_flags_replace_the_dimension_in_every_block():
     p = plan.build("quick", plan.Overrides(concurrency=(7,), modes=("virtual",), pools=(10, 20)))
     assert {r.concurrency for r in p.rows} == {7}
     assert {r.thread_mode for r in p.rows} == {"virtual"}
-    assert {r.pool for r in p.rows} == {10, 20}
+    assert {r.hikari_pool for r in p.rows} == {10, 20}
     assert len(p.rows) == 2 * 2  # two blocks (released, held) x two pools
     assert p.overrides["concurrency"] == (7,)
 
@@ -38,8 +38,9 @@ def test_open_model_rows_carry_rates_and_need_them():
     with pytest.raises(ValueError, match="--rates"):
         plan.build("quick", plan.Overrides(model="open"))
     p = plan.build("quick", plan.Overrides(model="open", rates=(50, 100)))
-    assert {r.rate for r in p.rows} == {50, 100}
-    assert all(r.concurrency == 0 and r.model == "open" for r in p.rows)
+    assert {r.target_rps for r in p.rows} == {50, 100}
+    # open rows carry the VUs k6 pre-allocates for their rate as their concurrency
+    assert all(r.concurrency == load.vus_for("open", 0, r.target_rps) and r.load_model == "open" for r in p.rows)
 
 
 def test_every_profile_expands():
@@ -78,10 +79,10 @@ def test_tomcat_threads_flag_replaces_a_profiles_pool_sizes():
 
 def test_offload_preset_crosses_tomcat_modes_with_executors():
     offload = plan.build("offload", plan.Overrides())
-    assert sorted((r.thread_mode, r.executor, r.offload_pool) for r in offload.rows) == [
+    assert sorted((r.thread_mode, r.offload_executor, r.offload_pool) for r in offload.rows) == [
         ("platform", "platform", 50), ("platform", "virtual", 0), ("virtual", "platform", 50), ("virtual", "virtual", 0)]
     assert all(r.workload == "offload" for r in offload.rows)
-    assert {r.executor for r in plan.build("quick", plan.Overrides()).rows} == {""}
+    assert {r.offload_executor for r in plan.build("quick", plan.Overrides()).rows} == {""}
 
 
 def test_scenario_presets_for_fanout_pools_latency_context_and_the_reactive_twin():

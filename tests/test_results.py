@@ -2,7 +2,7 @@ import csv
 
 import pytest
 
-from vtlab import results
+from vtlab import dimensions, results
 
 
 def a_row(**changes):
@@ -37,8 +37,8 @@ def test_rows_are_appended_and_read_back(tmp_path):
 def test_resume_keys_match_written_rows(tmp_path):
     path = tmp_path / "matrix.csv"
     results.CsvWriter(path).append(a_row(concurrency=100))
-    assert results.scenario_key(a_row(concurrency=100)) in results.done_keys(path)
-    assert results.scenario_key(a_row(concurrency=101)) not in results.done_keys(path)
+    assert dimensions.key(dimensions.parse(a_row(concurrency=100))) in results.done_keys(path)
+    assert dimensions.key(dimensions.parse(a_row(concurrency=101))) not in results.done_keys(path)
 
 
 def test_a_csv_with_other_columns_is_not_appended_to(tmp_path):

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import cores, plan, prereqs, procs, results
+from vtlab import cores, dimensions, plan, prereqs, procs, results
 from vtlab.settings import RESULTS
 
 
@@ -190,7 +190,7 @@ def cmd_run(args: argparse.Namespace) -> int:
           f"{the_plan.stub_delay_ms} ms; cores {cores.describe_map(mapping)}; results in {run_dir}")
     if args.dry_run:
         for row in the_plan.rows:
-            print("  " + row.label())
+            print("  " + dimensions.label(row))
         return 0
     procs.install_signal_handlers()
     try:

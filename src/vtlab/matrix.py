@@ -9,14 +9,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import (build, cores, load, metadata, netdelay, postgres, procs, prereqs, results, sample, services,
-                   writecheck)
+from vtlab import (build, cores, dimensions, load, metadata, netdelay, postgres, procs, prereqs, results, sample,
+                   services, writecheck)
+from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.settings import APP_PORT, HOST, STUB_PORT, Java
 
-CPU_INTERVAL_S = 0.25     # 4 Hz
-METER_INTERVAL_S = 0.5    # 2 Hz
-K6_START_SLACK_S = 2.0    # k6 initialises its VUs before its clock starts; keep that out of the hold
 # The first row of a run also warms the tiers every later row finds warm (the stub's JIT, PostgreSQL's
 # buffers): with the profile's warm-up alone it was the one row whose hold still climbed (pools:
 # 318 -> 354 req/s between the halves; pinning: 399 -> 462).
@@ -65,44 +63,28 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     writer = results.CsvWriter(csv_path)
     done = results.done_keys(csv_path)
     meta = metadata.collect(java.java, k6_version, cores.describe_map(core_map))
-    meta.update(plan=plan.describe(), started=_now())
+    meta.update(plan=plan.describe(), rig=rig_constants.record(), started=_now())
     results.write_metadata(run_dir, meta)
 
-    todo = [row for row in plan.rows if results.scenario_key(_key_fields(row)) not in done]
+    todo = [row for row in plan.rows if dimensions.key(row) not in done]
     if len(todo) < len(plan.rows):
         print(f"vtlab: resuming: {len(plan.rows) - len(todo)} of {len(plan.rows)} rows already measured")
     progress = Progress(len(todo), estimated_row_s(plan))
     for index, row in enumerate(todo):
         progress.begin(index, row)
-        measured = measure_row(rig, plan, row, progress, warmup_for(plan, index))
-        writer.append(measured)
-        progress.end(measured)
-        if index == 0 and "service" not in meta:
-            meta["service"] = measured.pop("_runtime_info", None)
+        values, runtime_info = measure_row(rig, plan, row, progress, warmup_for(plan, index))
+        writer.append(values)
+        progress.end(values)
+        if "service" not in meta:
+            meta["service"] = runtime_info  # the defaults the service runs with, read from the live objects
             results.write_metadata(run_dir, meta)
     meta["finished"] = _now()
     results.write_metadata(run_dir, meta)
     return csv_path
 
 
-def _key_fields(row: Row) -> dict[str, object]:
-    return {"thread_mode": row.thread_mode, "hikari_pool": row.pool, "path_mode": row.path_mode,
-            "conn_mode": row.conn_mode, "concurrency": _vus(row), "rep": row.rep,
-            "load_model": row.model, "target_rps": row.rate, "stub_delay_ms": row.stub_delay_ms,
-            "tomcat_max_threads": row.tomcat_max_threads, "workload": row.workload,
-            "sleep_ms": row.sleep_ms, "cpu_work": row.cpu_work, "offload_executor": row.executor,
-            "offload_pool": row.offload_pool, "fanout": row.fanout, "pool_impl": row.pool_impl,
-            "context": row.context, "context_kb": row.context_kb, "db_latency_ms": row.db_latency_ms,
-            "db_jitter_ms": row.db_jitter_ms, "downstream_latency_ms": row.downstream_latency_ms,
-            "downstream_jitter_ms": row.downstream_jitter_ms}
-
-
 def _delayed(row: Row) -> bool:
     return bool(row.db_latency_ms or row.db_jitter_ms or row.downstream_latency_ms or row.downstream_jitter_ms)
-
-
-def _vus(row: Row) -> int:
-    return load.vus_for(row.model, row.concurrency, row.rate)
 
 
 def warmup_for(plan: Plan, index: int) -> int:
@@ -111,28 +93,29 @@ def warmup_for(plan: Plan, index: int) -> int:
     return plan.warmup_s + (FIRST_ROW_EXTRA_WARMUP_S if index == 0 else 0)
 
 
-def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: int) -> dict[str, object]:
-    slug = (f"{row.workload}{'-' + row.executor + str(row.offload_pool) if row.executor else ''}"
-            f"{'-' + row.fanout if row.fanout else ''}-"
-            f"{row.thread_mode}-t{row.tomcat_max_threads}-{row.conn_mode}-{row.path_mode}-"
-            f"{row.pool_impl}{row.pool}-{'r' + str(row.rate) if row.model == 'open' else 'c' + str(row.concurrency)}"
-            f"{'-ctx' + row.context + str(row.context_kb) if row.context != 'none' else ''}"
-            f"{'-db' + str(row.db_latency_ms) + 'j' + str(row.db_jitter_ms) if row.db_latency_ms else ''}"
-            f"{'-ds' + str(row.downstream_latency_ms) + 'j' + str(row.downstream_jitter_ms) if row.downstream_latency_ms else ''}"
-            f"-rep{row.rep}")
-    logs = rig.run_dir / "logs"
+@dataclass
+class Drive:
+    """What one row's load produced: k6's reading of the hold, the samplers' series, and the window."""
+    measured: load.LoadResult
+    cpu: sample.Series
+    meters: sample.Series
+    hold_start: float
+    hold_end: float
+
+
+def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: int
+                ) -> tuple[dict[str, object], dict]:
+    """One row: a fresh service with the row's configuration, the load with samplers beside it, the JFR
+    recording read back. Returns the CSV values and the service's runtime-info."""
+    slug = dimensions.slug(row)
     jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
     jfr.parent.mkdir(parents=True, exist_ok=True)
     jfr.unlink(missing_ok=True)
-    config = services.AppConfig(row.thread_mode == "virtual", row.pool, row.conn_mode, row.path_mode,
-                                row.tomcat_max_threads, row.executor or "platform", row.offload_pool or 50,
-                                row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
-                                row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
-                                preview=row.workload == "fanout")
+    config = app_config(row)
     db_env, stub_url, proxies = _route(rig, row, slug)
     try:
-        app = services.start_app(rig.java, APP_PORT, config, db_env, stub_url, logs / f"app-{slug}.log", jfr,
-                                 rig.core_map["app"])
+        app = services.start_app(rig.java, APP_PORT, config, db_env, stub_url, rig.run_dir / "logs" / f"app-{slug}.log",
+                                 jfr, rig.core_map["app"])
     except BaseException:
         _unroute(rig, proxies)
         raise
@@ -144,47 +127,58 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
         problems = services.check_effective(info, config)
         if problems:
             raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
-        spec = load.LoadSpec(app.base_url, row.model, _vus(row), row.rate, plan.ramp_s, warmup_s,
+        spec = load.LoadSpec(app.base_url, row.load_model, row.concurrency, row.target_rps, plan.ramp_s, warmup_s,
                              plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload, row.sleep_ms,
                              row.cpu_work, rig.max_customer_id)
-        summary = rig.run_dir / "k6" / f"{slug}.json"
-        summary.parent.mkdir(parents=True, exist_ok=True)
-        summary.unlink(missing_ok=True)
-
-        k6_proc = load.start(rig.k6, spec, summary, logs / f"k6-{slug}.log", rig.core_map["load"])
-        started = time.monotonic()
-        pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid,
-                "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
-        cpu = sample.Sampler(CPU_INTERVAL_S, sample.cpu_reader(lambda: pids))
-        meters = sample.Sampler(METER_INTERVAL_S, sample.meters_reader(app.management_url + "/actuator/prometheus"))
-        cpu.start()
-        meters.start()
-        try:
-            while k6_proc.poll() is None:
-                progress.tick(started, sample.rate(meters.series, "requests_total"))
-                if time.monotonic() - started > spec.duration_s + 120:
-                    raise RuntimeError(f"k6 did not finish in time; see {logs / f'k6-{slug}.log'}")
-                time.sleep(1)
-        finally:
-            cpu_series, meter_series = cpu.stop(), meters.stop()
-            if k6_proc.poll() is None:
-                procs.terminate(k6_proc)
-        exit_code = k6_proc.returncode
-        if not summary.exists():
-            raise RuntimeError(f"k6 exited {exit_code} without a summary; see {logs / f'k6-{slug}.log'}:\n"
-                               + procs.tail(logs / f"k6-{slug}.log"))
-        measured = load.read_summary(summary, exit_code)
+        drive = _drive(rig, app, spec, slug, progress)
     finally:
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
         _unroute(rig, proxies)
+    values = _row(row, plan, spec, drive, info, rig, sample.pinned_by_reason(rig.java.jfr, jfr))
+    values.update(_write_check(rig.pg, row, drive.measured))
+    return values, info
 
-    hold_start = started + spec.hold_start_s + K6_START_SLACK_S
-    hold_end = started + spec.hold_start_s + plan.hold_s
-    values = _row(row, plan, spec, measured, info, cpu_series, meter_series, hold_start, hold_end, rig,
-                  sample.pinned_by_reason(rig.java.jfr, jfr))
-    values.update(_write_check(rig.pg, row, measured))
-    return values
+
+def app_config(row: Row) -> services.AppConfig:
+    """The service's settings for a row; the twin takes only the pool size."""
+    return services.AppConfig(row.thread_mode == "virtual", row.hikari_pool, row.conn_mode, row.path_mode,
+                              row.tomcat_max_threads, row.offload_executor or "platform", row.offload_pool or 50,
+                              row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
+                              row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
+                              preview=row.workload == "fanout")
+
+
+def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Progress) -> Drive:
+    """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time."""
+    log = rig.run_dir / "logs" / f"k6-{slug}.log"
+    summary = rig.run_dir / "k6" / f"{slug}.json"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.unlink(missing_ok=True)
+    constants = rig_constants.CURRENT
+    k6_proc = load.start(rig.k6, spec, summary, log, rig.core_map["load"])
+    started = time.monotonic()
+    pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid,
+            "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
+    cpu = sample.Sampler(constants.cpu_interval_s, sample.cpu_reader(lambda: pids))
+    meters = sample.Sampler(constants.meter_interval_s,
+                            sample.meters_reader(app.management_url + "/actuator/prometheus"))
+    cpu.start()
+    meters.start()
+    try:
+        while k6_proc.poll() is None:
+            progress.tick(started, sample.rate(meters.series, "requests_total"))
+            if time.monotonic() - started > spec.duration_s + 120:
+                raise RuntimeError(f"k6 did not finish in time; see {log}")
+            time.sleep(1)
+    finally:
+        cpu_series, meter_series = cpu.stop(), meters.stop()
+        if k6_proc.poll() is None:
+            procs.terminate(k6_proc)
+    if not summary.exists():
+        raise RuntimeError(f"k6 exited {k6_proc.returncode} without a summary; see {log}:\n" + procs.tail(log))
+    return Drive(load.read_summary(summary, k6_proc.returncode), cpu_series, meter_series,
+                 started + spec.hold_start_s + constants.k6_start_slack_s, started + spec.hold_start_s + spec.hold_s)
 
 
 def _route(rig: Rig, row: Row, slug: str) -> tuple[dict[str, str], str, list[str]]:
@@ -221,95 +215,70 @@ def _write_check(pg: postgres.Postgres, row: Row, measured: load.LoadResult) -> 
     return check
 
 
-def _row(row: Row, plan: Plan, spec: load.LoadSpec, measured: load.LoadResult, info: dict,
-         cpu: sample.Series, meters: sample.Series, start: float, end: float, rig: Rig,
+def _row(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, rig: Rig,
          pinned: dict[str, int] | None) -> dict[str, object]:
-    app_cpu, app_cpu_max = sample.cpu_percent(cpu, "app", start, end)
-    pg_cpu, _ = sample.cpu_percent(cpu, "pg", start, end)
-    stub_cpu, _ = sample.cpu_percent(cpu, "stub", start, end)
-    load_cpu, load_cpu_max = sample.cpu_percent(cpu, "load", start, end)
-    proxy_cpu, _ = sample.cpu_percent(cpu, "proxy", start, end)
-    gc_pause_s = sample.increase(meters, "gc_pause_s", start, end)
-    heap = sample.maximum(meters, "heap_used_bytes", start, end)
-    host_cpu = sample.host_percent(cpu, start, end)
-    all_rps = measured.requests / plan.hold_s
+    """The CSV line: the row's dimensions, then what was measured during the hold, then the context."""
+    return {"ts_iso": _now(), **dimensions.values(row), **_latency_and_rate(plan, drive.measured),
+            **_tiers(drive, rig, plan.hold_s), **_service_meters(drive), **_pinning(pinned),
+            **_conditions(plan, spec, info, rig)}
+
+
+def _latency_and_rate(plan: Plan, measured: load.LoadResult) -> dict[str, object]:
     half = plan.hold_s / 2
+    return {"throughput_rps": measured.throughput(plan.hold_s), "p50_ms": measured.p50_ms,
+            "p95_ms": measured.p95_ms, "p99_ms": measured.p99_ms, "p999_ms": measured.p999_ms,
+            "max_ms": measured.max_ms, "error_rate": measured.error_rate, "http_reqs": measured.requests,
+            "ok_requests": measured.ok_requests, "dropped_iterations": measured.dropped_iterations,
+            "throughput_first_half_rps": measured.ok_half_a / half,
+            "throughput_second_half_rps": measured.ok_half_b / half, "k6_exit": measured.exit_code}
+
+
+def _tiers(drive: Drive, rig: Rig, hold_s: int) -> dict[str, object]:
+    """Each tier's CPU (100% = one core) and the service's RSS, over the hold."""
+    cpu, start, end = drive.cpu, drive.hold_start, drive.hold_end
+    app_cpu, app_cpu_max = sample.cpu_percent(cpu, "app", start, end)
+    load_cpu, load_cpu_max = sample.cpu_percent(cpu, "load", start, end)
+    all_rps = drive.measured.requests / hold_s  # failed requests cost CPU too
     rss = sample.maximum(cpu, "rss_kb", start, end)
-    row_values: dict[str, object] = {
-        "ts_iso": _now(),
-        "thread_mode": row.thread_mode,
-        "hikari_pool": row.pool,
-        "path_mode": row.path_mode,
-        "conn_mode": row.conn_mode,
-        "concurrency": spec.concurrency,
-        "rep": row.rep,
-        "throughput_rps": measured.throughput(plan.hold_s),
-        "p50_ms": measured.p50_ms,
-        "p95_ms": measured.p95_ms,
-        "p99_ms": measured.p99_ms,
-        "p999_ms": measured.p999_ms,
-        "max_ms": measured.max_ms,
-        "error_rate": measured.error_rate,
-        "http_reqs": measured.requests,
-        "app_cpu_pct": app_cpu,
-        "pg_cpu_pct": pg_cpu,
-        "load_cpu_pct": load_cpu,
-        "hikari_active_max": sample.maximum(meters, "hikari_active", start, end),
-        "hikari_pending_max": sample.maximum(meters, "hikari_pending", start, end),
-        "jvm_threads_max": sample.maximum(meters, "jvm_threads", start, end),
-        "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss,
-        "pinned_events": "" if pinned is None else sum(pinned.values()),
-        "load_model": row.model,
-        "target_rps": row.rate,
-        "dropped_iterations": measured.dropped_iterations,
-        "stub_delay_ms": row.stub_delay_ms,
-        "tomcat_max_threads": row.tomcat_max_threads,
-        "ramp_s": plan.ramp_s,
-        "warmup_s": spec.warmup_s,
-        "hold_s": plan.hold_s,
-        "ok_requests": measured.ok_requests,
-        "throughput_first_half_rps": measured.ok_half_a / half,
-        "throughput_second_half_rps": measured.ok_half_b / half,
-        "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
-        "app_cpu_pct_max": app_cpu_max,
-        "stub_cpu_pct": stub_cpu,
-        "load_cpu_pct_max": load_cpu_max,
-        "host_cpu_pct": host_cpu,
-        "tomcat_connections_max": sample.maximum(meters, "tomcat_connections", start, end),
-        "cpu_samples": len(cpu.window(start, end)),
-        "meter_samples": len(meters.window(start, end)),
-        "k6_exit": measured.exit_code,
-        "jfr_pinned_threshold_ms": services.PINNED_THRESHOLD_MS,
-        "app_cpus": info.get("availableProcessors", ""),
-        "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),
-        "jdk_version": info.get("jdkVersion", ""),
-        "spring_boot_version": info.get("springBootVersion", ""),
-        "hikari_version": info.get("pool", {}).get("version", ""),
-        "k6_version": rig.k6_version,
-        "core_map": cores.describe_map(rig.core_map),
-        "workload": row.workload,
-        "sleep_ms": row.sleep_ms,
-        "cpu_work": row.cpu_work,
-        "cooldown_s": plan.cooldown_s,
-        "pinned_reasons": "" if pinned is None else sample.format_reasons(pinned),
-        "hikari_pending_share": sample.share_positive(meters, "hikari_pending", start, end),
-        "offload_executor": row.executor,
-        "offload_pool": row.offload_pool,
-        "fanout": row.fanout,
-        "pool_impl": row.pool_impl,
-        "context": row.context,
-        "context_kb": row.context_kb,
-        "db_latency_ms": row.db_latency_ms,
-        "db_jitter_ms": row.db_jitter_ms,
-        "downstream_latency_ms": row.downstream_latency_ms,
-        "downstream_jitter_ms": row.downstream_jitter_ms,
-        "proxy_cpu_pct": proxy_cpu if rig.toxiproxy else "",
-        "gc_pauses": sample.increase(meters, "gc_pauses", start, end),
-        "gc_pause_ms": gc_pause_s * 1000,
-        "heap_used_mb_max": heap / 2**20,
-        "_runtime_info": info,
-    }
-    return row_values
+    return {"app_cpu_pct": app_cpu, "app_cpu_pct_max": app_cpu_max,
+            "pg_cpu_pct": sample.cpu_percent(cpu, "pg", start, end)[0],
+            "stub_cpu_pct": sample.cpu_percent(cpu, "stub", start, end)[0],
+            "load_cpu_pct": load_cpu, "load_cpu_pct_max": load_cpu_max,
+            "proxy_cpu_pct": sample.cpu_percent(cpu, "proxy", start, end)[0] if rig.toxiproxy else "",
+            "host_cpu_pct": sample.host_percent(cpu, start, end),
+            "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
+            "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end))}
+
+
+def _service_meters(drive: Drive) -> dict[str, object]:
+    """The service's own gauges and counters over the hold (Prometheus scrapes)."""
+    meters, start, end = drive.meters, drive.hold_start, drive.hold_end
+    return {"hikari_active_max": sample.maximum(meters, "hikari_active", start, end),
+            "hikari_pending_max": sample.maximum(meters, "hikari_pending", start, end),
+            "hikari_pending_share": sample.share_positive(meters, "hikari_pending", start, end),
+            "jvm_threads_max": sample.maximum(meters, "jvm_threads", start, end),
+            "tomcat_connections_max": sample.maximum(meters, "tomcat_connections", start, end),
+            "gc_pauses": sample.increase(meters, "gc_pauses", start, end),
+            "gc_pause_ms": sample.increase(meters, "gc_pause_s", start, end) * 1000,
+            "heap_used_mb_max": sample.maximum(meters, "heap_used_bytes", start, end) / 2**20,
+            "meter_samples": len(meters.window(start, end))}
+
+
+def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
+    """JFR's jdk.VirtualThreadPinned events of the whole row, by reason; empty when unreadable."""
+    return {"pinned_events": "" if pinned is None else sum(pinned.values()),
+            "pinned_reasons": "" if pinned is None else sample.format_reasons(pinned)}
+
+
+def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, rig: Rig) -> dict[str, object]:
+    """What the row ran with: phases, the service's runtime as it reported itself, versions, cores."""
+    return {"ramp_s": plan.ramp_s, "warmup_s": spec.warmup_s, "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
+            "jfr_pinned_threshold_ms": rig_constants.CURRENT.jfr_pinned_threshold_ms,
+            "app_cpus": info.get("availableProcessors", ""),
+            "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),
+            "jdk_version": info.get("jdkVersion", ""), "spring_boot_version": info.get("springBootVersion", ""),
+            "hikari_version": info.get("pool", {}).get("version", ""), "k6_version": rig.k6_version,
+            "core_map": cores.describe_map(rig.core_map)}
 
 
 class Progress:
@@ -328,13 +297,13 @@ class Progress:
     def begin(self, index: int, row: Row) -> None:
         self.index, self.row, self.row_started = index, row, time.monotonic()
         if not self.tty:
-            print(f"[{index + 1}/{self.total}] {row.label()}", flush=True)
+            print(f"[{index + 1}/{self.total}] {dimensions.label(row)}", flush=True)
 
     def tick(self, load_started: float, current_rps: float) -> None:
         now = time.monotonic()
         per_row = sum(self.durations) / len(self.durations) if self.durations else self.row_estimate_s
         left = max(0.0, per_row - (now - self.row_started)) + per_row * (self.total - self.index - 1)
-        line = (f"[{self.index + 1}/{self.total}] {self.row.label() if self.row else ''} | "
+        line = (f"[{self.index + 1}/{self.total}] {dimensions.label(self.row) if self.row else ''} | "
                 f"{now - load_started:4.0f} s | {current_rps:7.1f} req/s | "
                 f"{self.total - self.index - 1} rows left, ETA {_clock(left)}")
         if self.tty:

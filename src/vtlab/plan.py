@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import itertools
 import os
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, replace
+
+from vtlab import dimensions
+from vtlab.dimensions import Row
+from vtlab.load import vus_for
 
 MODES = ("platform", "virtual")
 # webflux: the reactive twin (services/reactive-app) on the order-summary workload; not in the default modes
@@ -39,7 +44,8 @@ class Block:
     rates: tuple[int, ...] = ()
     workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,)
     tomcat_threads: tuple[int, ...] = ()  # empty: the profile's (or --tomcat-threads) for every row
-    executors: tuple[str, ...] = ("platform",)  # offload workload only
+    scaled: tuple[int, ...] = ()  # concurrencies that grow with the machine's cores (see profiles())
+    executors: tuple[str, ...] = ("platform",)  # offload workload only (cleared for the others)
     fanouts: tuple[str, ...] = ("sequential",)  # fanout workload only
     pool_impls: tuple[str, ...] = ("hikari",)
     contexts: tuple[str, ...] = ("none",)
@@ -75,110 +81,122 @@ def _scale() -> int:
     return max(1, len(os.sched_getaffinity(0)) // 2)
 
 
+# Block.scaled concurrencies grow with the machine (× _scale()); CORES in tomcat_threads stands for its CPU count.
+CORES = -1
+
+# The presets. The stub answers after 1 s: the platform wall is 200 threads / 1 s = 200 req/s, far below
+# what 2 cores can serve (~2,000 req/s), so virtual threads have room to pass it while the service,
+# PostgreSQL and k6 together stay well under the two cores (k6: ~0.25 ms CPU per request).
+PRESETS: dict[str, Profile] = {
+    "quick": Profile(
+        name="quick",
+        summary="released: both modes at 100/400/1000 users; held: both modes at 100 users (pool 50)",
+        # Held: 100 users share 50 connections held ~1 s each, so a request waits ~1 s for one —
+        # the pool is the wall, yet no wait nears the 5 s pool timeout (200 users did: 5-15% 503s).
+        # Warm-up: at 1,000 virtual-thread users the JIT was still settling 50 s after start.
+        blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
+                Block(("held",), (50,), (100,))),
+        ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000),
+    "lean": Profile(
+        name="lean",
+        summary="released only: both modes at 400 and 1000 users, shorter phases",
+        blocks=(Block(("released",), (50,), (400,), scaled=(1000,)),),
+        ramp_s=5, warmup_s=25, hold_s=20, reps=1, stub_delay_ms=1000),
+    "full": Profile(
+        name="full",
+        summary="both conn modes, pools 10/50/100, 50..2000 users, 3 reps, 60 s phases",
+        blocks=(Block(("released",), (50,), (), scaled=(50, 100, 200, 400, 800, 1200, 1600)),
+                Block(("held",), (10, 50, 100), (), scaled=(400,))),
+        ramp_s=15, warmup_s=60, hold_s=60, reps=3, stub_delay_ms=1000),
+    # Scenario presets: each answers one question in a few minutes on 2 cores.
+    "pinning": Profile(
+        name="pinning",
+        summary="JEP 491 check: normal, synchronized and the pinned-control path, both modes at 50 users",
+        # A 100 ms downstream: the control pins both carriers, so it serves ~2 / 0.1 s = 20 req/s
+        # and 50 users queue ~2.5 s, well inside k6's timeout.
+        # At ~450 req/s the fresh JVM (and, in the first row, the stub) was still compiling after 30 s.
+        blocks=(Block(("released",), (50,), (), scaled=(50,), path_modes=PATH_MODES),),
+        ramp_s=5, warmup_s=35, hold_s=20, reps=1, stub_delay_ms=100),
+    "write": Profile(
+        name="write",
+        summary="POST /api/orders (insert + downstream call), both modes at 400 users, every write checked",
+        blocks=(Block(("released",), (50,), (), scaled=(400,), workloads=("write",)),),
+        ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+    "offload": Profile(
+        name="offload",
+        summary="order-summary work on an explicit executor (fixed platform pool of 50 vs virtual per task), "
+                "Tomcat on both thread modes, 400 users",
+        # The narrowest pool on the path sets the wall: 50 platform offload threads cap at 50 req/s
+        # whatever Tomcat runs on; a virtual executor behind platform Tomcat still stops at its 200.
+        blocks=(Block(("released",), (50,), (), scaled=(400,), workloads=("offload",), executors=EXECUTORS),),
+        ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, offload_pool=50),
+    "sleep": Profile(
+        name="sleep",
+        summary="1,000 users, each request sleeps 5 s (no database, no downstream), both modes",
+        # Platform: 200 threads / 5 s = 40 req/s, so 1,000 users wait ~25 s; the cool-down lets the
+        # last requests started in the hold finish before k6 stops.
+        blocks=(Block(("released",), (50,), (), scaled=(1000,), workloads=("sleep",)),),
+        ramp_s=5, warmup_s=30, hold_s=50, cooldown_s=35, reps=1, stub_delay_ms=1000, sleep_ms=5000),
+    "cpu": Profile(
+        name="cpu",
+        summary="CPU-bound requests (no I/O): platform pools of cores and 200 threads vs virtual",
+        blocks=(Block(("released",), (50,), (), scaled=(20,), modes=("platform",), workloads=("cpu",),
+                      tomcat_threads=(CORES, 200)),
+                Block(("released",), (50,), (), scaled=(20,), modes=("virtual",), workloads=("cpu",))),
+        # 50,000 SHA-256 rounds are ~8 ms of CPU: heavy enough that k6's ~0.25 ms per request stays a
+        # small share of the cores (5,000 rounds gave ~0.8 ms and k6 took a quarter of the machine).
+        ramp_s=5, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, cpu_work=50_000),
+    "fanout": Profile(
+        name="fanout",
+        summary="one lookup + two 1 s downstream calls per request, sequential vs StructuredTaskScope, "
+                "both modes at 400 users",
+        # Sequential: ~2 s per request, so 200 platform threads give ~100 req/s and 400 users ~200;
+        # structured: ~1 s, twice that. The stub sees two calls per request (≤ 800 calls/s).
+        blocks=(Block(("released",), (50,), (), scaled=(400,), workloads=("fanout",), fanouts=FANOUTS),),
+        ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+    "pools": Profile(
+        name="pools",
+        summary="HikariCP vs Agroal at their wall: 20 connections held across a 50 ms call, 200 users, "
+                "both modes",
+        # Held: each request keeps its connection ~52 ms, so 20 connections cap at ~380 req/s and 200
+        # users queue for them: the pool's hand-off is what is measured.
+        blocks=(Block(("held",), (20,), (), scaled=(200,), pool_impls=POOL_IMPLS),),
+        ramp_s=5, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=50),
+    "latency": Profile(
+        name="latency",
+        summary="PostgreSQL on loopback vs 20±5 ms away (each direction, through Toxiproxy), pool 10, "
+                "400 users, both modes",
+        # On loopback the query holds a connection ~1 ms and 400 virtual users reach ~400 req/s; 20 ms
+        # each way make it ~42 ms, so 10 connections cap both modes near 10 / 0.042 = 240 req/s.
+        blocks=(Block(("released",), (10,), (), scaled=(400,), db_latencies=(0, 20)),),
+        ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=1000, db_jitter_ms=5),
+    "context": Profile(
+        name="context",
+        summary="1,000 virtual-thread users each carrying a 64 KB request context: none vs ThreadLocal "
+                "vs ScopedValue (RSS, heap, GC)",
+        # A 2 s downstream keeps 1,000 requests in flight at ~500 req/s: 64 MB of live context, with
+        # the CPU left well short of saturation so GC differences are not CPU queueing.
+        blocks=(Block(("released",), (50,), (), scaled=(1000,), modes=("virtual",), contexts=CONTEXTS),),
+        ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=2000, context_kb=64),
+    "reactive": Profile(
+        name="reactive",
+        summary="platform vs virtual threads vs the WebFlux + R2DBC twin, order summary at 1,000 users",
+        blocks=(Block(("released",), (50,), (), scaled=(1000,), modes=ALL_MODES),),
+        # The twin's JIT settles later: after 45 s of warm-up its throughput still rose 538 -> 689 req/s
+        # between the hold's halves (the thread-model rows were steady).
+        ramp_s=10, warmup_s=75, hold_s=30, reps=1, stub_delay_ms=1000),
+}
+
+
 def profiles() -> dict[str, Profile]:
-    s = _scale()
-    # The stub answers after 1 s: the platform wall is 200 threads / 1 s = 200 req/s, far below what
-    # 2 cores can serve (~2,000 req/s), so virtual threads have room to pass it while the service,
-    # PostgreSQL and k6 together stay well under the two cores (k6: ~0.25 ms CPU per request).
-    return {
-        "quick": Profile(
-            name="quick",
-            summary="released: both modes at 100/400/1000 users; held: both modes at 100 users (pool 50)",
-            # Held: 100 users share 50 connections held ~1 s each, so a request waits ~1 s for one —
-            # the pool is the wall, yet no wait nears the 5 s pool timeout (200 users did: 5-15% 503s).
-            # Warm-up: at 1,000 virtual-thread users the JIT was still settling 50 s after start.
-            blocks=(Block(("released",), (50,), (100, 400, 1000 * s)),
-                    Block(("held",), (50,), (100,))),
-            ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000),
-        "lean": Profile(
-            name="lean",
-            summary="released only: both modes at 400 and 1000 users, shorter phases",
-            blocks=(Block(("released",), (50,), (400, 1000 * s)),),
-            ramp_s=5, warmup_s=25, hold_s=20, reps=1, stub_delay_ms=1000),
-        "full": Profile(
-            name="full",
-            summary="both conn modes, pools 10/50/100, 50..2000 users, 3 reps, 60 s phases",
-            blocks=(Block(("released",), (50,), tuple(c * s for c in (50, 100, 200, 400, 800, 1200, 1600))),
-                    Block(("held",), (10, 50, 100), (400 * s,))),
-            ramp_s=15, warmup_s=60, hold_s=60, reps=3, stub_delay_ms=1000),
-        # Scenario presets: each answers one question in a few minutes on 2 cores.
-        "pinning": Profile(
-            name="pinning",
-            summary="JEP 491 check: normal, synchronized and the pinned-control path, both modes at 50 users",
-            # A 100 ms downstream: the control pins both carriers, so it serves ~2 / 0.1 s = 20 req/s
-            # and 50 users queue ~2.5 s, well inside k6's timeout.
-            # At ~450 req/s the fresh JVM (and, in the first row, the stub) was still compiling after 30 s.
-            blocks=(Block(("released",), (50,), (50 * s,), path_modes=PATH_MODES),),
-            ramp_s=5, warmup_s=35, hold_s=20, reps=1, stub_delay_ms=100),
-        "write": Profile(
-            name="write",
-            summary="POST /api/orders (insert + downstream call), both modes at 400 users, every write checked",
-            blocks=(Block(("released",), (50,), (400 * s,), workloads=("write",)),),
-            ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
-        "offload": Profile(
-            name="offload",
-            summary="order-summary work on an explicit executor (fixed platform pool of 50 vs virtual per task), "
-                    "Tomcat on both thread modes, 400 users",
-            # The narrowest pool on the path sets the wall: 50 platform offload threads cap at 50 req/s
-            # whatever Tomcat runs on; a virtual executor behind platform Tomcat still stops at its 200.
-            blocks=(Block(("released",), (50,), (400 * s,), workloads=("offload",), executors=EXECUTORS),),
-            ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, offload_pool=50),
-        "sleep": Profile(
-            name="sleep",
-            summary="1,000 users, each request sleeps 5 s (no database, no downstream), both modes",
-            # Platform: 200 threads / 5 s = 40 req/s, so 1,000 users wait ~25 s; the cool-down lets the
-            # last requests started in the hold finish before k6 stops.
-            blocks=(Block(("released",), (50,), (1000 * s,), workloads=("sleep",)),),
-            ramp_s=5, warmup_s=30, hold_s=50, cooldown_s=35, reps=1, stub_delay_ms=1000, sleep_ms=5000),
-        "cpu": Profile(
-            name="cpu",
-            summary="CPU-bound requests (no I/O): platform pools of cores and 200 threads vs virtual",
-            blocks=(Block(("released",), (50,), (20 * s,), modes=("platform",), workloads=("cpu",),
-                          tomcat_threads=(len(os.sched_getaffinity(0)), 200)),
-                    Block(("released",), (50,), (20 * s,), modes=("virtual",), workloads=("cpu",))),
-            # 50,000 SHA-256 rounds are ~8 ms of CPU: heavy enough that k6's ~0.25 ms per request stays a
-            # small share of the cores (5,000 rounds gave ~0.8 ms and k6 took a quarter of the machine).
-            ramp_s=5, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, cpu_work=50_000),
-        "fanout": Profile(
-            name="fanout",
-            summary="one lookup + two 1 s downstream calls per request, sequential vs StructuredTaskScope, "
-                    "both modes at 400 users",
-            # Sequential: ~2 s per request, so 200 platform threads give ~100 req/s and 400 users ~200;
-            # structured: ~1 s, twice that. The stub sees two calls per request (≤ 800 calls/s).
-            blocks=(Block(("released",), (50,), (400 * s,), workloads=("fanout",), fanouts=FANOUTS),),
-            ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
-        "pools": Profile(
-            name="pools",
-            summary="HikariCP vs Agroal at their wall: 20 connections held across a 50 ms call, 200 users, "
-                    "both modes",
-            # Held: each request keeps its connection ~52 ms, so 20 connections cap at ~380 req/s and 200
-            # users queue for them: the pool's hand-off is what is measured.
-            blocks=(Block(("held",), (20,), (200 * s,), pool_impls=POOL_IMPLS),),
-            ramp_s=5, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=50),
-        "latency": Profile(
-            name="latency",
-            summary="PostgreSQL on loopback vs 20±5 ms away (each direction, through Toxiproxy), pool 10, "
-                    "400 users, both modes",
-            # On loopback the query holds a connection ~1 ms and 400 virtual users reach ~400 req/s; 20 ms
-            # each way make it ~42 ms, so 10 connections cap both modes near 10 / 0.042 = 240 req/s.
-            blocks=(Block(("released",), (10,), (400 * s,), db_latencies=(0, 20)),),
-            ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=1000, db_jitter_ms=5),
-        "context": Profile(
-            name="context",
-            summary="1,000 virtual-thread users each carrying a 64 KB request context: none vs ThreadLocal "
-                    "vs ScopedValue (RSS, heap, GC)",
-            # A 2 s downstream keeps 1,000 requests in flight at ~500 req/s: 64 MB of live context, with
-            # the CPU left well short of saturation so GC differences are not CPU queueing.
-            blocks=(Block(("released",), (50,), (1000 * s,), modes=("virtual",), contexts=CONTEXTS),),
-            ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=2000, context_kb=64),
-        "reactive": Profile(
-            name="reactive",
-            summary="platform vs virtual threads vs the WebFlux + R2DBC twin, order summary at 1,000 users",
-            blocks=(Block(("released",), (50,), (1000 * s,), modes=ALL_MODES),),
-            # The twin's JIT settles later: after 45 s of warm-up its throughput still rose 538 -> 689 req/s
-            # between the hold's halves (the thread-model rows were steady).
-            ramp_s=10, warmup_s=75, hold_s=30, reps=1, stub_delay_ms=1000),
-    }
+    """The presets sized for this machine."""
+    s, cores = _scale(), len(os.sched_getaffinity(0))
+
+    def sized(block: Block) -> Block:
+        return replace(block, concurrency=block.concurrency + tuple(c * s for c in block.scaled), scaled=(),
+                       tomcat_threads=tuple(cores if t == CORES else t for t in block.tomcat_threads))
+
+    return {name: replace(p, blocks=tuple(sized(b) for b in p.blocks)) for name, p in PRESETS.items()}
 
 
 @dataclass(frozen=True)
@@ -214,49 +232,6 @@ class Overrides:
 
 
 @dataclass(frozen=True)
-class Row:
-    thread_mode: str
-    pool: int
-    conn_mode: str
-    path_mode: str
-    concurrency: int
-    rate: int
-    model: str
-    rep: int
-    stub_delay_ms: int
-    tomcat_max_threads: int
-    workload: str = DEFAULT_WORKLOAD
-    sleep_ms: int = 0   # sleep workload only
-    cpu_work: int = 0   # cpu workload only
-    executor: str = ""  # offload workload only: platform (a fixed pool of offload_pool) or virtual
-    offload_pool: int = 0
-    fanout: str = ""          # fanout workload only: sequential or structured
-    pool_impl: str = "hikari"  # webflux rows: r2dbc
-    context: str = "none"
-    context_kb: int = 0       # with a context only
-    db_latency_ms: int = 0    # per direction, through a Toxiproxy between the service and PostgreSQL
-    db_jitter_ms: int = 0
-    downstream_latency_ms: int = 0
-    downstream_jitter_ms: int = 0
-
-    def label(self) -> str:
-        load = f"{self.rate} req/s" if self.model == "open" else f"{self.concurrency} users"
-        what = {"sleep": f"sleep {self.sleep_ms} ms", "cpu": f"cpu {self.cpu_work}", "fanout": f"fanout {self.fanout}",
-                "offload": f"offload to {self.executor}" + (f" pool {self.offload_pool}" if self.executor == "platform"
-                                                            else " threads")}.get(
-            self.workload, f"{'write ' if self.workload == 'write' else ''}pool {self.pool:<3} {self.conn_mode:8} "
-                           f"{self.path_mode}")
-        threads = f" tomcat {self.tomcat_max_threads}" if self.thread_mode == "platform" and self.tomcat_max_threads != 200 else ""
-        extras = "".join([
-            f" {self.pool_impl}" if self.pool_impl not in ("hikari", "r2dbc") else "",
-            f" context {self.context} {self.context_kb} KB" if self.context != "none" else "",
-            f" db +{self.db_latency_ms}±{self.db_jitter_ms} ms" if self.db_latency_ms or self.db_jitter_ms else "",
-            f" downstream +{self.downstream_latency_ms}±{self.downstream_jitter_ms} ms"
-            if self.downstream_latency_ms or self.downstream_jitter_ms else ""])
-        return f"{self.thread_mode:8} {load:>10}  {what}{threads}{extras} rep {self.rep}"
-
-
-@dataclass(frozen=True)
 class Plan:
     profile: str
     rows: tuple[Row, ...]
@@ -273,71 +248,82 @@ class Plan:
         return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model,
-                "overrides": self.overrides, "rows": [row.__dict__ for row in self.rows]}
+                "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
 def build(profile_name: str, overrides: Overrides) -> Plan:
     profile = profiles()[profile_name]
-    model = overrides.model or profile.model
-    reps = overrides.reps or profile.reps
-    delay = profile.stub_delay_ms if overrides.stub_delay_ms is None else overrides.stub_delay_ms
-    threads = overrides.tomcat_max_threads or profile.tomcat_max_threads
-    sleep_ms = profile.sleep_ms if overrides.sleep_ms is None else overrides.sleep_ms
-    cpu_work = overrides.cpu_work or profile.cpu_work
-    offload_pool = overrides.offload_pool or profile.offload_pool
-    context_kb = overrides.context_kb or profile.context_kb
-    db_jitter = profile.db_jitter_ms if overrides.db_jitter_ms is None else overrides.db_jitter_ms
-    downstream_jitter = (profile.downstream_jitter_ms if overrides.downstream_jitter_ms is None
-                         else overrides.downstream_jitter_ms)
-    blocks = [_apply(block, overrides) for block in profile.blocks]
-    if model == "open" and not overrides.rates and not any(block.rates for block in blocks):
+    given = {key: value for key, value in overrides.__dict__.items() if value is not None}
+    # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).
+    setting = {name: given.get(name, getattr(profile, name)) for name in SCALARS}
+    if setting["model"] == "open" and not overrides.rates and not any(b.rates for b in profile.blocks):
         raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
+    blocks = [_apply(block, overrides) for block in profile.blocks]
     for block in blocks:
-        _check_jitter("--db-latency", block.db_latencies, "--db-jitter", db_jitter)
-        _check_jitter("--downstream-latency", block.downstream_latencies, "--downstream-jitter", downstream_jitter)
-    rows: list[Row] = []
-    seen: set[Row] = set()
+        _check_jitter("--db-latency", block.db_latencies, "--db-jitter", setting["db_jitter_ms"])
+        _check_jitter("--downstream-latency", block.downstream_latencies, "--downstream-jitter",
+                      setting["downstream_jitter_ms"])
     # Reps are the outer loop so slow drift (thermal, page cache) spreads over every scenario.
-    for rep in range(1, reps + 1):
-        for block in blocks:
-            loads = [(0, rate) for rate in block.rates] if model == "open" else [(c, 0) for c in block.concurrency]
-            for workload, conn_mode, pool, path_mode, tomcat in itertools.product(
-                    block.workloads, block.conn_modes, block.pools, block.path_modes,
-                    block.tomcat_threads or (threads,)):
-                if workload in ("sleep", "cpu", "offload"):
-                    # one row, not one per mode: sleep and cpu touch neither the pool nor the downstream,
-                    # offload varies the executor instead
-                    conn_mode, path_mode = "released", "normal"
-                elif workload == "write":
-                    path_mode = "normal"  # the write path has no synchronized variant
-                executors = block.executors if workload == "offload" else ("",)
-                fanouts = block.fanouts if workload == "fanout" else ("",)
-                for concurrency, rate in loads:
-                    for mode, executor, fanout, pool_impl, ctx, db_ms, downstream_ms in itertools.product(
-                            block.modes, executors, fanouts, block.pool_impls, block.contexts,
-                            block.db_latencies, block.downstream_latencies):
-                        if mode == "webflux" and workload != DEFAULT_WORKLOAD:
-                            continue  # the reactive twin serves the order-summary workload only
-                        row = Row(mode, pool, conn_mode, path_mode, concurrency, rate, model, rep, delay,
-                                  tomcat, workload, sleep_ms if workload == "sleep" else 0,
-                                  cpu_work if workload == "cpu" else 0, executor,
-                                  offload_pool if executor == "platform" else 0, fanout, pool_impl, ctx,
-                                  context_kb if ctx != "none" else 0, db_ms, db_jitter if db_ms else 0,
-                                  downstream_ms, downstream_jitter if downstream_ms else 0)
-                        if mode == "webflux":
-                            # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
-                            row = replace(row, conn_mode="released", path_mode="normal", pool_impl="r2dbc",
-                                          context="none", context_kb=0, tomcat_max_threads=0)
-                        if row not in seen:
-                            seen.add(row)
-                            rows.append(row)
+    candidates = (_shape(row, setting) for rep in range(1, setting["reps"] + 1) for block in blocks
+                  for row in _expand(block, rep, setting))
+    rows = tuple(dict.fromkeys(row for row in candidates if row is not None))  # first occurrence, in order
     if not rows:
         raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
-    given = {key: value for key, value in overrides.__dict__.items() if value is not None}
-    return Plan(profile_name, tuple(rows), overrides.ramp_s or profile.ramp_s,
-                overrides.warmup_s or profile.warmup_s, overrides.hold_s or profile.hold_s, delay,
-                profile.stub_jitter_ms if overrides.stub_jitter_ms is None else overrides.stub_jitter_ms,
-                model, given, profile.cooldown_s)
+    return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
+                setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"])
+
+
+# The profile's scalar settings a flag of the same name replaces.
+SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
+           "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
+           "downstream_jitter_ms")
+
+
+def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
+    """Every combination of the block's dimensions, in the order rows are measured."""
+    loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
+             else [("closed", users, 0) for users in block.concurrency])
+    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), mode, executor, fanout, pool_impl, \
+            ctx, db_ms, downstream_ms in itertools.product(
+                block.workloads, block.conn_modes, block.pools, block.path_modes,
+                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.modes, block.executors,
+                block.fanouts, block.pool_impls, block.contexts, block.db_latencies, block.downstream_latencies):
+        yield Row(thread_mode=mode, workload=workload, load_model=model, concurrency=users, target_rps=rate,
+                  conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
+                  tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
+                  sleep_ms=setting["sleep_ms"], cpu_work=setting["cpu_work"], offload_executor=executor,
+                  offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
+                  context_kb=setting["context_kb"], db_latency_ms=db_ms, db_jitter_ms=setting["db_jitter_ms"],
+                  downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"], rep=rep)
+
+
+def _shape(row: Row, setting: dict) -> Row | None:
+    """Clear what a row's workload does not use, so rows that would measure the same thing collapse into
+    one; None for a combination that cannot be measured."""
+    workload = row.workload
+    if row.thread_mode == "webflux" and workload != DEFAULT_WORKLOAD:
+        return None  # the reactive twin serves the order-summary workload only
+    changes: dict[str, object] = {
+        "sleep_ms": row.sleep_ms if workload == "sleep" else 0,
+        "cpu_work": row.cpu_work if workload == "cpu" else 0,
+        "offload_executor": row.offload_executor if workload == "offload" else "",
+        "fanout": row.fanout if workload == "fanout" else "",
+        "context_kb": row.context_kb if row.context != "none" else 0,
+        "db_jitter_ms": row.db_jitter_ms if row.db_latency_ms else 0,
+        "downstream_jitter_ms": row.downstream_jitter_ms if row.downstream_latency_ms else 0,
+    }
+    changes["offload_pool"] = row.offload_pool if changes["offload_executor"] == "platform" else 0
+    if workload in ("sleep", "cpu", "offload"):
+        # one row, not one per mode: sleep and cpu touch neither the pool nor the downstream, offload varies
+        # the executor instead
+        changes.update(conn_mode="released", path_mode="normal")
+    elif workload == "write":
+        changes["path_mode"] = "normal"  # the write path has no synchronized variant
+    if row.thread_mode == "webflux":
+        # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
+        changes.update(conn_mode="released", path_mode="normal", pool_impl="r2dbc", context="none", context_kb=0,
+                       tomcat_max_threads=0)
+    return replace(row, **changes)
 
 
 def _check_jitter(latency_flag: str, latencies: tuple[int, ...], jitter_flag: str, jitter: int) -> None:
@@ -347,13 +333,14 @@ def _check_jitter(latency_flag: str, latencies: tuple[int, ...], jitter_flag: st
 
 
 def _apply(block: Block, overrides: Overrides) -> Block:
-    changes = {name: getattr(overrides, name)
-               for name in ("modes", "pools", "concurrency", "conn_modes", "path_modes", "rates", "workloads",
-                            "executors", "fanouts", "pool_impls", "contexts", "db_latencies", "downstream_latencies")
-               if getattr(overrides, name) is not None}
+    changes = {name: getattr(overrides, name) for name in BLOCK_FIELDS if getattr(overrides, name) is not None}
     if overrides.tomcat_max_threads is not None:
         changes["tomcat_threads"] = (overrides.tomcat_max_threads,)
     return replace(block, **changes)
+
+
+# Block dimensions a flag of the same name replaces in every block.
+BLOCK_FIELDS = tuple(f.name for f in fields(Block) if f.name in {o.name for o in fields(Overrides)})
 
 
 def estimated_row_s(plan: Plan) -> float:

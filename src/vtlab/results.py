@@ -11,6 +11,8 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from vtlab import dimensions
+
 CSV_NAME = "matrix.csv"
 METADATA_NAME = "metadata.json"
 
@@ -38,26 +40,26 @@ EXTRA_COLUMNS = [
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
 
-# What makes two rows the same scenario (the resume key).
-SCENARIO_KEY = ["thread_mode", "hikari_pool", "path_mode", "conn_mode", "concurrency", "rep",
-                "load_model", "target_rps", "stub_delay_ms", "tomcat_max_threads", "workload", "sleep_ms",
-                "cpu_work", "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "context_kb",
-                "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms"]
-
-
-def scenario_key(row: Mapping[str, object]) -> tuple[str, ...]:
-    return tuple(str(row[column]) for column in SCENARIO_KEY)
+assert set(dimensions.NAMES) <= set(COLUMNS), "every row dimension has its CSV column"
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
+    """The CSV's lines as text, with every dimension's empty or missing cell read as its default once,
+    here: nothing downstream has to know what an older CSV left out."""
     if not path.exists():
         return []
     with open(path, newline="") as handle:
-        return list(csv.DictReader(handle))
+        lines = list(csv.DictReader(handle))
+    for line in lines:
+        for dimension in dimensions.DIMENSIONS:
+            if line.get(dimension.name) in (None, ""):
+                line[dimension.name] = format_value(dimension.default)
+    return lines
 
 
 def done_keys(path: Path) -> set[tuple[str, ...]]:
-    return {scenario_key(row) for row in read_rows(path)}
+    """The resume keys of the rows a CSV already holds (compare with dimensions.key(planned_row))."""
+    return {dimensions.key(dimensions.parse(line)) for line in read_rows(path)}
 
 
 def same_columns(path: Path) -> bool:

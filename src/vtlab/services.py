@@ -9,10 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab import procs
-from vtlab.settings import APP_JAR, HOST, LOAD, REACTIVE_JAR, STUB_JAR, Java
-
-PINNING_SETTINGS = LOAD / "pinning.jfc"
-PINNED_THRESHOLD_MS = 20  # the threshold in load/pinning.jfc
+from vtlab.rig import PINNING_SETTINGS
+from vtlab.settings import APP_JAR, HOST, REACTIVE_JAR, STUB_JAR, Java
 HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
 
 
