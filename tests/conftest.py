@@ -1,14 +1,3 @@
-import pytest
-
-
 def pytest_collection_modifyitems(items):
     # Fast unit tests first, the real tiers last: a broken unit shows before a long e2e run.
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
-
-
-@pytest.fixture
-def no_cleanup_leftovers():
-    from vtlab import procs
-
-    yield
-    procs.stop_all()

@@ -80,7 +80,8 @@ def test_tomcat_threads_flag_replaces_a_profiles_pool_sizes():
 def test_offload_preset_crosses_tomcat_modes_with_executors():
     offload = plan.build("offload", plan.Overrides())
     assert sorted((r.thread_mode, r.offload_executor, r.offload_pool) for r in offload.rows) == [
-        ("platform", "platform", 50), ("platform", "virtual", 0), ("virtual", "platform", 50), ("virtual", "virtual", 0)]
+        ("platform", "platform", 50), ("platform", "virtual", 0),
+        ("virtual", "platform", 50), ("virtual", "virtual", 0)]
     assert all(r.workload == "offload" for r in offload.rows)
     assert {r.offload_executor for r in plan.build("quick", plan.Overrides()).rows} == {""}
 

@@ -22,7 +22,8 @@ def spawn_tree(tmp_path):
     """A parent that starts a grandchild and ignores SIGTERM only in the grandchild."""
     script = ("import subprocess, sys, time\n"
               "child = subprocess.Popen([sys.executable, '-c', "
-              "'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print(flush=True); time.sleep(600)'])\n"
+              "'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+              "print(flush=True); time.sleep(600)'])\n"
               "print(child.pid, flush=True)\n"
               "time.sleep(600)\n")
     proc = procs.spawn([sys.executable, "-c", script], log=tmp_path / "tree.log")

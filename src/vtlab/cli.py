@@ -12,18 +12,17 @@ from pathlib import Path
 from vtlab import cores, dimensions, plan, prereqs, procs, results
 from vtlab.settings import RESULTS
 
-
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
 
-def choices_list(accepted: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
-    def parse(text: str) -> tuple[str, ...]:
+def choices_list(accepted: Sequence[str], single: bool = False) -> Callable[[str], object]:
+    def parse(text: str) -> object:
         values = tuple(v.strip() for v in text.split(",") if v.strip())
         bad = [v for v in values if v not in accepted]
-        if not values or bad:
+        if not values or bad or (single and len(values) > 1):
             raise argparse.ArgumentTypeError(
-                f"{','.join(bad) or repr(text)} is not accepted; use a comma-separated list of "
-                f"{', '.join(accepted)}")
-        return values
+                f"{','.join(bad) or repr(text)} is not accepted; use "
+                + (f"one of {', '.join(accepted)}" if single else f"a comma-separated list of {', '.join(accepted)}"))
+        return values[0] if single else values
     return parse
 
 
@@ -60,62 +59,69 @@ def core_map(text: str) -> dict[str, set[int]]:
         raise argparse.ArgumentTypeError(f"{err}; e.g. --cpus 'app=0-3 pg=4 stub=5 load=6-7'") from None
 
 
+# The flags that shape the plan: each replaces the plan.Overrides field of the same name (its dest).
+PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
+    ("--modes", "modes", choices_list(plan.ALL_MODES),
+     "platform, virtual and/or webflux (the reactive twin; order-summary workload only)"),
+    ("--pools", "pools", int_list(1, "HikariCP pool sizes"), "pool sizes, e.g. 50,100"),
+    ("--conc", "concurrency", int_list(1, "closed-model concurrent users"), "e.g. 100,500,1000"),
+    ("--rates", "rates", int_list(1, "open-model request rates per second"),
+     "open model: target requests per second, e.g. 100,400"),
+    ("--model", "model", choices_list(plan.MODELS, single=True), "closed (fixed users) or open (arrival rate)"),
+    ("--reps", "reps", bounded_int(1, 100, "repetitions"), "repetitions per scenario"),
+    ("--ramp", "ramp_s", bounded_int(1, 3600, "seconds"), "ramp-up seconds"),
+    ("--warmup", "warmup_s", bounded_int(1, 3600, "seconds"), "unrecorded warm-up seconds"),
+    ("--hold", "hold_s", bounded_int(2, 3600, "seconds"), "recorded hold seconds"),
+    ("--conn-mode", "conn_modes", choices_list(plan.CONN_MODES), "released, held or both"),
+    ("--path-mode", "path_modes", choices_list(plan.PATH_MODES),
+     "normal, synchronized, pinned-control (the JFR pinning positive control)"),
+    ("--workload", "workloads", choices_list(plan.WORKLOADS),
+     "order-summary (DB read + downstream), write (insert + downstream, every write checked), offload (the "
+     "read + call on --executor), fanout (the read + two calls), sleep (pure waiting), cpu (pure computation)"),
+    ("--executor", "executors", choices_list(plan.EXECUTORS),
+     "offload workload: platform (a fixed pool of --offload-pool) or virtual (one per task)"),
+    ("--offload-pool", "offload_pool", bounded_int(1, 10_000, "platform offload threads"),
+     "offload workload: the fixed platform pool's size (default 50)"),
+    ("--fanout", "fanouts", choices_list(plan.FANOUTS),
+     "fanout workload: sequential (one call after the other) and/or structured (StructuredTaskScope, JDK 25 "
+     "preview)"),
+    ("--pool-impl", "pool_impls", choices_list(plan.POOL_IMPLS), "JDBC pool: hikari and/or agroal"),
+    ("--context", "contexts", choices_list(plan.CONTEXTS), "per-request context: none, threadlocal and/or scopedvalue"),
+    ("--context-kb", "context_kb", bounded_int(1, 16_384, "kilobytes"), "size of each request's context (default 64)"),
+    ("--db-latency", "db_latencies", int_list(0, "milliseconds per direction"),
+     "latency added each way between service and PostgreSQL (Toxiproxy), e.g. 0,20"),
+    ("--db-jitter", "db_jitter_ms", bounded_int(0, 10_000, "milliseconds"),
+     "± jitter around --db-latency (at most the latency)"),
+    ("--downstream-latency", "downstream_latencies", int_list(0, "milliseconds per direction"),
+     "latency added each way between service and stub (Toxiproxy)"),
+    ("--downstream-jitter", "downstream_jitter_ms", bounded_int(0, 10_000, "milliseconds"),
+     "± jitter around --downstream-latency (at most the latency)"),
+    ("--sleep-ms", "sleep_ms", bounded_int(0, 60_000, "milliseconds"), "sleep workload: how long each request sleeps"),
+    ("--cpu-work", "cpu_work", bounded_int(1, 1_000_000, "SHA-256 rounds"), "cpu workload: SHA-256 rounds per request"),
+    ("--stub-delay", "stub_delay_ms", bounded_int(0, 60_000, "milliseconds"), "downstream delay (ms)"),
+    ("--stub-jitter", "stub_jitter_ms", bounded_int(0, 60_000, "milliseconds"), "uniform extra delay (ms)"),
+    ("--tomcat-threads", "tomcat_max_threads", bounded_int(1, 10_000, "Tomcat max threads"),
+     "Tomcat max threads (default 200)"),
+]
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="vtlab", description=(
         "Platform vs virtual threads on a real blocking Spring Boot service, measured and explained."))
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_run, _add_setup, _add_db, _add_report, _add_bench_stub, _add_test):
+        add(sub)
+    return top
 
+
+def _add_run(sub) -> None:
     run = sub.add_parser("run", help="measure the matrix (does any missing setup first)",
                          description="Measure platform vs virtual threads; one CSV row per scenario.")
-    names = list(plan.profiles())
-    run.add_argument("--profile", choices=names, default="quick",
-                     help="preset matrix: " + "; ".join(f"{n}: {p.summary}" for n, p in plan.profiles().items()))
-    run.add_argument("--modes", type=choices_list(plan.ALL_MODES),
-                     help="platform, virtual and/or webflux (the reactive twin; order-summary workload only)")
-    run.add_argument("--pools", type=int_list(1, "HikariCP pool sizes"), help="pool sizes, e.g. 50,100")
-    run.add_argument("--conc", type=int_list(1, "closed-model concurrent users"), help="e.g. 100,500,1000")
-    run.add_argument("--rates", type=int_list(1, "open-model request rates per second"),
-                     help="open model: target requests per second, e.g. 100,400")
-    run.add_argument("--model", choices=plan.MODELS, help="closed (fixed users) or open (arrival rate)")
-    run.add_argument("--reps", type=bounded_int(1, 100, "repetitions"), help="repetitions per scenario")
-    run.add_argument("--ramp", type=bounded_int(1, 3600, "seconds"), help="ramp-up seconds")
-    run.add_argument("--warmup", type=bounded_int(1, 3600, "seconds"), help="unrecorded warm-up seconds")
-    run.add_argument("--hold", type=bounded_int(2, 3600, "seconds"), help="recorded hold seconds")
-    run.add_argument("--conn-mode", type=choices_list(plan.CONN_MODES), help="released, held or both")
-    run.add_argument("--path-mode", type=choices_list(plan.PATH_MODES),
-                     help="normal, synchronized, pinned-control (the JFR pinning positive control)")
-    run.add_argument("--workload", type=choices_list(plan.WORKLOADS),
-                     help="order-summary (DB read + downstream), write (insert + downstream, every write "
-                          "checked), offload (the read + call on --executor), sleep (pure waiting), cpu (pure "
-                          "computation)")
-    run.add_argument("--executor", type=choices_list(plan.EXECUTORS),
-                     help="offload workload: platform (a fixed pool of --offload-pool) or virtual (one per task)")
-    run.add_argument("--offload-pool", type=bounded_int(1, 10_000, "platform offload threads"),
-                     help="offload workload: the fixed platform pool's size (default 50)")
-    run.add_argument("--fanout", type=choices_list(plan.FANOUTS),
-                     help="fanout workload: sequential (one call after the other) and/or structured "
-                          "(StructuredTaskScope, JDK 25 preview)")
-    run.add_argument("--pool-impl", type=choices_list(plan.POOL_IMPLS), help="JDBC pool: hikari and/or agroal")
-    run.add_argument("--context", type=choices_list(plan.CONTEXTS),
-                     help="per-request context: none, threadlocal and/or scopedvalue")
-    run.add_argument("--context-kb", type=bounded_int(1, 16_384, "kilobytes"),
-                     help="size of each request's context (default 64)")
-    run.add_argument("--db-latency", type=int_list(0, "milliseconds per direction"),
-                     help="latency added each way between service and PostgreSQL (Toxiproxy), e.g. 0,20")
-    run.add_argument("--db-jitter", type=bounded_int(0, 10_000, "milliseconds"),
-                     help="± jitter around --db-latency (at most the latency)")
-    run.add_argument("--downstream-latency", type=int_list(0, "milliseconds per direction"),
-                     help="latency added each way between service and stub (Toxiproxy)")
-    run.add_argument("--downstream-jitter", type=bounded_int(0, 10_000, "milliseconds"),
-                     help="± jitter around --downstream-latency (at most the latency)")
-    run.add_argument("--sleep-ms", type=bounded_int(0, 60_000, "milliseconds"),
-                     help="sleep workload: how long each request sleeps")
-    run.add_argument("--cpu-work", type=bounded_int(1, 1_000_000, "SHA-256 rounds"),
-                     help="cpu workload: SHA-256 rounds per request")
-    run.add_argument("--stub-delay", type=bounded_int(0, 60_000, "milliseconds"), help="downstream delay (ms)")
-    run.add_argument("--stub-jitter", type=bounded_int(0, 60_000, "milliseconds"), help="uniform extra delay (ms)")
-    run.add_argument("--tomcat-threads", type=bounded_int(1, 10_000, "Tomcat max threads"),
-                     help="Tomcat max threads (default 200)")
+    presets = plan.profiles()
+    run.add_argument("--profile", choices=list(presets), default="quick",
+                     help="preset matrix: " + "; ".join(f"{n}: {p.summary}" for n, p in presets.items()))
+    for flag, dest, parse, words in PLAN_FLAGS:
+        run.add_argument(flag, dest=dest, type=parse, help=words)
     run.add_argument("--cpus", type=core_map, help="core map override, e.g. 'app=0-3 pg=4 stub=5 load=6-7'")
     run.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
     run.add_argument("--resume", action="store_true", help="skip rows already in the run folder's CSV "
@@ -124,21 +130,29 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true", help="print the rows and exit")
     run.set_defaults(func=cmd_run)
 
+
+def _add_setup(sub) -> None:
     setup = sub.add_parser("setup", help="build the jars and k6, initialise and seed the database")
     setup.add_argument("--reseed", action="store_true", help="seed again even when already seeded")
     setup.set_defaults(func=cmd_setup)
 
+
+def _add_db(sub) -> None:
     db = sub.add_parser("db", help="the embedded PostgreSQL (127.0.0.1:5544)")
     db.add_argument("action", choices=("start", "stop", "status", "seed"))
     db.add_argument("--reseed", action="store_true", help="with seed: seed again even when seeded")
     db.set_defaults(func=cmd_db)
 
+
+def _add_report(sub) -> None:
     report = sub.add_parser("report", help="analyse a run and render report.html / report.md / analysis.csv")
     report.add_argument("run_dir", type=Path, help="a run folder holding matrix.csv (and metadata.json)")
     report.add_argument("--compare", type=Path, action="append", default=[], metavar="OTHER",
                         help="another run folder or CSV to overlay (repeatable), e.g. the published figures")
     report.set_defaults(func=cmd_report)
 
+
+def _add_bench_stub(sub) -> None:
     bench = sub.add_parser("bench-stub", help="measure the downstream stub's capacity on one CPU")
     bench.add_argument("--seconds", type=bounded_int(5, 600, "seconds"), default=20,
                        help="warm-up and measurement length each (default 20)")
@@ -147,10 +161,11 @@ def parser() -> argparse.ArgumentParser:
                        help="the stub's delay (default 0: pure per-request cost)")
     bench.set_defaults(func=cmd_bench_stub)
 
+
+def _add_test(sub) -> None:
     test = sub.add_parser("test", help="run every test (Java and Python) against real tiers")
     test.add_argument("pytest_args", nargs="*", help="extra arguments for pytest")
     test.set_defaults(func=cmd_test)
-    return top
 
 
 # --- subcommands -------------------------------------------------------------------------------
@@ -158,15 +173,7 @@ def parser() -> argparse.ArgumentParser:
 def cmd_run(args: argparse.Namespace) -> int:
     from vtlab import matrix
 
-    overrides = plan.Overrides(
-        modes=args.modes, pools=args.pools, concurrency=args.conc, conn_modes=args.conn_mode,
-        path_modes=args.path_mode, rates=args.rates, reps=args.reps, ramp_s=args.ramp,
-        warmup_s=args.warmup, hold_s=args.hold, stub_delay_ms=args.stub_delay,
-        stub_jitter_ms=args.stub_jitter, tomcat_max_threads=args.tomcat_threads, model=args.model,
-        workloads=args.workload, sleep_ms=args.sleep_ms, cpu_work=args.cpu_work, executors=args.executor,
-        offload_pool=args.offload_pool, fanouts=args.fanout, pool_impls=args.pool_impl, contexts=args.context,
-        context_kb=args.context_kb, db_latencies=args.db_latency, db_jitter_ms=args.db_jitter,
-        downstream_latencies=args.downstream_latency, downstream_jitter_ms=args.downstream_jitter)
+    overrides = plan.Overrides(**{dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS})
     try:
         the_plan = plan.build(args.profile, overrides)
     except ValueError as err:
@@ -185,8 +192,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_dir = run_dir or matrix.default_run_dir(RESULTS)
     mapping = args.cpus or cores.automatic(cores.available())
 
-    print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, "
-          f"~{(len(the_plan.rows) * plan.estimated_row_s(the_plan) + matrix.FIRST_ROW_EXTRA_WARMUP_S) / 60:.0f} min; stub delay "
+    minutes = (len(the_plan.rows) * plan.estimated_row_s(the_plan) + matrix.FIRST_ROW_EXTRA_WARMUP_S) / 60
+    print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, ~{minutes:.0f} min; stub delay "
           f"{the_plan.stub_delay_ms} ms; cores {cores.describe_map(mapping)}; results in {run_dir}")
     if args.dry_run:
         for row in the_plan.rows:

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import (build, cores, dimensions, load, metadata, netdelay, postgres, procs, prereqs, results, sample,
+from vtlab import (build, cores, dimensions, load, metadata, netdelay, postgres, prereqs, procs, results, sample,
                    services, writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s

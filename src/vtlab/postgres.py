@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import pwd
 import secrets
-import shutil
 import subprocess
 import tempfile
 import time
@@ -212,10 +211,6 @@ class Postgres:
             raise RuntimeError(f"{Path(argv[0]).name} failed ({result.returncode}): "
                                f"{(result.stderr or result.stdout).strip()}")
         return result
-
-
-def remove_cluster(data_dir: Path) -> None:
-    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def main_instance() -> Postgres:

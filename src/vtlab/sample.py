@@ -1,7 +1,7 @@
 """Samplers that run beside the load: per-tier CPU and RSS from /proc, and the service's meters.
 
-Samplers only record timestamped readings; `summarise` cuts them to the hold window afterwards,
-so sampling never needs to know the load's phases.
+Samplers only record timestamped readings; the row's measurement (matrix) cuts them to the hold window
+afterwards, so sampling never needs to know the load's phases.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ METERS: dict[str, tuple[str, ...]] = {
     "hikari_pending": ("hikaricp_connections_pending", "agroal_connections_pending", "r2dbc_pool_pending_connections"),
     "jvm_threads": ("jvm_threads_live_threads",),
     "tomcat_connections": ("tomcat_connections_current_connections",),
-    "http_active": ("http_server_requests_active_seconds_count",),
     "requests_total": ("http_server_requests_seconds_count",),
     "gc_pauses": ("jvm_gc_pause_seconds_count",),
     "gc_pause_s": ("jvm_gc_pause_seconds_sum",),
@@ -187,7 +186,7 @@ def cpu_percent(series: Series, tier: str, start: float, end: float) -> tuple[fl
         return float("nan"), float("nan")
     mean = (points[-1][1] - points[0][1]) / CLOCK_TICKS / (points[-1][0] - points[0][0]) * 100
     peaks = [(b[1] - a[1]) / CLOCK_TICKS / (b[0] - a[0]) * 100
-             for a, b in zip(points, points[1:]) if b[0] > a[0]]
+             for a, b in zip(points, points[1:], strict=False) if b[0] > a[0]]
     # Instantaneous peaks over 0.25 s are tick-quantised; smooth over 1 s windows.
     step = max(1, len(peaks) // max(1, int(points[-1][0] - points[0][0])))
     smoothed = [sum(peaks[i:i + step]) / len(peaks[i:i + step]) for i in range(0, len(peaks), step)]

@@ -11,6 +11,7 @@ from pathlib import Path
 from vtlab import procs
 from vtlab.rig import PINNING_SETTINGS
 from vtlab.settings import APP_JAR, HOST, REACTIVE_JAR, STUB_JAR, Java
+
 HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
 
 

@@ -66,6 +66,3 @@ class Java:
     def jfr(self) -> Path:
         return self.home / "bin" / "jfr"
 
-
-def env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get(name, default)

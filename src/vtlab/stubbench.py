@@ -60,5 +60,6 @@ def _k6(k6: Path, base_url: str, vus: int, seconds: int, summary: Path, cpus: se
     finally:
         forget()
     if not summary.exists():
-        raise RuntimeError(f"k6 exited {proc.returncode} without a summary:\n" + procs.tail(summary.with_suffix(".log")))
+        raise RuntimeError(f"k6 exited {proc.returncode} without a summary:\n"
+                           + procs.tail(summary.with_suffix(".log")))
     return json.loads(summary.read_text())
