@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vtlab import rig
+
 Text = Callable[[Any], str]  # a Row (or any object with the dimensions as attributes) -> text
 
 
@@ -41,6 +43,9 @@ def _when(condition: Callable[[Any], bool], text: Text) -> Text:
     return lambda row: text(row) if condition(row) else ""
 
 
+_TOMCAT_DEFAULT = rig.CURRENT.tomcat_max_threads  # webflux rows have none: 0
+
+
 def _open(row: Any) -> bool:
     return row.load_model == "open"
 
@@ -59,8 +64,9 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("hikari_pool", int, 0, lambda r: f"pool {r.hikari_pool}", lambda r: f"pool{r.hikari_pool}"),
     Dimension("pool_impl", str, "hikari", _when(lambda r: r.pool_impl != "hikari", lambda r: r.pool_impl),
               _when(lambda r: r.pool_impl != "hikari", lambda r: r.pool_impl), plain=("hikari",), per_request=True),
-    Dimension("tomcat_max_threads", int, 200,
-              _when(lambda r: r.tomcat_max_threads != 200, lambda r: f"tomcat {r.tomcat_max_threads}"),
+    Dimension("tomcat_max_threads", int, _TOMCAT_DEFAULT,
+              _when(lambda r: r.tomcat_max_threads not in (_TOMCAT_DEFAULT, 0),
+                    lambda r: f"tomcat {r.tomcat_max_threads}"),
               lambda r: f"t{r.tomcat_max_threads}"),
     Dimension("stub_delay_ms", int, 0, lambda r: f"downstream {r.stub_delay_ms} ms", lambda r: f"d{r.stub_delay_ms}"),
     Dimension("sleep_ms", int, 0, _when(lambda r: r.sleep_ms, lambda r: f"sleep {r.sleep_ms} ms"),

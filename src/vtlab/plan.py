@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 
-from vtlab import dimensions
+from vtlab import dimensions, rig
 from vtlab.dimensions import Row
 from vtlab.load import vus_for
 
@@ -64,7 +64,7 @@ class Profile:
     stub_delay_ms: int
     summary: str
     stub_jitter_ms: int = 0
-    tomcat_max_threads: int = 200
+    tomcat_max_threads: int = rig.CURRENT.tomcat_max_threads
     model: str = "closed"
     cooldown_s: int = 3
     sleep_ms: int = 5000
@@ -141,7 +141,7 @@ PRESETS: dict[str, Profile] = {
         name="cpu",
         summary="CPU-bound requests (no I/O): platform pools of cores and 200 threads vs virtual",
         blocks=(Block(("released",), (50,), (), scaled=(20,), modes=("platform",), workloads=("cpu",),
-                      tomcat_threads=(CORES, 200)),
+                      tomcat_threads=(CORES, rig.CURRENT.tomcat_max_threads)),
                 Block(("released",), (50,), (), scaled=(20,), modes=("virtual",), workloads=("cpu",))),
         # 50,000 SHA-256 rounds are ~8 ms of CPU: heavy enough that k6's ~0.25 ms per request stays a
         # small share of the cores (5,000 rounds gave ~0.8 ms and k6 took a quarter of the machine).

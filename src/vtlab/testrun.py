@@ -1,7 +1,6 @@
-"""`vtlab test`: the Java tests against a throwaway PostgreSQL and the real stub, then pytest."""
+"""`vtlab test`: ruff over the harness and tests, the Java tests (a throwaway PostgreSQL, the real stub), pytest."""
 
 from __future__ import annotations
-
 
 import shutil
 import subprocess
@@ -17,15 +16,20 @@ TEST_SEED = {"customers": 1_000, "orders": 10_000}
 
 
 def run_all(pytest_args: list[str]) -> int:
+    # Lint first: it takes a second and a mistake it finds would otherwise surface minutes later.
+    lint_rc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests"], cwd=REPO).returncode
     java = prereqs.find_jdk()
     build.build_jars()
     build.build_k6()
     build.build_toxiproxy()
     java_rc = run_java_tests(java)
     python_rc = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=REPO).returncode
-    print(f"vtlab test: Java tests {'passed' if java_rc == 0 else 'FAILED'}, "
-          f"Python tests {'passed' if python_rc == 0 else 'FAILED'}")
-    return 0 if java_rc == 0 and python_rc == 0 else 1
+    print(f"vtlab test: lint {_verdict(lint_rc)}, Java tests {_verdict(java_rc)}, Python tests {_verdict(python_rc)}")
+    return 0 if lint_rc == java_rc == python_rc == 0 else 1
+
+
+def _verdict(returncode: int) -> str:
+    return "passed" if returncode == 0 else "FAILED"
 
 
 def run_java_tests(java) -> int:
