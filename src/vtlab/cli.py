@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import cores, dimensions, plan, prereqs, procs, results
+from vtlab import cores, dimensions, ownership, plan, prereqs, procs, results
 from vtlab.settings import RESULTS
 
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
@@ -251,6 +251,7 @@ def cmd_db(args: argparse.Namespace) -> int:
     pg = postgres.main_instance()
     if args.action == "start":
         started = pg.start()
+        ownership.release(pg.postmaster_pid())  # it is meant to outlive this command
         postgres.write_env_file(pg.credentials(), STATE / "db.env")
         print(f"PostgreSQL {'started' if started else 'already running'} on 127.0.0.1:{pg.port} "
               f"(data {pg.data_dir}; credentials in {STATE / 'db.env'})")
@@ -299,6 +300,10 @@ def usage_error(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    stopped = ownership.reap()
+    if stopped:
+        print(f"vtlab: stopped {len(stopped)} process(es) a killed vtlab left running: {', '.join(stopped)}",
+              file=sys.stderr)
     try:
         return args.func(args)
     except prereqs.MissingPrerequisite as err:

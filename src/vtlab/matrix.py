@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import (build, cores, dimensions, load, metadata, netdelay, postgres, prereqs, procs, results, sample,
-                   services, writecheck)
+from vtlab import (build, cores, dimensions, load, metadata, netdelay, ownership, postgres, prereqs, procs, results,
+                   sample, services, writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.settings import APP_PORT, HOST, STUB_PORT, Java
@@ -44,12 +44,14 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     if not (pg.initialised and pg.running()) and not keep:
         procs.on_cleanup(pg.stop)
     build.setup(pg, pg_cpus=core_map["pg"])
+    if keep:
+        ownership.release(pg.postmaster_pid())  # the user's now, like one `vtlab db start` started
     k6 = build.build_k6()
     k6_version = load.k6_version(k6)
     run_dir.mkdir(parents=True, exist_ok=True)
     logs = run_dir / "logs"
     stub = services.start_stub(java, STUB_PORT, plan.stub_delay_ms, plan.stub_jitter_ms,
-                               logs / "stub.log", core_map["stub"])
+                               logs / "stub.log", core_map["stub"], detached=keep)
     if keep:
         print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
     else:

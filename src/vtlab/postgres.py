@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import pwd
 import secrets
+import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import prereqs, procs
+from vtlab import ownership, prereqs, procs
 from vtlab.settings import HOST, SQL
 
 DB_NAME = "vtlab"
@@ -113,13 +114,17 @@ class Postgres:
         argv = [str(self.bin / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log), "-w", "-t", "60",
                 "start"]
         self._run_as_server(argv, cpus=cpus)
+        # pg_ctl leaves the postmaster running on its own: no parent-death signal reaches it, the ledger does
+        ownership.record("PostgreSQL", self.postmaster_pid(), group=False, stop_signal=signal.SIGINT)
         self._create_database()
         return True
 
     def stop(self) -> None:
         if self.initialised and self.running():
+            pid = self.postmaster_pid()
             self._run_as_server([str(self.bin / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w",
                                  "stop"])
+            ownership.release(pid)
 
     def postmaster_pid(self) -> int | None:
         try:

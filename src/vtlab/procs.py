@@ -6,6 +6,7 @@ Every long-lived child starts in its own session (process group) and is register
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import socket
@@ -15,6 +16,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from vtlab import ownership
 
 _owned: list[Callable[[], None]] = []
 
@@ -55,27 +58,44 @@ def as_unprivileged(argv: Sequence[str], user: str = "postgres") -> list[str]:
     return ["runuser", "-u", user, "--", *argv]
 
 
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
 def spawn(argv: Sequence[str], *, env: dict[str, str] | None = None, log: Path,
-          cpus: set[int] | None = None, cwd: Path | None = None) -> subprocess.Popen:
+          cpus: set[int] | None = None, cwd: Path | None = None, name: str | None = None,
+          detached: bool = False) -> subprocess.Popen:
+    """Start a tier in a session of its own, written into the ownership ledger. It gets SIGTERM when the
+    harness dies, however it dies (the kernel's parent-death signal: call this from the main thread, the
+    signal follows the thread that forked) — unless `detached`: a tier the user keeps (`--keep`)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     out = open(log, "ab")
+    parent = os.getpid()
 
     def preexec() -> None:
+        if not detached:
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+            if os.getppid() != parent:  # the harness died between fork and prctl
+                os.kill(os.getpid(), signal.SIGTERM)
         if cpus:
             os.sched_setaffinity(0, cpus)
 
     try:
-        return subprocess.Popen(list(argv), env=env, stdout=out, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(list(argv), env=env, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
                                 preexec_fn=preexec, cwd=cwd)
     finally:
         out.close()
+    if not detached:
+        ownership.record(name or Path(argv[0]).name, proc.pid)
+    return proc
 
 
 def terminate(proc: subprocess.Popen, grace: float = 20.0) -> None:
     """SIGTERM the whole process group, then SIGKILL whatever is left after `grace` seconds."""
     if proc.poll() is not None:
         _kill_group(proc.pid, signal.SIGKILL)
+        ownership.release(proc.pid)
         return
     _kill_group(proc.pid, signal.SIGTERM)
     try:
@@ -84,6 +104,7 @@ def terminate(proc: subprocess.Popen, grace: float = 20.0) -> None:
         _kill_group(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     _kill_group(proc.pid, signal.SIGKILL)
+    ownership.release(proc.pid)
 
 
 def _kill_group(pgid: int, sig: int) -> None:

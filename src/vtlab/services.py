@@ -42,11 +42,11 @@ class Tier:
 
 
 def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
-               cpus: set[int] | None) -> Tier:
+               cpus: set[int] | None, detached: bool = False) -> Tier:
     env = _java_env({"SERVER_ADDRESS": HOST, "SERVER_PORT": str(port),
                      "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms)})
     argv = [str(java.java), "-Xmx512m", "-jar", str(STUB_JAR)]
-    return _start("stub", argv, env, port, log, cpus, "/actuator/health")
+    return _start("stub", argv, env, port, log, cpus, "/actuator/health", detached=detached)
 
 
 @dataclass(frozen=True)
@@ -98,10 +98,10 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
 
 
 def _start(name: str, argv: list[str], env: dict[str, str], port: int, log: Path,
-           cpus: set[int] | None, health: str, management_port: int | None = None) -> Tier:
+           cpus: set[int] | None, health: str, management_port: int | None = None, detached: bool = False) -> Tier:
     if procs.port_in_use(port):
         raise RuntimeError(f"port {port} on {HOST} is already taken; cannot start the {name}")
-    proc = procs.spawn(argv, env=env, log=log, cpus=cpus)
+    proc = procs.spawn(argv, env=env, log=log, cpus=cpus, name=name, detached=detached)
     base_url = f"http://{HOST}:{port}"
     tier = Tier(name, proc, log, base_url, f"http://{HOST}:{management_port}" if management_port else base_url)
     try:
