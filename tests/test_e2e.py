@@ -113,6 +113,64 @@ def test_interrupted_run_keeps_measured_rows_and_resumes(rig_env, tmp_path):
     assert_nothing_left(rig_env, run_dir)
 
 
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` (children, their children, ...), from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def test_a_harness_killed_mid_row_leaves_nothing_the_next_call_does_not_stop(rig_env, tmp_path):
+    """SIGKILL gives the harness no chance to clean up: its spawned tiers stop on the parent-death signal,
+    PostgreSQL (a daemon by design) is stopped by the next call, which then finishes the run."""
+    run_dir = tmp_path / "run"
+    argv = [str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10,20", "--out", str(run_dir), *TINY]
+    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (run_dir / "matrix.csv").exists() and len(rows_of(run_dir)) == 1:
+            break
+        time.sleep(0.5)
+    tiers: set[int] = set()
+    while time.monotonic() < deadline and not any("orders.js" in cmdline(pid) for pid in tiers):
+        time.sleep(0.5)  # into the second row: its service and k6 are up
+        tiers = descendants(proc.pid)
+    postmaster = postgres.Postgres(Path(rig_env["VTLAB_PGDATA"]), int(rig_env["VTLAB_PG_PORT"])).postmaster_pid()
+    assert len(tiers) >= 3 and postmaster, tiers  # the stub, the service and k6; the database apart
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in tiers):
+        time.sleep(0.5)
+    assert not [pid for pid in tiers if Path(f"/proc/{pid}").exists()], "spawned tiers outlived the harness"
+    assert Path(f"/proc/{postmaster}").exists()  # the daemon is left for the next call
+
+    resumed = subprocess.run([*argv, "--resume"], env=rig_env, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"PostgreSQL (pid {postmaster})" in resumed.stderr  # found, verified and stopped, in one line
+    assert "1 of 2 rows already measured" in resumed.stdout
+    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10", "20"]
+    assert not Path(f"/proc/{postmaster}").exists()
+    assert_nothing_left(rig_env, run_dir)
+
+
 def test_pinning_control_pins_while_synchronized_does_not(rig_env, tmp_path):
     run_dir = tmp_path / "run"
     result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10", "--path-mode",

@@ -7,7 +7,8 @@ from vtlab import dimensions, results
 
 def a_row(**changes):
     row = {column: 1 for column in results.COLUMNS}
-    row.update(thread_mode="virtual", conn_mode="released", path_mode="normal", load_model="closed")
+    row.update(thread_mode="virtual", conn_mode="released", path_mode="normal", load_model="closed",
+               failed_tier="", failure="", failure_log="")
     row.update(changes)
     return row
 
@@ -39,6 +40,12 @@ def test_resume_keys_match_written_rows(tmp_path):
     results.CsvWriter(path).append(a_row(concurrency=100))
     assert dimensions.key(dimensions.parse(a_row(concurrency=100))) in results.done_keys(path)
     assert dimensions.key(dimensions.parse(a_row(concurrency=101))) not in results.done_keys(path)
+
+
+def test_a_failed_row_is_measured_again_on_resume(tmp_path):
+    path = tmp_path / "matrix.csv"
+    results.CsvWriter(path).append(a_row(concurrency=100, failed_tier="service", failure="was killed by SIGKILL"))
+    assert dimensions.key(dimensions.parse(a_row(concurrency=100))) not in results.done_keys(path)
 
 
 def test_a_csv_with_other_columns_is_not_appended_to(tmp_path):

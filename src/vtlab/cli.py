@@ -201,10 +201,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     procs.install_signal_handlers()
     try:
-        csv_path = matrix.run(the_plan, run_dir, args.keep, mapping)
+        outcome = matrix.run(the_plan, run_dir, args.keep, mapping)
     finally:
         procs.stop_all()
-    return _report_and_headline(csv_path.parent, [])
+    _report_and_headline(outcome.csv.parent, [])
+    if outcome.failed_rows:
+        print(f"vtlab: {outcome.failed_rows} row(s) failed: a tier died (see the report's failed rows); "
+              "--resume measures them again", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _report_and_headline(run_dir: Path, others: list[Path]) -> int:

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import (build, cores, dimensions, load, metadata, netdelay, ownership, postgres, prereqs, procs, results,
-                   sample, services, writecheck)
+from vtlab import (build, cores, dimensions, liveness, load, metadata, netdelay, ownership, postgres, prereqs, procs,
+                   results, sample, services, writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.settings import APP_PORT, HOST, STUB_PORT, Java
@@ -19,6 +19,11 @@ from vtlab.settings import APP_PORT, HOST, STUB_PORT, Java
 # buffers): with the profile's warm-up alone it was the one row whose hold still climbed (pools:
 # 318 -> 354 req/s between the halves; pinning: 399 -> 462).
 FIRST_ROW_EXTRA_WARMUP_S = 30
+# A dead tier fails its row and the run goes on with fresh tiers; this many failures in a row point at
+# the machine or the setup, where going on would only fail every row.
+MAX_CONSECUTIVE_FAILURES = 3
+# The tiers as failed rows and the report name them.
+SERVICE, STUB, DATABASE, PROXY, LOAD = "service", "stub", "PostgreSQL", "latency proxy", "load generator (k6)"
 
 
 @dataclass
@@ -29,6 +34,7 @@ class Rig:
     k6_version: str
     pg: postgres.Postgres
     stub: services.Tier
+    stub_settings: tuple[int, int]  # delay and jitter (ms): what a restarted stub needs
     core_map: dict[str, set[int]]
     max_order_id: int
     max_customer_id: int
@@ -50,13 +56,12 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     k6_version = load.k6_version(k6)
     run_dir.mkdir(parents=True, exist_ok=True)
     logs = run_dir / "logs"
-    stub = services.start_stub(java, STUB_PORT, plan.stub_delay_ms, plan.stub_jitter_ms,
-                               logs / "stub.log", core_map["stub"], detached=keep)
+    stub_settings = (plan.stub_delay_ms, plan.stub_jitter_ms)
+    stub = _start_stub(java, stub_settings, run_dir, core_map, keep)
     if keep:
         print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
-    else:
-        procs.on_cleanup(stub.stop)
-    rig = Rig(java, k6, k6_version, pg, stub, core_map, pg.max_seeded_order_id(), pg.max_customer_id(), run_dir)
+    rig = Rig(java, k6, k6_version, pg, stub, stub_settings, core_map, pg.max_seeded_order_id(),
+              pg.max_customer_id(), run_dir)
     if any(_delayed(row) for row in plan.rows):
         # Shares the cores with the tiers it sits between; its CPU is sampled as its own tier.
         rig.toxiproxy = netdelay.start(build.build_toxiproxy(), logs / "toxiproxy.log", core_map["stub"])
@@ -72,9 +77,21 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     if len(todo) < len(plan.rows):
         print(f"vtlab: resuming: {len(plan.rows) - len(todo)} of {len(plan.rows)} rows already measured")
     progress = Progress(len(todo), estimated_row_s(plan))
+    failed = consecutive = 0
     for index, row in enumerate(todo):
         progress.begin(index, row)
-        values, runtime_info = measure_row(rig, plan, row, progress, warmup_for(plan, index))
+        try:
+            values, runtime_info = measure_row(rig, plan, row, progress, warmup_for(plan, index))
+        except procs.TierDied as died:
+            writer.append(failed_row(row, died))
+            progress.failed(died)
+            failed, consecutive = failed + 1, consecutive + 1
+            if consecutive >= MAX_CONSECUTIVE_FAILURES:
+                raise RuntimeError(f"{consecutive} rows in a row failed (the last: the {died.tier} {died.how}); "
+                                   "stopping: something is wrong with the machine or the setup, not one row") from died
+            _revive(rig, died.tier, keep)
+            continue
+        consecutive = 0
         writer.append(values)
         progress.end(values)
         if "service" not in meta:
@@ -82,7 +99,45 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
             results.write_metadata(run_dir, meta)
     meta["finished"] = _now()
     results.write_metadata(run_dir, meta)
-    return csv_path
+    return Outcome(csv_path, failed)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    csv: Path
+    failed_rows: int  # rows of this invocation a dead tier ended
+
+
+def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
+    """A row a dead tier ended: its dimensions and what died, every measurement empty — never a number."""
+    return {**{column: "" for column in results.COLUMNS}, "ts_iso": _now(), **dimensions.values(row),
+            "failed_tier": died.tier, "failure": died.how, "failure_log": died.log_tail}
+
+
+def _revive(rig: Rig, tier: str, keep: bool) -> None:
+    """Fresh tiers for the next row: the service is fresh every row anyway; a dead stub, proxy or database
+    is started again, or the run stops saying why."""
+    if tier == STUB and rig.stub.proc.poll() is not None:
+        rig.stub = _start_stub(rig.java, rig.stub_settings, rig.run_dir, rig.core_map, keep)
+    elif tier == PROXY and rig.toxiproxy is not None and rig.toxiproxy.proc.poll() is not None:
+        rig.toxiproxy = netdelay.start(build.build_toxiproxy(), rig.run_dir / "logs" / "toxiproxy.log",
+                                       rig.core_map["stub"])
+    elif tier == DATABASE and not rig.pg.running():
+        try:
+            rig.pg.start(rig.core_map["pg"])
+        except RuntimeError as err:
+            raise RuntimeError(f"PostgreSQL died during a row and could not be started again ({err}); every row "
+                               "measured so far is in the CSV: fix the database, then --resume") from err
+        print(f"vtlab: PostgreSQL died during a row and was started again (pid {rig.pg.postmaster_pid()})")
+
+
+def _start_stub(java: Java, settings: tuple[int, int], run_dir: Path, core_map: dict[str, set[int]],
+                keep: bool) -> services.Tier:
+    stub = services.start_stub(java, STUB_PORT, *settings, run_dir / "logs" / "stub.log", core_map["stub"],
+                               detached=keep)
+    if not keep:
+        procs.on_cleanup(stub.stop)
+    return stub
 
 
 def _delayed(row: Row) -> bool:
@@ -165,22 +220,35 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     cpu = sample.Sampler(constants.cpu_interval_s, sample.cpu_reader(lambda: pids))
     meters = sample.Sampler(constants.meter_interval_s,
                             sample.meters_reader(app.management_url + "/actuator/prometheus"))
+    probes = _probes(rig, app)
     cpu.start()
     meters.start()
     try:
         while k6_proc.poll() is None:
+            liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
             progress.tick(started, sample.rate(meters.series, "requests_total"))
             if time.monotonic() - started > spec.duration_s + 120:
                 raise RuntimeError(f"k6 did not finish in time; see {log}")
             time.sleep(1)
+        liveness.check(probes)
     finally:
         cpu_series, meter_series = cpu.stop(), meters.stop()
         if k6_proc.poll() is None:
             procs.terminate(k6_proc)
+        ownership.release(k6_proc.pid)  # k6 ends on its own: cross it off like a stopped tier
     if not summary.exists():
-        raise RuntimeError(f"k6 exited {k6_proc.returncode} without a summary; see {log}:\n" + procs.tail(log))
+        raise procs.TierDied(LOAD, procs.ended(k6_proc.returncode) + " without a summary", log)
     return Drive(load.read_summary(summary, k6_proc.returncode), cpu_series, meter_series,
                  started + spec.hold_start_s + constants.k6_start_slack_s, started + spec.hold_start_s + spec.hold_s)
+
+
+def _probes(rig: Rig, app: services.Tier) -> list[liveness.Probe]:
+    """Every tier the row's numbers depend on, the database included."""
+    probes = [liveness.child(SERVICE, app.proc, app.log), liveness.child(STUB, rig.stub.proc, rig.stub.log),
+              liveness.daemon(DATABASE, rig.pg.postmaster_pid, rig.pg.log)]
+    if rig.toxiproxy is not None:
+        probes.append(liveness.child(PROXY, rig.toxiproxy.proc, rig.toxiproxy.log))
+    return probes
 
 
 def _route(rig: Rig, row: Row, slug: str) -> tuple[dict[str, str], str, list[str]]:
@@ -222,7 +290,7 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, ri
     """The CSV line: the row's dimensions, then what was measured during the hold, then the context."""
     return {"ts_iso": _now(), **dimensions.values(row), **_latency_and_rate(plan, drive.measured),
             **_tiers(drive, rig, plan.hold_s), **_service_meters(drive), **_pinning(pinned),
-            **_conditions(plan, spec, info, rig)}
+            **_conditions(plan, spec, info, rig), "failed_tier": "", "failure": "", "failure_log": ""}
 
 
 def _latency_and_rate(plan: Plan, measured: load.LoadResult) -> dict[str, object]:
@@ -313,6 +381,10 @@ class Progress:
         elif now - self.last_print >= 15:
             print("  " + line, flush=True)
             self.last_print = now
+
+    def failed(self, died: procs.TierDied) -> None:
+        self.durations.append(time.monotonic() - self.row_started)
+        print(("\n" if self.tty else "") + f"  -> FAILED: the {died.tier} {died.how}", flush=True)
 
     def end(self, row: dict[str, object]) -> None:
         self.durations.append(time.monotonic() - self.row_started)

@@ -107,7 +107,7 @@ def start(server_bin: Path, log: Path, cpus: set[int] | None = None) -> Toxiprox
     proxy = Toxiproxy(proc, log, f"http://{HOST}:{port}")
     proxy._forget = procs.on_cleanup(proxy.stop)
     try:
-        procs.wait_http_ok(proxy.api_url + "/version", proc, START_TIMEOUT_S, log)
+        procs.wait_http_ok(proxy.api_url + "/version", proc, START_TIMEOUT_S, log, "latency proxy")
     except BaseException:
         proxy.stop()
         raise

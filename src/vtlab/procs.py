@@ -134,13 +134,33 @@ def http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
         return err.code, err.read()
 
 
-def wait_http_ok(url: str, proc: subprocess.Popen, timeout: float, log: Path) -> None:
+class TierDied(RuntimeError):
+    """A tier ended when it should have been serving: which one, how, and the last lines of its log."""
+
+    LOG_LINES = 8  # enough for a stack trace's head or a shutdown message
+
+    def __init__(self, tier: str, how: str, log: Path | None):
+        self.tier, self.how = tier, how
+        self.log_tail = tail(log, self.LOG_LINES) if log else ""
+        super().__init__(f"the {tier} {how}" + (f"; last lines of {log}:\n{self.log_tail}" if log else ""))
+
+
+def ended(returncode: int) -> str:
+    """How a process ended, in words: its exit code, or the signal that killed it."""
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with code {returncode}"
+
+
+def wait_http_ok(url: str, proc: subprocess.Popen, timeout: float, log: Path, tier: str = "process") -> None:
     """Poll `url` until it answers 200; fail early, with the log's tail, if the process died."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"process exited with {proc.returncode} before {url} answered; "
-                               f"last lines of {log}:\n{tail(log)}")
+            raise TierDied(tier, ended(proc.returncode) + f" before {url} answered", log)
         try:
             if http_get(url, timeout=2)[0] == 200:
                 return

@@ -36,6 +36,8 @@ EXTRA_COLUMNS = [
     "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "context_kb",
     "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms", "proxy_cpu_pct",
     "gc_pauses", "gc_pause_ms", "heap_used_mb_max",
+    # a row a dead tier ended: which tier, how it ended, the last lines of its log; every measurement empty
+    "failed_tier", "failure", "failure_log",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
@@ -58,8 +60,9 @@ def read_rows(path: Path) -> list[dict[str, str]]:
 
 
 def done_keys(path: Path) -> set[tuple[str, ...]]:
-    """The resume keys of the rows a CSV already holds (compare with dimensions.key(planned_row))."""
-    return {dimensions.key(dimensions.parse(line)) for line in read_rows(path)}
+    """The resume keys of the rows a CSV already holds measured (compare with dimensions.key(planned_row));
+    a failed row is measured again."""
+    return {dimensions.key(dimensions.parse(line)) for line in read_rows(path) if not line.get("failed_tier")}
 
 
 def same_columns(path: Path) -> bool:

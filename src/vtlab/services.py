@@ -94,7 +94,7 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
     argv = [str(java.java), "-Xmx1g", *config.jvm_flags(),
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             "-jar", str(REACTIVE_JAR if config.reactive else APP_JAR)]
-    return _start("app", argv, env, port, log, cpus, "/actuator/health", management_port)
+    return _start("service", argv, env, port, log, cpus, "/actuator/health", management_port)
 
 
 def _start(name: str, argv: list[str], env: dict[str, str], port: int, log: Path,
@@ -105,7 +105,7 @@ def _start(name: str, argv: list[str], env: dict[str, str], port: int, log: Path
     base_url = f"http://{HOST}:{port}"
     tier = Tier(name, proc, log, base_url, f"http://{HOST}:{management_port}" if management_port else base_url)
     try:
-        procs.wait_http_ok(tier.management_url + health, proc, HEALTH_TIMEOUT_S, log)
+        procs.wait_http_ok(tier.management_url + health, proc, HEALTH_TIMEOUT_S, log, name)
     except BaseException:
         tier.stop()
         raise
