@@ -81,3 +81,19 @@ def test_resume_of_a_csv_with_other_columns_is_refused_before_anything_starts(tm
     (tmp_path / "matrix.csv").write_text("ts_iso,thread_mode\n2026-01-01,virtual\n")
     assert cli.main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
     assert "different columns" in capsys.readouterr().err
+
+
+def test_a_results_folder_that_cannot_be_written_is_refused_before_anything_starts(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert cli.main(["run", "--out", str(tmp_path / "file" / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "cannot write results" in err
+
+
+def test_resume_of_a_damaged_csv_names_the_line_and_changes_nothing(tmp_path, capsys):
+    from vtlab import results
+    header = ",".join(results.COLUMNS)
+    (tmp_path / "matrix.csv").write_text(f"{header}\n2026-01-01,virtual\n")
+    assert cli.main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
+    assert "line(s) 2" in capsys.readouterr().err
+    assert (tmp_path / "matrix.csv").read_text() == f"{header}\n2026-01-01,virtual\n"

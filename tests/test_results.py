@@ -66,3 +66,51 @@ def test_a_row_missing_a_column_is_refused(tmp_path):
 def test_metadata_round_trip(tmp_path):
     results.write_metadata(tmp_path, {"core_map": "app=0-1", "plan": {"rows": [1]}})
     assert results.read_metadata(tmp_path)["plan"] == {"rows": [1]}
+
+
+def test_a_last_line_cut_short_is_set_aside_and_the_intact_rows_kept(tmp_path, capsys):
+    path = tmp_path / "matrix.csv"
+    results.CsvWriter(path).append(a_row(concurrency=100, failure_log="line one\nline two"))
+    intact = path.read_bytes()
+    with open(path, "ab") as handle:
+        handle.write(b"2026-11-24,virtual,50,nor")  # the disk filled up mid-row
+    assert results.why_not_appendable(path) is None
+    results.CsvWriter(path).append(a_row(concurrency=200))
+    assert [r["concurrency"] for r in results.read_rows(path)] == ["100", "200"]
+    assert path.read_bytes().startswith(intact)
+    assert (tmp_path / "matrix.csv.torn").read_bytes() == b"2026-11-24,virtual,50,nor"
+    assert "cut short" in capsys.readouterr().err
+
+
+def test_a_damaged_line_in_the_middle_is_named_and_nothing_is_changed(tmp_path):
+    path = tmp_path / "matrix.csv"
+    results.CsvWriter(path).append(a_row(concurrency=100))
+    with open(path, "a") as handle:
+        handle.write("2026-11-24,virtual,50\n")
+    before = path.read_bytes()
+    problem = results.why_not_appendable(path)
+    assert problem and "line(s) 3" in problem
+    with pytest.raises(ValueError, match="line"):
+        results.CsvWriter(path)
+    assert path.read_bytes() == before
+
+
+def test_a_row_that_cannot_be_written_is_printed_and_the_earlier_rows_stay(tmp_path, monkeypatch):
+    path = tmp_path / "matrix.csv"
+    writer = results.CsvWriter(path)
+    writer.append(a_row(concurrency=100))
+
+    def disk_full(lines):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(writer, "_write", disk_full)
+    with pytest.raises(results.ResultsNotWritten) as raised:
+        writer.append(a_row(concurrency=200, throughput_rps=456.5))
+    assert "No space left on device" in str(raised.value) and '"throughput_rps": "456.5"' in str(raised.value)
+    assert [r["concurrency"] for r in results.read_rows(path)] == ["100"]
+
+
+def test_a_folder_that_cannot_be_written_is_named(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert "cannot write results into" in results.why_not_writable(blocker / "run")
+    assert results.why_not_writable(tmp_path / "run") is None

@@ -108,3 +108,34 @@ def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text
     assert text.startswith("Native or VM frame on stack=2;")
     assert sample.parse_reasons(text) == counts
     assert sample.count_reasons('{"recording": {"events": []}}') == {}
+
+
+def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used():
+    """One busy process, sampled for real: counted as a tier it is ours; left out, it is a neighbour."""
+    import os
+    import subprocess
+    import sys
+    import time
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        sampler = sample.Sampler(0.25, sample.cpu_reader(lambda: {"app": busy.pid}))
+        sampler.start()
+        time.sleep(2.5)
+        series = sampler.stop()
+    finally:
+        busy.kill()
+        busy.wait()
+    start, end = series.points[0][0], series.points[-1][0]
+    as_tier = sample.foreign_percent(series, ["app"], start, end)
+    as_neighbour = sample.foreign_percent(series, [], start, end)
+    one_core_share = 100 / os.cpu_count()
+    assert as_neighbour - as_tier > 0.7 * one_core_share  # the busy loop held about one core
+    assert all("harness_ticks" in reading for _, reading in series.points)
+
+
+def test_foreign_cpu_leaves_out_interrupts_and_reads_nan_without_samples():
+    def point(busy, irq, app, harness, total):
+        return {"host_busy": busy, "host_irq": irq, "app_ticks": app, "harness_ticks": harness, "host_total": total}
+    series = sample.Series([(0.0, point(0, 0, 0, 0, 0)), (1.0, point(100, 20, 50, 10, 200))])
+    assert sample.foreign_percent(series, ["app"], 0, 1) == 10.0  # (100 - 20 - 50 - 10) / 200
+    assert math.isnan(sample.foreign_percent(series, ["app"], 0.5, 1))

@@ -186,10 +186,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_dir = previous[-1]
     if run_dir is not None and (run_dir / "matrix.csv").exists() and not args.resume:
         return usage_error(f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it")
-    if run_dir is not None and not results.same_columns(run_dir / results.CSV_NAME):
-        return usage_error(f"--resume: {run_dir / results.CSV_NAME} was written by another vtlab version "
-                           "(different columns); give a new --out folder")
+    problem = results.why_not_appendable(run_dir / results.CSV_NAME) if run_dir is not None else None
+    if problem:
+        return usage_error(f"--resume: {problem}")
     run_dir = run_dir or matrix.default_run_dir(RESULTS)
+    problem = None if args.dry_run else results.why_not_writable(run_dir)
+    if problem:
+        return usage_error(f"--out: {problem}; give a writable folder")
     mapping = args.cpus or cores.automatic(cores.available())
 
     minutes = (len(the_plan.rows) * plan.estimated_row_s(the_plan) + matrix.FIRST_ROW_EXTRA_WARMUP_S) / 60

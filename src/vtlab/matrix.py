@@ -9,10 +9,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import (build, cores, dimensions, liveness, load, metadata, netdelay, ownership, postgres, prereqs, procs,
-                   results, sample, services, writecheck)
+from vtlab import (build, cores, dimensions, liveness, load, metadata, neighbours, netdelay, ownership, postgres,
+                   prereqs, procs, results, sample, services, writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
+from vtlab.progress import Progress
 from vtlab.settings import APP_PORT, HOST, STUB_PORT, Java
 
 # The first row of a run also warms the tiers every later row finds warm (the stub's JIT, PostgreSQL's
@@ -42,8 +43,8 @@ class Rig:
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
 
 
-def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) -> Path:
-    """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path."""
+def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) -> Outcome:
+    """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path and how many rows failed."""
     java = prereqs.find_jdk()
     pg = postgres.main_instance()
     # A server the user started (`vtlab db start`) stays up; one we start, we stop.
@@ -70,7 +71,8 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     writer = results.CsvWriter(csv_path)
     done = results.done_keys(csv_path)
     meta = metadata.collect(java.java, k6_version, cores.describe_map(core_map))
-    meta.update(plan=plan.describe(), rig=rig_constants.record(), started=_now())
+    meta.update(plan=plan.describe(), rig=rig_constants.record(), started=_now(),
+                host_before_run=_watch_neighbours(rig).record())
     results.write_metadata(run_dir, meta)
 
     todo = [row for row in plan.rows if dimensions.key(row) not in done]
@@ -106,6 +108,15 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
 class Outcome:
     csv: Path
     failed_rows: int  # rows of this invocation a dead tier ended
+
+
+def _watch_neighbours(rig: Rig) -> neighbours.HostLoad:
+    """Warn, before the first row, when other processes already use the machine the rows will measure on."""
+    host = neighbours.watch({pid for pid in (rig.pg.postmaster_pid(), rig.stub.pid) if pid})
+    if host.busy_pct > rig_constants.CURRENT.foreign_cpu_flag_pct:
+        print(f"vtlab: warning: before the run, other processes kept {host.busy_pct:.0f}% of this machine busy "
+              f"({host.describe()}); rows measured beside them are flagged (foreign_cpu_pct)", file=sys.stderr)
+    return host
 
 
 def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
@@ -156,6 +167,7 @@ class Drive:
     measured: load.LoadResult
     cpu: sample.Series
     meters: sample.Series
+    pids: dict[str, int | None]  # the tiers whose CPU was sampled
     hold_start: float
     hold_end: float
 
@@ -238,7 +250,7 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
         ownership.release(k6_proc.pid)  # k6 ends on its own: cross it off like a stopped tier
     if not summary.exists():
         raise procs.TierDied(LOAD, procs.ended(k6_proc.returncode) + " without a summary", log)
-    return Drive(load.read_summary(summary, k6_proc.returncode), cpu_series, meter_series,
+    return Drive(load.read_summary(summary, k6_proc.returncode), cpu_series, meter_series, pids,
                  started + spec.hold_start_s + constants.k6_start_slack_s, started + spec.hold_start_s + spec.hold_s)
 
 
@@ -316,6 +328,7 @@ def _tiers(drive: Drive, rig: Rig, hold_s: int) -> dict[str, object]:
             "load_cpu_pct": load_cpu, "load_cpu_pct_max": load_cpu_max,
             "proxy_cpu_pct": sample.cpu_percent(cpu, "proxy", start, end)[0] if rig.toxiproxy else "",
             "host_cpu_pct": sample.host_percent(cpu, start, end),
+            "foreign_cpu_pct": sample.foreign_percent(cpu, [t for t, pid in drive.pids.items() if pid], start, end),
             "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
             "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end))}
 
@@ -349,59 +362,6 @@ def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, rig: Rig) -> dict[s
             "jdk_version": info.get("jdkVersion", ""), "spring_boot_version": info.get("springBootVersion", ""),
             "hikari_version": info.get("pool", {}).get("version", ""), "k6_version": rig.k6_version,
             "core_map": cores.describe_map(rig.core_map)}
-
-
-class Progress:
-    """One live line: current row, rows left, ETA, current request rate."""
-
-    def __init__(self, total: int, row_estimate_s: float):
-        self.total = total
-        self.row_estimate_s = row_estimate_s
-        self.durations: list[float] = []
-        self.tty = sys.stdout.isatty()
-        self.index = 0
-        self.row: Row | None = None
-        self.row_started = time.monotonic()
-        self.last_print = 0.0
-
-    def begin(self, index: int, row: Row) -> None:
-        self.index, self.row, self.row_started = index, row, time.monotonic()
-        if not self.tty:
-            print(f"[{index + 1}/{self.total}] {dimensions.label(row)}", flush=True)
-
-    def tick(self, load_started: float, current_rps: float) -> None:
-        now = time.monotonic()
-        per_row = sum(self.durations) / len(self.durations) if self.durations else self.row_estimate_s
-        left = max(0.0, per_row - (now - self.row_started)) + per_row * (self.total - self.index - 1)
-        line = (f"[{self.index + 1}/{self.total}] {dimensions.label(self.row) if self.row else ''} | "
-                f"{now - load_started:4.0f} s | {current_rps:7.1f} req/s | "
-                f"{self.total - self.index - 1} rows left, ETA {_clock(left)}")
-        if self.tty:
-            print("\r" + line[:160].ljust(160), end="", flush=True)
-        elif now - self.last_print >= 15:
-            print("  " + line, flush=True)
-            self.last_print = now
-
-    def failed(self, died: procs.TierDied) -> None:
-        self.durations.append(time.monotonic() - self.row_started)
-        print(("\n" if self.tty else "") + f"  -> FAILED: the {died.tier} {died.how}", flush=True)
-
-    def end(self, row: dict[str, object]) -> None:
-        self.durations.append(time.monotonic() - self.row_started)
-        summary = (f"  -> {float(row['throughput_rps']):.1f} req/s ok, p99 {float(row['p99_ms']):.0f} ms, "
-                   f"errors {float(row['error_rate']) * 100:.2f}%, app CPU {_pct(row['app_cpu_pct'])}, "
-                   f"k6 CPU {_pct(row['load_cpu_pct'])}")
-        print(("\n" if self.tty else "") + summary, flush=True)
-
-
-def _pct(value: object) -> str:
-    number = float(value)  # type: ignore[arg-type]
-    return "n/a" if math.isnan(number) else f"{number:.0f}%"
-
-
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes}m{secs:02d}s"
 
 
 def _now() -> str:

@@ -33,6 +33,9 @@ class Constants:
     k6_thresholds_exit: int = 99       # k6's exit code when a threshold (validity, not speed) was crossed
     tomcat_max_threads: int = 200      # the service's request threads unless a row sets them (Spring Boot's default)
     pool_timeout_ms: int = 5000        # the service's DB_POOL_TIMEOUT_MS default: a borrow waiting longer fails
+    # Machine CPU (100% = every CPU) that no tier used above which a row is flagged: a neighbour that
+    # busy takes a tenth of a core's worth from a 2-core machine's tiers.
+    foreign_cpu_flag_pct: float = 5.0
 
 
 CURRENT = Constants()

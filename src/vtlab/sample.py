@@ -12,7 +12,7 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +49,12 @@ def parse_host_stat(text: str) -> tuple[int, int]:
     fields = [int(x) for x in text.splitlines()[0].split()[1:9]]
     idle = fields[3] + fields[4]  # idle + iowait
     return sum(fields) - idle, sum(fields)
+
+
+def parse_host_interrupts(text: str) -> int:
+    """irq + softirq ticks of all CPUs: mostly loopback traffic between our own tiers, charged to no process."""
+    fields = text.splitlines()[0].split()
+    return int(fields[6]) + int(fields[7])
 
 
 def parse_rss_kb(statm: str) -> int:
@@ -155,8 +161,11 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | None]], rss_of: str = "app
     """Cumulative CPU ticks per tier's process tree, plus the RSS of one tier's root."""
     def read() -> dict[str, float]:
         table = process_table()
-        busy, total = parse_host_stat(Path("/proc/stat").read_text())
-        reading: dict[str, float] = {"host_busy": busy, "host_total": total}
+        host = Path("/proc/stat").read_text()
+        busy, total = parse_host_stat(host)
+        reading: dict[str, float] = {"host_busy": busy, "host_total": total, "host_irq": parse_host_interrupts(host)}
+        if os.getpid() in table:  # the harness itself (samplers, scrapes): ours, but not a tier's
+            reading["harness_ticks"] = table[os.getpid()][1]
         for name, pid in tiers().items():
             if pid:
                 reading[f"{name}_ticks"] = tree_ticks(table, pid)
@@ -200,6 +209,21 @@ def host_percent(series: Series, start: float, end: float) -> float:
         return float("nan")
     return ((points[-1]["host_busy"] - points[0]["host_busy"])
             / (points[-1]["host_total"] - points[0]["host_total"]) * 100)
+
+
+def foreign_percent(series: Series, tiers: Sequence[str], start: float, end: float) -> float:
+    """Busy share of the whole machine (100% = every CPU) over the window that none of vtlab's tiers, nor
+    the harness, used: other processes on a shared machine, and the hypervisor's steal. Interrupt time
+    is left out: it is mostly the loopback traffic between our own tiers, charged to no process."""
+    keys = ["host_busy", "host_total", "host_irq", "harness_ticks", *(f"{tier}_ticks" for tier in tiers)]
+    points = [v for _, v in series.window(start, end) if all(key in v for key in keys)]
+    if len(points) < 2 or points[-1]["host_total"] == points[0]["host_total"]:
+        return float("nan")
+    first, last = points[0], points[-1]
+    ours = sum(last[key] - first[key] for key in keys[3:]) + last["host_irq"] - first["host_irq"]
+    # The machine counts ticks per CPU and processes per thread, so the two differ by a tick's
+    # rounding per thread: a few ticks below zero are our own rounding, not a negative neighbour.
+    return max(0.0, (last["host_busy"] - first["host_busy"] - ours) / (last["host_total"] - first["host_total"]) * 100)
 
 
 def maximum(series: Series, key: str, start: float, end: float) -> float:
