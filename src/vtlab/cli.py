@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import cores, dimensions, ownership, plan, prereqs, procs, results
+from vtlab import cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results
 from vtlab.settings import RESULTS
 
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
@@ -109,7 +109,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="vtlab", description=(
         "Platform vs virtual threads on a real blocking Spring Boot service, measured and explained."))
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_run, _add_setup, _add_db, _add_report, _add_bench_stub, _add_test):
+    for add in (_add_run, _add_doctor, _add_setup, _add_db, _add_report, _add_bench_stub, _add_test):
         add(sub)
     return top
 
@@ -117,11 +117,7 @@ def parser() -> argparse.ArgumentParser:
 def _add_run(sub) -> None:
     run = sub.add_parser("run", help="measure the matrix (does any missing setup first)",
                          description="Measure platform vs virtual threads; one CSV row per scenario.")
-    presets = plan.profiles()
-    run.add_argument("--profile", choices=list(presets), default="quick",
-                     help="preset matrix: " + "; ".join(f"{n}: {p.summary}" for n, p in presets.items()))
-    for flag, dest, parse, words in PLAN_FLAGS:
-        run.add_argument(flag, dest=dest, type=parse, help=words)
+    _add_plan_flags(run)
     run.add_argument("--cpus", type=core_map, help="core map override, e.g. 'app=0-3 pg=4 stub=5 load=6-7'")
     run.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
     run.add_argument("--resume", action="store_true", help="skip rows already in the run folder's CSV "
@@ -129,6 +125,23 @@ def _add_run(sub) -> None:
     run.add_argument("--keep", action="store_true", help="leave PostgreSQL and the stub up after the last row")
     run.add_argument("--dry-run", action="store_true", help="print the rows and exit")
     run.set_defaults(func=cmd_run)
+
+
+def _add_plan_flags(command: argparse.ArgumentParser) -> None:
+    presets = plan.profiles()
+    command.add_argument("--profile", choices=list(presets), default="quick",
+                         help="preset matrix: " + "; ".join(f"{n}: {p.summary}" for n, p in presets.items()))
+    for flag, dest, parse, words in PLAN_FLAGS:
+        command.add_argument(flag, dest=dest, type=parse, help=words)
+
+
+def _add_doctor(sub) -> None:
+    doctor = sub.add_parser("doctor", help="check this machine for what would bend the numbers or stop a run",
+                            description="Toolchains, open-file and backlog limits, CPU frequency, disk, ports and "
+                            "other vtlab runs, judged against the plan the same flags as `run` give. "
+                            "Exit 0 when all is well, 1 with warnings.")
+    _add_plan_flags(doctor)
+    doctor.set_defaults(func=cmd_doctor)
 
 
 def _add_setup(sub) -> None:
@@ -170,12 +183,35 @@ def _add_test(sub) -> None:
 
 # --- subcommands -------------------------------------------------------------------------------
 
+def _plan(args: argparse.Namespace) -> plan.Plan:
+    """The plan the profile and flags describe; ValueError names a flag combination that cannot run."""
+    return plan.build(args.profile, plan.Overrides(**{dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}))
+
+
+def _examine(the_plan: plan.Plan) -> list[doctor.Finding]:
+    return doctor.examine(max(row.concurrency for row in the_plan.rows), len(the_plan.rows),
+                          postgres.main_instance().running())
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    try:
+        the_plan = _plan(args)
+    except ValueError as err:
+        return usage_error(str(err))
+    doctor.raise_open_files_limit()  # as `run` does: judge the limit a run would have
+    findings = _examine(the_plan)
+    for finding in findings:
+        print(finding.line())
+    warned = doctor.warnings(findings)
+    print(f"vtlab doctor: {len(warned)} warning(s)" if warned else "vtlab doctor: all well")
+    return 1 if warned else 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from vtlab import matrix
 
-    overrides = plan.Overrides(**{dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS})
     try:
-        the_plan = plan.build(args.profile, overrides)
+        the_plan = _plan(args)
     except ValueError as err:
         return usage_error(str(err))
     run_dir = args.out
@@ -202,9 +238,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         for row in the_plan.rows:
             print("  " + dimensions.label(row))
         return 0
+    doctor.raise_open_files_limit()
+    findings = _examine(the_plan)  # before any tier starts: its ports are still free
+    for finding in doctor.warnings(findings):
+        print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)
     procs.install_signal_handlers()
     try:
-        outcome = matrix.run(the_plan, run_dir, args.keep, mapping)
+        outcome = matrix.run(the_plan, run_dir, args.keep, mapping, doctor.record(findings))
     finally:
         procs.stop_all()
     _report_and_headline(outcome.csv.parent, [])

@@ -43,7 +43,8 @@ class Rig:
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
 
 
-def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) -> Outcome:
+def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
+        doctor: list[dict[str, str]] | None = None) -> Outcome:
     """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path and how many rows failed."""
     java = prereqs.find_jdk()
     pg = postgres.main_instance()
@@ -72,7 +73,7 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]]) ->
     done = results.done_keys(csv_path)
     meta = metadata.collect(java.java, k6_version, cores.describe_map(core_map))
     meta.update(plan=plan.describe(), rig=rig_constants.record(), started=_now(),
-                host_before_run=_watch_neighbours(rig).record())
+                host_before_run=_watch_neighbours(rig).record(), doctor=doctor or [])
     results.write_metadata(run_dir, meta)
 
     todo = [row for row in plan.rows if dimensions.key(row) not in done]

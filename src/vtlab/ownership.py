@@ -86,9 +86,7 @@ def reap() -> list[str]:
     """Stop what harnesses that no longer run left behind; returns one description per stopped process."""
     stopped = []
     for path in sorted(LEDGERS.glob("*.json")) if LEDGERS.is_dir() else []:
-        owner_pid, _, owner_ticks = path.stem.partition("-")
-        owner = Process.read(int(owner_pid)) if owner_pid.isdigit() else None
-        if owner is not None and str(owner.start_ticks) == owner_ticks:
+        if _living_owner(path) is not None:
             continue  # its harness still runs: its tiers are in use
         for entry in reversed(_read(path)):  # the service before the tiers it depends on
             if Process.read(entry.process.pid) == entry.process:
@@ -96,6 +94,24 @@ def reap() -> list[str]:
                 stopped.append(f"{entry.name} (pid {entry.process.pid})")
         path.unlink(missing_ok=True)
     return stopped
+
+
+def running_harnesses() -> list[tuple[int, list[str]]]:
+    """Other vtlab processes that are alive and own tiers: (their pid, the tiers' names)."""
+    me = _me()
+    running = []
+    for path in sorted(LEDGERS.glob("*.json")) if LEDGERS.is_dir() else []:
+        owner = _living_owner(path)
+        if owner is not None and owner != me:
+            running.append((owner.pid, [entry.name for entry in _read(path)]))
+    return running
+
+
+def _living_owner(ledger: Path) -> Process | None:
+    """The harness a ledger is named for, if that very process (PID and start time) still runs."""
+    owner_pid, _, owner_ticks = ledger.stem.partition("-")
+    owner = Process.read(int(owner_pid)) if owner_pid.isdigit() else None
+    return owner if owner is not None and str(owner.start_ticks) == owner_ticks else None
 
 
 def _stop(entry: Entry) -> None:

@@ -1,0 +1,59 @@
+"""`vtlab doctor`: each check reads the real machine (or a sysfs-shaped folder) and says what to do."""
+
+import socket
+
+import pytest
+
+from vtlab import cli, doctor
+
+
+def test_a_cpufreq_governor_other_than_performance_and_turbo_are_warnings_with_their_fix(tmp_path):
+    for cpu in ("cpu0", "cpu1"):
+        (tmp_path / cpu / "cpufreq").mkdir(parents=True)
+        (tmp_path / cpu / "cpufreq" / "scaling_governor").write_text("powersave\n")
+    (tmp_path / "intel_pstate").mkdir()
+    (tmp_path / "intel_pstate" / "no_turbo").write_text("0\n")
+    governor, turbo = doctor.cpu_frequency(str(tmp_path))
+    assert governor.status == doctor.WARN and "powersave" in governor.found and "performance" in governor.fix
+    assert turbo.status == doctor.WARN and "no_turbo" in turbo.fix
+
+
+def test_no_cpufreq_is_information_not_a_warning(tmp_path):
+    [finding] = doctor.cpu_frequency(str(tmp_path))
+    assert finding.status == doctor.INFO
+
+
+def test_a_plan_with_more_users_than_open_files_allow_is_warned():
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert doctor.open_files(soft).status == doctor.WARN  # users + headroom exceed the limit
+    assert doctor.open_files(10).status == doctor.OK
+
+
+def test_a_taken_port_names_the_tier_and_the_variable_that_moves_it(monkeypatch):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        monkeypatch.setattr(doctor, "STUB_PORT", listener.getsockname()[1])
+        by_topic = {f.topic: f for f in doctor.ports(pg_running=True)}
+        taken = by_topic[f"port {listener.getsockname()[1]}"]
+    assert taken.status == doctor.WARN and "stub" in taken.found and "VTLAB_STUB_PORT" in taken.fix
+    assert not any("PostgreSQL" in f.found for f in by_topic.values())  # our running database holds its port
+
+
+@pytest.mark.parametrize("headroom, code, last", [(0, 0, "all well"), (10**9, 1, "1 warning(s)")])
+def test_doctor_exits_1_with_warnings_and_0_when_all_is_well(monkeypatch, capsys, headroom, code, last):
+    monkeypatch.setattr(doctor, "FD_HEADROOM", headroom)
+    monkeypatch.setattr(doctor, "ports", lambda pg_running: [])  # a developer's own rig may hold the ports
+    monkeypatch.setattr(doctor, "other_harnesses", lambda: doctor.Finding(doctor.OK, "other vtlab runs", "", "", ""))
+    monkeypatch.setattr(doctor, "cpu_frequency", lambda: [])
+    monkeypatch.setattr(doctor, "free_disk", lambda rows: doctor.Finding(doctor.OK, "disk", "", "", ""))
+    assert cli.main(["doctor", "--conc", "10"]) == code
+    out = capsys.readouterr().out
+    assert out.strip().endswith(last) and "JDK" in out
+
+
+def test_doctor_refuses_a_bad_flag_like_run(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["doctor", "--modes", "green"])
+    assert exit_info.value.code == 2 and "--modes" in capsys.readouterr().err
