@@ -171,6 +171,61 @@ def test_a_harness_killed_mid_row_leaves_nothing_the_next_call_does_not_stop(rig
     assert_nothing_left(rig_env, run_dir)
 
 
+def _wait_for_row(proc: subprocess.Popen, run_dir: Path, written: int, deadline: float) -> set[int]:
+    """Wait until `written` rows are in the CSV and the next row's k6 is loading; the harness's tiers then."""
+    tiers: set[int] = set()
+    while time.monotonic() < deadline and proc.poll() is None:
+        written_now = len(rows_of(run_dir)) if (run_dir / "matrix.csv").exists() else 0
+        tiers = descendants(proc.pid)
+        if written_now == written and any("orders.js" in cmdline(pid) for pid in tiers):
+            return tiers
+        time.sleep(0.3)
+    raise AssertionError(f"row {written + 1} never started loading")
+
+
+def test_a_run_survives_a_busy_neighbour_a_killed_service_and_a_killed_database(rig_env, tmp_path):
+    """Four rows, three faults: a CPU hog beside row 1 (flagged, still measured), the service SIGKILLed in
+    row 2 and PostgreSQL's postmaster SIGKILLed in row 3 (both failed rows naming the tier, the database
+    started again), row 4 measured; the run exits 1 and leaves nothing running."""
+    run_dir = tmp_path / "run"
+    argv = [str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10,20,30,40", "--out", str(run_dir), *TINY]
+    hog = subprocess.Popen(["python3", "-c", "while True: pass"])  # not ours: a neighbour
+    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 900
+        _wait_for_row(proc, run_dir, 1, deadline)
+        hog.kill()
+        service = next(pid for pid in _wait_for_row(proc, run_dir, 1, deadline) if "app.jar" in cmdline(pid))
+        time.sleep(3)
+        os.kill(service, signal.SIGKILL)
+        _wait_for_row(proc, run_dir, 2, deadline)
+        time.sleep(3)
+        postmaster = postgres.Postgres(Path(rig_env["VTLAB_PGDATA"]), int(rig_env["VTLAB_PG_PORT"])).postmaster_pid()
+        os.kill(postmaster, signal.SIGKILL)
+        out, err = proc.communicate(timeout=600)
+    finally:
+        hog.kill()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, out + err
+    assert "other processes kept" in err  # the idle-host watch saw the hog before the first row
+    rows = rows_of(run_dir)
+    assert [(r["concurrency"], r["failed_tier"]) for r in rows] == [
+        ("10", ""), ("20", "service"), ("30", "PostgreSQL"), ("40", "")], rows
+    assert float(rows[0]["foreign_cpu_pct"]) > 5, rows[0]["foreign_cpu_pct"]  # the hog held about a core
+    assert rows[1]["failure"] == "was killed by SIGKILL" and rows[1]["throughput_rps"] == ""
+    assert "is gone" in rows[2]["failure"] and rows[2]["throughput_rps"] == ""
+    assert float(rows[3]["throughput_rps"]) > 0 and float(rows[3]["error_rate"]) == 0
+    assert "PostgreSQL died during a row and was started again" in out + err
+    assert "2 row(s) failed" in err
+    report = (run_dir / "report.md").read_text()
+    assert "Failed rows" in report and "killed by SIGKILL" in report
+    analysis = {r["concurrency"]: r for r in csv.DictReader(open(run_dir / "analysis.csv"))}
+    assert "noisy-neighbour" in analysis["10"]["flags"] and "noisy-neighbour" not in analysis["40"]["flags"]
+    assert analysis["20"]["bottleneck"] == "" and analysis["30"]["bottleneck"] == ""
+    assert_nothing_left(rig_env, run_dir)
+
+
 def test_pinning_control_pins_while_synchronized_does_not(rig_env, tmp_path):
     run_dir = tmp_path / "run"
     result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10", "--path-mode",
