@@ -8,13 +8,30 @@ STAT = "1234 (java (main) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 
 
 
 def test_stat_parsing_survives_spaces_and_parens_in_the_command():
-    assert sample.parse_stat(STAT) == (1, 300)
+    assert sample.parse_stat(STAT) == (1, 300, 0)
 
 
-def test_tree_ticks_sums_descendants_only():
-    table = {10: (1, 100), 11: (10, 5), 12: (11, 7), 20: (1, 1000)}
-    assert sample.tree_ticks(table, 10) == 112
+def test_tree_ticks_sums_descendants_only_with_what_their_ended_children_used():
+    P = sample.ProcStat
+    table = {10: P(1, 100, 40), 11: P(10, 5, 0), 12: P(11, 7, 3), 20: P(1, 1000, 0)}
+    assert sample.tree_ticks(table, 10) == 155
     assert sample.tree_ticks(table, 99) == 0
+
+
+def test_a_tree_keeps_the_cpu_of_children_that_exit_while_it_is_sampled():
+    """Like PostgreSQL's backends: short-lived children burn CPU and end; the tree's total never drops."""
+    import subprocess
+    import sys
+    import time
+    burst = "import time; end = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys\nfor _ in range(3): "
+                               f"subprocess.run([sys.executable, '-c', {burst!r}])"])
+    totals = []
+    while parent.poll() is None:
+        totals.append(sample.tree_ticks(sample.process_table(), parent.pid))
+        time.sleep(0.05)
+    assert all(b >= a for a, b in zip(totals, totals[1:], strict=False)), totals
+    assert max(totals) >= 0.5 * sample.CLOCK_TICKS  # two ended children at least: 0.6 s; live ones alone < 0.4 s
 
 
 def test_host_stat():

@@ -44,8 +44,8 @@ def watch(ours: set[int], seconds: float = WATCH_S) -> HostLoad:
     time.sleep(seconds)
     last_host, last = _host_ticks(), sample.process_table()
     mine = _trees(last, ours | {os.getpid()})
-    used = {pid: last[pid][1] - first[pid][1] for pid in last
-            if pid in first and pid not in mine and last[pid][1] > first[pid][1]}
+    used = {pid: last[pid].total - first[pid].total for pid in last  # a build's finished compilers too
+            if pid in first and pid not in mine and last[pid].total > first[pid].total}
     total = last_host - first_host
     busy = sum(used.values()) / total * 100 if total > 0 else float("nan")
     heaviest = sorted(used.items(), key=lambda item: (-item[1], item[0]))[:TOP]
@@ -57,10 +57,10 @@ def _host_ticks() -> int:
     return sample.parse_host_stat(Path("/proc/stat").read_text())[1]
 
 
-def _trees(table: dict[int, tuple[int, int]], roots: set[int]) -> set[int]:
+def _trees(table: dict[int, sample.ProcStat], roots: set[int]) -> set[int]:
     found, frontier = set(roots), set(roots)
     while frontier:
-        frontier = {pid for pid, (ppid, _) in table.items() if ppid in frontier} - found
+        frontier = {pid for pid, stat in table.items() if stat.ppid in frontier} - found
         found |= frontier
     return found
 

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 
 from vtlab import procs
@@ -38,10 +39,20 @@ METERS: dict[str, tuple[str, ...]] = {
 
 # --- /proc readers ---------------------------------------------------------------------------
 
-def parse_stat(text: str) -> tuple[int, int]:
-    """(ppid, utime + stime in ticks) from /proc/PID/stat; the command may contain spaces."""
+class ProcStat(NamedTuple):
+    ppid: int
+    own: int      # utime + stime of the process (all its threads), in clock ticks
+    reaped: int   # cutime + cstime: what its children that ended (and were waited for) used
+
+    @property
+    def total(self) -> int:
+        return self.own + self.reaped
+
+
+def parse_stat(text: str) -> ProcStat:
+    """/proc/PID/stat's CPU fields; the command may contain spaces."""
     fields = text[text.rindex(")") + 2:].split()
-    return int(fields[1]), int(fields[11]) + int(fields[12])
+    return ProcStat(int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))
 
 
 def parse_host_stat(text: str) -> tuple[int, int]:
@@ -61,9 +72,9 @@ def parse_rss_kb(statm: str) -> int:
     return int(statm.split()[1]) * PAGE_KB
 
 
-def process_table(proc: Path = Path("/proc")) -> dict[int, tuple[int, int]]:
-    """pid -> (ppid, cpu ticks) for every readable process."""
-    table: dict[int, tuple[int, int]] = {}
+def process_table(proc: Path = Path("/proc")) -> dict[int, ProcStat]:
+    """pid -> its parent and CPU ticks, for every readable process."""
+    table: dict[int, ProcStat] = {}
     for entry in proc.iterdir():
         if entry.name.isdigit():
             try:
@@ -73,16 +84,18 @@ def process_table(proc: Path = Path("/proc")) -> dict[int, tuple[int, int]]:
     return table
 
 
-def tree_ticks(table: Mapping[int, tuple[int, int]], root: int) -> int:
-    """CPU ticks of `root` and all its descendants."""
+def tree_ticks(table: Mapping[int, ProcStat], root: int) -> int:
+    """CPU ticks of `root` and all its descendants, those that ended during the window included: an ended
+    child's ticks move into its parent's `reaped` the moment it is waited for (a PostgreSQL backend into
+    the postmaster's), so the tree's total never drops when one of its processes exits."""
     children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in table.items():
-        children.setdefault(ppid, []).append(pid)
+    for pid, stat in table.items():
+        children.setdefault(stat.ppid, []).append(pid)
     total, stack = 0, [root]
     while stack:
         pid = stack.pop()
         if pid in table:
-            total += table[pid][1]
+            total += table[pid].total
         stack.extend(children.get(pid, []))
     return total
 
@@ -165,7 +178,7 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | None]], rss_of: str = "app
         busy, total = parse_host_stat(host)
         reading: dict[str, float] = {"host_busy": busy, "host_total": total, "host_irq": parse_host_interrupts(host)}
         if os.getpid() in table:  # the harness itself (samplers, scrapes): ours, but not a tier's
-            reading["harness_ticks"] = table[os.getpid()][1]
+            reading["harness_ticks"] = table[os.getpid()].own  # its reaped children are tiers
         for name, pid in tiers().items():
             if pid:
                 reading[f"{name}_ticks"] = tree_ticks(table, pid)
