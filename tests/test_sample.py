@@ -156,3 +156,9 @@ def test_foreign_cpu_leaves_out_interrupts_and_reads_nan_without_samples():
     series = sample.Series([(0.0, point(0, 0, 0, 0, 0)), (1.0, point(100, 20, 50, 10, 200))])
     assert sample.foreign_percent(series, ["app"], 0, 1) == 10.0  # (100 - 20 - 50 - 10) / 200
     assert math.isnan(sample.foreign_percent(series, ["app"], 0.5, 1))
+
+
+def test_rate_over_a_window_uses_the_readings_inside_it():
+    series = sample.Series([(0.0, {"c": 0}), (1.0, {"c": 10}), (3.0, {"c": 50}), (9.0, {"c": 1000})])
+    assert sample.rate_over(series, "c", 0.5, 3.5) == 20.0  # (50 - 10) / (3 - 1)
+    assert math.isnan(sample.rate_over(series, "c", 0.5, 2.0))

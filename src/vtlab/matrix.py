@@ -345,7 +345,18 @@ def _service_meters(drive: Drive) -> dict[str, object]:
             "gc_pauses": sample.increase(meters, "gc_pauses", start, end),
             "gc_pause_ms": sample.increase(meters, "gc_pause_s", start, end) * 1000,
             "heap_used_mb_max": sample.maximum(meters, "heap_used_bytes", start, end) / 2**20,
-            "meter_samples": len(meters.window(start, end))}
+            "meter_samples": len(meters.window(start, end)), **_pool_accounting(drive)}
+
+
+def _pool_accounting(drive: Drive) -> dict[str, object]:
+    """The pool's exact counters over the hold, by Little's law; empty where the pool keeps none."""
+    meters, start, end = drive.meters, drive.hold_start, drive.hold_end
+    borrows = sample.rate_over(meters, "pool_borrows", start, end)
+    usage = sample.rate_over(meters, "pool_usage_s", start, end)  # connection-seconds per second
+    return {"pool_borrows_per_s": borrows, "pool_out_mean": usage,
+            "pool_waiting_mean": sample.rate_over(meters, "pool_acquire_s", start, end),
+            "pool_usage_ms": usage / borrows * 1000 if borrows > 0 else float("nan"),
+            "pool_timeouts": sample.increase(meters, "pool_timeouts", start, end)}
 
 
 def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:

@@ -40,6 +40,9 @@ EXTRA_COLUMNS = [
     "gc_pauses", "gc_pause_ms", "heap_used_mb_max",
     # the machine's CPU that neither a tier nor the harness used (100% = every CPU): a noisy neighbour
     "foreign_cpu_pct",
+    # the pool's own exact accounting over the hold (HikariCP): borrows/s, mean connections out and mean
+    # waiters (Little's law over its timers), mean time a connection was out, borrows that timed out
+    "pool_borrows_per_s", "pool_out_mean", "pool_waiting_mean", "pool_usage_ms", "pool_timeouts",
     # a row a dead tier ended: which tier, how it ended, the last lines of its log; every measurement empty
     "failed_tier", "failure", "failure_log",
 ]
