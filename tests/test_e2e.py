@@ -81,6 +81,8 @@ def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
         # the pool's exact accounting: one borrow per request, counted however briefly it was held
         assert 0.8 < float(row["pool_borrows_per_s"]) / rps < 1.2, row
         assert float(row["pool_out_mean"]) >= 0 and float(row["pool_timeouts"]) == 0
+        # the service's own count of the hold agrees with k6's, and carries an interval
+        assert 0.8 < float(row["throughput_service_rps"]) / rps < 1.2 and float(row["throughput_ci95_rps"]) >= 0
         assert float(row["app_cpu_pct"]) > 0 and float(row["load_cpu_pct"]) > 0
         assert float(row["rss_mb_max"]) > 50 and float(row["jvm_threads_max"]) > 5
         assert int(row["pinned_events"]) == 0  # JFR ran and was read: normal path does not pin

@@ -345,7 +345,15 @@ def _service_meters(drive: Drive) -> dict[str, object]:
             "gc_pauses": sample.increase(meters, "gc_pauses", start, end),
             "gc_pause_ms": sample.increase(meters, "gc_pause_s", start, end) * 1000,
             "heap_used_mb_max": sample.maximum(meters, "heap_used_bytes", start, end) / 2**20,
-            "meter_samples": len(meters.window(start, end)), **_pool_accounting(drive)}
+            "meter_samples": len(meters.window(start, end)), **_pool_accounting(drive),
+            **_throughput_interval(drive)}
+
+
+def _throughput_interval(drive: Drive) -> dict[str, object]:
+    """The hold's rate of successful responses as the service counted them, with its 95% batch-means
+    half-width: the within-row noise k6's single total cannot show."""
+    rate, half_width = sample.batch_means(drive.meters, "requests_ok_total", drive.hold_start, drive.hold_end)
+    return {"throughput_service_rps": rate, "throughput_ci95_rps": half_width}
 
 
 def _pool_accounting(drive: Drive) -> dict[str, object]:

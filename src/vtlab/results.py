@@ -43,6 +43,9 @@ EXTRA_COLUMNS = [
     # the pool's own exact accounting over the hold (HikariCP): borrows/s, mean connections out and mean
     # waiters (Little's law over its timers), mean time a connection was out, borrows that timed out
     "pool_borrows_per_s", "pool_out_mean", "pool_waiting_mean", "pool_usage_ms", "pool_timeouts",
+    # successful responses per second over the hold as the service counted them, and the 95% half-width
+    # of that mean by batch means (ten equal spans of the hold)
+    "throughput_service_rps", "throughput_ci95_rps",
     # a row a dead tier ended: which tier, how it ended, the last lines of its log; every measurement empty
     "failed_tier", "failure", "failure_log",
 ]

@@ -7,6 +7,7 @@ afterwards, so sampling never needs to know the load's phases.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -31,6 +32,7 @@ METERS: dict[str, tuple[str, ...]] = {
     "jvm_threads": ("jvm_threads_live_threads",),
     "tomcat_connections": ("tomcat_connections_current_connections",),
     "requests_total": ("http_server_requests_seconds_count",),
+    "requests_ok_total": ('http_server_requests_seconds_count{outcome="SUCCESS"}',),
     "gc_pauses": ("jvm_gc_pause_seconds_count",),
     "gc_pause_s": ("jvm_gc_pause_seconds_sum",),
     "heap_used_bytes": ('jvm_memory_used_bytes{area="heap"}',),
@@ -263,6 +265,36 @@ def rate_over(series: Series, key: str, start: float, end: float) -> float:
     if len(points) < 2 or points[-1][0] <= points[0][0]:
         return float("nan")
     return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+
+
+# Student's t, two-sided 95%, by degrees of freedom: a constant table, not a dependency on scipy.
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}
+BATCHES = 10  # enough degrees of freedom for a usable t; each batch of a 30 s hold still spans 3 s
+
+
+def t_975(df: int) -> float:
+    """The table's value for `df`, or for the nearest smaller df listed (a slightly wider interval)."""
+    if df < 1:
+        return math.nan
+    return T_975[max(k for k in T_975 if k <= df)]
+
+
+def batch_means(series: Series, key: str, start: float, end: float, batches: int = BATCHES) -> tuple[float, float]:
+    """A counter's mean rate over the window and the 95% half-width of that mean, by batch means: the
+    window cut into `batches` equal spans, the rate in each taken as one observation. Batches of
+    seconds are nearly independent where single samples are not (a GC pause spans two of them)."""
+    points = [(t, v[key]) for t, v in series.window(start, end) if key in v]
+    batches = min(batches, (len(points) - 1) // 2)  # a short hold: fewer batches of two intervals each
+    if batches < 3 or points[-1][0] <= points[0][0]:
+        return math.nan, math.nan
+    edges = [points[round(i * (len(points) - 1) / batches)] for i in range(batches + 1)]
+    rates = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(edges, edges[1:], strict=False) if b[0] > a[0]]
+    mean = (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+    if len(rates) < 2:
+        return mean, math.nan
+    spread = math.sqrt(sum((r - sum(rates) / len(rates)) ** 2 for r in rates) / (len(rates) - 1))
+    return mean, t_975(len(rates) - 1) * spread / math.sqrt(len(rates))
 
 
 def share_positive(series: Series, key: str, start: float, end: float) -> float:
