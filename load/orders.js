@@ -30,6 +30,10 @@ const MAX_CUSTOMER = Number(__ENV.MAX_CUSTOMER_ID || 1);
 const EXPECTED_STATUS = WORKLOAD === 'write' ? 201 : 200;
 
 const succeeded = new Counter('vtlab_ok');
+// The hold's failed requests by status (0: no response at all, e.g. refused or timed out); the
+// statuses the services answer with, and 'other' for anything else.
+const failed = new Counter('vtlab_failed');
+const FAILURE_STATUSES = ['0', '400', '404', '500', '502', '503', '504', 'other'];
 // Every acknowledged write of the whole run, whatever its phase: the rig checks it against the rows
 // the database really holds afterwards.
 const created = new Counter('vtlab_created');
@@ -87,6 +91,8 @@ export const options = {
   thresholds: {
     'http_req_failed{phase:hold}': ['rate<0.01'],
     'http_req_duration{phase:hold,expected_response:true}': ['max>=0'],
+    'http_req_duration{phase:hold}': ['max>=0'], // every response, failed ones too
+    ...Object.fromEntries(FAILURE_STATUSES.map((status) => [`vtlab_failed{status:${status}}`, ['count>=0']])),
     'http_reqs{phase:hold}': ['count>=0'],
     'vtlab_ok{half:a}': ['count>=0'],
     'vtlab_ok{half:b}': ['count>=0'],
@@ -131,6 +137,9 @@ export default function () {
   if (res.status === EXPECTED_STATUS) {
     succeeded.add(1, { phase, half });
     if (WORKLOAD === 'write') created.add(1);
+  } else if (phase === 'hold') {
+    const status = String(res.status);
+    failed.add(1, { status: FAILURE_STATUSES.includes(status) ? status : 'other' });
   }
 }
 

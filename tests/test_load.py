@@ -1,6 +1,12 @@
+import http.server
+import tempfile
+import threading
+import time
 from pathlib import Path
 
-from vtlab import load
+import pytest
+
+from vtlab import build, load, ownership
 
 FIXTURE = Path(__file__).parent / "fixtures" / "k6-summary.json"
 
@@ -26,3 +32,43 @@ def test_phases_add_up():
     assert spec.duration_s == 5 + 20 + 30 + 3
     # a slow workload's cool-down lets the hold's last requests finish inside the run
     assert load.LoadSpec("http://x", "closed", 10, 0, 5, 20, 30, 100, cooldown_s=35).duration_s == 90
+
+
+def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
+    """orders.js against a server that fails a known share of ids slowly: the summary gives the failures
+    by status, and p99 over every response sees the slow failures the successful-only p99 leaves out."""
+    if not build.K6_BIN.exists():
+        pytest.skip("k6 not built yet (./vtlab setup builds it; ./vtlab test builds it before pytest)")
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the stdlib's name)
+            order = int(self.path.rsplit("/", 1)[1])
+            status = {0: 503, 1: 404}.get(order % 4, 200)
+            if status == 503:
+                time.sleep(0.05)  # the failures are the slow ones
+            self.send_response(status)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        spec = load.LoadSpec(f"http://127.0.0.1:{server.server_port}", "closed", 4, 0, 1, 1, 3, 1000, cooldown_s=1)
+        with tempfile.TemporaryDirectory() as folder:
+            summary = Path(folder) / "summary.json"
+            proc = load.start(build.K6_BIN, spec, summary, Path(folder) / "k6.log", None)
+            proc.wait(timeout=60)
+            ownership.release(proc.pid)
+            result = load.read_summary(summary, proc.returncode)
+    finally:
+        server.shutdown()
+    failed = result.failures_by_status
+    assert set(failed) == {"503", "404"}, failed
+    assert result.ok_requests + sum(failed.values()) == result.requests
+    assert 0.15 < failed["503"] / result.requests < 0.35 and 0.15 < failed["404"] / result.requests < 0.35
+    assert result.p99_all_ms >= 50 > result.p99_ms  # only the failures were slow
+    assert result.dropped_iterations == 0

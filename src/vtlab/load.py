@@ -16,6 +16,8 @@ SCRIPT = LOAD / "orders.js"
 # In the open model, enough VUs are pre-allocated to carry the target rate at this latency
 # before k6 must grow the pool (and, past 2x, drop iterations, which the row then records).
 OPEN_MODEL_LATENCY_ALLOWANCE_S = 2.0
+# The statuses orders.js counts failures under (its FAILURE_STATUSES).
+FAILURE_STATUSES = ("0", "400", "404", "500", "502", "503", "504", "other")
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class LoadResult:
     p99_ms: float
     p999_ms: float
     max_ms: float
+    p99_all_ms: float              # every response of the hold, failed ones too
+    failures_by_status: dict[str, int]   # the hold's failed requests; "0": no response at all
     dropped_iterations: int
     exit_code: int
     acknowledged_writes: int = 0   # write workload: every 201 of the run, all phases
@@ -104,7 +108,13 @@ def read_summary(summary: Path, exit_code: int) -> LoadResult:
         p99_ms=value(latency, "p(99)"),
         p999_ms=value(latency, "p(99.9)"),
         max_ms=value(latency, "max"),
-        dropped_iterations=int(value("dropped_iterations", "count")),
+        p99_all_ms=value("http_req_duration{phase:hold}", "p(99)"),
+        failures_by_status={status: count for status in FAILURE_STATUSES
+                            if (count := int(value(f"vtlab_failed{{status:{status}}}", "count")))},
+        # the open model's hold is a scenario of its own: the warm-up's drops are the ramp's, not the row's
+        dropped_iterations=int(value("dropped_iterations{scenario:hold}", "count")
+                               if "dropped_iterations{scenario:hold}" in metrics
+                               else value("dropped_iterations", "count")),
         exit_code=exit_code,
         acknowledged_writes=int(value("vtlab_created", "count")),
     )
