@@ -71,4 +71,5 @@ def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
     assert result.ok_requests + sum(failed.values()) == result.requests
     assert 0.15 < failed["503"] / result.requests < 0.35 and 0.15 < failed["404"] / result.requests < 0.35
     assert result.p99_all_ms >= 50 > result.p99_ms  # only the failures were slow
+    assert 0 < result.mean_ms <= result.p99_ms
     assert result.dropped_iterations == 0

@@ -57,6 +57,7 @@ class LoadResult:
     p99_ms: float
     p999_ms: float
     max_ms: float
+    mean_ms: float                 # successful responses; with the rate, Little's law gives the requests in flight
     p99_all_ms: float              # every response of the hold, failed ones too
     failures_by_status: dict[str, int]   # the hold's failed requests; "0": no response at all
     dropped_iterations: int
@@ -108,6 +109,7 @@ def read_summary(summary: Path, exit_code: int) -> LoadResult:
         p99_ms=value(latency, "p(99)"),
         p999_ms=value(latency, "p(99.9)"),
         max_ms=value(latency, "max"),
+        mean_ms=value(latency, "avg"),
         p99_all_ms=value("http_req_duration{phase:hold}", "p(99)"),
         failures_by_status={status: count for status in FAILURE_STATUSES
                             if (count := int(value(f"vtlab_failed{{status:{status}}}", "count")))},

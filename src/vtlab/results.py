@@ -46,8 +46,10 @@ EXTRA_COLUMNS = [
     # successful responses per second over the hold as the service counted them, and the 95% half-width
     # of that mean by batch means (ten equal spans of the hold)
     "throughput_service_rps", "throughput_ci95_rps",
-    # p99 of every response of the hold, failed ones too; the hold's failures by status ("503=12;0=3")
-    "p99_all_ms", "errors_by_status",
+    # the successful responses' mean latency (with the rate, Little's law gives the requests in flight, which
+    # an open-model row's pre-allocated users are not); p99 of every response of the hold, failed ones too;
+    # the hold's failures by status ("503=12;0=3")
+    "mean_ms", "p99_all_ms", "errors_by_status",
     # a row a dead tier ended: which tier, how it ended, the last lines of its log; every measurement empty
     "failed_tier", "failure", "failure_log",
 ]
