@@ -13,6 +13,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from vtlab import cores, dimensions
+from vtlab import rig as rig_constants
+
 BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator", "overload")
 
 DEFAULT_TOMCAT_THREADS = 200
@@ -24,13 +27,13 @@ SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median de
 QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
 POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
 
-ANALYSIS_COLUMNS = [
-    "workload", "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "db_latency_ms",
-    "downstream_latency_ms", "thread_mode", "tomcat_max_threads", "conn_mode", "path_mode", "hikari_pool", "concurrency",
-    "load_model", "target_rps", "rep", "throughput_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
+# analysis.csv: every dimension of the row (from the registry), then what was measured and the verdict.
+VERDICT_COLUMNS = [
+    "throughput_rps", "throughput_ci95_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
     "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
 ]
+ANALYSIS_COLUMNS = [*dimensions.NAMES, *VERDICT_COLUMNS]
 
 
 def num(row: Mapping[str, object], column: str, default: float = math.nan) -> float:
@@ -50,6 +53,7 @@ class Context:
     shared_cores: bool
     load_cpus: int
     service_time_s: dict[tuple[str, ...], float]  # scenario_of(row) -> seconds
+    rig: rig_constants.Constants = rig_constants.CURRENT  # what the run measured with (metadata.json)
 
 
 def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Context:
@@ -58,22 +62,12 @@ def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
     core_map = str(metadata.get("core_map", ""))
     sets = {part.split("=", 1)[1] for part in core_map.split() if "=" in part}
     load_set = next((p.split("=", 1)[1] for p in core_map.split() if p.startswith("load=")), "")
-    return Context(host_cpus, len(sets) <= 1, _count_cpus(load_set) or host_cpus, low_load_service_times(rows))
+    return Context(host_cpus, len(sets) <= 1, len(cores.parse_cpu_list(load_set)) if load_set else host_cpus,
+                   low_load_service_times(rows), rig_constants.from_metadata(metadata))
 
 
 def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:
     return int(max((num(r, "app_cpus", 0) for r in rows), default=0)) or 1
-
-
-def _count_cpus(text: str) -> int:
-    total = 0
-    for piece in text.replace("+", ",").split(","):
-        if "-" in piece:
-            low, high = piece.split("-", 1)
-            total += int(high) - int(low) + 1
-        elif piece.strip():
-            total += 1
-    return total
 
 
 def workload(row: Mapping[str, object]) -> str:
@@ -180,6 +174,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     ceiling = finite.get(limit, math.nan)
     flags = validity_flags(row, ctx, throughput)
     return {
+        **{name: row.get(name, "") for name in dimensions.NAMES},
+        "throughput_ci95_rps": num(row, "throughput_ci95_rps"),
         "workload": kind, "sleep_ms": row.get("sleep_ms", ""), "cpu_work": row.get("cpu_work", ""),
         "offload_executor": row.get("offload_executor", ""), "offload_pool": row.get("offload_pool", ""),
         "fanout": row.get("fanout", ""), "pool_impl": row.get("pool_impl", ""), "context": row.get("context", ""),
@@ -280,8 +276,13 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     if num(row, "http_reqs", 0) <= 0 or throughput <= 0:
         flags.append("no-successful-requests")
     if not math.isnan(hold):
-        if num(row, "cpu_samples", 0) < 2 * (hold - 2) or num(row, "meter_samples", 0) < 1.5 * (hold - 2):
+        # Half the CPU readings and three quarters of the scrapes the hold (less k6's start) should hold.
+        sampled_s = hold - ctx.rig.k6_start_slack_s
+        if (num(row, "cpu_samples", 0) < 0.5 * sampled_s / ctx.rig.cpu_interval_s
+                or num(row, "meter_samples", 0) < 0.75 * sampled_s / ctx.rig.meter_interval_s):
             flags.append("missing-samples")
+    if num(row, "foreign_cpu_pct", 0) > ctx.rig.foreign_cpu_flag_pct:
+        flags.append("noisy-neighbour")  # other processes took CPU the tiers would have had
     for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
         if math.isnan(num(row, column)):
             flags.append(f"missing-{column}")
@@ -338,15 +339,28 @@ def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
 
 
 def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> list[dict[str, object]]:
-    ctx = context(rows, metadata)
-    return [analyse_row(row, ctx) for row in rows]
+    """A verdict per measured row; rows a dead tier ended (failed_tier set) are left to `failed`."""
+    measured = [row for row in rows if not failed(row)]
+    ctx = context(measured, metadata)
+    return [analyse_row(row, ctx) for row in measured]
+
+
+def failed(row: Mapping[str, object]) -> bool:
+    """A row a tier died in: its cells are not a measurement and it gets no verdict but "failed"."""
+    return bool(row.get("failed_tier"))
+
+
+def failed_verdict(row: Mapping[str, object]) -> dict[str, object]:
+    """analysis.csv's line for a failed row: its dimensions, no numbers, no bottleneck, never valid."""
+    return {**{column: math.nan for column in VERDICT_COLUMNS}, **{name: row.get(name, "") for name in dimensions.NAMES},
+            "service_time_source": "", "limit": "", "bottleneck": "", "valid": False,
+            "flags": f"failed:{row.get('failed_tier')}"}
 
 
 # --- repetitions -----------------------------------------------------------------------------
 
-SCENARIO = ("workload", "sleep_ms", "cpu_work", "offload_executor", "offload_pool", "fanout", "pool_impl", "context",
-            "context_kb", "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms", "conn_mode", "path_mode", "hikari_pool", "load_model",
-            "concurrency", "target_rps", "tomcat_max_threads", "thread_mode")
+# Repetitions of one scenario: rows equal in every key dimension but the repetition (the registry's).
+SCENARIO = dimensions.SCENARIO_KEY
 
 
 def aggregate(analysed: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
@@ -363,7 +377,7 @@ def aggregate(analysed: Sequence[Mapping[str, object]]) -> list[dict[str, object
         spread = (max(rps) - min(rps)) / median if median else 0.0
         verdicts = [str(m["bottleneck"]) for m in valid]
         out.append({
-            **dict(zip(SCENARIO, key)),
+            **dict(zip(SCENARIO, key, strict=True)),
             "reps": len(members), "valid_reps": sum(1 for m in members if m["valid"]),
             "throughput_median": median, "throughput_min": min(rps), "throughput_max": max(rps),
             "spread": spread, "spread_warning": spread >= SPREAD_WARNING and len(rps) > 1,

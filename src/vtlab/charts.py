@@ -64,7 +64,7 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
     data: dict[str, Series] = {}
     every_x: list[float] = []
     for mode in ("platform", "virtual"):
-        points = sorted((int(a["concurrency"]), a) for a in lines if a["thread_mode"] == mode)
+        points = sorted(((int(a["concurrency"]), a) for a in lines if a["thread_mode"] == mode), key=lambda p: p[0])
         if not points:
             continue
         x = [c for c, _ in points]
@@ -120,7 +120,7 @@ def pool(aggregated: Sequence[Mapping[str, object]]) -> tuple[str, dict] | None:
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
     data: dict[str, Series] = {}
     for mode in ("platform", "virtual"):
-        points = sorted((int(a["hikari_pool"]), a) for a in held if a["thread_mode"] == mode)
+        points = sorted(((int(a["hikari_pool"]), a) for a in held if a["thread_mode"] == mode), key=lambda p: p[0])
         if not points:
             continue
         x = [p for p, _ in points]

@@ -114,15 +114,20 @@ def _rps(line: Mapping[str, object]) -> str:
 
 def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]:
     """concurrency | platform req/s · p99 | virtual req/s · p99 | ratio | bottleneck per mode."""
+    paired = [line for line in aggregated if line["thread_mode"] != "webflux"]  # the twin has its own section
+    # the run's usual downstream delay goes without saying; a line with another one says so
+    delays = [str(line["stub_delay_ms"]) for line in paired]
+    usual_delay = max(sorted(set(delays)), key=delays.count) if delays else ""
     groups: dict[tuple, dict[str, Mapping[str, object]]] = {}
-    for line in aggregated:
-        if line["thread_mode"] == "webflux":
-            continue  # the reactive twin has its own section; the headline pairs platform with virtual
+    for line in paired:
         load = line["target_rps"] + "/s" if line["load_model"] == "open" else line["concurrency"]
         # a platform pool of another size is its own scenario; virtual threads pair with Tomcat's default
-        threads = int(line["tomcat_max_threads"]) if line["thread_mode"] == "platform" else analyze.DEFAULT_TOMCAT_THREADS
-        key = (analyze.workload(line) != "order-summary" or analyze.is_variant(line), scenario_label(line), line["conn_mode"] != "released",
-               threads, line["load_model"], load)
+        threads = (int(line["tomcat_max_threads"]) if line["thread_mode"] == "platform"
+                   else analyze.DEFAULT_TOMCAT_THREADS)
+        scenario = scenario_label(line) + ("" if str(line["stub_delay_ms"]) == usual_delay
+                                           else f", downstream {_fmt(line['stub_delay_ms'])} ms")
+        key = (analyze.workload(line) != "order-summary" or analyze.is_variant(line), scenario,
+               line["conn_mode"] != "released", threads, line["load_model"], load)
         groups.setdefault(key, {})[str(line["thread_mode"])] = line
     table = []
     for key in sorted(groups, key=lambda k: (k[0], k[2], k[1], k[3], k[4], float(str(k[5]).rstrip("/s")))):
@@ -131,7 +136,8 @@ def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]
         ratio = (float(v["throughput_median"]) / float(p["throughput_median"])
                  if p and v and float(p["throughput_median"]) > 0 else math.nan)
         table.append({
-            "scenario": scenario + ("" if threads == analyze.DEFAULT_TOMCAT_THREADS else f", {threads} platform threads"),
+            "scenario": scenario + ("" if threads == analyze.DEFAULT_TOMCAT_THREADS
+                                    else f", {threads} platform threads"),
             "concurrency": str(load),
             "platform": f"{_rps(p)} · p99 {_fmt(p['p99_median'])} ms" if p else "–",
             "virtual": f"{_rps(v)} · p99 {_fmt(v['p99_median'])} ms" if v else "–",

@@ -93,6 +93,8 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
     argv = [str(java.java), "-Xmx1g", *config.jvm_flags(),
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
+            # JFR's chunks beside the recording, not in /tmp: a killed service leaves them in the run folder
+            f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
             "-jar", str(REACTIVE_JAR if config.reactive else APP_JAR)]
     return _start("service", argv, env, port, log, cpus, "/actuator/health", management_port)
 
