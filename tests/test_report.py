@@ -113,3 +113,32 @@ def test_html_renders_in_headless_chromium_with_its_charts_and_tables(rendered, 
     distinct = {tuple((pixels[y, x, :3] * 255).astype(int)) for y in range(0, pixels.shape[0], 7)
                 for x in range(0, pixels.shape[1], 7)}
     assert len(distinct) > 50
+
+
+def test_a_failed_row_is_listed_apart_and_changes_no_verdict(tmp_path):
+    """The quick run plus one row a dead service ended: the headline, story and every other line of
+    analysis.csv read exactly as without it; the row is listed under Failed rows, with no bottleneck."""
+    from vtlab import results
+    clean, broken = tmp_path / "clean", tmp_path / "broken"
+    with open(FIXTURE / "matrix.csv", newline="") as handle:
+        measured = list(csv.DictReader(handle))
+    dead = {"ts_iso": "2026-11-24T04:00:00+00:00", "thread_mode": "virtual", "concurrency": "2000", "rep": "1",
+            "conn_mode": "released", "path_mode": "normal", "hikari_pool": "50", "failed_tier": "service",
+            "failure": "was killed by SIGKILL", "failure_log": "Started AppApplication\nGC | heap 512M"}
+    for run_dir, rows in ((clean, measured), (broken, [*measured, dead])):
+        run_dir.mkdir()
+        shutil.copy(FIXTURE / "metadata.json", run_dir)
+        writer = results.CsvWriter(run_dir / "matrix.csv")
+        for row in rows:
+            writer.append({column: row.get(column, "") for column in results.COLUMNS})
+        report.render(run_dir)
+    clean_md, broken_md = (clean / "report.md").read_text(), (broken / "report.md").read_text()
+    assert "Failed rows" not in clean_md
+    assert broken_md.startswith(clean_md.rstrip("\n"))  # every verdict and sentence as without it
+    assert "| virtual 2000 users released, pool 50 | service | was killed by SIGKILL | GC \\| heap 512M |" in broken_md
+    assert "1 row(s) failed" in broken_md
+    clean_rows, broken_rows = analysis_rows(clean), analysis_rows(broken)
+    assert broken_rows[:-1] == clean_rows
+    assert (broken_rows[-1]["bottleneck"], broken_rows[-1]["valid"], broken_rows[-1]["flags"]) == (
+        "", "false", "failed:service")
+    assert "id='failed-rows'" in (broken / "report.html").read_text()

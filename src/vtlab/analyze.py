@@ -164,7 +164,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
         "thread-pool": thread_cap / service_s,
         # sleep and cpu never borrow a connection
         "connection-pool": math.inf if kind in ("sleep", "cpu")
-        else max(pool / (service_s if conn_mode == "held" else _released_hold_s(service_s, delay_s, db_round_trip_s(row))),
+        else max(pool / (service_s if conn_mode == "held"
+                         else _released_hold_s(service_s, delay_s, db_round_trip_s(row))),
                  _pool_headroom_rps(row, throughput, pool)),
         "cpu": (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) / (cpu_ms / 1000)
         if cpu_ms > 0 else math.inf,
@@ -352,7 +353,8 @@ def failed(row: Mapping[str, object]) -> bool:
 
 def failed_verdict(row: Mapping[str, object]) -> dict[str, object]:
     """analysis.csv's line for a failed row: its dimensions, no numbers, no bottleneck, never valid."""
-    return {**{column: math.nan for column in VERDICT_COLUMNS}, **{name: row.get(name, "") for name in dimensions.NAMES},
+    return {**{column: math.nan for column in VERDICT_COLUMNS},
+            **{name: row.get(name, "") for name in dimensions.NAMES},
             "service_time_source": "", "limit": "", "bottleneck": "", "valid": False,
             "flags": f"failed:{row.get('failed_tier')}"}
 

@@ -79,7 +79,8 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
         bottom.plot(x, p99, marker="o", color=COLORS[mode], label=f"{mode} threads")
         invalid = [(c, float(a["throughput_median"])) for c, a in points if not a["valid"]]
         if invalid:
-            top.scatter(*zip(*invalid), s=140, facecolors="none", edgecolors="black", label=f"{mode}: invalid row")
+            top.scatter(*zip(*invalid, strict=True), s=140, facecolors="none", edgecolors="black",
+                        label=f"{mode}: invalid row")
         data[mode] = {"concurrency": x, "throughput_rps": rps, "ceiling_rps": ceiling, "p99_ms": p99}
     for index, source in enumerate(others):
         marker = OVERLAY_MARKERS[index % len(OVERLAY_MARKERS)]
@@ -96,7 +97,7 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
                      label=f"{source.label} ({mode})")
             p99 = [(p[0], p[2]) for p in pts if not math.isnan(p[2])]
             if p99:
-                bottom.plot(*zip(*p99), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
+                bottom.plot(*zip(*p99, strict=False), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
             data[f"{source.label}/{mode}"] = {"concurrency": x, "throughput_rps": [p[1] for p in pts]}
     _log_if_wide(top, [v for series in data.values() for v in series["throughput_rps"]], axis="y")
     top.set_ylabel("successful requests / s")
@@ -152,8 +153,9 @@ def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pc
         tiers.append(("proxy", "proxy_cpu_pct"))  # Toxiproxy, when the run injected latency
     for tier, column in tiers:
         values = [0.0 if math.isnan(_f(r.get(column))) else _f(r.get(column)) for r in rows]
-        ax.barh(range(len(rows)), values, left=left, color=TIER_COLORS[tier], label=f"{tier} (k6)" if tier == "load" else tier)
-        left = [a + b for a, b in zip(left, values)]
+        ax.barh(range(len(rows)), values, left=left, color=TIER_COLORS[tier],
+                label=f"{tier} (k6)" if tier == "load" else tier)
+        left = [a + b for a, b in zip(left, values, strict=True)]
         data[tier] = values
     ax.axvline(capacity_pct, color="black", linestyle="--", label=f"machine: {capacity_pct:.0f}%")
     ax.set_yticks(range(len(rows)), labels, fontsize=8)

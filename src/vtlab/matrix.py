@@ -311,7 +311,8 @@ def _latency_and_rate(plan: Plan, measured: load.LoadResult) -> dict[str, object
     return {"throughput_rps": measured.throughput(plan.hold_s), "p50_ms": measured.p50_ms,
             "p95_ms": measured.p95_ms, "p99_ms": measured.p99_ms, "p999_ms": measured.p999_ms,
             "max_ms": measured.max_ms, "error_rate": measured.error_rate, "http_reqs": measured.requests,
-            "mean_ms": measured.mean_ms, "p99_all_ms": measured.p99_all_ms, "errors_by_status": sample.format_reasons(measured.failures_by_status),
+            "mean_ms": measured.mean_ms, "p99_all_ms": measured.p99_all_ms,
+            "errors_by_status": sample.format_reasons(measured.failures_by_status),
             "ok_requests": measured.ok_requests, "dropped_iterations": measured.dropped_iterations,
             "throughput_first_half_rps": measured.ok_half_a / half,
             "throughput_second_half_rps": measured.ok_half_b / half, "k6_exit": measured.exit_code}

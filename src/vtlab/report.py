@@ -21,21 +21,25 @@ def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
         raise ValueError(f"{run_dir / results.CSV_NAME} holds no rows to report")
     metadata = results.read_metadata(run_dir)
     others = [source for path in compare_with for source in compare.load(path)]
-    analysed = analyze.analyse(rows, metadata)
+    failed = [row for row in rows if analyze.failed(row)]
+    measured = [row for row in rows if not analyze.failed(row)]  # the only rows any verdict or chart sees
+    analysed = analyze.analyse(measured, metadata)
     aggregated = analyze.aggregate(analysed)
 
     paths = {"analysis": run_dir / ANALYSIS_NAME, "html": run_dir / "report.html",
              "markdown": run_dir / "report.md", "charts": run_dir / "charts.json"}
-    _write_analysis(paths["analysis"], analysed)
-    figures = _figures(rows, analysed, aggregated, others, metadata)
+    _write_analysis(paths["analysis"], [*analysed, *map(analyze.failed_verdict, failed)])
+    figures = _figures(measured, analysed, aggregated, others, metadata) if measured else {}
     extra = scenarios.sections(analysed, mode_label)
     paths["charts"].write_text(json.dumps({**{name: data for name, (_, data) in figures.items()},
                                            **{f"scenario-{section.key}": section.chart for section in extra}},
                                           indent=1) + "\n")
-    story = explain(aggregated, analysed)
+    story = explain(aggregated, analysed) + _failures_sentence(failed)
     head = headline(aggregated)
-    paths["markdown"].write_text(markdown(head, story, analysed, others, aggregated, extra))
-    paths["html"].write_text(page(run_dir, head, story, figures, analysed, metadata, others, aggregated, extra))
+    failures = failed_rows(failed)
+    paths["markdown"].write_text(markdown(head, story, analysed, others, aggregated, extra, failures))
+    paths["html"].write_text(page(run_dir, head, story, figures, analysed, metadata, others, aggregated, extra,
+                                  failures))
     return paths
 
 
@@ -45,6 +49,22 @@ def _write_analysis(path: Path, analysed: Sequence[Mapping[str, object]]) -> Non
         writer.writerow(analyze.ANALYSIS_COLUMNS)
         for row in analysed:
             writer.writerow([results.format_value(row[c]) for c in analyze.ANALYSIS_COLUMNS])
+
+
+FAILED_COLUMNS = [("row", "row"), ("tier", "tier that died"), ("how", "how it ended"), ("log", "its log's last line")]
+
+
+def failed_rows(rows: Sequence[Mapping[str, object]]) -> list[dict[str, str]]:
+    """The rows a tier died in, for their own table: which tier, how, and the last thing it logged."""
+    return [{"row": row_label(row), "tier": str(row.get("failed_tier")), "how": str(row.get("failure")),
+             "log": (str(row.get("failure_log") or "").strip().splitlines() or [""])[-1][:200]} for row in rows]
+
+
+def _failures_sentence(failed: Sequence[Mapping[str, object]]) -> list[str]:
+    if not failed:
+        return []
+    return [f"{len(failed)} row(s) failed — a tier died during the row — and are left out of every verdict and "
+            "chart above and below (see Failed rows; `--resume` measures them again)."]
 
 
 def row_label(row: Mapping[str, object]) -> str:
@@ -88,7 +108,7 @@ def _latency_label(row: Mapping[str, object], prefix: str, tier: str) -> str:
 
 def _figures(rows, analysed, aggregated, others, metadata) -> dict[str, tuple[str, dict]]:
     host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
-    cpus = int(host.get("cpus_available") or 0) or int(max((analyze.num(r, "app_cpus", 1) for r in rows)))
+    cpus = int(host.get("cpus_available") or 0) or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
     figures = {name: figure for name, figure in (("hero", charts.hero(aggregated, others)),
                                                  ("pool", charts.pool(aggregated))) if figure}
     figures["cpu"] = charts.cpu(rows, [row_label(a) for a in analysed], cpus * 100)
@@ -226,12 +246,14 @@ HEADLINE_COLUMNS = [("scenario", "scenario"), ("concurrency", "concurrency"),
                     ("ratio", "ratio v/p"), ("bottleneck", "bottleneck (platform / virtual)")]
 
 
-def markdown(head, story, analysed, others, aggregated, extra=()) -> str:
+def markdown(head, story, analysed, others, aggregated, extra=(), failures=()) -> str:
     out = ["# vtlab: platform vs virtual threads", "", *_md_table(HEADLINE_COLUMNS, head)]
     out += ["", *[f"- {sentence}" for sentence in story], ""]
     for section in extra:
         out += [f"## {section.title}", "", *[f"- {sentence}" for sentence in section.verdict], "",
                 *_md_table(section.columns, section.table), ""]
+    if failures:
+        out += ["## Failed rows", "", *_md_table(FAILED_COLUMNS, failures), ""]
     if others:
         out += ["## Compared with", "", *compare_lines(aggregated, others, "md"), ""]
     return "\n".join(out)
@@ -239,7 +261,7 @@ def markdown(head, story, analysed, others, aggregated, extra=()) -> str:
 
 def _md_table(columns, lines) -> list[str]:
     return (["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
-            + ["| " + " | ".join(line[key] for key, _ in columns) + " |" for line in lines])
+            + ["| " + " | ".join(line[key].replace("|", "\\|") for key, _ in columns) + " |" for line in lines])
 
 
 def _html_table(columns, lines, table_id: str = "") -> str:
@@ -294,9 +316,10 @@ th { background: #f4f6f7; } tr.invalid td { color: #922b21; background: #fdedec;
 """
 
 
-def page(run_dir, head, story, figures, analysed, metadata, others, aggregated, extra=()) -> str:
+def page(run_dir, head, story, figures, analysed, metadata, others, aggregated, extra=(), failures=()) -> str:
     esc = html.escape
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>vtlab report: {esc(run_dir.name)}</title>",
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>vtlab report: "
+             f"{esc(run_dir.name)}</title>",
              f"<style>{CSS}</style></head><body>",
              "<h1>vtlab: platform vs virtual threads</h1>",
              f"<p class='small'>run {esc(run_dir.name)} · {len(analysed)} rows · "
@@ -310,12 +333,15 @@ def page(run_dir, head, story, figures, analysed, metadata, others, aggregated, 
                 "pinning": "JFR jdk.VirtualThreadPinned events (threshold 20 ms) per path and thread mode."}
     parts.append("<h2>Figures</h2>")
     for name, (svg, _) in figures.items():
-        parts.append(f"<figure id='fig-{name}'>{svg}<figcaption class='small'>{esc(captions[name])}</figcaption></figure>")
+        parts.append(f"<figure id='fig-{name}'>{svg}<figcaption "
+                     f"class='small'>{esc(captions[name])}</figcaption></figure>")
     for section in extra:
         parts.append(f"<section id='scenario-{section.key}'><h2>{esc(section.title)}</h2><ul class='story'>"
                      + "".join(f"<li>{esc(s)}</li>" for s in section.verdict) + "</ul>"
                      + _html_table(section.columns, section.table)
                      + f"<figure>{charts.scenario(section.title, section.chart)}</figure></section>")
+    if failures:
+        parts.append("<h2>Failed rows</h2>" + _html_table(FAILED_COLUMNS, failures, "failed-rows"))
     if others:
         parts.append("<h2>Compared with</h2>")
         parts += compare_lines(aggregated, others, "html")
@@ -336,12 +362,14 @@ def page(run_dir, head, story, figures, analysed, metadata, others, aggregated, 
                  "<li>Closed model: users ÷ service time. Platform threads: Tomcat max threads ÷ service time. "
                  "Held connections: pool ÷ service time; released: pool ÷ (service time − downstream delay). "
                  "CPU: cores ÷ CPU ms per request (all tiers' CPU when they share cores).</li>"
-                 + "".join(f"<li>service time for {esc(c)} / {esc(p)}: {ms} ms ({esc(src)})</li>" for c, p, ms, src in inputs)
+                 + "".join(f"<li>service time for {esc(c)} / {esc(p)}: {ms} ms ({esc(src)})</li>"
+                           for c, p, ms, src in inputs)
                  + "</ul>")
     host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
     versions = metadata.get("versions", {}) if isinstance(metadata.get("versions"), dict) else {}
     env_rows = {**{f"host {k}": v for k, v in host.items()}, **{f"version {k}": v for k, v in versions.items()},
-                "core map": metadata.get("core_map", ""), "plan": json.dumps((metadata.get("plan") or {}).get("overrides", {}))}
+                "core map": metadata.get("core_map", ""),
+                "plan": json.dumps((metadata.get("plan") or {}).get("overrides", {}))}
     parts.append("<h2>Environment</h2><table id='environment'>" + "".join(
         f"<tr><th>{esc(str(k))}</th><td>{esc(str(v))}</td></tr>" for k, v in env_rows.items()) + "</table>")
     parts.append("</body></html>")

@@ -149,10 +149,12 @@ def _sleep(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Secti
                 f"{mode_label(a)}: {_fmt(_n(a, 'throughput_rps'), 1)} req/s with {_fmt(users)} users sleeping "
                 f"{_fmt(sleep_s, 1)} s each — Tomcat's {_fmt(threads)} threads ÷ {_fmt(sleep_s, 1)} s = "
                 f"{_fmt(threads / sleep_s if sleep_s else math.nan, 1)} req/s, so a user waits for a thread "
-                f"(median {_fmt(_n(a, 'p50_ms') / 1000, 1)} s, {_fmt(_n(a, 'p50_ms') / 1000 / sleep_s, 1)}× the sleep).")
+                f"(median {_fmt(_n(a, 'p50_ms') / 1000, 1)} s, "
+                f"{_fmt(_n(a, 'p50_ms') / 1000 / sleep_s, 1)}× the sleep).")
         else:
             verdict.append(
-                f"{mode_label(a)}: {_fmt(_n(a, 'throughput_rps'), 1)} req/s, median {_fmt(_n(a, 'p50_ms') / 1000, 2)} s "
+                f"{mode_label(a)}: {_fmt(_n(a, 'throughput_rps'), 1)} req/s, "
+                f"median {_fmt(_n(a, 'p50_ms') / 1000, 2)} s "
                 f"— about the sleep itself: every user gets a thread, so the ceiling is users ÷ sleep = "
                 f"{_fmt(users / sleep_s if sleep_s else math.nan, 1)} req/s.")
     verdict += _ratio_sentence(lines)
@@ -217,7 +219,8 @@ def _pinning(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
     if not math.isnan(control):
         if control > 0:
             verdict.append(f"The capture works: the pinned-control path (blocking under a native frame) recorded "
-                           f"{_fmt(control)} jdk.VirtualThreadPinned events on virtual threads ({reasons(control_reasons)}).")
+                           f"{_fmt(control)} jdk.VirtualThreadPinned events on virtual threads "
+                           f"({reasons(control_reasons)}).")
         else:
             verdict.append("The pinning capture is BROKEN: the pinned-control path recorded no jdk.VirtualThreadPinned "
                            "events, so the zeros elsewhere in this run prove nothing.")
@@ -226,9 +229,11 @@ def _pinning(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
             verdict.append("Blocking inside synchronized recorded 0 pinned events on virtual threads: JEP 491 "
                            "(JDK 24+) lets a virtual thread unmount while it holds a monitor."
                            + ("" if not math.isnan(control) else
-                              " Without a pinned-control row this zero is unverified (add --path-mode pinned-control)."))
+                              " Without a pinned-control row this zero is unverified (add --path-mode "
+                              "pinned-control)."))
         else:
-            verdict.append(f"Blocking inside synchronized still pinned {_fmt(monitor)} times ({reasons(monitor_reasons)}): "
+            verdict.append(f"Blocking inside synchronized still pinned {_fmt(monitor)} times "
+                           f"({reasons(monitor_reasons)}): "
                            "this JDK predates JEP 491 or something else holds the carrier.")
     by_path = {(a.get("path_mode"), a["thread_mode"]): a for a in lines}
     pinned_v, normal_v = by_path.get(("pinned-control", "virtual")), by_path.get(("normal", "virtual"))
@@ -253,12 +258,14 @@ def _pinning(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
 
 def _fanout(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
     lines = sorted((a for a in analysed if analyze.workload(a) == "fanout"),
-                   key=lambda a: (a["thread_mode"] != "platform", a.get("fanout") != "sequential", _n(a, "concurrency")))
+                   key=lambda a: (a["thread_mode"] != "platform", a.get("fanout") != "sequential",
+                                  _n(a, "concurrency")))
     if not lines:
         return None
     call_ms = _n(lines[0], "stub_delay_ms") + 2 * _n(lines[0], "downstream_latency_ms", 0)
     verdict = [f"Each request reads the order and makes two downstream calls of {_fmt(call_ms)} ms: one after the "
-               f"other that is ≥ {_fmt(2 * call_ms)} ms (the sum), all at once it can be {_fmt(call_ms)} ms (the slowest)."]
+               f"other that is ≥ {_fmt(2 * call_ms)} ms (the sum), all at once it can be "
+               f"{_fmt(call_ms)} ms (the slowest)."]
     def in_service_ms(a: Line) -> float:
         # More users than threads: the median also counts the wait for a thread; the time in service is
         # the analysis' service time (from a row of the same fan-out that did not queue).
@@ -310,13 +317,14 @@ def _pools(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Secti
         by = {a.get("pool_impl") or "hikari": a for a in lines if a["thread_mode"] == mode}
         hikari, other = by.get("hikari"), by.get("agroal")
         if hikari and other:
-            ratio = _n(other, "throughput_rps") / _n(hikari, "throughput_rps") if _n(hikari, "throughput_rps") else math.nan
+            base_rps = _n(hikari, "throughput_rps")
+            ratio = _n(other, "throughput_rps") / base_rps if base_rps else math.nan
             verdict.append(
                 f"{mode}, {other.get('conn_mode')}, pool {other.get('hikari_pool')}, {other.get('concurrency')} users: "
                 f"HikariCP {_fmt(_n(hikari, 'throughput_rps'), 1)} req/s (p99 {_fmt(_n(hikari, 'p99_ms'))} ms) vs "
                 f"Agroal {_fmt(_n(other, 'throughput_rps'), 1)} req/s (p99 {_fmt(_n(other, 'p99_ms'))} ms): "
-                + (f"within {analyze.SPREAD_WARNING * 100:.0f}% — the same wall" if abs(ratio - 1) < analyze.SPREAD_WARNING
-                   else f"Agroal at {_fmt(ratio, 2)}× HikariCP")
+                + (f"within {analyze.SPREAD_WARNING * 100:.0f}% — the same wall"
+                   if abs(ratio - 1) < analyze.SPREAD_WARNING else f"Agroal at {_fmt(ratio, 2)}× HikariCP")
                 + f"; bottleneck {hikari['bottleneck']} / {other['bottleneck']}."
                 + _tail_sentence(_n(hikari, "p99_ms"), _n(other, "p99_ms")))
         elif other:
@@ -360,7 +368,8 @@ def _latency(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
         parts = []
         for column, tier in (("db", "PostgreSQL"), ("downstream", "downstream")):
             if _n(a, f"{column}_latency_ms", 0) > 0:
-                parts.append(f"{tier} +{_fmt(_n(a, f'{column}_latency_ms'))}±{_fmt(_n(a, f'{column}_jitter_ms', 0))} ms")
+                parts.append(f"{tier} +{_fmt(_n(a, f'{column}_latency_ms'))}±{_fmt(_n(a, f'{column}_jitter_ms', 0))} "
+                             f"ms")
         return ", ".join(parts) + " each way" if parts else "loopback"
 
     verdict = ["Latency is added by a Toxiproxy between the tiers, to each direction of every connection, so "
@@ -370,11 +379,13 @@ def _latency(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
         base = next((a for a in mine if where(a) == "loopback"), None)
         for a in (a for a in mine if where(a) != "loopback"):
             sentence = (f"{mode} with {where(a)}: {_fmt(_n(a, 'throughput_rps'), 1)} req/s, median "
-                        f"{_fmt(_n(a, 'p50_ms'))} ms ({a['bottleneck']}, ceiling {_fmt(_n(a, 'ceiling_rps'), 1)} req/s)")
+                        f"{_fmt(_n(a, 'p50_ms'))} ms ({a['bottleneck']}, ceiling {_fmt(_n(a, 'ceiling_rps'), 1)} "
+                        f"req/s)")
             if base:
                 moved = base["bottleneck"] != a["bottleneck"]
                 sentence += (f" against {_fmt(_n(base, 'throughput_rps'), 1)} req/s on loopback ({base['bottleneck']})"
-                             + (f" — the bottleneck moved from {base['bottleneck']} to {a['bottleneck']}" if moved else ""))
+                             + (f" — the bottleneck moved from {base['bottleneck']} to {a['bottleneck']}"
+                                if moved else ""))
             if a["bottleneck"] == "connection-pool" and _n(a, "throughput_rps", 0) > 0:
                 # Every connection busy: Little's law gives how long each request kept one.
                 hold_ms = _n(a, "hikari_pool") / _n(a, "throughput_rps") * 1000
@@ -417,7 +428,8 @@ def _context(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sec
         parts = [f"{name} RSS {_fmt(_n(a, 'rss_mb_max'))} MB, heap max {_fmt(_n(a, 'heap_used_mb_max'))} MB, "
                  f"{_fmt(_n(a, 'gc_pauses'))} GC pauses ({_fmt(_n(a, 'gc_pause_ms'))} ms), "
                  f"{_fmt(_n(a, 'throughput_rps'), 1)} req/s"
-                 for name, a in (("no context:", by.get("none")), ("ThreadLocal:", local), ("ScopedValue:", scoped)) if a]
+                 for name, a in (("no context:", by.get("none")), ("ThreadLocal:", local), ("ScopedValue:", scoped))
+                 if a]
         verdict.append(f"{mode} at {(local or scoped)['concurrency']} users with {_fmt(kb)} KB per request — "
                        + "; ".join(parts) + ".")
         if local and scoped:
@@ -474,12 +486,14 @@ def _reactive(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Se
             else:
                 cpu_v, cpu_w = _n(virtual, "app_cpu_ms_per_req"), _n(webflux, "app_cpu_ms_per_req")
                 verdict.append(
-                    f"WebFlux at {_fmt(ratio, 2)}× virtual threads ({webflux['bottleneck']} vs {virtual['bottleneck']}): "
+                    f"WebFlux at {_fmt(ratio, 2)}× virtual threads ({webflux['bottleneck']} vs "
+                    f"{virtual['bottleneck']}): "
                     f"the twin spent {_fmt(cpu_w, 2)} ms of its own CPU per request against {_fmt(cpu_v, 2)} ms, "
                     f"with the host {_fmt(_n(webflux, 'host_cpu_pct'))}% busy — on these cores the reactive stack's "
                     "cost per request, not threads, sets its wall."
                     if cpu_w > cpu_v * (1 + analyze.SPREAD_WARNING) else
-                    f"WebFlux at {_fmt(ratio, 2)}× virtual threads ({webflux['bottleneck']} vs {virtual['bottleneck']}).")
+                    f"WebFlux at {_fmt(ratio, 2)}× virtual threads ({webflux['bottleneck']} vs "
+                    f"{virtual['bottleneck']}).")
             if not webflux["valid"]:
                 verdict.append(f"The WebFlux row is not valid ({webflux['flags']}); read it as a lower bound.")
 
