@@ -1,0 +1,75 @@
+"""JEP 491: blocking inside synchronized vs under a native frame, and the pinned events JFR recorded."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from vtlab import analyze, sample
+from vtlab.scenarios.common import TABLE_COLUMNS, PINNED_COLUMN, Line, Section, fmt, num, table_of, chart_of, ordered
+
+
+def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
+    lines = ordered([a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
+                      and a.get("path_mode") != "normal"])
+    if not lines:
+        return None
+    lines = ordered([a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
+                      and str(a.get("concurrency")) in {str(b.get("concurrency")) for b in lines}
+                      and a.get("conn_mode") in {b.get("conn_mode") for b in lines}])
+    lines.sort(key=lambda a: (str(a.get("path_mode")) != "normal", str(a.get("path_mode")), a["thread_mode"]))
+
+    def events(path: str, mode: str) -> tuple[float, dict[str, int]]:
+        chosen = [a for a in lines if a.get("path_mode") == path and a["thread_mode"] == mode]
+        counts: dict[str, int] = {}
+        for a in chosen:
+            for reason, count in sample.parse_reasons(str(a.get("pinned_reasons") or "")).items():
+                counts[reason] = counts.get(reason, 0) + count
+        total = sum(num(a, "pinned_events") for a in chosen) if chosen else math.nan
+        return total, counts
+
+    def reasons(counts: dict[str, int]) -> str:
+        return ", ".join(f"“{reason}” × {count}" for reason, count in counts.items()) or "none"
+
+    verdict = []
+    control, control_reasons = events("pinned-control", "virtual")
+    monitor, monitor_reasons = events("synchronized", "virtual")
+    if not math.isnan(control):
+        if control > 0:
+            verdict.append(f"The capture works: the pinned-control path (blocking under a native frame) recorded "
+                           f"{fmt(control)} jdk.VirtualThreadPinned events on virtual threads "
+                           f"({reasons(control_reasons)}).")
+        else:
+            verdict.append("The pinning capture is BROKEN: the pinned-control path recorded no jdk.VirtualThreadPinned "
+                           "events, so the zeros elsewhere in this run prove nothing.")
+    if not math.isnan(monitor):
+        if monitor == 0:
+            verdict.append("Blocking inside synchronized recorded 0 pinned events on virtual threads: JEP 491 "
+                           "(JDK 24+) lets a virtual thread unmount while it holds a monitor."
+                           + ("" if not math.isnan(control) else
+                              " Without a pinned-control row this zero is unverified (add --path-mode "
+                              "pinned-control)."))
+        else:
+            verdict.append(f"Blocking inside synchronized still pinned {fmt(monitor)} times "
+                           f"({reasons(monitor_reasons)}): "
+                           "this JDK predates JEP 491 or something else holds the carrier.")
+    by_path = {(a.get("path_mode"), a["thread_mode"]): a for a in lines}
+    pinned_v, normal_v = by_path.get(("pinned-control", "virtual")), by_path.get(("normal", "virtual"))
+    if pinned_v and normal_v and num(normal_v, "throughput_rps") > 0:
+        verdict.append(
+            f"What pinning costs: on the control path virtual threads serve {fmt(num(pinned_v, 'throughput_rps'), 1)} "
+            f"req/s against {fmt(num(normal_v, 'throughput_rps'), 1)} on the normal path — each blocked request holds "
+            f"one of the {fmt(num(pinned_v, 'vt_parallelism'))} carrier threads for the whole downstream call, so "
+            f"the carriers are the pool: {fmt(num(pinned_v, 'vt_parallelism'))} ÷ "
+            f"{fmt(num(pinned_v, 'service_time_ms'))} ms = {fmt(num(pinned_v, 'ceiling_threads_rps'), 1)} req/s.")
+    if pinned_v and "missing-samples" in str(pinned_v.get("flags")):
+        verdict.append("The control row's meter samples went missing as well: the service's actuator runs on "
+                       "virtual threads too, and its scrapes waited for a carrier like every request did.")
+
+    def variant(a: Line) -> str:
+        return f"{a.get('path_mode')} / {mode_label(a)}"
+
+    return Section("pinning", "Pinning: JEP 491 and its positive control", verdict,
+                   table_of(lines, mode_label, variant), chart_of(lines, [variant(a) for a in lines]),
+                   [*TABLE_COLUMNS, PINNED_COLUMN])
+
