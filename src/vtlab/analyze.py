@@ -137,7 +137,6 @@ def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[s
 
 
 def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
-    mode = str(row.get("thread_mode"))
     conn_mode = str(row.get("conn_mode"))
     kind = workload(row)
     delay_s = wait_s(row)
@@ -175,29 +174,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     ceiling = finite.get(limit, math.nan)
     flags = validity_flags(row, ctx, throughput)
     return {
-        **{name: row.get(name, "") for name in dimensions.NAMES},
-        "throughput_ci95_rps": num(row, "throughput_ci95_rps"),
-        "workload": kind, "sleep_ms": row.get("sleep_ms", ""), "cpu_work": row.get("cpu_work", ""),
-        "offload_executor": row.get("offload_executor", ""), "offload_pool": row.get("offload_pool", ""),
-        "fanout": row.get("fanout", ""), "pool_impl": row.get("pool_impl", ""), "context": row.get("context", ""),
-        "context_kb": row.get("context_kb", ""), "db_latency_ms": row.get("db_latency_ms", ""),
-        "db_jitter_ms": row.get("db_jitter_ms", ""), "downstream_latency_ms": row.get("downstream_latency_ms", ""),
-        "downstream_jitter_ms": row.get("downstream_jitter_ms", ""), "rss_mb_max": num(row, "rss_mb_max"),
-        "heap_used_mb_max": num(row, "heap_used_mb_max"), "gc_pauses": num(row, "gc_pauses"),
-        "gc_pause_ms": num(row, "gc_pause_ms"), "jvm_threads_max": num(row, "jvm_threads_max"),
-        "hikari_pending_max": num(row, "hikari_pending_max"), "app_cpu_pct": num(row, "app_cpu_pct"),
-        "stub_delay_ms": num(row, "stub_delay_ms"), "proxy_cpu_pct": num(row, "proxy_cpu_pct"),
-        "app_cpu_ms_per_req": num(row, "app_cpu_ms_per_req"),
-        "thread_mode": mode, "tomcat_max_threads": int(threads), "conn_mode": conn_mode,
-        "path_mode": row.get("path_mode"), "pinned_events": num(row, "pinned_events"),
-        "pinned_reasons": row.get("pinned_reasons", ""), "p50_ms": num(row, "p50_ms"),
-        "host_cpu_pct": num(row, "host_cpu_pct"), "vt_parallelism": num(row, "vt_parallelism"),
-        "writes_ok": row.get("writes_ok", ""), "rows_inserted": num(row, "rows_inserted"),
-        "writes_acknowledged": num(row, "writes_acknowledged"), "writes_lost": num(row, "writes_lost"),
-        "hikari_pool": row.get("hikari_pool"), "concurrency": row.get("concurrency"),
-        "load_model": row.get("load_model", "closed"), "target_rps": row.get("target_rps", ""),
-        "rep": row.get("rep"), "throughput_rps": throughput, "p99_ms": num(row, "p99_ms"),
-        "error_rate": num(row, "error_rate", 0), "service_time_ms": service_s * 1000,
+        **_carried(row), "workload": kind, "tomcat_max_threads": int(threads),
+        "throughput_rps": throughput, "error_rate": num(row, "error_rate", 0), "service_time_ms": service_s * 1000,
         "service_time_source": source, "cpu_ms_per_req": cpu_ms,
         "ceiling_concurrency_rps": ceilings["concurrency"], "ceiling_threads_rps": ceilings["thread-pool"],
         "ceiling_pool_rps": ceilings["connection-pool"], "ceiling_cpu_rps": ceilings["cpu"],
@@ -206,6 +184,21 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
         "bottleneck": bottleneck(row, ctx, limit, flags),
         "valid": not flags, "flags": ";".join(flags),
     }
+
+
+# Measured figures the report and the scenario sections quote beside the verdict, carried over as they are.
+CARRIED_NUMBERS = ("p50_ms", "p99_ms", "throughput_ci95_rps", "rss_mb_max", "heap_used_mb_max", "gc_pauses",
+                   "gc_pause_ms", "jvm_threads_max", "hikari_pending_max", "app_cpu_pct", "proxy_cpu_pct",
+                   "app_cpu_ms_per_req", "host_cpu_pct", "vt_parallelism", "pinned_events", "rows_inserted",
+                   "writes_acknowledged", "writes_lost", "stub_delay_ms")
+CARRIED_TEXT = ("pinned_reasons", "writes_ok")
+
+
+def _carried(row: Mapping[str, object]) -> dict[str, object]:
+    """The row's dimensions and the measured figures the verdict is told beside."""
+    return {**{name: row.get(name, "") for name in dimensions.NAMES},
+            **{column: num(row, column) for column in CARRIED_NUMBERS},
+            **{column: row.get(column, "") for column in CARRIED_TEXT}}
 
 
 def request_thread_cap(row: Mapping[str, object]) -> float:

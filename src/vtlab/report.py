@@ -169,7 +169,6 @@ def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]
 
 def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mapping[str, object]]) -> list[str]:
     """Sentences generated from the analysis: where each mode flattened and why."""
-    story = []
     service = {(a["conn_mode"], a["path_mode"]): (a["service_time_ms"], a["service_time_source"])
                for a in main_rows(analysed)}
 
@@ -179,57 +178,71 @@ def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mappi
                       key=lambda a: int(a["concurrency"]))
 
     platform, virtual = lines("released", "platform"), lines("released", "virtual")
-    if platform:
-        best = max(platform, key=lambda a: float(a["throughput_median"]))
-        walls = [a for a in platform if a["bottleneck"] == "thread-pool"]
-        ms, source = service.get(("released", "normal"), (math.nan, ""))
-        if walls:
-            wall = walls[-1]
-            story.append(
-                f"Platform threads flatten at {_fmt(wall['throughput_median'], 0)} req/s: Tomcat's threads ÷ "
-                f"the time each is busy ({_fmt(ms, 0)} ms, the {source}) predict "
-                f"{_fmt(wall['ceiling_rps'], 0)} req/s, and past that users only queue "
-                f"(p99 {_fmt(wall['p99_median'], 0)} ms at {wall['concurrency']} users).")
-        else:
-            story.append(f"Platform threads reached {_fmt(best['throughput_median'], 0)} req/s at "
-                         f"{best['concurrency']} users without meeting their thread wall ({best['bottleneck']}).")
-    if virtual:
-        best = max(virtual, key=lambda a: float(a["throughput_median"]))
-        limit_words = {"concurrency": "the users themselves (each waits on the downstream, so users ÷ service time)",
-                       "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool"}
-        story.append(
-            f"Virtual threads reach {_fmt(best['throughput_median'], 0)} req/s at {best['concurrency']} users "
-            f"({_fmt(float(best['throughput_median']) / float(best['ceiling_rps']) * 100, 0)}% of a predicted "
-            f"{_fmt(best['ceiling_rps'], 0)} req/s), limited by {limit_words.get(str(best['limit']), best['limit'])}; "
-            f"bottleneck: {best['bottleneck']}.")
-        if platform:
-            top_p = max(float(a["throughput_median"]) for a in platform)
-            if top_p > 0:
-                story.append(f"At the highest concurrency measured, virtual threads deliver "
-                             f"{float(best['throughput_median']) / top_p:.1f}× the best platform-thread throughput.")
-    held = [a for a in main_rows(aggregated) if a["conn_mode"] == "held" and a["path_mode"] == "normal"]
-    if held:
-        ms, source = service.get(("held", "normal"), (math.nan, ""))
-        parts = ", ".join(f"{a['thread_mode']} {_fmt(a['throughput_median'], 1)} req/s ({a['bottleneck']})"
-                          for a in sorted(held, key=lambda a: (int(a["hikari_pool"]), a["thread_mode"])))
-        pools = sorted({int(a["hikari_pool"]) for a in held})
-        story.append(
-            f"With the connection held across the downstream call the bottleneck moves to the pool: "
-            f"pool ÷ {_fmt(ms, 0)} ms ({source}) caps both modes at "
-            + ", ".join(f"{_fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
-            + f" — measured: {parts}. Virtual threads cannot help when every request needs a connection "
-            "for the whole call.")
+    story = [*_platform_story(platform, service), *_virtual_story(virtual, platform),
+             *_held_story(aggregated, service)]
     if not story:
         story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
                      "order-summary` rows.")
+    return story + _validity_story(analysed)
+
+
+def _platform_story(platform, service) -> list[str]:
+    if not platform:
+        return []
+    ms, source = service.get(("released", "normal"), (math.nan, ""))
+    walls = [a for a in platform if a["bottleneck"] == "thread-pool"]
+    if walls:
+        wall = walls[-1]
+        return [f"Platform threads flatten at {_fmt(wall['throughput_median'], 0)} req/s: Tomcat's threads ÷ "
+                f"the time each is busy ({_fmt(ms, 0)} ms, the {source}) predict "
+                f"{_fmt(wall['ceiling_rps'], 0)} req/s, and past that users only queue "
+                f"(p99 {_fmt(wall['p99_median'], 0)} ms at {wall['concurrency']} users)."]
+    best = max(platform, key=lambda a: float(a["throughput_median"]))
+    return [f"Platform threads reached {_fmt(best['throughput_median'], 0)} req/s at "
+            f"{best['concurrency']} users without meeting their thread wall ({best['bottleneck']})."]
+
+
+LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstream, so users ÷ service time)",
+               "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool"}
+
+
+def _virtual_story(virtual, platform) -> list[str]:
+    if not virtual:
+        return []
+    best = max(virtual, key=lambda a: float(a["throughput_median"]))
+    story = [f"Virtual threads reach {_fmt(best['throughput_median'], 0)} req/s at {best['concurrency']} users "
+             f"({_fmt(float(best['throughput_median']) / float(best['ceiling_rps']) * 100, 0)}% of a predicted "
+             f"{_fmt(best['ceiling_rps'], 0)} req/s), limited by {LIMIT_WORDS.get(str(best['limit']), best['limit'])}; "
+             f"bottleneck: {best['bottleneck']}."]
+    top_p = max((float(a["throughput_median"]) for a in platform), default=0.0)
+    if top_p > 0:
+        story.append(f"At the highest concurrency measured, virtual threads deliver "
+                     f"{float(best['throughput_median']) / top_p:.1f}× the best platform-thread throughput.")
+    return story
+
+
+def _held_story(aggregated, service) -> list[str]:
+    held = [a for a in main_rows(aggregated) if a["conn_mode"] == "held" and a["path_mode"] == "normal"]
+    if not held:
+        return []
+    ms, source = service.get(("held", "normal"), (math.nan, ""))
+    parts = ", ".join(f"{a['thread_mode']} {_fmt(a['throughput_median'], 1)} req/s ({a['bottleneck']})"
+                      for a in sorted(held, key=lambda a: (int(a["hikari_pool"]), a["thread_mode"])))
+    pools = sorted({int(a["hikari_pool"]) for a in held})
+    return [f"With the connection held across the downstream call the bottleneck moves to the pool: "
+            f"pool ÷ {_fmt(ms, 0)} ms ({source}) caps both modes at "
+            + ", ".join(f"{_fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
+            + f" — measured: {parts}. Virtual threads cannot help when every request needs a connection "
+            "for the whole call."]
+
+
+def _validity_story(analysed) -> list[str]:
     invalid = [a for a in analysed if not a["valid"]]
     if invalid:
-        story.append(f"{len(invalid)} row(s) cannot be trusted and are marked: "
-                     + "; ".join(f"{row_label(a)} ({a['flags']})" for a in invalid) + ".")
-    else:
-        story.append("Every row is valid: the generator kept up (its CPU is in every row), no dropped "
-                     "iterations, no counted errors, samplers complete, throughput steady across the hold.")
-    return story
+        return [f"{len(invalid)} row(s) cannot be trusted and are marked: "
+                + "; ".join(f"{row_label(a)} ({a['flags']})" for a in invalid) + "."]
+    return ["Every row is valid: the generator kept up (its CPU is in every row), no dropped "
+            "iterations, no counted errors, samplers complete, throughput steady across the hold."]
 
 
 def main_rows(lines: Sequence[Mapping[str, object]]) -> list[Mapping[str, object]]:
