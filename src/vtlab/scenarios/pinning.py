@@ -31,28 +31,9 @@ def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sect
     def reasons(counts: dict[str, int]) -> str:
         return ", ".join(f"“{reason}” × {count}" for reason, count in counts.items()) or "none"
 
-    verdict = []
     control, control_reasons = events("pinned-control", "virtual")
     monitor, monitor_reasons = events("synchronized", "virtual")
-    if not math.isnan(control):
-        if control > 0:
-            verdict.append(f"The capture works: the pinned-control path (blocking under a native frame) recorded "
-                           f"{fmt(control)} jdk.VirtualThreadPinned events on virtual threads "
-                           f"({reasons(control_reasons)}).")
-        else:
-            verdict.append("The pinning capture is BROKEN: the pinned-control path recorded no jdk.VirtualThreadPinned "
-                           "events, so the zeros elsewhere in this run prove nothing.")
-    if not math.isnan(monitor):
-        if monitor == 0:
-            verdict.append("Blocking inside synchronized recorded 0 pinned events on virtual threads: JEP 491 "
-                           "(JDK 24+) lets a virtual thread unmount while it holds a monitor."
-                           + ("" if not math.isnan(control) else
-                              " Without a pinned-control row this zero is unverified (add --path-mode "
-                              "pinned-control)."))
-        else:
-            verdict.append(f"Blocking inside synchronized still pinned {fmt(monitor)} times "
-                           f"({reasons(monitor_reasons)}): "
-                           "this JDK predates JEP 491 or something else holds the carrier.")
+    verdict = _capture_verdict(control, reasons(control_reasons), monitor, reasons(monitor_reasons))
     by_path = {(a.get("path_mode"), a["thread_mode"]): a for a in lines}
     pinned_v, normal_v = by_path.get(("pinned-control", "virtual")), by_path.get(("normal", "virtual"))
     if pinned_v and normal_v and num(normal_v, "throughput_rps") > 0:
@@ -73,3 +54,25 @@ def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sect
                    table_of(lines, mode_label, variant), chart_of(lines, [variant(a) for a in lines]),
                    [*TABLE_COLUMNS, PINNED_COLUMN])
 
+
+def _capture_verdict(control: float, control_reasons: str, monitor: float, monitor_reasons: str) -> list[str]:
+    """Whether the capture works (the control pinned) and what the synchronized path recorded."""
+    verdict = []
+    if not math.isnan(control):
+        if control > 0:
+            verdict.append(f"The capture works: the pinned-control path (blocking under a native frame) recorded "
+                           f"{fmt(control)} jdk.VirtualThreadPinned events on virtual threads ({control_reasons}).")
+        else:
+            verdict.append("The pinning capture is BROKEN: the pinned-control path recorded no jdk.VirtualThreadPinned "
+                           "events, so the zeros elsewhere in this run prove nothing.")
+    if not math.isnan(monitor):
+        if monitor == 0:
+            verdict.append("Blocking inside synchronized recorded 0 pinned events on virtual threads: JEP 491 "
+                           "(JDK 24+) lets a virtual thread unmount while it holds a monitor."
+                           + ("" if not math.isnan(control) else
+                              " Without a pinned-control row this zero is unverified (add --path-mode "
+                              "pinned-control)."))
+        else:
+            verdict.append(f"Blocking inside synchronized still pinned {fmt(monitor)} times ({monitor_reasons}): "
+                           "this JDK predates JEP 491 or something else holds the carrier.")
+    return verdict
