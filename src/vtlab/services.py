@@ -17,10 +17,9 @@ HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
 
 def _java_env(extra: dict[str, str]) -> dict[str, str]:
     # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
-    ours = {"VT_ENABLED", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
+    ours = {"VT_ENABLED", "DB_POOL_MAX", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
-            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB",
-            "DB_POOL_MAX"}
+            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -74,7 +73,7 @@ class AppConfig:
     def env(self) -> dict[str, str]:
         if self.reactive:
             return {"DB_POOL_MAX": str(self.pool)}
-        return {"VT_ENABLED": str(self.virtual).lower(), "HIKARI_MAX_POOL": str(self.pool),
+        return {"VT_ENABLED": str(self.virtual).lower(), "DB_POOL_MAX": str(self.pool),
                 "CONN_MODE": self.conn_mode, "PATH_MODE": self.path_mode,
                 "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads), "OFFLOAD_EXECUTOR": self.offload_executor,
                 "OFFLOAD_POOL": str(self.offload_pool), "FANOUT_MODE": self.fanout, "POOL_IMPL": self.pool_impl,

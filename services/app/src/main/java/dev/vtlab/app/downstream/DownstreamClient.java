@@ -8,6 +8,8 @@ import java.util.concurrent.TimeoutException;
 
 import dev.vtlab.app.context.RequestContext;
 import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.downstream.DownstreamTimeoutException;
+import dev.vtlab.common.downstream.DownstreamUnavailableException;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.http.client.HttpClientSettings;

@@ -3,10 +3,12 @@ package dev.vtlab.app.orders;
 import java.util.List;
 
 import dev.vtlab.app.downstream.DownstreamClient;
-import dev.vtlab.app.runtime.ThreadInfo;
 import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.common.InvalidOrderIdException;
 import dev.vtlab.common.InvalidSettingException;
+import dev.vtlab.common.orders.OrderNotFoundException;
+import dev.vtlab.common.orders.OrderSummary;
+import dev.vtlab.common.runtime.ThreadInfo;
 import dev.vtlab.fanout.FanOut;
 import tools.jackson.databind.JsonNode;
 

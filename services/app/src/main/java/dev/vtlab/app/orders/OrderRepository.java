@@ -3,6 +3,7 @@ package dev.vtlab.app.orders;
 import java.time.OffsetDateTime;
 import java.util.Optional;
 
+import dev.vtlab.common.orders.OrderSummary;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 

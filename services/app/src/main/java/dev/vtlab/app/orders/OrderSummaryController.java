@@ -1,6 +1,7 @@
 package dev.vtlab.app.orders;
 
 import dev.vtlab.common.InvalidOrderIdException;
+import dev.vtlab.common.orders.OrderSummary;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;

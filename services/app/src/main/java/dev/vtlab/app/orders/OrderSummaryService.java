@@ -2,10 +2,12 @@ package dev.vtlab.app.orders;
 
 import dev.vtlab.app.downstream.DownstreamClient;
 import dev.vtlab.app.pinning.PinnedControlDownstream;
-import dev.vtlab.app.runtime.ThreadInfo;
-import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.app.system.LabSettings.ConnMode;
 import dev.vtlab.app.system.LabSettings.PathMode;
+import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.orders.OrderNotFoundException;
+import dev.vtlab.common.orders.OrderSummary;
+import dev.vtlab.common.runtime.ThreadInfo;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.stereotype.Service;

@@ -1,9 +1,10 @@
 package dev.vtlab.app.orders;
 
 import dev.vtlab.app.downstream.DownstreamClient;
-import dev.vtlab.app.runtime.ThreadInfo;
-import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.app.system.LabSettings.ConnMode;
+import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.orders.OrderSummary;
+import dev.vtlab.common.runtime.ThreadInfo;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.dao.DataIntegrityViolationException;

@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
- * POOL_IMPL=agroal: an Agroal pool sized and timed exactly like the Hikari one (fixed size HIKARI_MAX_POOL,
+ * POOL_IMPL=agroal: an Agroal pool sized and timed exactly like the Hikari one (fixed size DB_POOL_MAX,
  * DB_POOL_TIMEOUT_MS to wait for a connection). Defining the DataSource makes Boot's Hikari set-up back off.
  */
 @Configuration(proxyBeanMethods = false)
@@ -33,7 +33,7 @@ class AgroalPoolConfiguration {
 
     @Bean
     DataSource dataSource(LabSettings settings) throws SQLException {
-        int size = settings.hikariMaxPool();
+        int size = settings.dbPoolMax();
         AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
                 // active and awaiting counts are only kept with metrics on; they are the rig's pool gauges
                 .metricsEnabled(true)

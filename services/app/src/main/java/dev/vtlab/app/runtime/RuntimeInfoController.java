@@ -10,6 +10,7 @@ import dev.vtlab.app.downstream.DownstreamClient;
 import dev.vtlab.app.orders.OffloadExecutorConfig;
 import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.runtime.ThreadInfo;
 import jdk.management.VirtualThreadSchedulerMXBean;
 import org.apache.coyote.AbstractProtocol;
 import org.apache.coyote.ProtocolHandler;

@@ -1,19 +1,22 @@
 package dev.vtlab.app.system;
 
+import static dev.vtlab.common.problems.Problems.problem;
+import static dev.vtlab.common.problems.Problems.serviceUnavailable;
+
 import java.sql.SQLTransientConnectionException;
 
-import dev.vtlab.app.downstream.DownstreamTimeoutException;
-import dev.vtlab.app.downstream.DownstreamUnavailableException;
+import dev.vtlab.common.downstream.DownstreamTimeoutException;
+import dev.vtlab.common.downstream.DownstreamUnavailableException;
 import dev.vtlab.app.orders.InvalidNewOrderException;
 import dev.vtlab.app.orders.OffloadTimeoutException;
-import dev.vtlab.app.orders.OrderNotFoundException;
+import dev.vtlab.common.orders.OrderNotFoundException;
 import dev.vtlab.app.workloads.InvalidParameterException;
 import dev.vtlab.common.InvalidOrderIdException;
+import dev.vtlab.common.problems.Problems;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -32,12 +35,9 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
-    /** Seconds a client should wait after pool exhaustion; load clears within the pool timeout. */
-    private static final String RETRY_AFTER_SECONDS = "1";
-
     @ExceptionHandler(InvalidOrderIdException.class)
     ProblemDetail invalidId(InvalidOrderIdException ex) {
-        return problem(HttpStatus.BAD_REQUEST, "Invalid order id", ex.getMessage());
+        return problem(HttpStatus.BAD_REQUEST, Problems.INVALID_ORDER_ID, ex.getMessage());
     }
 
     @ExceptionHandler(InvalidNewOrderException.class)
@@ -52,17 +52,17 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(OrderNotFoundException.class)
     ProblemDetail notFound(OrderNotFoundException ex) {
-        return problem(HttpStatus.NOT_FOUND, "Order not found", ex.getMessage());
+        return problem(HttpStatus.NOT_FOUND, Problems.ORDER_NOT_FOUND, ex.getMessage());
     }
 
     @ExceptionHandler(DownstreamUnavailableException.class)
     ProblemDetail downstreamUnavailable(DownstreamUnavailableException ex) {
-        return problem(HttpStatus.BAD_GATEWAY, "Downstream unavailable", ex.getMessage());
+        return problem(HttpStatus.BAD_GATEWAY, Problems.DOWNSTREAM_UNAVAILABLE, ex.getMessage());
     }
 
     @ExceptionHandler(DownstreamTimeoutException.class)
     ProblemDetail downstreamTimeout(DownstreamTimeoutException ex) {
-        return problem(HttpStatus.GATEWAY_TIMEOUT, "Downstream timeout", ex.getMessage());
+        return problem(HttpStatus.GATEWAY_TIMEOUT, Problems.DOWNSTREAM_TIMEOUT, ex.getMessage());
     }
 
     @ExceptionHandler(OffloadTimeoutException.class)
@@ -75,31 +75,18 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler({ DataAccessException.class, TransactionException.class })
     ResponseEntity<ProblemDetail> database(RuntimeException ex) {
         if (hasCause(ex, SQLTransientConnectionException.class)) {
-            return serviceUnavailable("Database pool exhausted",
+            return serviceUnavailable(Problems.POOL_EXHAUSTED,
                     "No database connection became free within the pool timeout");
         }
         log.error("Database failure", ex);
         return ResponseEntity.internalServerError()
-                .body(problem(HttpStatus.INTERNAL_SERVER_ERROR, "Database error", "The database query failed"));
+                .body(problem(HttpStatus.INTERNAL_SERVER_ERROR, Problems.DATABASE_ERROR, "The database query failed"));
     }
 
     @ExceptionHandler(Exception.class)
     ProblemDetail unexpected(Exception ex) {
         log.error("Unhandled failure", ex);
-        return problem(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error", "The request could not be processed");
-    }
-
-    /** Load the service sheds: a client may retry shortly, as the wait it ran out of clears quickly. */
-    private static ResponseEntity<ProblemDetail> serviceUnavailable(String title, String detail) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
-                .body(problem(HttpStatus.SERVICE_UNAVAILABLE, title, detail));
-    }
-
-    private static ProblemDetail problem(HttpStatus status, String title, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setTitle(title);
-        return problem;
+        return problem(HttpStatus.INTERNAL_SERVER_ERROR, Problems.INTERNAL_ERROR, "The request could not be processed");
     }
 
     private static boolean hasCause(Throwable ex, Class<? extends Throwable> type) {

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 
 import dev.vtlab.common.Env;
+import dev.vtlab.common.InvalidSettingException;
 
 import org.springframework.core.env.PropertyResolver;
 
@@ -26,7 +27,7 @@ import static dev.vtlab.common.Env.optionalPort;
  */
 public record LabSettings(
         boolean virtualThreads,
-        int hikariMaxPool,
+        int dbPoolMax,
         ConnMode connMode,
         PathMode pathMode,
         int tomcatMaxThreads,
@@ -104,10 +105,28 @@ public record LabSettings(
         return Env.valueName(constant);
     }
 
+    /**
+     * The pool size: DB_POOL_MAX, the name the reactive twin reads too; HIKARI_MAX_POOL, the published rig's
+     * name, still works. Both set to different sizes is a mistake that must not pick one silently.
+     */
+    static int dbPoolMax(PropertyResolver env) {
+        if (env.getProperty("DB_POOL_MAX") == null) {
+            return intBetween(env, "HIKARI_MAX_POOL", 50, 1, Integer.MAX_VALUE);
+        }
+        int size = intBetween(env, "DB_POOL_MAX", 50, 1, Integer.MAX_VALUE);
+        String alias = env.getProperty("HIKARI_MAX_POOL");
+        if (alias != null && intBetween(env, "HIKARI_MAX_POOL", 50, 1, Integer.MAX_VALUE) != size) {
+            throw new InvalidSettingException("DB_POOL_MAX",
+                    "the same as HIKARI_MAX_POOL (its older name, set to '%s') when both are set".formatted(alias),
+                    String.valueOf(size));
+        }
+        return size;
+    }
+
     public static LabSettings from(PropertyResolver env) {
         return new LabSettings(
                 bool(env, "VT_ENABLED", false),
-                intBetween(env, "HIKARI_MAX_POOL", 50, 1, Integer.MAX_VALUE),
+                dbPoolMax(env),
                 oneOf(env, "CONN_MODE", ConnMode.RELEASED),
                 oneOf(env, "PATH_MODE", PathMode.NORMAL),
                 intBetween(env, "TOMCAT_MAX_THREADS", 200, 1, Integer.MAX_VALUE),
@@ -139,8 +158,8 @@ public record LabSettings(
     /** Keeps the password out of logs and failure reports. */
     @Override
     public String toString() {
-        return "LabSettings[virtualThreads=%s, hikariMaxPool=%d, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
-                .formatted(virtualThreads, hikariMaxPool, connMode, pathMode, tomcatMaxThreads)
+        return "LabSettings[virtualThreads=%s, dbPoolMax=%d, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
+                .formatted(virtualThreads, dbPoolMax, connMode, pathMode, tomcatMaxThreads)
                 + "dbUrl=%s, dbUser=%s, stubUrl=%s, server=%s:%d, dbPoolTimeout=%s, downstreamConnectTimeout=%s, "
                         .formatted(dbUrl, dbUser, stubUrl, serverAddress, serverPort, dbPoolTimeout,
                                 downstreamConnectTimeout)

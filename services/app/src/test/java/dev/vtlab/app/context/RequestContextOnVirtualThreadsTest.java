@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** CONTEXT_MODE=scopedvalue in the running app: every API answer carries its context's id. */
 @ExtendWith(LabInfrastructure.class)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "VT_ENABLED=true", "CONTEXT_MODE=scopedvalue", "CONTEXT_KB=32", "CONN_MODE=released", "HIKARI_MAX_POOL=2" })
+        "VT_ENABLED=true", "CONTEXT_MODE=scopedvalue", "CONTEXT_KB=32", "CONN_MODE=released", "DB_POOL_MAX=2" })
 class RequestContextOnVirtualThreadsTest {
 
     @LocalServerPort

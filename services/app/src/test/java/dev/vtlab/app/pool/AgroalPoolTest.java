@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** POOL_IMPL=agroal: the same sizes, the same answers, the same pool gauges and 503 as with Hikari. */
 @ExtendWith(LabInfrastructure.class)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "VT_ENABLED=true", "POOL_IMPL=agroal", "CONN_MODE=held", "PATH_MODE=normal", "HIKARI_MAX_POOL=2",
+        "VT_ENABLED=true", "POOL_IMPL=agroal", "CONN_MODE=held", "PATH_MODE=normal", "DB_POOL_MAX=2",
         "DB_POOL_TIMEOUT_MS=1000" })
 class AgroalPoolTest {
 

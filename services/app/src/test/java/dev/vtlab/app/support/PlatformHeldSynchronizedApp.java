@@ -24,7 +24,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "VT_ENABLED=false",
         "CONN_MODE=held",
         "PATH_MODE=synchronized",
-        "HIKARI_MAX_POOL=2",
+        "DB_POOL_MAX=2",
         "TOMCAT_MAX_THREADS=123",
         "DB_POOL_TIMEOUT_MS=5000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=2000",

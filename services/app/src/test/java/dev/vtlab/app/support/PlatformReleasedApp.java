@@ -24,7 +24,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "VT_ENABLED=false",
         "CONN_MODE=released",
         "PATH_MODE=normal",
-        "HIKARI_MAX_POOL=3",
+        "DB_POOL_MAX=3",
         "TOMCAT_MAX_THREADS=200",
         "DB_POOL_TIMEOUT_MS=5000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=2000",

@@ -24,7 +24,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "VT_ENABLED=true",
         "CONN_MODE=held",
         "PATH_MODE=synchronized",
-        "HIKARI_MAX_POOL=7",
+        "DB_POOL_MAX=7",
         "TOMCAT_MAX_THREADS=123",
         "DB_POOL_TIMEOUT_MS=4000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=1500",

@@ -19,7 +19,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "VT_ENABLED=true",
         "CONN_MODE=released",
         "PATH_MODE=pinned-control",
-        "HIKARI_MAX_POOL=2",
+        "DB_POOL_MAX=2",
         "TOMCAT_MAX_THREADS=200",
         "DB_POOL_TIMEOUT_MS=5000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=2000",

@@ -32,7 +32,7 @@ class DownstreamFailuresTest {
     @NestedTestConfiguration(NestedTestConfiguration.EnclosingConfiguration.OVERRIDE)
     @ExtendWith(LabInfrastructure.class)
     @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-            "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "HIKARI_MAX_POOL=1",
+            "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "DB_POOL_MAX=1",
             // Nothing listens on port 1 of the loopback interface: the connection is refused at once.
             "STUB_URL=http://127.0.0.1:1" })
     class Unreachable {
@@ -51,7 +51,7 @@ class DownstreamFailuresTest {
     @NestedTestConfiguration(NestedTestConfiguration.EnclosingConfiguration.OVERRIDE)
     @ExtendWith(LabInfrastructure.class)
     @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-            "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "HIKARI_MAX_POOL=1",
+            "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "DB_POOL_MAX=1",
             // The stub answers after STUB_DELAY_MS (>= 100 ms); 50 ms is always too short.
             "DOWNSTREAM_READ_TIMEOUT_MS=50" })
     class TooSlow {
@@ -71,7 +71,7 @@ class DownstreamFailuresTest {
     @NestedTestConfiguration(NestedTestConfiguration.EnclosingConfiguration.OVERRIDE)
     @ExtendWith(LabInfrastructure.class)
     @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-            "VT_ENABLED=true", "CONN_MODE=released", "PATH_MODE=pinned-control", "HIKARI_MAX_POOL=1",
+            "VT_ENABLED=true", "CONN_MODE=released", "PATH_MODE=pinned-control", "DB_POOL_MAX=1",
             "DOWNSTREAM_READ_TIMEOUT_MS=50" })
     class TooSlowInsideNativeFrame {
 
@@ -92,7 +92,7 @@ class DownstreamFailuresTest {
     @NestedTestConfiguration(NestedTestConfiguration.EnclosingConfiguration.OVERRIDE)
     @ExtendWith(LabInfrastructure.class)
     @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-            "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "HIKARI_MAX_POOL=1" })
+            "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "DB_POOL_MAX=1" })
     class ServerError {
 
         /** The real stub never fails, so a real (JDK) HTTP server stands in for a failing downstream. */

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** One connection, held across the downstream call, and the shortest pool timeout Hikari accepts. */
 @ExtendWith(LabInfrastructure.class)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "VT_ENABLED=false", "CONN_MODE=held", "PATH_MODE=normal", "HIKARI_MAX_POOL=1", "DB_POOL_TIMEOUT_MS=250" })
+        "VT_ENABLED=false", "CONN_MODE=held", "PATH_MODE=normal", "DB_POOL_MAX=1", "DB_POOL_TIMEOUT_MS=250" })
 class PoolExhaustionTest {
 
     @LocalServerPort

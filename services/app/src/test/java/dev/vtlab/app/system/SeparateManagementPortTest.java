@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** MANAGEMENT_PORT: the rig's scrapes keep working while the load holds every request thread. */
 @ExtendWith(LabInfrastructure.class)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "HIKARI_MAX_POOL=2",
+        "VT_ENABLED=false", "CONN_MODE=released", "PATH_MODE=normal", "DB_POOL_MAX=2",
         "TOMCAT_MAX_THREADS=2", "MANAGEMENT_PORT=0" })
 class SeparateManagementPortTest {
 

@@ -2,6 +2,7 @@ package dev.vtlab.app.system;
 
 import dev.vtlab.app.AppApplication;
 import dev.vtlab.common.InvalidSettingException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -15,7 +16,8 @@ class StartupValidationTest {
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', textBlock = """
             VT_ENABLED                    | maybe       | VT_ENABLED must be true or false, got 'maybe'
-            HIKARI_MAX_POOL               | 0           | HIKARI_MAX_POOL must be an integer >= 1, got '0'
+            DB_POOL_MAX                   | 0           | DB_POOL_MAX must be an integer >= 1, got '0'
+            DB_POOL_MAX                   | lots        | DB_POOL_MAX must be an integer >= 1, got 'lots'
             HIKARI_MAX_POOL               | lots        | HIKARI_MAX_POOL must be an integer >= 1, got 'lots'
             CONN_MODE                     | sometimes   | CONN_MODE must be released or held, got 'sometimes'
             PATH_MODE                     | locked      | PATH_MODE must be normal, synchronized or pinned-control, got 'locked'
@@ -37,5 +39,15 @@ class StartupValidationTest {
         assertThatThrownBy(() -> app.run("--" + variable + "=" + value))
                 .isInstanceOf(InvalidSettingException.class)
                 .hasMessageStartingWith(message);
+    }
+
+    @Test
+    void thePoolSizeUnderBothItsNamesMustAgree() {
+        SpringApplicationBuilder app = new SpringApplicationBuilder(AppApplication.class).logStartupInfo(false);
+
+        assertThatThrownBy(() -> app.run("--DB_POOL_MAX=3", "--HIKARI_MAX_POOL=4"))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith("DB_POOL_MAX must be the same as HIKARI_MAX_POOL (its older name, set to '4') "
+                        + "when both are set, got '3'");
     }
 }

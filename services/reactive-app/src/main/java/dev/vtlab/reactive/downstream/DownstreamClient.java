@@ -4,6 +4,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
+import dev.vtlab.common.downstream.DownstreamTimeoutException;
+import dev.vtlab.common.downstream.DownstreamUnavailableException;
 import dev.vtlab.reactive.system.LabSettings;
 import io.netty.channel.ConnectTimeoutException;
 import reactor.core.publisher.Mono;

@@ -2,6 +2,7 @@ package dev.vtlab.reactive.orders;
 
 import java.time.OffsetDateTime;
 
+import dev.vtlab.common.orders.OrderSummary;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcTimeoutException;

@@ -1,7 +1,8 @@
 package dev.vtlab.reactive.orders;
 
 import dev.vtlab.common.InvalidOrderIdException;
-import dev.vtlab.reactive.runtime.ThreadInfo;
+import dev.vtlab.common.orders.OrderSummary;
+import dev.vtlab.common.runtime.ThreadInfo;
 import reactor.core.publisher.Mono;
 
 import org.springframework.web.bind.annotation.GetMapping;

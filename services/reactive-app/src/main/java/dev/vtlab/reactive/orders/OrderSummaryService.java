@@ -1,7 +1,9 @@
 package dev.vtlab.reactive.orders;
 
+import dev.vtlab.common.orders.OrderNotFoundException;
+import dev.vtlab.common.orders.OrderSummary;
+import dev.vtlab.common.runtime.ThreadInfo;
 import dev.vtlab.reactive.downstream.DownstreamClient;
-import dev.vtlab.reactive.runtime.ThreadInfo;
 import reactor.core.publisher.Mono;
 
 import org.springframework.stereotype.Service;

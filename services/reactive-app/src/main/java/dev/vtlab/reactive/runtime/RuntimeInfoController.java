@@ -2,6 +2,7 @@ package dev.vtlab.reactive.runtime;
 
 import java.time.Duration;
 
+import dev.vtlab.common.runtime.ThreadInfo;
 import dev.vtlab.reactive.downstream.DownstreamClient;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;

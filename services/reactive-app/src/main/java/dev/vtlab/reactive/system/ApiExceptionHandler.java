@@ -1,15 +1,18 @@
 package dev.vtlab.reactive.system;
 
+import static dev.vtlab.common.problems.Problems.problem;
+import static dev.vtlab.common.problems.Problems.serviceUnavailable;
+
 import dev.vtlab.common.InvalidOrderIdException;
-import dev.vtlab.reactive.downstream.DownstreamTimeoutException;
-import dev.vtlab.reactive.downstream.DownstreamUnavailableException;
-import dev.vtlab.reactive.orders.OrderNotFoundException;
+import dev.vtlab.common.downstream.DownstreamTimeoutException;
+import dev.vtlab.common.downstream.DownstreamUnavailableException;
+import dev.vtlab.common.orders.OrderNotFoundException;
+import dev.vtlab.common.problems.Problems;
 import dev.vtlab.reactive.orders.PoolExhaustedException;
 import io.r2dbc.spi.R2dbcException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -27,52 +30,41 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
-    /** Seconds a client should wait after pool exhaustion; load clears within the pool timeout. */
-    private static final String RETRY_AFTER_SECONDS = "1";
-
     @ExceptionHandler(InvalidOrderIdException.class)
     ProblemDetail invalidId(InvalidOrderIdException ex) {
-        return problem(HttpStatus.BAD_REQUEST, "Invalid order id", ex.getMessage());
+        return problem(HttpStatus.BAD_REQUEST, Problems.INVALID_ORDER_ID, ex.getMessage());
     }
 
     @ExceptionHandler(OrderNotFoundException.class)
     ProblemDetail notFound(OrderNotFoundException ex) {
-        return problem(HttpStatus.NOT_FOUND, "Order not found", ex.getMessage());
+        return problem(HttpStatus.NOT_FOUND, Problems.ORDER_NOT_FOUND, ex.getMessage());
     }
 
     @ExceptionHandler(DownstreamUnavailableException.class)
     ProblemDetail downstreamUnavailable(DownstreamUnavailableException ex) {
-        return problem(HttpStatus.BAD_GATEWAY, "Downstream unavailable", ex.getMessage());
+        return problem(HttpStatus.BAD_GATEWAY, Problems.DOWNSTREAM_UNAVAILABLE, ex.getMessage());
     }
 
     @ExceptionHandler(DownstreamTimeoutException.class)
     ProblemDetail downstreamTimeout(DownstreamTimeoutException ex) {
-        return problem(HttpStatus.GATEWAY_TIMEOUT, "Downstream timeout", ex.getMessage());
+        return problem(HttpStatus.GATEWAY_TIMEOUT, Problems.DOWNSTREAM_TIMEOUT, ex.getMessage());
     }
 
     /** Load the service sheds: a client may retry shortly, as the wait it ran out of clears quickly. */
     @ExceptionHandler(PoolExhaustedException.class)
     ResponseEntity<ProblemDetail> poolExhausted(PoolExhaustedException ex) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
-                .body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Database pool exhausted", ex.getMessage()));
+        return serviceUnavailable(Problems.POOL_EXHAUSTED, ex.getMessage());
     }
 
     @ExceptionHandler(R2dbcException.class)
     ProblemDetail database(R2dbcException ex) {
         log.error("Database failure", ex);
-        return problem(HttpStatus.INTERNAL_SERVER_ERROR, "Database error", "The database query failed");
+        return problem(HttpStatus.INTERNAL_SERVER_ERROR, Problems.DATABASE_ERROR, "The database query failed");
     }
 
     @ExceptionHandler(Exception.class)
     ProblemDetail unexpected(Exception ex) {
         log.error("Unhandled failure", ex);
-        return problem(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error", "The request could not be processed");
-    }
-
-    private static ProblemDetail problem(HttpStatus status, String title, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setTitle(title);
-        return problem;
+        return problem(HttpStatus.INTERNAL_SERVER_ERROR, Problems.INTERNAL_ERROR, "The request could not be processed");
     }
 }

@@ -1,4 +1,4 @@
-package dev.vtlab.app.downstream;
+package dev.vtlab.common.downstream;
 
 /** The downstream service could not be reached or gave an unusable answer (mapped to 502). */
 public class DownstreamUnavailableException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.vtlab.app.runtime;
+package dev.vtlab.common.runtime;
 
 /** The thread that served a request, as seen from inside it. */
 public record ThreadInfo(String name, long id, boolean virtual) {

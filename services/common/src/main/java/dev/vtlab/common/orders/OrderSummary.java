@@ -1,11 +1,11 @@
-package dev.vtlab.reactive.orders;
+package dev.vtlab.common.orders;
 
 import java.time.Instant;
 
-import dev.vtlab.reactive.runtime.ThreadInfo;
+import dev.vtlab.common.runtime.ThreadInfo;
 import tools.jackson.databind.JsonNode;
 
-/** The response document of GET /api/order-summary/{id}: field for field the app's. */
+/** The response document of GET /api/order-summary/{id}, the same from the app and the reactive twin. */
 public record OrderSummary(Order order, Customer customer, JsonNode downstream, ThreadInfo thread) {
 
     public record Order(long id, String status, long totalCents, String currency, int itemCount, Instant createdAt) {
@@ -15,6 +15,6 @@ public record OrderSummary(Order order, Customer customer, JsonNode downstream, 
     }
 
     /** What the single database query returns, before the downstream part is known. */
-    record Row(Order order, Customer customer) {
+    public record Row(Order order, Customer customer) {
     }
 }

@@ -1,4 +1,4 @@
-package dev.vtlab.reactive.orders;
+package dev.vtlab.common.orders;
 
 /** Mapped to 404. */
 public class OrderNotFoundException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.vtlab.app.downstream;
+package dev.vtlab.common.downstream;
 
 /** The downstream service did not connect or answer in time (mapped to 504). */
 public class DownstreamTimeoutException extends RuntimeException {

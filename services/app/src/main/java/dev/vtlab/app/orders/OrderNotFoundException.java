@@ -1,9 +1,0 @@
-package dev.vtlab.app.orders;
-
-/** Mapped to 404. */
-public class OrderNotFoundException extends RuntimeException {
-
-    public OrderNotFoundException(long id) {
-        super("Order " + id + " does not exist");
-    }
-}
