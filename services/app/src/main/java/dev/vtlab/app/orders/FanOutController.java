@@ -10,6 +10,8 @@ import dev.vtlab.common.orders.OrderNotFoundException;
 import dev.vtlab.common.orders.OrderSummary;
 import dev.vtlab.common.runtime.ThreadInfo;
 import dev.vtlab.fanout.FanOut;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.web.bind.annotation.GetMapping;
@@ -34,8 +36,11 @@ class FanOutController {
         this.fanOut = strategy(settings.fanOutMode());
     }
 
+    @Operation(summary = "One order lookup and two downstream calls",
+            description = "FANOUT_MODE sequential: one after the other; structured: all three at once in a "
+                    + "StructuredTaskScope (needs --enable-preview).")
     @GetMapping("/api/fanout/{id}")
-    FanOutSummary fanOut(@PathVariable("id") String id) throws InterruptedException {
+    FanOutSummary fanOut(@Parameter(description = "The order id: a positive integer (1 to the number of seeded orders)", example = "42") @PathVariable("id") String id) throws InterruptedException {
         long orderId = InvalidOrderIdException.parse(id);
         // No transaction: the structured lookup runs on a forked thread, which a thread-bound one would miss.
         FanOut.Results<OrderSummary.Row, JsonNode, JsonNode> results = fanOut.all(

@@ -7,6 +7,8 @@ import java.util.concurrent.TimeoutException;
 
 import dev.vtlab.common.InvalidOrderIdException;
 import dev.vtlab.common.orders.OrderSummary;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -31,8 +33,12 @@ class OffloadController {
         this.offload = offload;
     }
 
+    @Operation(summary = "The order summary, computed on the offload executor",
+            description = "The same work as /api/order-summary/{id}, handed from the request thread to "
+                    + "OFFLOAD_EXECUTOR (a fixed platform pool of OFFLOAD_POOL threads, or a virtual thread per "
+                    + "task) while the request thread waits.")
     @GetMapping("/api/offload/{id}")
-    OrderSummary offload(@PathVariable("id") String id) throws InterruptedException {
+    OrderSummary offload(@Parameter(description = "The order id: a positive integer (1 to the number of seeded orders)", example = "42") @PathVariable("id") String id) throws InterruptedException {
         long orderId = InvalidOrderIdException.parse(id);
         Future<OrderSummary> result = offload.executor().submit(() -> service.summarize(orderId));
         try {

@@ -11,6 +11,7 @@ import dev.vtlab.app.orders.OffloadExecutorConfig;
 import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.common.runtime.ThreadInfo;
+import io.swagger.v3.oas.annotations.Operation;
 import jdk.management.VirtualThreadSchedulerMXBean;
 import org.apache.coyote.AbstractProtocol;
 import org.apache.coyote.ProtocolHandler;
@@ -44,11 +45,15 @@ class RuntimeInfoController {
         this.offload = offload;
     }
 
+    @Operation(summary = "The thread serving this request (name, id, virtual or not)")
     @GetMapping("/api/thread-info")
     ThreadInfo threadInfo() {
         return ThreadInfo.current();
     }
 
+    @Operation(summary = "What is really running, read from the live objects",
+            description = "Thread mode, pool (implementation, size, timeout), connection and path mode, Tomcat "
+                    + "threads, executors, versions: the rig refuses a row whose service reports otherwise.")
     @GetMapping("/api/runtime-info")
     RuntimeInfo runtimeInfo() throws SQLException {
         Thread serving = Thread.currentThread();

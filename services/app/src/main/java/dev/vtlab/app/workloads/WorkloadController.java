@@ -5,6 +5,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 import dev.vtlab.common.runtime.ThreadInfo;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -22,8 +24,11 @@ class WorkloadController {
     static final int MAX_CPU_WORK = 1_000_000;
 
     /** Block the request thread for {@code ms}: the classic "does it scale with waiting" demo. */
+    @Operation(summary = "Sleep on the request thread", description = "No database, no downstream: the "
+            + "thread wall in its purest form.")
     @GetMapping("/api/sleep")
-    SleepResult sleep(@RequestParam(name = "ms", required = false) String ms) throws InterruptedException {
+    SleepResult sleep(@Parameter(description = "Milliseconds to sleep, 0 to 60000", example = "5000")
+            @RequestParam(name = "ms", required = false) String ms) throws InterruptedException {
         int millis = InvalidParameterException.parse("ms", ms, 0, MAX_SLEEP_MS);
         long started = System.nanoTime();
         Thread.sleep(millis);
@@ -34,8 +39,11 @@ class WorkloadController {
      * {@code work} rounds of SHA-256, each over the previous digest: a fixed, JIT-proof amount of
      * computation (the result is returned, so it cannot be optimised away) and no I/O at all.
      */
+    @Operation(summary = "Burn CPU: rounds of SHA-256", description = "No I/O at all: a fixed amount of "
+            + "computation per request.")
     @GetMapping("/api/cpu")
-    CpuResult cpu(@RequestParam(name = "work", required = false) String work) {
+    CpuResult cpu(@Parameter(description = "SHA-256 rounds, 1 to 1000000", example = "50000")
+            @RequestParam(name = "work", required = false) String work) {
         int rounds = InvalidParameterException.parse("work", work, 1, MAX_CPU_WORK);
         MessageDigest sha = sha256();
         byte[] digest = new byte[32];
