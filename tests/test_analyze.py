@@ -73,21 +73,46 @@ def test_a_saturated_machine_is_cpu_bound():
     assert result["limit"] in ("cpu", "concurrency")
 
 
-def test_errors_above_one_percent_are_overload_but_still_valid():
+def test_errors_above_the_threshold_are_overload_and_make_the_row_invalid():
     result = verdict(row(error_rate=0.2, throughput_rps=78, ok_requests=2340))
     assert result["bottleneck"] == "overload"
-    assert result["valid"] is True
+    assert result["valid"] is False and "errors-above-threshold" in result["flags"].split(";")
+    below = verdict(row(error_rate=0.005))
+    assert below["bottleneck"] != "overload" and "errors-above-threshold" not in below["flags"]
 
 
-def test_waiting_for_the_pool_beyond_its_timeout_is_overload():
-    assert verdict(row(p99_ms=6000, hikari_active_max=50, hikari_pending_max=20))["bottleneck"] == "overload"
-    # queueing for Tomcat's threads alone is the thread wall, not overload
-    assert verdict(row(p99_ms=6000))["bottleneck"] != "overload"
+def test_overload_is_refused_requests_not_a_long_queue():
+    """A platform row queueing at Tomcat's wall with a momentary pool waiter and p99 past the pool timeout
+    served everyone: a wall. Borrows that timed out, or 503s above the threshold, are overload."""
+    queue = dict(thread_mode="platform", concurrency=1000, p99_ms=6000, hikari_active_max=50, hikari_pending_max=1,
+                 hikari_pending_share=0.02, tomcat_connections_max=1000, throughput_rps=199)
+    assert verdict(row(**queue))["bottleneck"] == "thread-pool"
+    assert verdict(row(**queue, pool_timeouts=3))["bottleneck"] == "overload"
+    assert verdict(row(**queue, errors_by_status="503=40"))["bottleneck"] == "overload"  # 40 of 2,940: 1.4%
+    assert verdict(row(**queue, errors_by_status="503=20"))["bottleneck"] == "thread-pool"  # 0.7%: below it
+
+
+def test_the_open_model_compares_requests_in_flight_with_the_threads_and_names_the_wall_above_capacity():
+    """Pre-allocated users are not requests: at 150 req/s offered under a 200-thread wall, 150 × 1.0 s are in
+    flight. Offered 400 with 198 achieved and k6 idle: the thread wall, flagged offered-above-capacity, valid."""
+    under = dict(thread_mode="platform", load_model="open", target_rps=150, concurrency=300, throughput_rps=150,
+                 ok_requests=4500, http_reqs=4500, mean_ms=1004, p50_ms=1003)
+    result = verdict(row(**under))
+    assert result["bottleneck"] == "downstream" and result["valid"] is True
+    above = dict(thread_mode="platform", load_model="open", target_rps=400, concurrency=800, throughput_rps=198,
+                 ok_requests=5940, http_reqs=5940, mean_ms=9800, p50_ms=10100, dropped_iterations=3900,
+                 tomcat_connections_max=800)
+    result = verdict(row(**above))
+    assert result["bottleneck"] == "thread-pool"
+    assert result["flags"] == "offered-above-capacity" and result["valid"] is True
+    saturated = verdict(row(**above, load_cpu_pct_max=190))
+    assert saturated["bottleneck"] == "load-generator" and "dropped-iterations" in saturated["flags"]
 
 
 @pytest.mark.parametrize("changes, flag, bottleneck", [
     ({"load_cpu_pct_max": 190}, "generator-saturated", "load-generator"),
-    ({"dropped_iterations": 12}, "dropped-iterations", "load-generator"),
+    ({"dropped_iterations": 12, "load_cpu_pct_max": 190}, "dropped-iterations", "load-generator"),
+    ({"error_rate": 0.2, "throughput_rps": 78, "ok_requests": 2340}, "errors-above-threshold", "overload"),
     ({"throughput_rps": 120}, "errors-counted", None),
     ({"cpu_samples": 10}, "missing-samples", None),
     ({"jvm_threads_max": ""}, "missing-jvm_threads_max", None),
@@ -131,10 +156,10 @@ def test_reps_aggregate_to_median_with_range_and_spread_warning():
 
 
 def test_invalid_reps_do_not_count_when_valid_ones_exist():
-    reps = [row(rep=1, throughput_rps=98), row(rep=2, throughput_rps=50, ok_requests=1500, dropped_iterations=3)]
+    reps = [row(rep=1, throughput_rps=98), row(rep=2, throughput_rps=50, ok_requests=1500, error_rate=0.5)]
     line = analyze.aggregate(analyze.analyse(reps, META))[0]
     assert line["throughput_median"] == 98 and line["valid_reps"] == 1
-    assert "dropped-iterations" in line["flags"]
+    assert "errors-above-threshold" in line["flags"]
 
 
 # --- the other workloads -----------------------------------------------------------------------
@@ -208,3 +233,31 @@ def test_a_connection_queue_under_a_saturated_cpu_is_named_cpu():
                     load_cpu_pct=36, throughput_first_half_rps=700, throughput_second_half_rps=730)
     result = verdict(saturated)
     assert result["limit"] == "cpu" and result["bottleneck"] == "cpu"
+
+
+def test_reps_that_disagree_are_named_deterministically_and_said_to_disagree():
+    reps = [row(rep=1, throughput_rps=98), row(rep=2, thread_mode="virtual", throughput_rps=97, host_cpu_pct=97,
+                                              app_cpu_pct=190, app_cpu_pct_max=195)]
+    lines = analyze.aggregate(analyze.analyse(reps, META))
+    assert [line["bottleneck"] for line in lines] == ["downstream"]  # a 1:1 tie goes to the first rep
+    assert lines[0]["bottlenecks_seen"] == "downstream/cpu"
+
+
+def test_the_same_run_reports_the_same_under_any_hash_seed(tmp_path):
+    """Set order follows PYTHONHASHSEED: two interpreters with different seeds must write identical files."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    fixture = Path(__file__).parent / "fixtures" / "doctored-scenarios"
+    outputs = []
+    for seed in ("1", "4242"):
+        run_dir = tmp_path / seed
+        run_dir.mkdir()
+        for part in ("matrix.csv", "metadata.json"):
+            shutil.copy(fixture / part, run_dir / part)
+        subprocess.run([sys.executable, "-c", f"from vtlab import report; from pathlib import Path; "
+                        f"report.render(Path({str(run_dir)!r}))"], check=True, env={"PYTHONHASHSEED": seed,
+                        "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"})
+        outputs.append([(run_dir / name).read_text() for name in ("analysis.csv", "report.md", "charts.json")])
+    assert outputs[0] == outputs[1]

@@ -13,14 +13,17 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from vtlab import cores, dimensions
+from vtlab import cores, dimensions, sample
 from vtlab import rig as rig_constants
 
 BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator", "overload")
 
 DEFAULT_TOMCAT_THREADS = 200
-DEFAULT_POOL_TIMEOUT_MS = 5000   # the service's DB_POOL_TIMEOUT_MS default
-ERROR_RATE_OVERLOAD = 0.01
+# Above this share of failed requests a row is flagged (invalid) and, if the service refused or failed them,
+# named overload: its throughput is what survived, not what it can serve.
+ERROR_THRESHOLD = 0.01
+# Conditions worth saying that do not make a row's numbers wrong: it is still valid.
+NOTES = ("offered-above-capacity",)
 SATURATED = 0.90                 # share of a tier's CPU allotment that counts as saturated
 UNSTEADY = 0.10                  # hold halves differing by more than this: not steady
 SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
@@ -112,9 +115,19 @@ def scenario_of(row: Mapping[str, object]) -> tuple[str, ...]:
 def queued(row: Mapping[str, object]) -> bool:
     """Whether the row's latency includes waiting for a thread or a connection by design: more users
     than request threads, or (held) than connections. Such a row cannot measure the service time."""
-    users = num(row, "concurrency", 0)
+    users = in_flight(row)
     held_pool = num(row, "hikari_pool", math.inf) if row.get("conn_mode") == "held" else math.inf
     return users > request_thread_cap(row) or users > held_pool or pool_was_the_queue(row, num(row, "hikari_pool"))
+
+
+def in_flight(row: Mapping[str, object]) -> float:
+    """Requests in the service at once: the users of a closed model; for the open model its arrival rate
+    times the time each request took (Little's law), never the users k6 pre-allocated to carry it."""
+    if row.get("load_model") != "open":
+        return num(row, "concurrency", 0)
+    latency_ms = num(row, "mean_ms")
+    latency_ms = num(row, "p50_ms", 0) if math.isnan(latency_ms) else latency_ms
+    return num(row, "throughput_rps", 0) * latency_ms / 1000
 
 
 def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, ...], float]:
@@ -182,7 +195,7 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
         "ceiling_rps": ceiling, "limit": limit,
         "attained": throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
         "bottleneck": bottleneck(row, ctx, limit, flags),
-        "valid": not flags, "flags": ";".join(flags),
+        "valid": not [flag for flag in flags if flag not in NOTES], "flags": ";".join(flags),
     }
 
 
@@ -262,7 +275,11 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     elif load_peak >= SATURATED * load_allotment:
         flags.append("generator-saturated")
     if num(row, "dropped_iterations", 0) > 0:
-        flags.append("dropped-iterations")
+        # k6 dropped arrivals: with CPU to spare it had no free user to send them with, because the service
+        # answered slower than they arrived — the service's wall under an offered load above it, not k6's.
+        flags.append("dropped-iterations" if "generator-saturated" in flags else "offered-above-capacity")
+    if num(row, "error_rate", 0) > ERROR_THRESHOLD:
+        flags.append("errors-above-threshold")
     ok = num(row, "ok_requests")
     hold = num(row, "hold_s")
     if not math.isnan(ok) and hold and throughput * hold > ok + 1:
@@ -296,10 +313,7 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
     if "generator-saturated" in flags or "dropped-iterations" in flags:
         return "load-generator"
     pool = num(row, "hikari_pool")
-    # Waiting for a connection longer than the pool's timeout means requests are being refused:
-    # past that point the service sheds load rather than queueing it.
-    waited_past_timeout = num(row, "p99_ms", 0) > DEFAULT_POOL_TIMEOUT_MS and num(row, "hikari_pending_max", 0) > 0
-    if num(row, "error_rate", 0) > ERROR_RATE_OVERLOAD or waited_past_timeout:
+    if refused(row):
         return "overload"
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
     cpu_saturated = (num(row, "host_cpu_pct", 0) >= SATURATED * 100
@@ -311,7 +325,7 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
     if cpu_saturated and limit == "cpu":
         return "cpu"  # e.g. CPU-bound work on a pool sized to the cores: more threads would not help
     cap = request_thread_cap(row)
-    if num(row, "concurrency", 0) > cap or (row.get("thread_mode") == "platform"
+    if in_flight(row) > cap or (row.get("thread_mode") == "platform"
                                             and num(row, "tomcat_connections_max", 0) > cap):
         return "thread-pool"
     if cpu_saturated:
@@ -319,6 +333,14 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
     if limit in ("thread-pool", "connection-pool", "cpu"):
         return limit
     return "downstream"
+
+
+def refused(row: Mapping[str, object]) -> bool:
+    """Whether the service shed load: failed requests above the threshold, or borrows that timed out
+    (503) — not a long queue, which a saturated wall makes too without failing anyone."""
+    shed = sum(sample.parse_reasons(str(row.get("errors_by_status") or "")).get(status, 0) for status in ("503", "504"))
+    return (num(row, "error_rate", 0) > ERROR_THRESHOLD or num(row, "pool_timeouts", 0) > 0
+            or shed > ERROR_THRESHOLD * num(row, "http_reqs", 0))
 
 
 def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
@@ -358,6 +380,11 @@ def failed_verdict(row: Mapping[str, object]) -> dict[str, object]:
 SCENARIO = dimensions.SCENARIO_KEY
 
 
+def most_common(values: Sequence[str]) -> str:
+    """The most frequent value; a tie goes to the one seen first (rep order), never to a set's hash order."""
+    return max(dict.fromkeys(values), key=values.count) if values else ""
+
+
 def aggregate(analysed: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     """One line per scenario: median with min-max over valid reps, and the spread warning."""
     groups: dict[tuple, list[Mapping[str, object]]] = defaultdict(list)
@@ -378,8 +405,10 @@ def aggregate(analysed: Sequence[Mapping[str, object]]) -> list[dict[str, object
             "spread": spread, "spread_warning": spread >= SPREAD_WARNING and len(rps) > 1,
             "p99_median": statistics.median(p99) if p99 else math.nan,
             "ceiling_rps": statistics.median(float(m["ceiling_rps"]) for m in valid),
-            "limit": max(set(str(m["limit"]) for m in valid), key=[str(m["limit"]) for m in valid].count),
-            "bottleneck": max(set(verdicts), key=verdicts.count),
+            "limit": most_common([str(m["limit"]) for m in valid]),
+            "bottleneck": most_common(verdicts),
+            # reps that name different walls: the line names the most common and says it was not unanimous
+            "bottlenecks_seen": "/".join(dict.fromkeys(verdicts)) if len(set(verdicts)) > 1 else "",
             "valid": any(m["valid"] for m in members),
             "flags": ";".join(sorted({f for m in members for f in str(m["flags"]).split(";") if f})),
         })

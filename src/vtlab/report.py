@@ -162,9 +162,15 @@ def headline(aggregated: Sequence[Mapping[str, object]]) -> list[dict[str, str]]
             "platform": f"{_rps(p)} · p99 {_fmt(p['p99_median'])} ms" if p else "–",
             "virtual": f"{_rps(v)} · p99 {_fmt(v['p99_median'])} ms" if v else "–",
             "ratio": "–" if math.isnan(ratio) else f"{ratio:.2f}×",
-            "bottleneck": f"{p['bottleneck'] if p else '–'} / {v['bottleneck'] if v else '–'}",
+            "bottleneck": f"{_bottleneck(p)} / {_bottleneck(v)}",
         })
     return table
+
+
+def _bottleneck(line: Mapping[str, object] | None) -> str:
+    if not line:
+        return "–"
+    return str(line["bottleneck"]) + (f" (reps: {line['bottlenecks_seen']})" if line.get("bottlenecks_seen") else "")
 
 
 def explain(aggregated: Sequence[Mapping[str, object]], analysed: Sequence[Mapping[str, object]]) -> list[str]:
