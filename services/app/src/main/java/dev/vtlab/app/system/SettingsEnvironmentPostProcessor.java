@@ -21,9 +21,13 @@ public class SettingsEnvironmentPostProcessor implements EnvironmentPostProcesso
         if (settings.managementPort() != null) {
             // Actuator on its own connector and threads: when the load saturates Tomcat's request pool,
             // the rig's scrapes must not queue behind it (they would go missing exactly when they matter).
+            // The API documentation lives there too: springdoc serves it as actuator endpoints on that port.
             environment.getPropertySources().addFirst(new MapPropertySource("vtlabManagementServer", Map.of(
                     "management.server.port", settings.managementPort(),
-                    "management.server.address", settings.serverAddress())));
+                    "management.server.address", settings.serverAddress(),
+                    "springdoc.use-management-port", true,
+                    "springdoc.api-docs.enabled", true,
+                    "springdoc.swagger-ui.enabled", true)));
         }
     }
 
