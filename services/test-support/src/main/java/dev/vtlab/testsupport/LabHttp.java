@@ -14,7 +14,9 @@ import tools.jackson.databind.json.JsonMapper;
 /** A plain JDK client: tests see exactly the bytes and headers a real client gets. */
 public final class LabHttp {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder()
+    // A client of its own per instance (tests make one per test): a keep-alive connection left by one test
+    // class is never reused by the next, which may talk to the same cached application context.
+    private final HttpClient client = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
             .build();
@@ -27,7 +29,7 @@ public final class LabHttp {
 
     public Response get(String path) {
         try {
-            return Response.of(CLIENT.send(request(path), HttpResponse.BodyHandlers.ofString()));
+            return Response.of(client.send(request(path), HttpResponse.BodyHandlers.ofString()));
         }
         catch (IOException ex) {
             throw new IllegalStateException("GET " + path + " failed", ex);
@@ -45,7 +47,7 @@ public final class LabHttp {
                 .POST(HttpRequest.BodyPublishers.ofString(json))
                 .build();
         try {
-            return Response.of(CLIENT.send(request, HttpResponse.BodyHandlers.ofString()));
+            return Response.of(client.send(request, HttpResponse.BodyHandlers.ofString()));
         }
         catch (IOException ex) {
             throw new IllegalStateException("POST " + path + " failed", ex);
@@ -57,7 +59,7 @@ public final class LabHttp {
     }
 
     public CompletableFuture<Response> getAsync(String path) {
-        return CLIENT.sendAsync(request(path), HttpResponse.BodyHandlers.ofString()).thenApply(Response::of);
+        return client.sendAsync(request(path), HttpResponse.BodyHandlers.ofString()).thenApply(Response::of);
     }
 
     private HttpRequest request(String path) {
