@@ -1,5 +1,6 @@
 """Other results to overlay: another vtlab run folder, any CSV with the 23 leading columns, or the
-published figures (`shared/reference/published.csv`, its own smaller set of columns)."""
+published figures (`reference/published.csv`, the seeds' public numbers with their sources; its own
+smaller set of columns)."""
 
 from __future__ import annotations
 
