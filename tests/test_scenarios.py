@@ -187,4 +187,4 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
                                   for r in costly])["reactive"].verdict)
     assert "WebFlux at 0.69× virtual threads" in text and "2.00 ms of its own CPU per request against 0.77" in text
     # the headline pairs platform with virtual only; the twin is told in its section
-    assert all("webflux" not in str(line) for line in report.headline(analyze.aggregate(analysed)))
+    assert all("webflux" not in str(line) for line in report.headline(analyze.analyse(rows, META).aggregates))

@@ -9,14 +9,12 @@ analysed, and the extra vtlab columns sharpen the verdict where present.
 from __future__ import annotations
 
 import math
-import statistics
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from vtlab import cores, dimensions, sample
+from vtlab import cores, dimensions, repetitions, sample
 from vtlab import rig as rig_constants
-from vtlab.verdicts import MEASURED_NUMBERS, Aggregate, Analysis, Ceilings, Failure, Measured, Verdict
+from vtlab.verdicts import MEASURED_NUMBERS, Analysis, Ceilings, Failure, Measured, Verdict
 
 BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator", "overload")
 
@@ -27,7 +25,7 @@ ERROR_THRESHOLD = 0.01
 NOTES = ("offered-above-capacity",)
 SATURATED = 0.90                 # share of a tier's CPU allotment that counts as saturated
 UNSTEADY = 0.10                  # hold halves differing by more than this: not steady
-SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
+SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
 QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
 POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
 TOMCAT_THREADS = rig_constants.CURRENT.tomcat_max_threads  # stands in only where no run's record is at hand
@@ -84,18 +82,12 @@ def wait_s(row: Mapping[str, object]) -> float:
     return 2 * call_s if kind == "fanout" and row.get("fanout") == "sequential" else call_s
 
 
-# Columns that change what one request does, so rows differing in them never share a service time.
-VARIANT_COLUMNS = ("fanout", "pool_impl", "context", "context_kb", "db_latency_ms", "db_jitter_ms",
-                   "downstream_latency_ms", "downstream_jitter_ms")
-
-
 def scenario_of(row: Mapping[str, object]) -> tuple[str, ...]:
-    """Rows that share a service time: same workload, variant, connection and path mode, same designed
-    wait, and the reactive twin apart from the blocking app."""
-    return (workload(row), str(row.get("conn_mode")), str(row.get("path_mode")),
+    """Rows that share a service time: equal in every dimension that changes what one request does (the
+    registry's per_request ones), the same designed wait, and the reactive twin apart from the blocking app."""
+    return (*dimensions.key(dimensions.parse(row), dimensions.PER_REQUEST),
             str(wait_s(row) if workload(row) != "cpu" else num(row, "cpu_work", 0)),
-            "webflux" if row.get("thread_mode") == "webflux" else "blocking",
-            *(str(row.get(column) or "") for column in VARIANT_COLUMNS))
+            "webflux" if row.get("thread_mode") == "webflux" else "blocking")
 
 
 def queued(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> bool:
@@ -356,7 +348,7 @@ def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
     measured_rows = [row for row in rows if not failed(row)]
     ctx = context(measured_rows, metadata)
     verdicts = tuple(analyse_row(row, ctx) for row in measured_rows)
-    return Analysis(ctx, verdicts, aggregate(verdicts),
+    return Analysis(ctx, verdicts, repetitions.aggregate(verdicts),
                     tuple(failed_verdict(row) for row in rows if failed(row)))
 
 
@@ -370,44 +362,3 @@ def failed_verdict(row: Mapping[str, object]) -> Verdict:
     tier = str(row.get("failed_tier"))
     return Verdict(row=dimensions.parse(row), measured=Measured(), valid=False, flags=(f"failed:{tier}",),
                    failure=Failure(tier, str(row.get("failure") or ""), str(row.get("failure_log") or "")))
-
-
-# --- repetitions -----------------------------------------------------------------------------
-
-# Repetitions of one scenario: rows equal in every key dimension but the repetition (the registry's).
-SCENARIO = dimensions.SCENARIO_KEY
-
-
-def most_common(values: Sequence[str]) -> str:
-    """The most frequent value; a tie goes to the one seen first (rep order), never to a set's hash order."""
-    return max(dict.fromkeys(values), key=values.count) if values else ""
-
-
-def aggregate(verdicts: Sequence[Verdict]) -> tuple[Aggregate, ...]:
-    """One line per scenario (in order of first appearance): median with min-max over valid reps, and the
-    spread warning. Failed rows never reach here."""
-    groups: dict[tuple[str, ...], list[Verdict]] = defaultdict(list)
-    for verdict in verdicts:
-        if not verdict.failed:
-            groups[dimensions.key(verdict.row, SCENARIO)].append(verdict)
-    return tuple(_aggregate(members) for members in groups.values())
-
-
-def _aggregate(members: Sequence[Verdict]) -> Aggregate:
-    valid = [m for m in members if m.valid] or list(members)
-    rps = [m.measured.throughput_rps for m in valid]
-    p99 = [m.measured.p99_ms for m in valid if not math.isnan(m.measured.p99_ms)]
-    median = statistics.median(rps)
-    spread = (max(rps) - min(rps)) / median if median else 0.0
-    walls = [m.bottleneck for m in valid]
-    return Aggregate(
-        row=members[0].row, reps=len(members), valid_reps=sum(1 for m in members if m.valid),
-        throughput_median=median, throughput_min=min(rps), throughput_max=max(rps),
-        spread=spread, spread_warning=spread >= SPREAD_WARNING and len(rps) > 1,
-        p99_median=statistics.median(p99) if p99 else math.nan,
-        ceiling_rps=statistics.median(m.ceiling_rps for m in valid),
-        limit=most_common([m.limit for m in valid]), bottleneck=most_common(walls),
-        # reps that name different walls: the line names the most common and says it was not unanimous
-        bottlenecks_seen="/".join(dict.fromkeys(walls)) if len(set(walls)) > 1 else "",
-        valid=any(m.valid for m in members),
-        flags=tuple(sorted({flag for m in members for flag in m.flags})))

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from vtlab import analyze, charts, compare, dimensions, results, scenarios
+from vtlab.labels import TOMCAT_THREADS, fmt, mode_label, row_label, scenario_label
 from vtlab.verdicts import COLUMNS, Aggregate, Analysis, Verdict, cells
 
 ANALYSIS_NAME = "analysis.csv"
-TOMCAT_THREADS = analyze.TOMCAT_THREADS  # only where no run's record is at hand; render reads the run's
 
 
 def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
@@ -68,45 +68,6 @@ def _failures_sentence(failed: Sequence[Verdict]) -> list[str]:
             "chart above and below (see Failed rows; `--resume` measures them again)."]
 
 
-# --- labels: a row's dimensions (dimensions.Row) in words ----------------------------------------
-
-def row_label(row: Any, threads: int = TOMCAT_THREADS) -> str:
-    load = f"{row.target_rps}/s" if row.load_model == "open" else f"{row.concurrency} users"
-    return f"{mode_label(row, threads)} {load} {scenario_label(row)}" + (f" rep {row.rep}" if row.rep != 1 else "")
-
-
-def mode_label(row: Any, default_threads: int = TOMCAT_THREADS) -> str:
-    """'platform' with Tomcat's default pool, 'platform (2 threads)' with another size, 'virtual'."""
-    if row.thread_mode == "platform" and row.tomcat_max_threads != default_threads:
-        return f"platform ({row.tomcat_max_threads} threads)"
-    return str(row.thread_mode)
-
-
-def scenario_label(row: Any) -> str:
-    kind = row.workload
-    if kind == "sleep":
-        return f"sleep {_fmt(row.sleep_ms)} ms"
-    if kind == "cpu":
-        return f"cpu {_fmt(row.cpu_work)} SHA-256 rounds"
-    if kind == "offload":
-        return (f"offload to a {_fmt(row.offload_pool)}-thread platform pool"
-                if row.offload_executor == "platform" else "offload to virtual threads")
-    if kind == "fanout":
-        return f"fan-out, {row.fanout}"
-    return (("write, " if kind == "write" else "") + f"{row.conn_mode}, pool {row.hikari_pool}"
-            + ("" if row.pool_impl in ("hikari", "r2dbc") else f" ({row.pool_impl})")
-            + ("" if row.path_mode == "normal" else f", {row.path_mode}")
-            + ("" if row.context == "none" else f", {row.context} context")
-            + _latency_label(row, "db", "PostgreSQL") + _latency_label(row, "downstream", "downstream"))
-
-
-def _latency_label(row: Any, prefix: str, tier: str) -> str:
-    latency, jitter = getattr(row, f"{prefix}_latency_ms"), getattr(row, f"{prefix}_jitter_ms")
-    if not latency and not jitter:
-        return ""
-    return f", {tier} +{_fmt(latency)}" + (f"±{_fmt(jitter)}" if jitter else "") + " ms each way"
-
-
 def _figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others, metadata) -> dict[str, tuple[str, dict]]:
     host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
     cpus = int(host.get("cpus_available") or 0) or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
@@ -120,15 +81,10 @@ def _figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others, m
 
 # --- words -----------------------------------------------------------------------------------
 
-def _fmt(value: object, digits: int = 0) -> str:
-    number = float(value)  # type: ignore[arg-type]
-    return "–" if math.isnan(number) or math.isinf(number) else f"{number:,.{digits}f}"
-
-
 def _rps(line: Aggregate) -> str:
-    text = _fmt(line.throughput_median, 1)
+    text = fmt(line.throughput_median, 1)
     if line.reps > 1:
-        text += f" [{_fmt(line.throughput_min, 1)}–{_fmt(line.throughput_max, 1)}]"
+        text += f" [{fmt(line.throughput_min, 1)}–{fmt(line.throughput_max, 1)}]"
         if line.spread_warning:
             text += " ⚠"
     return text + ("" if line.valid else " (invalid)")
@@ -145,8 +101,8 @@ def headline(aggregates: Sequence[Aggregate], threads: int = TOMCAT_THREADS) -> 
         table.append({
             "scenario": scenario + ("" if line_threads == threads else f", {line_threads} platform threads"),
             "concurrency": str(load),
-            "platform": f"{_rps(p)} · p99 {_fmt(p.p99_median)} ms" if p else "–",
-            "virtual": f"{_rps(v)} · p99 {_fmt(v.p99_median)} ms" if v else "–",
+            "platform": f"{_rps(p)} · p99 {fmt(p.p99_median)} ms" if p else "–",
+            "virtual": f"{_rps(v)} · p99 {fmt(v.p99_median)} ms" if v else "–",
             "ratio": "–" if math.isnan(ratio) else f"{ratio:.2f}×",
             "bottleneck": f"{_bottleneck(p)} / {_bottleneck(v)}",
         })
@@ -166,7 +122,7 @@ def _headline_groups(aggregates: Sequence[Aggregate], threads: int) -> dict[tupl
         # a platform pool of another size is its own scenario; virtual threads pair with Tomcat's default
         line_threads = row.tomcat_max_threads if row.thread_mode == "platform" else threads
         scenario = scenario_label(row) + ("" if row.stub_delay_ms == usual_delay
-                                          else f", downstream {_fmt(row.stub_delay_ms)} ms")
+                                          else f", downstream {fmt(row.stub_delay_ms)} ms")
         key = (row.workload != "order-summary" or dimensions.is_variant(row), scenario,
                row.conn_mode != "released", line_threads, row.load_model, load)
         groups.setdefault(key, {})[row.thread_mode] = line
@@ -207,12 +163,12 @@ def _platform_story(platform: Sequence[Aggregate], service) -> list[str]:
     walls = [a for a in platform if a.bottleneck == "thread-pool"]
     if walls:
         wall = walls[-1]
-        return [f"Platform threads flatten at {_fmt(wall.throughput_median, 0)} req/s: Tomcat's threads ÷ "
-                f"the time each is busy ({_fmt(ms, 0)} ms, the {source}) predict "
-                f"{_fmt(wall.ceiling_rps, 0)} req/s, and past that users only queue "
-                f"(p99 {_fmt(wall.p99_median, 0)} ms at {wall.row.concurrency} users)."]
+        return [f"Platform threads flatten at {fmt(wall.throughput_median, 0)} req/s: Tomcat's threads ÷ "
+                f"the time each is busy ({fmt(ms, 0)} ms, the {source}) predict "
+                f"{fmt(wall.ceiling_rps, 0)} req/s, and past that users only queue "
+                f"(p99 {fmt(wall.p99_median, 0)} ms at {wall.row.concurrency} users)."]
     best = max(platform, key=lambda a: a.throughput_median)
-    return [f"Platform threads reached {_fmt(best.throughput_median, 0)} req/s at "
+    return [f"Platform threads reached {fmt(best.throughput_median, 0)} req/s at "
             f"{best.row.concurrency} users without meeting their thread wall ({best.bottleneck})."]
 
 
@@ -224,9 +180,9 @@ def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) 
     if not virtual:
         return []
     best = max(virtual, key=lambda a: a.throughput_median)
-    story = [f"Virtual threads reach {_fmt(best.throughput_median, 0)} req/s at {best.row.concurrency} users "
-             f"({_fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
-             f"{_fmt(best.ceiling_rps, 0)} req/s), limited by {LIMIT_WORDS.get(best.limit, best.limit)}; "
+    story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s at {best.row.concurrency} users "
+             f"({fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
+             f"{fmt(best.ceiling_rps, 0)} req/s), limited by {LIMIT_WORDS.get(best.limit, best.limit)}; "
              f"bottleneck: {best.bottleneck}."]
     top_p = max((a.throughput_median for a in platform), default=0.0)
     if top_p > 0:
@@ -240,12 +196,12 @@ def _held_story(main: Sequence[Aggregate], service) -> list[str]:
     if not held:
         return []
     ms, source = service.get(("held", "normal"), (math.nan, ""))
-    parts = ", ".join(f"{a.row.thread_mode} {_fmt(a.throughput_median, 1)} req/s ({a.bottleneck})"
+    parts = ", ".join(f"{a.row.thread_mode} {fmt(a.throughput_median, 1)} req/s ({a.bottleneck})"
                       for a in sorted(held, key=lambda a: (a.row.hikari_pool, a.row.thread_mode)))
     pools = sorted({a.row.hikari_pool for a in held})
     return [f"With the connection held across the downstream call the bottleneck moves to the pool: "
-            f"pool ÷ {_fmt(ms, 0)} ms ({source}) caps both modes at "
-            + ", ".join(f"{_fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
+            f"pool ÷ {fmt(ms, 0)} ms ({source}) caps both modes at "
+            + ", ".join(f"{fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
             + f" — measured: {parts}. Virtual threads cannot help when every request needs a connection "
             "for the whole call."]
 
@@ -310,7 +266,7 @@ def compare_lines(aggregates: Sequence[Aggregate], others, style: str) -> list[s
     for label, table in sources:
         for conc in sorted(table):
             p, v = table[conc]
-            body.append([label, f"{conc:g}", _fmt(p, 0), _fmt(v, 0), "–" if not (p > 0 and v > 0) else f"{v / p:.2f}×"])
+            body.append([label, f"{conc:g}", fmt(p, 0), fmt(v, 0), "–" if not (p > 0 and v > 0) else f"{v / p:.2f}×"])
     if style == "md":
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "---|" * len(header))
@@ -399,9 +355,9 @@ def _every_row(analysis: Analysis) -> str:
                                   "bottleneck", "valid", "flags")) + "</tr>"]
     for a in analysis.verdicts:
         parts.append(f"<tr class='{'valid' if a.valid else 'invalid'}'><td>{esc(row_label(a.row, threads))}</td>"
-                     f"<td>{_fmt(a.measured.throughput_rps, 1)}</td><td>{_fmt(a.measured.p99_ms)}</td>"
-                     f"<td>{a.measured.error_rate * 100:.2f}%</td><td>{_fmt(a.ceiling_rps, 1)}</td>"
-                     f"<td>{esc(a.limit)}</td><td>{_fmt(a.attained * 100)}%</td>"
+                     f"<td>{fmt(a.measured.throughput_rps, 1)}</td><td>{fmt(a.measured.p99_ms)}</td>"
+                     f"<td>{a.measured.error_rate * 100:.2f}%</td><td>{fmt(a.ceiling_rps, 1)}</td>"
+                     f"<td>{esc(a.limit)}</td><td>{fmt(a.attained * 100)}%</td>"
                      f"<td>{esc(a.bottleneck)}</td><td>{'yes' if a.valid else 'NO'}</td>"
                      f"<td>{esc(';'.join(a.flags))}</td></tr>")
     parts.append("</table>")
