@@ -28,17 +28,17 @@ def row(**changes):
 
 
 def verdict(*rows):
-    return analyze.analyse(list(rows), META)[-1]
+    return analyze.analyse(list(rows), META).verdicts[-1]
 
 
 def test_a_clean_low_load_row_is_limited_by_its_users_and_the_downstream():
     result = verdict(row())
-    assert result["limit"] == "concurrency"
-    assert result["bottleneck"] == "downstream"
-    assert result["valid"] is True and result["flags"] == ""
-    assert math.isclose(result["ceiling_rps"], 100 / 1.010, rel_tol=1e-6)
-    assert math.isclose(result["attained"], 98 / (100 / 1.010), rel_tol=1e-6)
-    assert result["service_time_source"] == "p50 at lowest load"
+    assert result.limit == "concurrency"
+    assert result.bottleneck == "downstream"
+    assert result.valid is True and result.flags == ()
+    assert math.isclose(result.ceiling_rps, 100 / 1.010, rel_tol=1e-6)
+    assert math.isclose(result.attained, 98 / (100 / 1.010), rel_tol=1e-6)
+    assert result.service_time_source == "p50 at lowest load"
 
 
 def test_platform_threads_past_the_wall_are_thread_pool_bound():
@@ -47,9 +47,9 @@ def test_platform_threads_past_the_wall_are_thread_pool_bound():
                tomcat_connections_max=1000, p50_ms=5000, p99_ms=5200, throughput_first_half_rps=196,
                throughput_second_half_rps=196)
     result = verdict(low, high)
-    assert result["limit"] == "thread-pool"
-    assert math.isclose(result["ceiling_rps"], 200 / 1.010, rel_tol=1e-6)  # 200 threads / service time
-    assert result["bottleneck"] == "thread-pool"
+    assert result.limit == "thread-pool"
+    assert math.isclose(result.ceiling_rps, 200 / 1.010, rel_tol=1e-6)  # 200 threads / service time
+    assert result.bottleneck == "thread-pool"
 
 
 def test_held_connections_with_waiters_are_connection_pool_bound():
@@ -57,9 +57,9 @@ def test_held_connections_with_waiters_are_connection_pool_bound():
                hikari_active_max=50, hikari_pending_max=150, p50_ms=4000, p99_ms=4100,
                throughput_first_half_rps=49, throughput_second_half_rps=49)
     result = verdict(row(conn_mode="held", concurrency=20), held)
-    assert result["limit"] == "connection-pool"
-    assert math.isclose(result["ceiling_pool_rps"], 50 / 1.010, rel_tol=1e-6)
-    assert result["bottleneck"] == "connection-pool"
+    assert result.limit == "connection-pool"
+    assert math.isclose(result.ceilings.pool, 50 / 1.010, rel_tol=1e-6)
+    assert result.bottleneck == "connection-pool"
 
 
 def test_a_saturated_machine_is_cpu_bound():
@@ -67,18 +67,18 @@ def test_a_saturated_machine_is_cpu_bound():
               host_cpu_pct=97, load_cpu_pct=35, load_cpu_pct_max=40, throughput_first_half_rps=1500,
               throughput_second_half_rps=1500)
     result = verdict(row(), hot)
-    assert result["bottleneck"] == "cpu"
+    assert result.bottleneck == "cpu"
     # shared cores: CPU per request counts every tier (150+3+3+35)% / 1500 req/s = 1.27 ms
-    assert math.isclose(result["cpu_ms_per_req"], 191 * 10 / 1500, rel_tol=1e-6)
-    assert result["limit"] in ("cpu", "concurrency")
+    assert math.isclose(result.cpu_ms_per_req, 191 * 10 / 1500, rel_tol=1e-6)
+    assert result.limit in ("cpu", "concurrency")
 
 
 def test_errors_above_the_threshold_are_overload_and_make_the_row_invalid():
     result = verdict(row(error_rate=0.2, throughput_rps=78, ok_requests=2340))
-    assert result["bottleneck"] == "overload"
-    assert result["valid"] is False and "errors-above-threshold" in result["flags"].split(";")
+    assert result.bottleneck == "overload"
+    assert result.valid is False and "errors-above-threshold" in result.flags
     below = verdict(row(error_rate=0.005))
-    assert below["bottleneck"] != "overload" and "errors-above-threshold" not in below["flags"]
+    assert below.bottleneck != "overload" and "errors-above-threshold" not in below.flags
 
 
 def test_overload_is_refused_requests_not_a_long_queue():
@@ -86,10 +86,10 @@ def test_overload_is_refused_requests_not_a_long_queue():
     served everyone: a wall. Borrows that timed out, or 503s above the threshold, are overload."""
     queue = dict(thread_mode="platform", concurrency=1000, p99_ms=6000, hikari_active_max=50, hikari_pending_max=1,
                  hikari_pending_share=0.02, tomcat_connections_max=1000, throughput_rps=199)
-    assert verdict(row(**queue))["bottleneck"] == "thread-pool"
-    assert verdict(row(**queue, pool_timeouts=3))["bottleneck"] == "overload"
-    assert verdict(row(**queue, errors_by_status="503=40"))["bottleneck"] == "overload"  # 40 of 2,940: 1.4%
-    assert verdict(row(**queue, errors_by_status="503=20"))["bottleneck"] == "thread-pool"  # 0.7%: below it
+    assert verdict(row(**queue)).bottleneck == "thread-pool"
+    assert verdict(row(**queue, pool_timeouts=3)).bottleneck == "overload"
+    assert verdict(row(**queue, errors_by_status="503=40")).bottleneck == "overload"  # 40 of 2,940: 1.4%
+    assert verdict(row(**queue, errors_by_status="503=20")).bottleneck == "thread-pool"  # 0.7%: below it
 
 
 def test_the_open_model_compares_requests_in_flight_with_the_threads_and_names_the_wall_above_capacity():
@@ -98,15 +98,15 @@ def test_the_open_model_compares_requests_in_flight_with_the_threads_and_names_t
     under = dict(thread_mode="platform", load_model="open", target_rps=150, concurrency=300, throughput_rps=150,
                  ok_requests=4500, http_reqs=4500, mean_ms=1004, p50_ms=1003)
     result = verdict(row(**under))
-    assert result["bottleneck"] == "downstream" and result["valid"] is True
+    assert result.bottleneck == "downstream" and result.valid is True
     above = dict(thread_mode="platform", load_model="open", target_rps=400, concurrency=800, throughput_rps=198,
                  ok_requests=5940, http_reqs=5940, mean_ms=9800, p50_ms=10100, dropped_iterations=3900,
                  tomcat_connections_max=800)
     result = verdict(row(**above))
-    assert result["bottleneck"] == "thread-pool"
-    assert result["flags"] == "offered-above-capacity" and result["valid"] is True
+    assert result.bottleneck == "thread-pool"
+    assert result.flags == ("offered-above-capacity",) and result.valid is True
     saturated = verdict(row(**above, load_cpu_pct_max=190))
-    assert saturated["bottleneck"] == "load-generator" and "dropped-iterations" in saturated["flags"]
+    assert saturated.bottleneck == "load-generator" and "dropped-iterations" in saturated.flags
 
 
 @pytest.mark.parametrize("changes, flag, bottleneck", [
@@ -123,43 +123,43 @@ def test_the_open_model_compares_requests_in_flight_with_the_threads_and_names_t
 ])
 def test_each_invalidity_reason_is_flagged(changes, flag, bottleneck):
     result = verdict(row(**changes))
-    assert result["valid"] is False
-    assert flag in result["flags"].split(";")
+    assert result.valid is False
+    assert flag in result.flags
     if bottleneck:
-        assert result["bottleneck"] == bottleneck
+        assert result.bottleneck == bottleneck
 
 
 def test_every_verdict_is_one_of_the_named_classes():
-    assert verdict(row())["bottleneck"] in analyze.BOTTLENECKS
+    assert verdict(row()).bottleneck in analyze.BOTTLENECKS
 
 
 def test_a_published_style_row_without_extra_columns_is_analysed():
     bare = {k: BASE[k] for k in list(BASE)[:23]}
-    result = analyze.analyse([bare], {})[0]
-    assert result["limit"] and not math.isnan(result["ceiling_rps"])
-    assert result["service_time_source"] == "p50 at lowest load"
+    result = analyze.analyse([bare], {}).verdicts[0]
+    assert result.limit and not math.isnan(result.ceiling_rps)
+    assert result.service_time_source == "p50 at lowest load"
 
 
 def test_reps_aggregate_to_median_with_range_and_spread_warning():
     reps = [row(rep=1, throughput_rps=90, ok_requests=2700), row(rep=2, throughput_rps=98),
             row(rep=3, throughput_rps=99, ok_requests=2970)]
-    aggregated = analyze.aggregate(analyze.analyse(reps, META))
+    aggregated = analyze.analyse(reps, META).aggregates
     assert len(aggregated) == 1
     line = aggregated[0]
-    assert (line["reps"], line["valid_reps"]) == (3, 3)
-    assert line["throughput_median"] == 98
-    assert (line["throughput_min"], line["throughput_max"]) == (90, 99)
-    assert math.isclose(line["spread"], 9 / 98)
-    assert line["spread_warning"] is False
-    wide = analyze.aggregate(analyze.analyse(reps + [row(rep=4, throughput_rps=70, ok_requests=2100)], META))[0]
-    assert wide["spread_warning"] is True
+    assert (line.reps, line.valid_reps) == (3, 3)
+    assert line.throughput_median == 98
+    assert (line.throughput_min, line.throughput_max) == (90, 99)
+    assert math.isclose(line.spread, 9 / 98)
+    assert line.spread_warning is False
+    wide = analyze.analyse(reps + [row(rep=4, throughput_rps=70, ok_requests=2100)], META).aggregates[0]
+    assert wide.spread_warning is True
 
 
 def test_invalid_reps_do_not_count_when_valid_ones_exist():
     reps = [row(rep=1, throughput_rps=98), row(rep=2, throughput_rps=50, ok_requests=1500, error_rate=0.5)]
-    line = analyze.aggregate(analyze.analyse(reps, META))[0]
-    assert line["throughput_median"] == 98 and line["valid_reps"] == 1
-    assert "errors-above-threshold" in line["flags"]
+    line = analyze.analyse(reps, META).aggregates[0]
+    assert line.throughput_median == 98 and line.valid_reps == 1
+    assert "errors-above-threshold" in line.flags
 
 
 # --- the other workloads -----------------------------------------------------------------------
@@ -172,13 +172,13 @@ def test_sleep_rows_take_their_service_time_from_the_fastest_row_and_never_blame
                    p99_ms=26000, throughput_first_half_rps=40, throughput_second_half_rps=40, **SLEEP)
     virtual = row(throughput_rps=199, http_reqs=5970, ok_requests=5970, p50_ms=5003, p99_ms=5020,
                   throughput_first_half_rps=199, throughput_second_half_rps=199, **SLEEP)
-    p, v = analyze.analyse([platform, virtual], META)
+    p, v = analyze.analyse([platform, virtual], META).verdicts
     # same load in both rows: the platform one queued, so the virtual one's p50 is the service time
-    assert math.isclose(p["service_time_ms"], 5003) and math.isclose(v["service_time_ms"], 5003)
-    assert math.isinf(p["ceiling_pool_rps"]) and math.isinf(v["ceiling_pool_rps"])
-    assert p["limit"] == "thread-pool" and math.isclose(p["ceiling_rps"], 200 / 5.003, rel_tol=1e-6)
-    assert p["bottleneck"] == "thread-pool"
-    assert v["limit"] == "concurrency" and v["bottleneck"] == "downstream"
+    assert math.isclose(p.service_time_ms, 5003) and math.isclose(v.service_time_ms, 5003)
+    assert math.isinf(p.ceilings.pool) and math.isinf(v.ceilings.pool)
+    assert p.limit == "thread-pool" and math.isclose(p.ceiling_rps, 200 / 5.003, rel_tol=1e-6)
+    assert p.bottleneck == "thread-pool"
+    assert v.limit == "concurrency" and v.bottleneck == "downstream"
 
 
 def test_cpu_bound_rows_on_a_saturated_machine_are_cpu_bound_whatever_the_pool():
@@ -187,23 +187,23 @@ def test_cpu_bound_rows_on_a_saturated_machine_are_cpu_bound_whatever_the_pool()
                http_reqs=12000, ok_requests=12000, app_cpu_ms_per_req=4, p50_ms=50, p99_ms=80,
                throughput_first_half_rps=400, throughput_second_half_rps=400)
     result = verdict(row(thread_mode="platform", tomcat_max_threads=2, **cpu))
-    assert result["service_time_source"] == "app CPU per request" and math.isclose(result["service_time_ms"], 4)
+    assert result.service_time_source == "app CPU per request" and math.isclose(result.service_time_ms, 4)
     # the tiers share 2 cores and use (160 + 1 + 30)% / 400 req/s = 4.775 ms per request: 2 / 4.775 ms
     # = 419 req/s, below what 2 threads busy 4 ms each could serve (500 req/s)
-    assert math.isclose(result["ceiling_threads_rps"], 500)
-    assert result["limit"] == "cpu" and math.isclose(result["ceiling_rps"], 2 / 0.004775, rel_tol=1e-6)
-    assert result["bottleneck"] == "cpu"
+    assert math.isclose(result.ceilings.threads, 500)
+    assert result.limit == "cpu" and math.isclose(result.ceiling_rps, 2 / 0.004775, rel_tol=1e-6)
+    assert result.bottleneck == "cpu"
     many = verdict(row(**cpu))
-    assert many["limit"] == "cpu" and many["bottleneck"] == "cpu"
+    assert many.limit == "cpu" and many.bottleneck == "cpu"
 
 
 def test_a_momentary_pool_waiter_is_not_a_connection_pool_bottleneck():
     busy = dict(concurrency=1000, throughput_rps=854, http_reqs=25620, ok_requests=25620, p50_ms=1100,
                 p99_ms=1890, hikari_active_max=50, hikari_pending_max=3, throughput_first_half_rps=850,
                 throughput_second_half_rps=858)
-    assert verdict(row(), row(hikari_pending_share=0.04, **busy))["bottleneck"] == "downstream"
-    assert verdict(row(), row(hikari_pending_share=0.9, **busy))["bottleneck"] == "connection-pool"
-    assert verdict(row(), row(**busy))["bottleneck"] == "connection-pool"  # no share column: the maxima decide
+    assert verdict(row(), row(hikari_pending_share=0.04, **busy)).bottleneck == "downstream"
+    assert verdict(row(), row(hikari_pending_share=0.9, **busy)).bottleneck == "connection-pool"
+    assert verdict(row(), row(**busy)).bottleneck == "connection-pool"  # no share column: the maxima decide
 
 
 def test_a_row_that_queues_by_design_never_sets_the_service_time():
@@ -212,8 +212,8 @@ def test_a_row_that_queues_by_design_never_sets_the_service_time():
                hikari_active_max=50, hikari_pending_max=50, hikari_pending_share=1, p50_ms=2009, p99_ms=3021,
                throughput_first_half_rps=49.7, throughput_second_half_rps=49.7)
     result = verdict(held)
-    assert result["service_time_source"] == "stub delay" and math.isclose(result["ceiling_pool_rps"], 50)
-    assert result["bottleneck"] == "connection-pool" and math.isclose(result["attained"], 49.7 / 50)
+    assert result.service_time_source == "stub delay" and math.isclose(result.ceilings.pool, 50)
+    assert result.bottleneck == "connection-pool" and math.isclose(result.attained, 49.7 / 50)
 
 
 def test_a_pool_that_never_queued_is_not_the_limit_even_when_latency_inflates_the_service_time():
@@ -223,7 +223,7 @@ def test_a_pool_that_never_queued_is_not_the_limit_even_when_latency_inflates_th
                p50_ms=1070, p99_ms=1600, hikari_pool=50, hikari_active_max=41, hikari_pending_max=0,
                throughput_first_half_rps=880, throughput_second_half_rps=900)
     result = verdict(busy)
-    assert result["limit"] == "concurrency" and result["ceiling_pool_rps"] >= 891 * 50 / 41
+    assert result.limit == "concurrency" and result.ceilings.pool >= 891 * 50 / 41
 
 
 def test_a_connection_queue_under_a_saturated_cpu_is_named_cpu():
@@ -232,15 +232,15 @@ def test_a_connection_queue_under_a_saturated_cpu_is_named_cpu():
                     hikari_pending_share=0.66, host_cpu_pct=99.7, app_cpu_pct=114, pg_cpu_pct=12, stub_cpu_pct=24,
                     load_cpu_pct=36, throughput_first_half_rps=700, throughput_second_half_rps=730)
     result = verdict(saturated)
-    assert result["limit"] == "cpu" and result["bottleneck"] == "cpu"
+    assert result.limit == "cpu" and result.bottleneck == "cpu"
 
 
 def test_reps_that_disagree_are_named_deterministically_and_said_to_disagree():
     reps = [row(rep=1, throughput_rps=98), row(rep=2, thread_mode="virtual", throughput_rps=97, host_cpu_pct=97,
                                               app_cpu_pct=190, app_cpu_pct_max=195)]
-    lines = analyze.aggregate(analyze.analyse(reps, META))
-    assert [line["bottleneck"] for line in lines] == ["downstream"]  # a 1:1 tie goes to the first rep
-    assert lines[0]["bottlenecks_seen"] == "downstream/cpu"
+    lines = analyze.analyse(reps, META).aggregates
+    assert [line.bottleneck for line in lines] == ["downstream"]  # a 1:1 tie goes to the first rep
+    assert lines[0].bottlenecks_seen == "downstream/cpu"
 
 
 def test_the_same_run_reports_the_same_under_any_hash_seed(tmp_path):

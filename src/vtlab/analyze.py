@@ -1,5 +1,6 @@
 """Explain every row: its Little's-law ceiling, the limit that sets it, the bottleneck the
-measurements point at, and whether the row can be trusted. Pure: rows in, rows out, no I/O.
+measurements point at, and whether the row can be trusted. Pure: CSV rows in, an `Analysis` (typed,
+immutable verdicts and aggregates, see verdicts.py) out, no I/O.
 
 Inputs are CSV rows as read (strings); any CSV with the published rig's 23 leading columns can be
 analysed, and the extra vtlab columns sharpen the verdict where present.
@@ -8,17 +9,15 @@ analysed, and the extra vtlab columns sharpen the verdict where present.
 from __future__ import annotations
 
 import math
-import statistics
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from vtlab import cores, dimensions, sample
+from vtlab import cores, dimensions, repetitions, sample
 from vtlab import rig as rig_constants
+from vtlab.verdicts import MEASURED_NUMBERS, Analysis, Ceilings, Failure, Measured, Verdict
 
 BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator", "overload")
 
-DEFAULT_TOMCAT_THREADS = 200
 # Above this share of failed requests a row is flagged (invalid) and, if the service refused or failed them,
 # named overload: its throughput is what survived, not what it can serve.
 ERROR_THRESHOLD = 0.01
@@ -26,17 +25,10 @@ ERROR_THRESHOLD = 0.01
 NOTES = ("offered-above-capacity",)
 SATURATED = 0.90                 # share of a tier's CPU allotment that counts as saturated
 UNSTEADY = 0.10                  # hold halves differing by more than this: not steady
-SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
+SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
 QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
 POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
-
-# analysis.csv: every dimension of the row (from the registry), then what was measured and the verdict.
-VERDICT_COLUMNS = [
-    "throughput_rps", "throughput_ci95_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
-    "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
-    "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
-]
-ANALYSIS_COLUMNS = [*dimensions.NAMES, *VERDICT_COLUMNS]
+TOMCAT_THREADS = rig_constants.CURRENT.tomcat_max_threads  # stands in only where no run's record is at hand
 
 
 def num(row: Mapping[str, object], column: str, default: float = math.nan) -> float:
@@ -65,8 +57,9 @@ def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
     core_map = str(metadata.get("core_map", ""))
     sets = {part.split("=", 1)[1] for part in core_map.split() if "=" in part}
     load_set = next((p.split("=", 1)[1] for p in core_map.split() if p.startswith("load=")), "")
+    rig = rig_constants.from_metadata(metadata)
     return Context(host_cpus, len(sets) <= 1, len(cores.parse_cpu_list(load_set)) if load_set else host_cpus,
-                   low_load_service_times(rows), rig_constants.from_metadata(metadata))
+                   low_load_service_times(rows, rig.tomcat_max_threads), rig)
 
 
 def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:
@@ -89,35 +82,21 @@ def wait_s(row: Mapping[str, object]) -> float:
     return 2 * call_s if kind == "fanout" and row.get("fanout") == "sequential" else call_s
 
 
-def is_variant(row: Mapping[str, object]) -> bool:
-    """A row that changes the service's parts (another pool, a request context, injected latency, the
-    reactive twin): told in its scenario's section, never mixed into the main platform/virtual story."""
-    return (str(row.get("pool_impl") or "hikari") != "hikari" or str(row.get("context") or "none") != "none"
-            or num(row, "db_latency_ms", 0) > 0 or num(row, "db_jitter_ms", 0) > 0
-            or num(row, "downstream_latency_ms", 0) > 0 or num(row, "downstream_jitter_ms", 0) > 0
-            or row.get("thread_mode") == "webflux")
-
-
-# Columns that change what one request does, so rows differing in them never share a service time.
-VARIANT_COLUMNS = ("fanout", "pool_impl", "context", "context_kb", "db_latency_ms", "db_jitter_ms",
-                   "downstream_latency_ms", "downstream_jitter_ms")
-
-
 def scenario_of(row: Mapping[str, object]) -> tuple[str, ...]:
-    """Rows that share a service time: same workload, variant, connection and path mode, same designed
-    wait, and the reactive twin apart from the blocking app."""
-    return (workload(row), str(row.get("conn_mode")), str(row.get("path_mode")),
+    """Rows that share a service time: equal in every dimension that changes what one request does (the
+    registry's per_request ones), the same designed wait, and the reactive twin apart from the blocking app."""
+    return (*dimensions.key(dimensions.parse(row), dimensions.PER_REQUEST),
             str(wait_s(row) if workload(row) != "cpu" else num(row, "cpu_work", 0)),
-            "webflux" if row.get("thread_mode") == "webflux" else "blocking",
-            *(str(row.get(column) or "") for column in VARIANT_COLUMNS))
+            "webflux" if row.get("thread_mode") == "webflux" else "blocking")
 
 
-def queued(row: Mapping[str, object]) -> bool:
+def queued(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> bool:
     """Whether the row's latency includes waiting for a thread or a connection by design: more users
     than request threads, or (held) than connections. Such a row cannot measure the service time."""
     users = in_flight(row)
     held_pool = num(row, "hikari_pool", math.inf) if row.get("conn_mode") == "held" else math.inf
-    return users > request_thread_cap(row) or users > held_pool or pool_was_the_queue(row, num(row, "hikari_pool"))
+    return (users > request_thread_cap(row, default_threads) or users > held_pool
+            or pool_was_the_queue(row, num(row, "hikari_pool")))
 
 
 def in_flight(row: Mapping[str, object]) -> float:
@@ -130,7 +109,8 @@ def in_flight(row: Mapping[str, object]) -> float:
     return num(row, "throughput_rps", 0) * latency_ms / 1000
 
 
-def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, ...], float]:
+def low_load_service_times(rows: Sequence[Mapping[str, object]],
+                           default_threads: int = TOMCAT_THREADS) -> dict[tuple[str, ...], float]:
     """Per scenario: the median latency of the least-loaded clean row that did not queue (the
     fastest one on a tie).
 
@@ -140,7 +120,8 @@ def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[s
     """
     candidates: dict[tuple[str, ...], tuple[float, float]] = {}
     for row in rows:
-        if num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms")) or queued(row):
+        if (failed(row) or num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms"))
+                or queued(row, default_threads)):
             continue
         key = scenario_of(row)
         candidate = (num(row, "concurrency", math.inf), num(row, "p50_ms") / 1000)
@@ -149,14 +130,29 @@ def low_load_service_times(rows: Sequence[Mapping[str, object]]) -> dict[tuple[s
     return {key: seconds for key, (_, seconds) in candidates.items()}
 
 
-def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
-    conn_mode = str(row.get("conn_mode"))
-    kind = workload(row)
-    delay_s = wait_s(row)
-    measured_s = ctx.service_time_s.get(scenario_of(row))
+def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
+    """One measured row's verdict, in steps: the service time, the ceilings it implies, the lowest of them
+    (the limit), the validity flags, and the bottleneck the measurements name."""
     throughput = num(row, "throughput_rps", 0)
     all_rps = num(row, "http_reqs", 0) / num(row, "hold_s", math.nan) if num(row, "hold_s", 0) else throughput
     cpu_ms = _cpu_ms_per_request(row, ctx, all_rps)
+    service_s, source = service_time(row, ctx)
+    ceilings = _ceilings(row, ctx, service_s, cpu_ms, throughput)
+    limit, ceiling = _limit(ceilings)
+    flags = validity_flags(row, ctx, throughput)
+    return Verdict(
+        row=dimensions.parse(row), measured=measured(row), service_time_ms=service_s * 1000,
+        service_time_source=source, cpu_ms_per_req=cpu_ms, ceilings=ceilings, ceiling_rps=ceiling, limit=limit,
+        attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
+        bottleneck=bottleneck(row, ctx, limit, flags), valid=not [flag for flag in flags if flag not in NOTES],
+        flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads))
+
+
+def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
+    """Seconds one request spends in the service when nothing queues, and which measurement says so."""
+    kind = workload(row)
+    delay_s = wait_s(row)
+    measured_s = ctx.service_time_s.get(scenario_of(row))
     if kind == "cpu" and num(row, "app_cpu_ms_per_req", 0) > 0:
         # Pure computation: a thread is busy for its CPU time; latency would count the CPU queue too.
         service_s, source = num(row, "app_cpu_ms_per_req") / 1000, "app CPU per request"
@@ -165,56 +161,48 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> dict[str, object]:
     else:
         service_s = max(delay_s + db_round_trip_s(row), measured_s or 0.0)
         source = "sleep" if kind == "sleep" else "stub delay" + (" + database latency" if db_round_trip_s(row) else "")
-    service_s = max(service_s, 1e-3)
-    threads = num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS)
+    return max(service_s, 1e-3), source
+
+
+def _ceilings(row: Mapping[str, object], ctx: Context, service_s: float, cpu_ms: float,
+              throughput: float) -> Ceilings:
+    """Little's law per resource: how many requests each lets through per second at this service time."""
     pool = num(row, "hikari_pool")
-    open_model = row.get("load_model") == "open"
-    thread_cap = request_thread_cap(row)
-
-    ceilings = {
-        "concurrency": num(row, "target_rps") if open_model else num(row, "concurrency") / service_s,
-        "thread-pool": thread_cap / service_s,
-        # sleep and cpu never borrow a connection
-        "connection-pool": math.inf if kind in ("sleep", "cpu")
-        else max(pool / (service_s if conn_mode == "held"
-                         else _released_hold_s(service_s, delay_s, db_round_trip_s(row))),
-                 _pool_headroom_rps(row, throughput, pool)),
-        "cpu": (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) / (cpu_ms / 1000)
-        if cpu_ms > 0 else math.inf,
-    }
-    finite = {name: value for name, value in ceilings.items() if not math.isnan(value)}
-    limit = min(finite, key=finite.__getitem__) if finite else ""
-    ceiling = finite.get(limit, math.nan)
-    flags = validity_flags(row, ctx, throughput)
-    return {
-        **_carried(row), "workload": kind, "tomcat_max_threads": int(threads),
-        "throughput_rps": throughput, "error_rate": num(row, "error_rate", 0), "service_time_ms": service_s * 1000,
-        "service_time_source": source, "cpu_ms_per_req": cpu_ms,
-        "ceiling_concurrency_rps": ceilings["concurrency"], "ceiling_threads_rps": ceilings["thread-pool"],
-        "ceiling_pool_rps": ceilings["connection-pool"], "ceiling_cpu_rps": ceilings["cpu"],
-        "ceiling_rps": ceiling, "limit": limit,
-        "attained": throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
-        "bottleneck": bottleneck(row, ctx, limit, flags),
-        "valid": not [flag for flag in flags if flag not in NOTES], "flags": ";".join(flags),
-    }
+    if workload(row) in ("sleep", "cpu"):
+        pool_rps = math.inf  # sleep and cpu never borrow a connection
+    else:
+        held_s = (service_s if row.get("conn_mode") == "held"
+                  else _released_hold_s(service_s, wait_s(row), db_round_trip_s(row)))
+        pool_rps = max(pool / held_s, _pool_headroom_rps(row, throughput, pool))
+    cores_there = ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)
+    return Ceilings(
+        concurrency=num(row, "target_rps") if row.get("load_model") == "open"
+        else num(row, "concurrency") / service_s,
+        threads=request_thread_cap(row, ctx.rig.tomcat_max_threads) / service_s,
+        pool=pool_rps,
+        cpu=cores_there / (cpu_ms / 1000) if cpu_ms > 0 else math.inf)
 
 
-# Measured figures the report and the scenario sections quote beside the verdict, carried over as they are.
-CARRIED_NUMBERS = ("p50_ms", "p99_ms", "throughput_ci95_rps", "rss_mb_max", "heap_used_mb_max", "gc_pauses",
-                   "gc_pause_ms", "jvm_threads_max", "hikari_pending_max", "app_cpu_pct", "proxy_cpu_pct",
-                   "app_cpu_ms_per_req", "host_cpu_pct", "vt_parallelism", "pinned_events", "rows_inserted",
-                   "writes_acknowledged", "writes_lost", "stub_delay_ms")
-CARRIED_TEXT = ("pinned_reasons", "writes_ok")
+# Each limit's name and its Ceilings field, in the order that breaks a tie.
+LIMITS = (("concurrency", "concurrency"), ("thread-pool", "threads"), ("connection-pool", "pool"), ("cpu", "cpu"))
 
 
-def _carried(row: Mapping[str, object]) -> dict[str, object]:
-    """The row's dimensions and the measured figures the verdict is told beside."""
-    return {**{name: row.get(name, "") for name in dimensions.NAMES},
-            **{column: num(row, column) for column in CARRIED_NUMBERS},
-            **{column: row.get(column, "") for column in CARRIED_TEXT}}
+def _limit(ceilings: Ceilings) -> tuple[str, float]:
+    """The lowest ceiling that was computed (not NaN) and its name; a tie goes to the first in LIMITS."""
+    known = [(name, getattr(ceilings, field)) for name, field in LIMITS
+             if not math.isnan(getattr(ceilings, field))]
+    return min(known, key=lambda pair: pair[1]) if known else ("", math.nan)
 
 
-def request_thread_cap(row: Mapping[str, object]) -> float:
+def measured(row: Mapping[str, object]) -> Measured:
+    """The figures the report and the scenario sections quote beside the verdict, as they were measured."""
+    numbers = {name: num(row, name) for name in MEASURED_NUMBERS}
+    return Measured(**{**numbers, "throughput_rps": num(row, "throughput_rps", 0),
+                       "error_rate": num(row, "error_rate", 0)},
+                    pinned_reasons=str(row.get("pinned_reasons") or ""), writes_ok=str(row.get("writes_ok") or ""))
+
+
+def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> float:
     """How many requests can be in the service at once: Tomcat's platform threads, the carrier
     threads when every request pins one, and for the offload workload also the fixed pool the work
     is handed to (the narrowest wins)."""
@@ -222,7 +210,7 @@ def request_thread_cap(row: Mapping[str, object]) -> float:
     if row.get("thread_mode") == "webflux":
         return math.inf  # an event loop never waits for a thread: it serves whatever is ready
     if row.get("thread_mode") == "platform":
-        caps.append(num(row, "tomcat_max_threads", DEFAULT_TOMCAT_THREADS))
+        caps.append(num(row, "tomcat_max_threads", default_threads))
     elif row.get("path_mode") == "pinned-control":
         # a pinned virtual thread keeps its carrier for the whole call: the carriers become the pool
         caps.append(num(row, "vt_parallelism", math.inf))
@@ -303,7 +291,7 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     if str(row.get("writes_ok", "")).lower() == "false":
         flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
     exit_code = num(row, "k6_exit", 0)
-    if exit_code not in (0, 99):
+    if exit_code not in (0, ctx.rig.k6_thresholds_exit):
         flags.append(f"k6-exit-{int(exit_code)}")
     return flags
 
@@ -324,7 +312,7 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
         return "cpu" if num(row, "host_cpu_pct", 0) >= SATURATED * 100 and limit == "cpu" else "connection-pool"
     if cpu_saturated and limit == "cpu":
         return "cpu"  # e.g. CPU-bound work on a pool sized to the cores: more threads would not help
-    cap = request_thread_cap(row)
+    cap = request_thread_cap(row, ctx.rig.tomcat_max_threads)
     if in_flight(row) > cap or (row.get("thread_mode") == "platform"
                                             and num(row, "tomcat_connections_max", 0) > cap):
         return "thread-pool"
@@ -354,11 +342,14 @@ def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
     return share >= POOL_QUEUE_SHARE
 
 
-def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> list[dict[str, object]]:
-    """A verdict per measured row; rows a dead tier ended (failed_tier set) are left to `failed`."""
-    measured = [row for row in rows if not failed(row)]
-    ctx = context(measured, metadata)
-    return [analyse_row(row, ctx) for row in measured]
+def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Analysis:
+    """A verdict per measured row and an aggregate per scenario; rows a dead tier ended (failed_tier set)
+    get a failed verdict and reach nothing else: not the service times, the aggregates nor any story."""
+    measured_rows = [row for row in rows if not failed(row)]
+    ctx = context(measured_rows, metadata)
+    verdicts = tuple(analyse_row(row, ctx) for row in measured_rows)
+    return Analysis(ctx, verdicts, repetitions.aggregate(verdicts),
+                    tuple(failed_verdict(row) for row in rows if failed(row)))
 
 
 def failed(row: Mapping[str, object]) -> bool:
@@ -366,50 +357,8 @@ def failed(row: Mapping[str, object]) -> bool:
     return bool(row.get("failed_tier"))
 
 
-def failed_verdict(row: Mapping[str, object]) -> dict[str, object]:
-    """analysis.csv's line for a failed row: its dimensions, no numbers, no bottleneck, never valid."""
-    return {**{column: math.nan for column in VERDICT_COLUMNS},
-            **{name: row.get(name, "") for name in dimensions.NAMES},
-            "service_time_source": "", "limit": "", "bottleneck": "", "valid": False,
-            "flags": f"failed:{row.get('failed_tier')}"}
-
-
-# --- repetitions -----------------------------------------------------------------------------
-
-# Repetitions of one scenario: rows equal in every key dimension but the repetition (the registry's).
-SCENARIO = dimensions.SCENARIO_KEY
-
-
-def most_common(values: Sequence[str]) -> str:
-    """The most frequent value; a tie goes to the one seen first (rep order), never to a set's hash order."""
-    return max(dict.fromkeys(values), key=values.count) if values else ""
-
-
-def aggregate(analysed: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
-    """One line per scenario: median with min-max over valid reps, and the spread warning."""
-    groups: dict[tuple, list[Mapping[str, object]]] = defaultdict(list)
-    for row in analysed:
-        groups[tuple(str(row.get(c)) for c in SCENARIO)].append(row)
-    out = []
-    for key, members in groups.items():
-        valid = [m for m in members if m["valid"]] or list(members)
-        rps = [float(m["throughput_rps"]) for m in valid]
-        p99 = [float(m["p99_ms"]) for m in valid if not math.isnan(float(m["p99_ms"]))]
-        median = statistics.median(rps)
-        spread = (max(rps) - min(rps)) / median if median else 0.0
-        verdicts = [str(m["bottleneck"]) for m in valid]
-        out.append({
-            **dict(zip(SCENARIO, key, strict=True)),
-            "reps": len(members), "valid_reps": sum(1 for m in members if m["valid"]),
-            "throughput_median": median, "throughput_min": min(rps), "throughput_max": max(rps),
-            "spread": spread, "spread_warning": spread >= SPREAD_WARNING and len(rps) > 1,
-            "p99_median": statistics.median(p99) if p99 else math.nan,
-            "ceiling_rps": statistics.median(float(m["ceiling_rps"]) for m in valid),
-            "limit": most_common([str(m["limit"]) for m in valid]),
-            "bottleneck": most_common(verdicts),
-            # reps that name different walls: the line names the most common and says it was not unanimous
-            "bottlenecks_seen": "/".join(dict.fromkeys(verdicts)) if len(set(verdicts)) > 1 else "",
-            "valid": any(m["valid"] for m in members),
-            "flags": ";".join(sorted({f for m in members for f in str(m["flags"]).split(";") if f})),
-        })
-    return out
+def failed_verdict(row: Mapping[str, object]) -> Verdict:
+    """A failed row's line: its dimensions and how it ended, no numbers, no bottleneck, never valid."""
+    tier = str(row.get("failed_tier"))
+    return Verdict(row=dimensions.parse(row), measured=Measured(), valid=False, flags=(f"failed:{tier}",),
+                   failure=Failure(tier, str(row.get("failure") or ""), str(row.get("failure_log") or "")))

@@ -13,8 +13,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from vtlab import analyze  # noqa: E402
+from vtlab import dimensions  # noqa: E402
 from vtlab.compare import Source  # noqa: E402
+from vtlab.verdicts import Aggregate  # noqa: E402
 
 COLORS = {"platform": "#c0392b", "virtual": "#2471a3", "webflux": "#229954"}
 TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910", "proxy": "#7f8c8d"}
@@ -50,34 +51,34 @@ def _log_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
 
 
-def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -> tuple[str, dict] | None:
-    """Throughput and p99 vs concurrency, both modes, released connections, normal path;
-    the predicted ceiling of each mode drawn dashed; other runs overlaid. None for a run with no
-    such rows (a scenario-only run) and nothing to overlay."""
-    lines = [a for a in aggregated if a["conn_mode"] == "released" and a["path_mode"] == "normal"
-             and a["load_model"] == "closed" and a.get("workload", "order-summary") == "order-summary"
-             and not analyze.is_variant(a)
-             and (a["thread_mode"] != "platform" or str(a.get("tomcat_max_threads", "200")) == "200")]
+def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int) -> tuple[str, dict] | None:
+    """Throughput and p99 vs concurrency, both modes, released connections, normal path, platform rows at
+    Tomcat's default `threads`; the predicted ceiling of each mode drawn dashed; other runs overlaid. None
+    for a run with no such rows (a scenario-only run) and nothing to overlay."""
+    lines = [a for a in aggregates if a.row.conn_mode == "released" and a.row.path_mode == "normal"
+             and a.row.load_model == "closed" and a.row.workload == "order-summary"
+             and not dimensions.is_variant(a.row)
+             and (a.row.thread_mode != "platform" or a.row.tomcat_max_threads == threads)]
     if not lines and not others:
         return None
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
     data: dict[str, Series] = {}
     every_x: list[float] = []
     for mode in ("platform", "virtual"):
-        points = sorted(((int(a["concurrency"]), a) for a in lines if a["thread_mode"] == mode), key=lambda p: p[0])
+        points = sorted(((a.row.concurrency, a) for a in lines if a.row.thread_mode == mode), key=lambda p: p[0])
         if not points:
             continue
         x = [c for c, _ in points]
         every_x += x
-        rps = [float(a["throughput_median"]) for _, a in points]
-        low = [float(a["throughput_median"]) - float(a["throughput_min"]) for _, a in points]
-        high = [float(a["throughput_max"]) - float(a["throughput_median"]) for _, a in points]
-        ceiling = [float(a["ceiling_rps"]) for _, a in points]
-        p99 = [float(a["p99_median"]) for _, a in points]
+        rps = [a.throughput_median for _, a in points]
+        low = [a.throughput_median - a.throughput_min for _, a in points]
+        high = [a.throughput_max - a.throughput_median for _, a in points]
+        ceiling = [a.ceiling_rps for _, a in points]
+        p99 = [a.p99_median for _, a in points]
         top.errorbar(x, rps, yerr=[low, high], marker="o", color=COLORS[mode], capsize=3, label=f"{mode} threads")
         top.plot(x, ceiling, linestyle="--", color=COLORS[mode], alpha=0.6, label=f"{mode}: predicted ceiling")
         bottom.plot(x, p99, marker="o", color=COLORS[mode], label=f"{mode} threads")
-        invalid = [(c, float(a["throughput_median"])) for c, a in points if not a["valid"]]
+        invalid = [(c, a.throughput_median) for c, a in points if not a.valid]
         if invalid:
             top.scatter(*zip(*invalid, strict=True), s=140, facecolors="none", edgecolors="black",
                         label=f"{mode}: invalid row")
@@ -112,25 +113,25 @@ def hero(aggregated: Sequence[Mapping[str, object]], others: Sequence[Source]) -
     return _svg(fig), data
 
 
-def pool(aggregated: Sequence[Mapping[str, object]]) -> tuple[str, dict] | None:
+def pool(aggregates: Sequence[Aggregate]) -> tuple[str, dict] | None:
     """Held mode: throughput vs pool size, with the pool's ceiling (pool / time a connection is held)."""
-    held = [a for a in aggregated if a["conn_mode"] == "held" and a.get("workload", "order-summary") == "order-summary"
-            and not analyze.is_variant(a)]
+    held = [a for a in aggregates if a.row.conn_mode == "held" and a.row.workload == "order-summary"
+            and not dimensions.is_variant(a.row)]
     if not held:
         return None
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
     data: dict[str, Series] = {}
     for mode in ("platform", "virtual"):
-        points = sorted(((int(a["hikari_pool"]), a) for a in held if a["thread_mode"] == mode), key=lambda p: p[0])
+        points = sorted(((a.row.hikari_pool, a) for a in held if a.row.thread_mode == mode), key=lambda p: p[0])
         if not points:
             continue
         x = [p for p, _ in points]
-        rps = [float(a["throughput_median"]) for _, a in points]
+        rps = [a.throughput_median for _, a in points]
         ax.plot(x, rps, marker="o", color=COLORS[mode], label=f"{mode} threads",
                 linestyle="-" if len(x) > 1 else "none", markersize=9)
         data[mode] = {"pool": x, "throughput_rps": rps}
-    pools = sorted({int(a["hikari_pool"]) for a in held})
-    ceiling = [min(float(a["ceiling_rps"]) for a in held if int(a["hikari_pool"]) == p) for p in pools]
+    pools = sorted({a.row.hikari_pool for a in held})
+    ceiling = [min(a.ceiling_rps for a in held if a.row.hikari_pool == p) for p in pools]
     ax.plot(pools, ceiling, linestyle="--", color="black", marker="_", markersize=30, label="pool ceiling")
     data["ceiling"] = {"pool": pools, "ceiling_rps": ceiling}
     ax.set_xlabel("HikariCP pool size (connections)")
@@ -167,7 +168,7 @@ def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pc
     return _svg(fig), data
 
 
-def pinning(rows: Sequence[Mapping[str, object]]) -> tuple[str, dict]:
+def pinning(rows: Sequence[Mapping[str, object]], threshold_ms: int) -> tuple[str, dict]:
     """jdk.VirtualThreadPinned events per path and thread mode (summed over rows)."""
     totals: dict[str, float] = {}
     for r in rows:
@@ -181,7 +182,7 @@ def pinning(rows: Sequence[Mapping[str, object]]) -> tuple[str, dict]:
     ax.set_ylabel("pinned events (JFR)")
     ax.set_xlabel("path mode / thread mode")
     ax.tick_params(axis="x", labelrotation=15, labelsize=8)
-    ax.set_title("Virtual-thread pinning (jdk.VirtualThreadPinned over 20 ms)")
+    ax.set_title(f"Virtual-thread pinning (jdk.VirtualThreadPinned over {threshold_ms} ms)")
     ax.set_ylim(bottom=0, top=max(1.0, max(totals.values(), default=0) * 1.2))
     ax.grid(True, axis="y", alpha=0.3)
     return _svg(fig), {"groups": keys, "events": [totals[k] for k in keys]}

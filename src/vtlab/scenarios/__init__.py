@@ -4,17 +4,16 @@ words, computed from the analysis alone. One module a scenario; pure: no I/O, no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from vtlab.scenarios import context, cpu, fanout, latency, offload, pinning, pools, reactive, sleep, writes
-from vtlab.scenarios.common import Line, Section
+from vtlab.scenarios.common import Label, Section
+from vtlab.verdicts import Analysis
 
 # The order the report tells them in.
 ORDER = (writes, offload, fanout, sleep, cpu, pinning, pools, latency, context, reactive)
 
 
-def sections(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> list[Section]:
-    built = (scenario.section(analysed, mode_label) for scenario in ORDER)
+def sections(analysis: Analysis, mode_label: Label) -> list[Section]:
+    built = (scenario.section(analysis, mode_label) for scenario in ORDER)
     return [section for section in built if section is not None]
 
 

@@ -4,10 +4,12 @@ small helpers that format a line of the analysis."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from vtlab import analyze
+from vtlab import dimensions
+from vtlab.verdicts import Verdict
 
 TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p50", "p50 ms"),
                  ("p99", "p99 ms"), ("ceiling", "ceiling req/s"), ("bottleneck", "bottleneck")]
@@ -16,7 +18,8 @@ WRITES_COLUMN = ("writes", "stored / acknowledged")
 POOL_COLUMNS = [("pending", "pool waiters max"), ("pinned", "pinned events (reasons)")]
 MEMORY_COLUMNS = [("rss", "RSS max MB"), ("heap", "heap max MB"), ("gc", "GC pauses · ms")]
 MODEL_COLUMNS = [("threads", "JVM threads max"), ("rss", "RSS max MB"), ("cpu_ms", "app CPU ms/req")]
-Line = Mapping[str, object]
+Line = Verdict  # one row's verdict: what a section tells
+Label = Callable[[Any], str]  # a row's dimensions (dimensions.Row) -> its words
 
 
 @dataclass
@@ -33,51 +36,50 @@ def fmt(value: float, digits: int = 0) -> str:
     return "–" if math.isnan(value) or math.isinf(value) else f"{value:,.{digits}f}"
 
 
-def num(line: Line, column: str, default: float = math.nan) -> float:
-    return analyze.num(line, column, default)
+def table_of(lines: Sequence[Line], mode_label: Label, variant: Callable[[Line], str] | None = None
+             ) -> list[dict[str, str]]:
+    return [_table_line(a, variant(a) if variant else mode_label(a.row)) for a in lines]
 
 
-def table_of(lines: Sequence[Line], mode_label: Callable[[Line], str], variant: Callable[[Line], str] | None = None
-           ) -> list[dict[str, str]]:
-    return [{"variant": (variant or mode_label)(a), "load": f"{a['concurrency']} users",
-             "rps": fmt(num(a, "throughput_rps"), 1) + ("" if a["valid"] else " (invalid)"),
-             "p50": fmt(num(a, "p50_ms")), "p99": fmt(num(a, "p99_ms")), "ceiling": fmt(num(a, "ceiling_rps"), 1),
-             "bottleneck": str(a["bottleneck"]),
-             "pinned": fmt(num(a, "pinned_events")) + (f" ({a['pinned_reasons']})" if a.get("pinned_reasons") else ""),
-             "writes": f"{fmt(num(a, 'rows_inserted'))} / {fmt(num(a, 'writes_acknowledged'))}",
-             "pending": fmt(num(a, "hikari_pending_max")), "rss": fmt(num(a, "rss_mb_max")),
-             "heap": fmt(num(a, "heap_used_mb_max")),
-             "gc": f"{fmt(num(a, 'gc_pauses'))} · {fmt(num(a, 'gc_pause_ms'))}",
-             "threads": fmt(num(a, "jvm_threads_max")), "cpu_ms": fmt(num(a, "app_cpu_ms_per_req"), 2)} for a in lines]
+def _table_line(a: Line, variant: str) -> dict[str, str]:
+    m = a.measured
+    return {"variant": variant, "load": f"{a.row.concurrency} users",
+            "rps": fmt(m.throughput_rps, 1) + ("" if a.valid else " (invalid)"),
+            "p50": fmt(m.p50_ms), "p99": fmt(m.p99_ms), "ceiling": fmt(a.ceiling_rps, 1), "bottleneck": a.bottleneck,
+            "pinned": fmt(m.pinned_events) + (f" ({m.pinned_reasons})" if m.pinned_reasons else ""),
+            "writes": f"{fmt(m.rows_inserted)} / {fmt(m.writes_acknowledged)}",
+            "pending": fmt(m.hikari_pending_max), "rss": fmt(m.rss_mb_max), "heap": fmt(m.heap_used_mb_max),
+            "gc": f"{fmt(m.gc_pauses)} · {fmt(m.gc_pause_ms)}",
+            "threads": fmt(m.jvm_threads_max), "cpu_ms": fmt(m.app_cpu_ms_per_req, 2)}
 
 
 def chart_of(lines: Sequence[Line], labels: Sequence[str], draw: tuple[str, str] | None = None) -> dict[str, list]:
-    chart = {"labels": list(labels), "throughput_rps": [num(a, "throughput_rps") for a in lines],
-             "p99_ms": [num(a, "p99_ms") for a in lines]}
+    chart = {"labels": list(labels), "throughput_rps": [a.measured.throughput_rps for a in lines],
+             "p99_ms": [a.measured.p99_ms for a in lines]}
     if draw:
-        chart.update({key: [num(a, key) for a in lines] for key in draw})
+        chart.update({key: [getattr(a.measured, key) for a in lines] for key in draw})
         chart["draw"] = list(draw)
     return chart
 
 
 def ordered(lines: Sequence[Line]) -> list[Line]:
-    return sorted(lines, key=lambda a: (a["thread_mode"] != "platform", num(a, "tomcat_max_threads"),
-                                        num(a, "concurrency"), str(a.get("rep"))))
+    return sorted(lines, key=lambda a: (a.row.thread_mode != "platform", a.row.tomcat_max_threads,
+                                        a.row.concurrency, str(a.row.rep)))
 
 
 def ratio_sentence(lines: Sequence[Line]) -> list[str]:
-    platform = [a for a in lines if a["thread_mode"] == "platform"]
-    virtual = [a for a in lines if a["thread_mode"] == "virtual"]
+    platform = [a for a in lines if a.row.thread_mode == "platform"]
+    virtual = [a for a in lines if a.row.thread_mode == "virtual"]
     if not platform or not virtual:
         return []
-    p, v = max(num(a, "throughput_rps") for a in platform), max(num(a, "throughput_rps") for a in virtual)
+    p, v = max(a.measured.throughput_rps for a in platform), max(a.measured.throughput_rps for a in virtual)
     return [f"Virtual threads deliver {fmt(v / p if p else math.nan, 1)}× the platform throughput here."] if p else []
 
 
 def matching_baseline(analysed: Sequence[Line], chosen: Sequence[Line], same: Sequence[str]) -> list[Line]:
     """The plain rows (no variant) that share `same` columns with a chosen variant row: its loopback,
     HikariCP, no-context or blocking counterpart."""
-    keys = {tuple(str(a.get(c)) for c in same) for a in chosen}
-    return [a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
-            and tuple(str(a.get(c)) for c in same) in keys]
+    keys = {dimensions.key(a.row, same) for a in chosen}
+    return [a for a in analysed if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+            and dimensions.key(a.row, same) in keys]
 

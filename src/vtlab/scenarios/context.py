@@ -3,39 +3,40 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 
 from vtlab import analyze
-from vtlab.scenarios.common import (TABLE_COLUMNS, MEMORY_COLUMNS, Line, Section, fmt, num, table_of, chart_of,
+from vtlab.verdicts import Analysis
+from vtlab.scenarios.common import (Label, TABLE_COLUMNS, MEMORY_COLUMNS, Line, Section, fmt, table_of, chart_of,
                                     matching_baseline)
 
 
-def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
-    carried = [a for a in analysed if str(a.get("context") or "none") != "none"]
+def section(analysis: Analysis, mode_label: Label) -> Section | None:
+    analysed = analysis.verdicts
+    carried = [a for a in analysed if a.row.context != "none"]
     if not carried:
         return None
     same = ("conn_mode", "hikari_pool", "concurrency", "thread_mode", "path_mode", "stub_delay_ms", "workload")
     order = {"none": 0, "threadlocal": 1, "scopedvalue": 2}
     lines = sorted([*carried, *matching_baseline(analysed, carried, same)],
-                   key=lambda a: (a["thread_mode"] != "platform", num(a, "concurrency"),
-                                  order.get(str(a.get("context") or "none"), 3)))
+                   key=lambda a: (a.row.thread_mode != "platform", a.row.concurrency,
+                                  order.get(a.row.context, 3)))
     verdict = []
     for mode in ("platform", "virtual"):
-        by = {str(a.get("context") or "none"): a for a in lines if a["thread_mode"] == mode}
+        by = {a.row.context: a for a in lines if a.row.thread_mode == mode}
         local, scoped = by.get("threadlocal"), by.get("scopedvalue")
         if not (local or scoped):
             continue
-        kb = num(local or scoped, "context_kb")
-        parts = [f"{name} RSS {fmt(num(a, 'rss_mb_max'))} MB, heap max {fmt(num(a, 'heap_used_mb_max'))} MB, "
-                 f"{fmt(num(a, 'gc_pauses'))} GC pauses ({fmt(num(a, 'gc_pause_ms'))} ms), "
-                 f"{fmt(num(a, 'throughput_rps'), 1)} req/s"
+        kb = (local or scoped).row.context_kb
+        parts = [f"{name} RSS {fmt(a.measured.rss_mb_max)} MB, heap max {fmt(a.measured.heap_used_mb_max)} MB, "
+                 f"{fmt(a.measured.gc_pauses)} GC pauses ({fmt(a.measured.gc_pause_ms)} ms), "
+                 f"{fmt(a.measured.throughput_rps, 1)} req/s"
                  for name, a in (("no context:", by.get("none")), ("ThreadLocal:", local), ("ScopedValue:", scoped))
                  if a]
-        verdict.append(f"{mode} at {(local or scoped)['concurrency']} users with {fmt(kb)} KB per request — "
+        verdict.append(f"{mode} at {(local or scoped).row.concurrency} users with {fmt(kb)} KB per request — "
                        + "; ".join(parts) + ".")
         if local and scoped:
-            rss_l, rss_s = num(local, "rss_mb_max"), num(scoped, "rss_mb_max")
-            pause_l, pause_s = num(local, "gc_pause_ms"), num(scoped, "gc_pause_ms")
+            rss_l, rss_s = local.measured.rss_mb_max, scoped.measured.rss_mb_max
+            pause_l, pause_s = local.measured.gc_pause_ms, scoped.measured.gc_pause_ms
             rss_gap = abs(rss_l - rss_s) / max(rss_l, rss_s) if max(rss_l, rss_s) else math.nan
             verdict.append(
                 (f"ThreadLocal and ScopedValue end within {fmt(rss_gap * 100)}% on RSS "
@@ -44,11 +45,11 @@ def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sect
                 + f"and GC pause time {fmt(pause_l)} vs {fmt(pause_s)} ms: with one thread per request the context "
                 "dies with its thread either way, so the holder matters less than the context's size; ScopedValue's "
                 "gains are a binding that cannot leak past the handler and one that forked subtasks inherit.")
-    if len({a.get("rep") for a in lines}) == 1:
+    if len({a.row.rep for a in lines}) == 1:
         verdict.append("One repetition: differences under ~10% here are within run-to-run noise (use --reps 3).")
 
     def variant(a: Line) -> str:
-        return f"{mode_label(a)}, {a.get('context') or 'none'}"
+        return f"{mode_label(a.row)}, {a.row.context}"
 
     return Section("context", "Request context: ThreadLocal vs ScopedValue", verdict,
                    table_of(lines, mode_label, variant),

@@ -3,29 +3,30 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 
-from vtlab import analyze, sample
-from vtlab.scenarios.common import TABLE_COLUMNS, PINNED_COLUMN, Line, Section, fmt, num, table_of, chart_of, ordered
+from vtlab import dimensions, sample
+from vtlab.verdicts import Analysis
+from vtlab.scenarios.common import Label, TABLE_COLUMNS, PINNED_COLUMN, Line, Section, fmt, table_of, chart_of, ordered
 
 
-def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
-    lines = ordered([a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
-                      and a.get("path_mode") != "normal"])
+def section(analysis: Analysis, mode_label: Label) -> Section | None:
+    analysed = analysis.verdicts
+    lines = ordered([a for a in analysed if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+                      and a.row.path_mode != "normal"])
     if not lines:
         return None
-    lines = ordered([a for a in analysed if analyze.workload(a) == "order-summary" and not analyze.is_variant(a)
-                      and str(a.get("concurrency")) in {str(b.get("concurrency")) for b in lines}
-                      and a.get("conn_mode") in {b.get("conn_mode") for b in lines}])
-    lines.sort(key=lambda a: (str(a.get("path_mode")) != "normal", str(a.get("path_mode")), a["thread_mode"]))
+    lines = ordered([a for a in analysed if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+                      and a.row.concurrency in {b.row.concurrency for b in lines}
+                      and a.row.conn_mode in {b.row.conn_mode for b in lines}])
+    lines.sort(key=lambda a: (a.row.path_mode != "normal", a.row.path_mode, a.row.thread_mode))
 
     def events(path: str, mode: str) -> tuple[float, dict[str, int]]:
-        chosen = [a for a in lines if a.get("path_mode") == path and a["thread_mode"] == mode]
+        chosen = [a for a in lines if a.row.path_mode == path and a.row.thread_mode == mode]
         counts: dict[str, int] = {}
         for a in chosen:
-            for reason, count in sample.parse_reasons(str(a.get("pinned_reasons") or "")).items():
+            for reason, count in sample.parse_reasons(str(a.measured.pinned_reasons or "")).items():
                 counts[reason] = counts.get(reason, 0) + count
-        total = sum(num(a, "pinned_events") for a in chosen) if chosen else math.nan
+        total = sum(a.measured.pinned_events for a in chosen) if chosen else math.nan
         return total, counts
 
     def reasons(counts: dict[str, int]) -> str:
@@ -34,21 +35,21 @@ def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sect
     control, control_reasons = events("pinned-control", "virtual")
     monitor, monitor_reasons = events("synchronized", "virtual")
     verdict = _capture_verdict(control, reasons(control_reasons), monitor, reasons(monitor_reasons))
-    by_path = {(a.get("path_mode"), a["thread_mode"]): a for a in lines}
+    by_path = {(a.row.path_mode, a.row.thread_mode): a for a in lines}
     pinned_v, normal_v = by_path.get(("pinned-control", "virtual")), by_path.get(("normal", "virtual"))
-    if pinned_v and normal_v and num(normal_v, "throughput_rps") > 0:
+    if pinned_v and normal_v and normal_v.measured.throughput_rps > 0:
         verdict.append(
-            f"What pinning costs: on the control path virtual threads serve {fmt(num(pinned_v, 'throughput_rps'), 1)} "
-            f"req/s against {fmt(num(normal_v, 'throughput_rps'), 1)} on the normal path — each blocked request holds "
-            f"one of the {fmt(num(pinned_v, 'vt_parallelism'))} carrier threads for the whole downstream call, so "
-            f"the carriers are the pool: {fmt(num(pinned_v, 'vt_parallelism'))} ÷ "
-            f"{fmt(num(pinned_v, 'service_time_ms'))} ms = {fmt(num(pinned_v, 'ceiling_threads_rps'), 1)} req/s.")
-    if pinned_v and "missing-samples" in str(pinned_v.get("flags")):
+            f"What pinning costs: on the control path virtual threads serve {fmt(pinned_v.measured.throughput_rps, 1)} "
+            f"req/s against {fmt(normal_v.measured.throughput_rps, 1)} on the normal path — each blocked request holds "
+            f"one of the {fmt(pinned_v.measured.vt_parallelism)} carrier threads for the whole downstream call, so "
+            f"the carriers are the pool: {fmt(pinned_v.measured.vt_parallelism)} ÷ "
+            f"{fmt(pinned_v.service_time_ms)} ms = {fmt(pinned_v.ceilings.threads, 1)} req/s.")
+    if pinned_v and "missing-samples" in pinned_v.flags:
         verdict.append("The control row's meter samples went missing as well: the service's actuator runs on "
                        "virtual threads too, and its scrapes waited for a carrier like every request did.")
 
     def variant(a: Line) -> str:
-        return f"{a.get('path_mode')} / {mode_label(a)}"
+        return f"{a.row.path_mode} / {mode_label(a.row)}"
 
     return Section("pinning", "Pinning: JEP 491 and its positive control", verdict,
                    table_of(lines, mode_label, variant), chart_of(lines, [variant(a) for a in lines]),

@@ -3,35 +3,35 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 
-from vtlab import analyze
-from vtlab.scenarios.common import Line, Section, fmt, num, table_of, chart_of, ordered, ratio_sentence
+from vtlab.verdicts import Analysis
+from vtlab.scenarios.common import Label, Section, fmt, table_of, chart_of, ordered, ratio_sentence
 
 
-def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
-    lines = ordered([a for a in analysed if analyze.workload(a) == "sleep"])
+def section(analysis: Analysis, mode_label: Label) -> Section | None:
+    analysed = analysis.verdicts
+    lines = ordered([a for a in analysed if a.row.workload == "sleep"])
     if not lines:
         return None
     verdict = []
     for a in lines:
-        sleep_s = analyze.wait_s(a)
-        users = num(a, "concurrency")
-        if a["thread_mode"] == "platform":
-            threads = num(a, "tomcat_max_threads")
+        sleep_s = a.row.sleep_ms / 1000  # what the request does: sleep
+        users = a.row.concurrency
+        if a.row.thread_mode == "platform":
+            threads = a.row.tomcat_max_threads
             verdict.append(
-                f"{mode_label(a)}: {fmt(num(a, 'throughput_rps'), 1)} req/s with {fmt(users)} users sleeping "
+                f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s with {fmt(users)} users sleeping "
                 f"{fmt(sleep_s, 1)} s each — Tomcat's {fmt(threads)} threads ÷ {fmt(sleep_s, 1)} s = "
                 f"{fmt(threads / sleep_s if sleep_s else math.nan, 1)} req/s, so a user waits for a thread "
-                f"(median {fmt(num(a, 'p50_ms') / 1000, 1)} s, "
-                f"{fmt(num(a, 'p50_ms') / 1000 / sleep_s, 1)}× the sleep).")
+                f"(median {fmt(a.measured.p50_ms / 1000, 1)} s, "
+                f"{fmt(a.measured.p50_ms / 1000 / sleep_s, 1)}× the sleep).")
         else:
             verdict.append(
-                f"{mode_label(a)}: {fmt(num(a, 'throughput_rps'), 1)} req/s, "
-                f"median {fmt(num(a, 'p50_ms') / 1000, 2)} s "
+                f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s, "
+                f"median {fmt(a.measured.p50_ms / 1000, 2)} s "
                 f"— about the sleep itself: every user gets a thread, so the ceiling is users ÷ sleep = "
                 f"{fmt(users / sleep_s if sleep_s else math.nan, 1)} req/s.")
     verdict += ratio_sentence(lines)
     return Section("sleep", "Sleep: pure waiting, no database, no downstream", verdict,
-                   table_of(lines, mode_label), chart_of(lines, [mode_label(a) for a in lines]))
+                   table_of(lines, mode_label), chart_of(lines, [mode_label(a.row) for a in lines]))
 

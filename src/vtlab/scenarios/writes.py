@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 
-from vtlab import analyze
-from vtlab.scenarios.common import (TABLE_COLUMNS, WRITES_COLUMN, Line, Section, fmt, num, table_of, chart_of, ordered,
-                                    ratio_sentence)
+from vtlab.verdicts import Analysis
+from vtlab.scenarios.common import (TABLE_COLUMNS, WRITES_COLUMN, Label, Line, Section, chart_of, fmt, ordered,
+                                    ratio_sentence, table_of)
 
 
-def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Section | None:
-    lines = ordered([a for a in analysed if analyze.workload(a) == "write"])
+def section(analysis: Analysis, mode_label: Label) -> Section | None:
+    analysed = analysis.verdicts
+    lines = ordered([a for a in analysed if a.row.workload == "write"])
     if not lines:
         return None
     verdict = []
     for a in lines:
-        acknowledged, inserted = num(a, "writes_acknowledged"), num(a, "rows_inserted")
-        if str(a.get("writes_ok")).lower() == "true":
+        acknowledged, inserted = a.measured.writes_acknowledged, a.measured.rows_inserted
+        if str(a.measured.writes_ok).lower() == "true":
             check = f"all {fmt(acknowledged)} acknowledged writes are in the database, none doubled"
         elif math.isnan(acknowledged):
             check = "the write check did not run"
@@ -27,12 +27,12 @@ def section(analysed: Sequence[Line], mode_label: Callable[[Line], str]) -> Sect
         else:
             check = (f"{fmt(inserted - acknowledged)} stored orders were never acknowledged to the client "
                      "(it gave up before the answer came)")
-        verdict.append(f"{mode_label(a)} at {a['concurrency']} users: {fmt(num(a, 'throughput_rps'), 1)} writes/s "
-                       f"({a['bottleneck']}); {check}.")
+        verdict.append(f"{mode_label(a.row)} at {a.row.concurrency} users: "
+                       f"{fmt(a.measured.throughput_rps, 1)} writes/s ({a.bottleneck}); {check}.")
     verdict += ratio_sentence(lines)
 
     def variant(a: Line) -> str:
-        return f"{mode_label(a)}, {a.get('conn_mode')}"
+        return f"{mode_label(a.row)}, {a.row.conn_mode}"
 
     return Section("writes", "Writes: every acknowledged order must be stored once", verdict,
                    table_of(lines, mode_label, variant), chart_of(lines, [variant(a) for a in lines]),
