@@ -1,25 +1,21 @@
 package dev.vtlab.app.system;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.testsupport.LabInfrastructure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import static dev.vtlab.testsupport.ApiDocumentAssertions.assertDocumented;
+import static dev.vtlab.testsupport.ApiDocumentAssertions.assertServedOnTheManagementPortOnly;
+import static dev.vtlab.testsupport.ApiDocumentAssertions.documentedPaths;
+import static dev.vtlab.testsupport.ApiDocumentAssertions.pathsTheLoadScriptCalls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -31,9 +27,6 @@ import static org.assertj.core.api.Assertions.assertThat;
         "VT_ENABLED=true", "CONN_MODE=released", "PATH_MODE=normal", "DB_POOL_MAX=2", "MANAGEMENT_PORT=0" })
 class ApiDocumentationTest {
 
-    /** The k6 script the rig drives every row with (the module runs its tests from services/app). */
-    static final Path LOAD_SCRIPT = Path.of("../../load/orders.js");
-
     @LocalServerPort
     int port;
 
@@ -41,41 +34,17 @@ class ApiDocumentationTest {
     int managementPort;
 
     @Test
-    void theDocumentListsEveryEndpointTheLoadScriptCallsWithItsProblems() throws IOException {
-        LabHttp.Response response = new LabHttp(managementPort).get("/actuator/openapi");
-        assertThat(response.status()).isEqualTo(200);
-        JsonNode paths = new ObjectMapper().readTree(response.body()).get("paths");
-
-        Set<String> called = pathsCalledBy(Files.readString(LOAD_SCRIPT));
+    void theDocumentListsEveryEndpointTheLoadScriptCallsWithItsProblems() {
+        JsonNode paths = documentedPaths(managementPort);
+        Set<String> called = pathsTheLoadScriptCalls();
         assertThat(called).contains("/api/order-summary/{id}", "/api/orders", "/api/sleep", "/api/cpu");
         for (String path : called) {
-            assertThat(paths.has(path)).as("%s in the OpenAPI document", path).isTrue();
-            JsonNode operation = paths.get(path).properties().iterator().next().getValue();
-            assertThat(operation.path("summary").asString()).as("%s summary", path).isNotBlank();
-            assertThat(operation.path("responses").has("500")).as("%s 500 problem", path).isTrue();
-            if (path.endsWith("{id}")) {
-                assertThat(operation.path("parameters").get(0).path("description").asString()).isNotBlank();
-                assertThat(operation.path("responses").path("404").path("content").has("application/problem+json"))
-                        .as("%s documents its 404 as a problem", path).isTrue();
-            }
+            assertDocumented(paths, path);
         }
     }
 
     @Test
     void theDocumentAndSwaggerUiStayOffTheMeasuredPort() {
-        assertThat(new LabHttp(managementPort).get("/actuator/swagger-ui").status()).isIn(200, 302);
-        for (String path : new String[] { "/v3/api-docs", "/actuator/openapi", "/swagger-ui.html", "/swagger-ui/index.html" }) {
-            assertThat(new LabHttp(port).get(path).status()).as(path).isEqualTo(404);
-        }
-    }
-
-    /** {@code ${BASE_URL}/api/x/${id}} and {@code ${BASE_URL}/api/x?q=...} as the API's mapped paths. */
-    static Set<String> pathsCalledBy(String script) {
-        Matcher calls = Pattern.compile("\\$\\{BASE_URL}(/api/[a-z-]+(?:/[a-z-]+)*)(/\\$\\{id})?").matcher(script);
-        Set<String> paths = new TreeSet<>();
-        while (calls.find()) {
-            paths.add(calls.group(1) + (calls.group(2) != null ? "/{id}" : ""));
-        }
-        return paths;
+        assertServedOnTheManagementPortOnly(port, managementPort);
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.vtlab.common.runtime.ThreadInfo;
 import dev.vtlab.reactive.downstream.DownstreamClient;
+import io.swagger.v3.oas.annotations.Operation;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 
@@ -32,11 +33,15 @@ class RuntimeInfoController {
         this.downstream = downstream;
     }
 
+    @Operation(summary = "The thread serving this request (name, id, virtual or not)")
     @GetMapping("/api/thread-info")
     ThreadInfo threadInfo() {
         return ThreadInfo.current();
     }
 
+    @Operation(summary = "What is really running, read from the live objects",
+            description = "Model (webflux), pool (size, timeout), connection and path mode, downstream client and "
+                    + "its connection cap, event loops, versions: the rig refuses a row whose service reports otherwise.")
     @GetMapping("/api/runtime-info")
     RuntimeInfo runtimeInfo() {
         Thread serving = Thread.currentThread();

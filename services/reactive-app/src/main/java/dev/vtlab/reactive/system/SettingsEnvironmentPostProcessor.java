@@ -42,6 +42,11 @@ public class SettingsEnvironmentPostProcessor implements EnvironmentPostProcesso
             // Actuator on a server of its own, as in the app: the rig's scrapes must not queue behind the load.
             derived.put("management.server.port", settings.managementPort());
             derived.put("management.server.address", settings.serverAddress());
+            // The API documentation lives there too, as actuator endpoints; without a management port of its
+            // own springdoc's management-port mode cannot start, and the docs would land on the measured port.
+            derived.put("springdoc.use-management-port", true);
+            derived.put("springdoc.api-docs.enabled", true);
+            derived.put("springdoc.swagger-ui.enabled", true);
         }
         environment.getPropertySources().addFirst(new MapPropertySource("vtlabDerivedSettings", derived));
         // Reactor Netty's shared client pool allows 500 connections by default: with 1,000 users waiting on
