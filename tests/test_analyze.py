@@ -261,3 +261,52 @@ def test_the_same_run_reports_the_same_under_any_hash_seed(tmp_path):
                         "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"})
         outputs.append([(run_dir / name).read_text() for name in ("analysis.csv", "report.md", "charts.json")])
     assert outputs[0] == outputs[1]
+
+
+# --- the typed result ------------------------------------------------------------------------------
+
+def test_a_verdict_is_immutable_and_its_csv_line_follows_the_columns():
+    import dataclasses
+
+    from vtlab import verdicts
+    result = verdict(row())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.bottleneck = "cpu"  # type: ignore[misc]
+    line = dict(zip(verdicts.COLUMNS, verdicts.cells(result), strict=True))
+    assert (line["thread_mode"], line["concurrency"], line["stub_delay_ms"]) == ("virtual", "100", "1000")
+    assert (line["bottleneck"], line["valid"], line["flags"]) == ("downstream", "true", "")
+
+
+def test_a_failed_row_gets_a_failed_verdict_and_changes_nothing_else():
+    """One row a dead tier ended among measured ones: its verdict names the tier, no bottleneck, never valid;
+    the other verdicts, the service times and the aggregates read exactly as without it."""
+    low, high = row(thread_mode="platform"), row(thread_mode="platform", concurrency=1000, throughput_rps=196,
+                                                 http_reqs=5880, ok_requests=5880, tomcat_connections_max=1000,
+                                                 p50_ms=5000, p99_ms=5200, throughput_first_half_rps=196,
+                                                 throughput_second_half_rps=196)
+    # the dead row would have set a far lower service time, and aggregates with `low` if it counted
+    dead = row(thread_mode="platform", rep=2, p50_ms=10, throughput_rps=5000, failed_tier="postgres",
+               failure="exited with code 137", failure_log="FATAL: terminating")
+    clean, broken = analyze.analyse([low, high], META), analyze.analyse([low, dead, high], META)
+    assert broken.verdicts == clean.verdicts and broken.aggregates == clean.aggregates
+    assert broken.context.service_time_s == clean.context.service_time_s
+    (failed,) = broken.failed
+    assert failed.failed and failed.failure.tier == "postgres" and failed.failure.how == "exited with code 137"
+    assert (failed.bottleneck, failed.valid, failed.flags) == ("", False, ("failed:postgres",))
+    assert math.isnan(failed.measured.throughput_rps) and failed.row.rep == 2
+
+
+def test_rows_differing_only_in_the_downstream_delay_are_not_repetitions_of_one_scenario():
+    one_second, two_seconds = row(), row(stub_delay_ms=2000, p50_ms=2010, throughput_rps=49)
+    lines = analyze.analyse([one_second, two_seconds], META).aggregates
+    assert [(line.row.stub_delay_ms, line.throughput_median) for line in lines] == [(1000, 98), (2000, 49)]
+
+
+def test_the_rig_constants_come_from_the_runs_record():
+    """A run that recorded 100 request threads and k6's thresholds exit as 98 is judged by those."""
+    recorded = {**META, "rig": {"tomcat_max_threads": 100, "k6_thresholds_exit": 98}}
+    platform = row(thread_mode="platform", tomcat_max_threads="")  # an older CSV: the run's default applies
+    result = analyze.analyse([platform], recorded).verdicts[0]
+    assert math.isclose(result.ceilings.threads, 100 / 1.010, rel_tol=1e-6)
+    assert analyze.analyse([row(k6_exit=98)], recorded).verdicts[0].valid is True
+    assert "k6-exit-99" in analyze.analyse([row(k6_exit=99)], recorded).verdicts[0].flags

@@ -140,3 +140,11 @@ def test_a_failed_row_is_listed_apart_and_changes_no_verdict(tmp_path):
     assert (broken_rows[-1]["bottleneck"], broken_rows[-1]["valid"], broken_rows[-1]["flags"]) == (
         "", "false", "failed:service")
     assert "id='failed-rows'" in (broken / "report.html").read_text()
+
+
+def test_the_same_run_renders_the_same_html(tmp_path):
+    """matplotlib salts its SVG element ids at random unless told otherwise: a re-render must not differ."""
+    run_dir = tmp_path / "quick-run"
+    shutil.copytree(FIXTURE, run_dir)
+    first = report.render(run_dir)["html"].read_text()
+    assert report.render(run_dir)["html"].read_text() == first

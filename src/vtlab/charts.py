@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "vtlab"  # SVG ids from a fixed salt, not a random one: same run, same file
 import matplotlib.pyplot as plt  # noqa: E402
 
 from vtlab import dimensions  # noqa: E402

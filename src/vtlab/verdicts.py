@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vtlab import dimensions, results
 from vtlab.rig import Constants
+
+if TYPE_CHECKING:
+    from vtlab.analyze import Context
 
 NAN = math.nan
 
@@ -108,7 +111,7 @@ class Aggregate:
 
 @dataclass(frozen=True)
 class Analysis:
-    context: Any                    # analyze.Context: the machine, the service times, the rig constants
+    context: Context                # the machine, the low-load service times, the rig constants
     verdicts: tuple[Verdict, ...]   # the measured rows, in the CSV's order: all any story or chart sees
     aggregates: tuple[Aggregate, ...]
     failed: tuple[Verdict, ...] = ()  # rows a tier died in: listed, never judged
