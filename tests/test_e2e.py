@@ -313,7 +313,9 @@ def test_fanout_pools_context_latency_and_the_reactive_twin_reach_the_service(ri
     loopback, far = rows_of(run_dir)[2:]
     for row in (loopback, far):
         assert (row["pool_impl"], row["context"], row["context_kb"]) == ("agroal", "scopedvalue", "256")
-        assert float(row["hikari_active_max"]) >= 1  # Agroal's gauges fill the pool columns
+        # Agroal's gauges fill the pool columns: scraped, so a number (a 2 Hz sample of a connection out for
+        # a millisecond is often 0, so its size proves nothing; it failed this test once in a clean run)
+        assert row["hikari_active_max"] != "" and float(row["hikari_active_max"]) >= 0
         assert row["gc_pauses"] != "" and float(row["heap_used_mb_max"]) > 0
     assert (loopback["db_latency_ms"], far["db_latency_ms"]) == ("0", "60")
     # the traffic went through the proxy (sampled as its own tier), and only for the delayed row
