@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import cli, report
+import test_analyze
+
+from vtlab import analyze, cli, report
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
 PUBLISHED = Path(__file__).resolve().parents[1] / "reference" / "published.csv"
@@ -72,9 +74,27 @@ def test_chart_series_match_the_csv(rendered):
 def test_markdown_headline_and_explanation(rendered):
     _, paths = rendered
     text = paths["markdown"].read_text()
-    assert "| scenario | concurrency | platform req/s · p99 | virtual req/s · p99 |" in text
-    assert "Platform threads flatten at" in text and "Virtual threads reach" in text
+    # the headline's ratio at 1,000 users is the rows' own: 889.133 / 199 (no interval in this older CSV)
+    assert "| released, pool 50 | 1000 | 199.0 · p99 " in text and "| 4.47× | thread-pool / " in text
+    assert "Platform threads flatten at 199 req/s" in text and "Virtual threads reach 889 req/s" in text
     assert "moves to the pool" in text
+
+
+def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
+    def line(mode, rps, ci, rep=1):
+        return test_analyze.row(thread_mode=mode, rep=rep, concurrency=1000, throughput_rps=rps,
+                                throughput_ci95_rps=ci, ok_requests="")
+    def headline(*rows):
+        return report.headline(analyze.analyse(list(rows), test_analyze.META).aggregates)
+    one_rep = headline(line("platform", 200, 2), line("virtual", 900, 30))
+    assert one_rep[0]["platform"].startswith("200.0 ± 2.0 ") and one_rep[0]["virtual"].startswith("900.0 ± 30.0 ")
+    assert one_rep[0]["ratio"] == "4.50× [4.31–4.70]"  # 870 / 202 to 930 / 198
+    reps = headline(line("platform", 200, 2), line("platform", 190, 2, rep=2), line("virtual", 900, 30),
+                    line("virtual", 950, 10, rep=2))
+    assert reps[0]["virtual"].startswith("925.0 [870.0–960.0] ")
+    assert reps[0]["ratio"] == "4.74× [4.31–5.11]"  # 870 / 202 to 960 / 188
+    unknown = headline(line("platform", 200, ""), line("virtual", 900, ""))
+    assert unknown[0]["ratio"] == "4.50×"  # no interval measured: no range claimed
 
 
 def test_report_command_rerenders_and_rejects_bad_input(rendered, capsys, tmp_path):

@@ -122,7 +122,8 @@ def test_pools_section_compares_agroal_with_the_hikari_row_at_the_same_settings(
     same = row(pool_impl="agroal", throughput_rps=365, **common)
     slower = row(pool_impl="agroal", throughput_rps=250, pinned_events=40,
                  pinned_reasons="Native or VM frame on stack=40", **common)
-    assert "within 10% — the same wall" in " ".join(sections_of(hikari, same)["pools"].verdict)
+    assert "within noise of each other (their 95% intervals overlap) — the same wall" in " ".join(
+        sections_of(hikari, same)["pools"].verdict)
     fairer = row(pool_impl="agroal", throughput_rps=366, p99_ms=1084, **common)
     assert "Agroal's p99 is 30% shorter" in " ".join(
         sections_of(row(pool_impl="hikari", throughput_rps=358, p99_ms=1554, **common), fairer)["pools"].verdict)
@@ -179,7 +180,7 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
     section = sections_of(*rows)["reactive"]
     text = " ".join(section.verdict)
     assert "platform 199.0 req/s" in text and "webflux 905.0 req/s" in text
-    assert "Virtual threads and WebFlux reach the same wall" in text
+    assert "Virtual threads and WebFlux are within noise of each other" in text
     assert [line["variant"] for line in section.table] == ["platform", "virtual", "webflux"]
     costly = [*rows[:2], row(thread_mode="webflux", pool_impl="r2dbc", tomcat_max_threads=0, throughput_rps=614,
                              app_cpu_ms_per_req=2.0, host_cpu_pct=99.9, **common)]
@@ -188,3 +189,37 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
     assert "WebFlux at 0.69× virtual threads" in text and "2.00 ms of its own CPU per request against 0.77" in text
     # the headline pairs platform with virtual only; the twin is told in its section
     assert all("webflux" not in str(line) for line in report.headline(analyze.analyse(rows, META).aggregates))
+
+
+def test_a_difference_is_claimed_only_when_the_intervals_separate():
+    common = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual")
+
+    def pools(hikari_rps, hikari_ci, agroal_rps, agroal_ci):
+        return " ".join(sections_of(row(pool_impl="hikari", throughput_rps=hikari_rps, throughput_ci95_rps=hikari_ci,
+                                        **common),
+                                    row(pool_impl="agroal", throughput_rps=agroal_rps, throughput_ci95_rps=agroal_ci,
+                                        **common))["pools"].verdict)
+    # 4% apart with tight intervals: a real difference
+    assert "Agroal at 0.96× HikariCP (their 95% intervals apart)" in pools(370, 2, 355, 2)
+    assert "HikariCP 370.0 ± 2.0 req/s" in pools(370, 2, 355, 2)
+    # 8% apart inside wide intervals: nothing to claim
+    assert "within noise" in pools(370, 20, 340, 20)
+    # no interval measured: ±5% stands in (a 4% gap is noise, a 20% one is not)
+    assert "within noise" in pools(370, "", 355, "")
+    assert "Agroal at 0.80× HikariCP" in pools(370, "", 296, "")
+
+
+def test_scenario_sections_tell_the_median_of_the_reps_not_the_last_one():
+    common = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual",
+                  ok_requests="")
+    rows = [row(pool_impl="hikari", rep=1, throughput_rps=370, p99_ms=1500, throughput_ci95_rps=3, **common),
+            row(pool_impl="agroal", rep=1, throughput_rps=360, p99_ms=1400, throughput_ci95_rps=3, **common),
+            row(pool_impl="agroal", rep=2, throughput_rps=366, p99_ms=1450, throughput_ci95_rps=4, **common),
+            row(pool_impl="agroal", rep=3, throughput_rps=250, p99_ms=3000, throughput_ci95_rps=3, **common)]
+    section = sections_of(*rows)["pools"]
+    text = " ".join(section.verdict)
+    # the median rep (360), its interval the reps' joined ones (247..370: ±113 around 360), the median p99
+    assert "Agroal 360.0 ± 113.0 req/s (p99 1,450 ms)" in text and "within noise" in text
+    assert [line["rps"] for line in section.table] == ["370.0 ± 3.0", "360.0 ± 113.0"]
+    line = analyze.analyse(rows, META).aggregates[1]
+    assert (line.interval_low, line.interval_high) == (247, 370) and line.line.row.rep == 1

@@ -82,12 +82,26 @@ def _figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others, m
 # --- words -----------------------------------------------------------------------------------
 
 def _rps(line: Aggregate) -> str:
+    """The median with its 95% interval: ± the row's own for one rep, the reps' joined range for several."""
     text = fmt(line.throughput_median, 1)
     if line.reps > 1:
-        text += f" [{fmt(line.throughput_min, 1)}–{fmt(line.throughput_max, 1)}]"
+        text += f" [{fmt(line.interval_low, 1)}–{fmt(line.interval_high, 1)}]"
         if line.spread_warning:
             text += " ⚠"
+    elif line.interval_known:
+        text += f" ± {fmt(line.line.measured.throughput_ci95_rps, 1)}"
     return text + ("" if line.valid else " (invalid)")
+
+
+def ratio_text(platform: Aggregate | None, virtual: Aggregate | None) -> str:
+    """virtual ÷ platform with the range the two intervals allow (low ÷ high to high ÷ low)."""
+    if not (platform and virtual and platform.throughput_median > 0):
+        return "–"
+    text = f"{virtual.throughput_median / platform.throughput_median:.2f}×"
+    if platform.interval_known and virtual.interval_known and platform.interval_low > 0:
+        text += (f" [{virtual.interval_low / platform.interval_high:.2f}–"
+                 f"{virtual.interval_high / platform.interval_low:.2f}]")
+    return text
 
 
 def headline(aggregates: Sequence[Aggregate], threads: int = TOMCAT_THREADS) -> list[dict[str, str]]:
@@ -97,13 +111,12 @@ def headline(aggregates: Sequence[Aggregate], threads: int = TOMCAT_THREADS) -> 
     for key in sorted(groups, key=lambda k: (k[0], k[2], k[1], k[3], k[4], float(str(k[5]).rstrip("/s")))):
         _, scenario, _, line_threads, _model, load = key
         p, v = groups[key].get("platform"), groups[key].get("virtual")
-        ratio = (v.throughput_median / p.throughput_median if p and v and p.throughput_median > 0 else math.nan)
         table.append({
             "scenario": scenario + ("" if line_threads == threads else f", {line_threads} platform threads"),
             "concurrency": str(load),
             "platform": f"{_rps(p)} · p99 {fmt(p.p99_median)} ms" if p else "–",
             "virtual": f"{_rps(v)} · p99 {fmt(v.p99_median)} ms" if v else "–",
-            "ratio": "–" if math.isnan(ratio) else f"{ratio:.2f}×",
+            "ratio": ratio_text(p, v),
             "bottleneck": f"{_bottleneck(p)} / {_bottleneck(v)}",
         })
     return table
@@ -138,8 +151,6 @@ def _bottleneck(line: Aggregate | None) -> str:
 def explain(analysis: Analysis) -> list[str]:
     """Sentences generated from the analysis: where each mode flattened and why."""
     threads = analysis.rig.tomcat_max_threads
-    service = {(a.row.conn_mode, a.row.path_mode): (a.service_time_ms, a.service_time_source)
-               for a in main_rows(analysis.verdicts, threads)}
     main = main_rows(analysis.aggregates, threads)
 
     def lines(conn: str, mode: str) -> list[Aggregate]:
@@ -148,21 +159,20 @@ def explain(analysis: Analysis) -> list[str]:
                       key=lambda a: a.row.concurrency)
 
     platform, virtual = lines("released", "platform"), lines("released", "virtual")
-    story = [*_platform_story(platform, service), *_virtual_story(virtual, platform),
-             *_held_story(main, service)]
+    story = [*_platform_story(platform), *_virtual_story(virtual, platform), *_held_story(main)]
     if not story:
         story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
                      "order-summary` rows.")
     return story + _validity_story(analysis.verdicts, threads)
 
 
-def _platform_story(platform: Sequence[Aggregate], service) -> list[str]:
+def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
     if not platform:
         return []
-    ms, source = service.get(("released", "normal"), (math.nan, ""))
     walls = [a for a in platform if a.bottleneck == "thread-pool"]
     if walls:
         wall = walls[-1]
+        ms, source = wall.line.service_time_ms, wall.line.service_time_source  # the wall row's own scenario
         return [f"Platform threads flatten at {fmt(wall.throughput_median, 0)} req/s: Tomcat's threads ÷ "
                 f"the time each is busy ({fmt(ms, 0)} ms, the {source}) predict "
                 f"{fmt(wall.ceiling_rps, 0)} req/s, and past that users only queue "
@@ -179,23 +189,32 @@ LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstrea
 def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) -> list[str]:
     if not virtual:
         return []
-    best = max(virtual, key=lambda a: a.throughput_median)
-    story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s at {best.row.concurrency} users "
-             f"({fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
+    # the story is told from rows that can be trusted; an invalid best is said to be one
+    best = max([a for a in virtual if a.valid] or virtual, key=lambda a: a.throughput_median)
+    story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
+             f"{best.row.concurrency} users ({fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
              f"{fmt(best.ceiling_rps, 0)} req/s), limited by {LIMIT_WORDS.get(best.limit, best.limit)}; "
-             f"bottleneck: {best.bottleneck}."]
-    top_p = max((a.throughput_median for a in platform), default=0.0)
-    if top_p > 0:
-        story.append(f"At the highest concurrency measured, virtual threads deliver "
-                     f"{best.throughput_median / top_p:.1f}× the best platform-thread throughput.")
+             f"bottleneck: {best.bottleneck}" + ("." if best.valid else
+                                                f" — but no rep of that row is valid ({';'.join(best.flags)}).")]
+    trusted = [a for a in platform if a.valid] or platform
+    top = max(trusted, key=lambda a: a.throughput_median, default=None)
+    if top and top.throughput_median > 0:
+        story.append(f"Best against best, virtual threads deliver {ratio_text(top, best)} the platform threads' "
+                     "throughput (the 95% range in brackets where measured).")
     return story
 
 
-def _held_story(main: Sequence[Aggregate], service) -> list[str]:
+def _interval_words(line: Aggregate) -> str:
+    if not line.interval_known:
+        return ""
+    return f" (95% interval {fmt(line.interval_low, 0)}–{fmt(line.interval_high, 0)})"
+
+
+def _held_story(main: Sequence[Aggregate]) -> list[str]:
     held = [a for a in main if a.row.conn_mode == "held" and a.row.path_mode == "normal"]
     if not held:
         return []
-    ms, source = service.get(("held", "normal"), (math.nan, ""))
+    ms, source = held[0].line.service_time_ms, held[0].line.service_time_source
     parts = ", ".join(f"{a.row.thread_mode} {fmt(a.throughput_median, 1)} req/s ({a.bottleneck})"
                       for a in sorted(held, key=lambda a: (a.row.hikari_pool, a.row.thread_mode)))
     pools = sorted({a.row.hikari_pool for a in held})
@@ -225,8 +244,8 @@ def main_rows(lines: Sequence[Any], threads: int = TOMCAT_THREADS) -> list[Any]:
 # --- rendering -------------------------------------------------------------------------------
 
 HEADLINE_COLUMNS = [("scenario", "scenario"), ("concurrency", "concurrency"),
-                    ("platform", "platform req/s · p99"), ("virtual", "virtual req/s · p99"),
-                    ("ratio", "ratio v/p"), ("bottleneck", "bottleneck (platform / virtual)")]
+                    ("platform", "platform req/s [95%] · p99"), ("virtual", "virtual req/s [95%] · p99"),
+                    ("ratio", "ratio v/p [95%]"), ("bottleneck", "bottleneck (platform / virtual)")]
 
 
 def markdown(head, story, analysis: Analysis, others, extra=(), failures=()) -> str:
@@ -351,17 +370,22 @@ def _every_row(analysis: Analysis) -> str:
     esc = html.escape
     threads = analysis.rig.tomcat_max_threads
     parts = ["<h2>Every row</h2><table id='rows'><tr>" + "".join(
-        f"<th>{c}</th>" for c in ("row", "req/s", "p99 ms", "errors", "ceiling req/s", "limit", "attained",
+        f"<th>{c}</th>" for c in ("row", "req/s ± 95%", "p99 ms", "errors", "ceiling req/s", "limit", "attained",
                                   "bottleneck", "valid", "flags")) + "</tr>"]
     for a in analysis.verdicts:
         parts.append(f"<tr class='{'valid' if a.valid else 'invalid'}'><td>{esc(row_label(a.row, threads))}</td>"
-                     f"<td>{fmt(a.measured.throughput_rps, 1)}</td><td>{fmt(a.measured.p99_ms)}</td>"
+                     f"<td>{esc(_row_rps(a))}</td><td>{fmt(a.measured.p99_ms)}</td>"
                      f"<td>{a.measured.error_rate * 100:.2f}%</td><td>{fmt(a.ceiling_rps, 1)}</td>"
                      f"<td>{esc(a.limit)}</td><td>{fmt(a.attained * 100)}%</td>"
                      f"<td>{esc(a.bottleneck)}</td><td>{'yes' if a.valid else 'NO'}</td>"
                      f"<td>{esc(';'.join(a.flags))}</td></tr>")
     parts.append("</table>")
     return "\n".join(parts)
+
+
+def _row_rps(a: Verdict) -> str:
+    ci = a.measured.throughput_ci95_rps
+    return fmt(a.measured.throughput_rps, 1) + ("" if math.isnan(ci) else f" ± {fmt(ci, 1)}")
 
 
 def _how_ceilings(verdicts: Sequence[Verdict]) -> str:

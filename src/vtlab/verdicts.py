@@ -98,6 +98,8 @@ class Aggregate:
     throughput_median: float
     throughput_min: float
     throughput_max: float
+    interval_low: float             # the reps' 95% within-row intervals joined: where the throughput lies
+    interval_high: float
     spread: float
     spread_warning: bool
     p99_median: float
@@ -107,6 +109,13 @@ class Aggregate:
     bottlenecks_seen: str           # "a/b" when reps named different walls, else ""
     valid: bool
     flags: tuple[str, ...]
+    line: Verdict                   # the scenario told as one row: its reps' median figures, this verdict
+    members: tuple[Verdict, ...] = ()  # the repetitions themselves, in the CSV's order
+
+    @property
+    def interval_known(self) -> bool:
+        """Whether the interval says anything: reps to spread over, or a within-row interval."""
+        return self.reps > 1 or not math.isnan(self.line.measured.throughput_ci95_rps)
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,11 @@ class Analysis:
     @property
     def rig(self) -> Constants:
         return self.context.rig
+
+    @property
+    def lines(self) -> tuple[Verdict, ...]:
+        """One verdict per scenario, its repetitions combined: what the scenario sections tell."""
+        return tuple(a.line for a in self.aggregates)
 
 
 # analysis.csv: every dimension of the row (from the registry), then what was measured and the verdict.

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vtlab import dimensions
+from vtlab import dimensions, repetitions
 from vtlab.verdicts import Verdict
 
 TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p50", "p50 ms"),
@@ -36,6 +36,30 @@ def fmt(value: float, digits: int = 0) -> str:
     return "–" if math.isnan(value) or math.isinf(value) else f"{value:,.{digits}f}"
 
 
+# A row without an interval (one rep of a CSV from before intervals, a hold too short for batches) is read as
+# ±5%: half the 10% spread pyperf warns at, about what two machines of one kind differ by at the same point.
+NO_INTERVAL_SHARE = repetitions.SPREAD_WARNING / 2
+
+
+def throughput_range(a: Line) -> tuple[float, float]:
+    """Where a line's throughput lies: its 95% interval (within the row, joined over reps)."""
+    rps, ci = a.measured.throughput_rps, a.measured.throughput_ci95_rps
+    half = rps * NO_INTERVAL_SHARE if math.isnan(ci) else ci
+    return rps - half, rps + half
+
+
+def separated(a: Line, b: Line) -> bool:
+    """Whether two lines' throughputs differ beyond their noise: their intervals do not overlap."""
+    (low_a, high_a), (low_b, high_b) = throughput_range(a), throughput_range(b)
+    return high_a < low_b or high_b < low_a
+
+
+def rps_text(a: Line) -> str:
+    """Throughput with its interval: "889.1 ± 17.9"."""
+    ci = a.measured.throughput_ci95_rps
+    return fmt(a.measured.throughput_rps, 1) + ("" if math.isnan(ci) else f" ± {fmt(ci, 1)}")
+
+
 def table_of(lines: Sequence[Line], mode_label: Label, variant: Callable[[Line], str] | None = None
              ) -> list[dict[str, str]]:
     return [_table_line(a, variant(a) if variant else mode_label(a.row)) for a in lines]
@@ -44,7 +68,7 @@ def table_of(lines: Sequence[Line], mode_label: Label, variant: Callable[[Line],
 def _table_line(a: Line, variant: str) -> dict[str, str]:
     m = a.measured
     return {"variant": variant, "load": f"{a.row.concurrency} users",
-            "rps": fmt(m.throughput_rps, 1) + ("" if a.valid else " (invalid)"),
+            "rps": rps_text(a) + ("" if a.valid else " (invalid)"),
             "p50": fmt(m.p50_ms), "p99": fmt(m.p99_ms), "ceiling": fmt(a.ceiling_rps, 1), "bottleneck": a.bottleneck,
             "pinned": fmt(m.pinned_events) + (f" ({m.pinned_reasons})" if m.pinned_reasons else ""),
             "writes": f"{fmt(m.rows_inserted)} / {fmt(m.writes_acknowledged)}",

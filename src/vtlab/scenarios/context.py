@@ -11,7 +11,7 @@ from vtlab.scenarios.common import (Label, TABLE_COLUMNS, MEMORY_COLUMNS, Line, 
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     carried = [a for a in analysed if a.row.context != "none"]
     if not carried:
         return None

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import math
 
-from vtlab import analyze
 from vtlab.verdicts import Analysis
-from vtlab.scenarios.common import Label, Section, fmt, table_of, chart_of, ordered
+from vtlab.scenarios.common import Label, Section, fmt, table_of, chart_of, ordered, separated
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     lines = ordered([a for a in analysed if a.row.workload == "cpu"])
     if not lines:
         return None
     rps = [a.measured.throughput_rps for a in lines]
     best, worst = max(rps), min(rps)
-    best_line = lines[rps.index(best)]
+    best_line, worst_line = lines[rps.index(best)], lines[rps.index(worst)]
     spread = (best - worst) / best if best else math.nan
     cpu_ms = best_line.service_time_ms
     verdict = [
@@ -25,8 +24,9 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                     f"host CPU {fmt(a.measured.host_cpu_pct)}%)" for a in lines) + ".",
         f"The CPU is the wall — cores ÷ CPU per request of every tier ≈ {fmt(best_line.ceilings.cpu, 0)} "
         "req/s — and neither more threads nor virtual ones can add work the cores do not have. "
-        + (f"The thread model moves throughput by only {fmt(spread * 100)}%: a platform pool sized to the "
-           "cores is enough." if spread < analyze.SPREAD_WARNING else
+        + (f"The thread model moves throughput by only {fmt(spread * 100)}%, within noise (the rows' 95% "
+           "intervals overlap): a platform pool sized to the cores is enough."
+           if not separated(best_line, worst_line) else
            f"The thread model still moves throughput by {fmt(spread * 100)}% (best: {mode_label(best_line.row)}): "
            "at this CPU per request that is each model's own overhead per request, not concurrency."),
     ]

@@ -9,7 +9,7 @@ from vtlab.scenarios.common import Label, Line, Section, fmt, table_of, chart_of
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     lines = sorted((a for a in analysed if a.row.workload == "fanout"),
                    key=lambda a: (a.row.thread_mode != "platform", a.row.fanout != "sequential",
                                   a.row.concurrency))

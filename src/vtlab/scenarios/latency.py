@@ -9,7 +9,7 @@ from vtlab.scenarios.common import (Label, TABLE_COLUMNS, POOL_COLUMNS, Line, Se
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     delayed = [a for a in analysed if a.row.db_latency_ms > 0 or a.row.downstream_latency_ms > 0]
     if not delayed:
         return None

@@ -8,7 +8,7 @@ from vtlab.scenarios.common import Label, Line, Section, fmt, table_of, chart_of
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     lines = sorted((a for a in analysed if a.row.workload == "offload"),
                    key=lambda a: (a.row.thread_mode != "platform", a.row.offload_executor != "platform",
                                   a.row.concurrency))

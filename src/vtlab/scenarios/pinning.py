@@ -10,7 +10,7 @@ from vtlab.scenarios.common import Label, TABLE_COLUMNS, PINNED_COLUMN, Line, Se
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     lines = ordered([a for a in analysed if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
                       and a.row.path_mode != "normal"])
     if not lines:

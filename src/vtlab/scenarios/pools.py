@@ -7,11 +7,11 @@ import math
 from vtlab import analyze
 from vtlab.verdicts import Analysis
 from vtlab.scenarios.common import (Label, TABLE_COLUMNS, POOL_COLUMNS, Line, Section, fmt, table_of, chart_of,
-                                    matching_baseline)
+                                    matching_baseline, rps_text, separated)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     agroal = [a for a in analysed if a.row.pool_impl == "agroal"]
     if not agroal:
         return None
@@ -24,14 +24,14 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
         by = {a.row.pool_impl: a for a in lines if a.row.thread_mode == mode}
         hikari, other = by.get("hikari"), by.get("agroal")
         if hikari and other:
-            base_rps = hikari.measured.throughput_rps
-            ratio = other.measured.throughput_rps / base_rps if base_rps else math.nan
             verdict.append(
                 f"{mode}, {other.row.conn_mode}, pool {other.row.hikari_pool}, {other.row.concurrency} users: "
-                f"HikariCP {fmt(hikari.measured.throughput_rps, 1)} req/s (p99 {fmt(hikari.measured.p99_ms)} ms) vs "
-                f"Agroal {fmt(other.measured.throughput_rps, 1)} req/s (p99 {fmt(other.measured.p99_ms)} ms): "
-                + (f"within {analyze.SPREAD_WARNING * 100:.0f}% — the same wall"
-                   if abs(ratio - 1) < analyze.SPREAD_WARNING else f"Agroal at {fmt(ratio, 2)}× HikariCP")
+                f"HikariCP {rps_text(hikari)} req/s (p99 {fmt(hikari.measured.p99_ms)} ms) vs "
+                f"Agroal {rps_text(other)} req/s (p99 {fmt(other.measured.p99_ms)} ms): "
+                + ("within noise of each other (their 95% intervals overlap) — the same wall"
+                   if not separated(hikari, other) else
+                   f"Agroal at {fmt(other.measured.throughput_rps / hikari.measured.throughput_rps, 2)}× HikariCP "
+                   "(their 95% intervals apart)")
                 + f"; bottleneck {hikari.bottleneck} / {other.bottleneck}."
                 + _tail_sentence(hikari.measured.p99_ms, other.measured.p99_ms))
         elif other:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from vtlab import analyze, dimensions
 from vtlab.verdicts import Analysis
-from vtlab.scenarios.common import Label, TABLE_COLUMNS, MODEL_COLUMNS, Line, Section, fmt, table_of, chart_of
+from vtlab.scenarios.common import (Label, TABLE_COLUMNS, MODEL_COLUMNS, Line, Section, fmt, table_of, chart_of,
+                                    rps_text, separated)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     reactive = [a for a in analysed if a.row.thread_mode == "webflux"]
     if not reactive:
         return None
@@ -26,15 +27,16 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     for users in sorted({a.row.concurrency for a in reactive}):
         at = {a.row.thread_mode: a for a in lines if a.row.concurrency == users}
         verdict.append(f"{fmt(users)} users: " + "; ".join(
-            f"{name} {fmt(a.measured.throughput_rps, 1)} req/s, p99 {fmt(a.measured.p99_ms)} ms, "
+            f"{name} {rps_text(a)} req/s, p99 {fmt(a.measured.p99_ms)} ms, "
             f"{fmt(a.measured.jvm_threads_max)} JVM threads, RSS {fmt(a.measured.rss_mb_max)} MB, "
             f"{fmt(a.measured.app_cpu_ms_per_req, 2)} ms of its own CPU per request ({a.bottleneck})"
             for name, a in at.items()) + ".")
         virtual, webflux = at.get("virtual"), at.get("webflux")
         if virtual and webflux and virtual.measured.throughput_rps:
             ratio = webflux.measured.throughput_rps / virtual.measured.throughput_rps
-            if abs(ratio - 1) < analyze.SPREAD_WARNING:
-                verdict.append("Virtual threads and WebFlux reach the same wall on this I/O-bound workload: both "
+            if not separated(virtual, webflux):
+                verdict.append("Virtual threads and WebFlux are within noise of each other (their 95% intervals "
+                               "overlap): the same wall on this I/O-bound workload — both "
                                "hold a request without holding a thread, so the users, the downstream and the CPU "
                                "decide, not the programming model.")
             else:

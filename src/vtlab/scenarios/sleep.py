@@ -9,7 +9,7 @@ from vtlab.scenarios.common import Label, Section, fmt, table_of, chart_of, orde
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     lines = ordered([a for a in analysed if a.row.workload == "sleep"])
     if not lines:
         return None

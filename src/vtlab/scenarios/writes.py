@@ -10,7 +10,7 @@ from vtlab.scenarios.common import (TABLE_COLUMNS, WRITES_COLUMN, Label, Line, S
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
-    analysed = analysis.verdicts
+    analysed = analysis.lines
     lines = ordered([a for a in analysed if a.row.workload == "write"])
     if not lines:
         return None
