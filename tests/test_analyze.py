@@ -310,3 +310,43 @@ def test_the_rig_constants_come_from_the_runs_record():
     assert math.isclose(result.ceilings.threads, 100 / 1.010, rel_tol=1e-6)
     assert analyze.analyse([row(k6_exit=98)], recorded).verdicts[0].valid is True
     assert "k6-exit-99" in analyze.analyse([row(k6_exit=99)], recorded).verdicts[0].flags
+
+
+def test_a_generator_that_outspends_the_service_on_a_full_shared_host_interferes():
+    # all tiers on two shared cores, host full: k6 burned more CPU than the service it measured
+    hog = verdict(row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=70, load_cpu_pct=105,
+                      load_cpu_pct_max=120, ok_requests=27000, http_reqs=27000))
+    assert "generator-interference" in hog.flags and hog.bottleneck == "load-generator" and not hog.valid
+    # the hero point's shape: host full, the service the largest consumer, k6 a third: the CPU wall, valid
+    hero = verdict(row(concurrency=2000, throughput_rps=1700, host_cpu_pct=93, app_cpu_pct=110, load_cpu_pct=60,
+                       load_cpu_pct_max=70, pg_cpu_pct=8, stub_cpu_pct=8, ok_requests=51000, http_reqs=51000))
+    assert "generator-interference" not in hero.flags and hero.bottleneck == "cpu" and hero.valid
+    # the same k6 share on a host with room: nothing interfered
+    idle = verdict(row(concurrency=2000, throughput_rps=900, host_cpu_pct=60, app_cpu_pct=40, load_cpu_pct=60,
+                       ok_requests=27000, http_reqs=27000))
+    assert "generator-interference" not in idle.flags
+    # tiers on their own cores: k6's own allotment decides (generator-saturated), not its share of the host
+    own = analyze.analyse([row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=70,
+                               load_cpu_pct=105, load_cpu_pct_max=120, ok_requests=27000, http_reqs=27000)],
+                          {"host": {"cpus_available": 4}, "core_map": "app=0-1 load=2-3"}).verdicts[0]
+    assert "generator-interference" not in own.flags
+
+
+def test_ceilings_that_restate_the_row_are_marked_and_the_cpu_wall_is_predicted_from_lower_loads():
+    def at(users, rps, cpu_pct, p50=1004):
+        # every tier's CPU in app_cpu_pct for simplicity: the fit sums the tiers that share the cores
+        return row(concurrency=users, throughput_rps=rps, http_reqs=rps * 30, ok_requests=rps * 30, p50_ms=p50,
+                   app_cpu_pct=cpu_pct, pg_cpu_pct=0, stub_cpu_pct=0, load_cpu_pct=0, host_cpu_pct=cpu_pct / 2)
+    # fixed 40% + 0.12% per req/s (1.2 ms per request): lower rows predict (200 − 40) / 0.12 = 1,333 req/s
+    rows = [at(100, 99, 40 + 0.12 * 99, p50=1003), at(400, 397, 40 + 0.12 * 397), at(1000, 889, 150)]
+    low, mid, high = analyze.analyse(rows, META).verdicts
+    assert low.ceilings.restated == ("concurrency", "cpu")  # its own p50; nothing lower to predict its CPU from
+    assert "concurrency" not in high.ceilings.restated and "cpu" not in high.ceilings.restated
+    assert round(high.ceilings.cpu) == 1333
+    # the utilisation law would have said 200 / (150 × 10 / 889 ms) = 1,185: the row's own busy share restated
+    assert round(analyze.analyse(rows[2:], META).verdicts[0].ceilings.cpu) == 1185
+    assert "cpu" in analyze.analyse(rows[2:], META).verdicts[0].ceilings.restated
+    # a fit needs throughputs that differ: two rows at the same wall predict nothing
+    flat = analyze.analyse([at(400, 199, 50), at(600, 199, 52), at(1000, 199, 57)], META).verdicts[2]
+    assert "cpu" in flat.ceilings.restated
+    assert low.limit == "concurrency" and low.limit_restated and not high.limit_restated

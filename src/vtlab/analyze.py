@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vtlab import cores, dimensions, repetitions, sample
 from vtlab import rig as rig_constants
-from vtlab.verdicts import MEASURED_NUMBERS, Analysis, Ceilings, Failure, Measured, Verdict
+from vtlab.verdicts import LIMITS, MEASURED_NUMBERS, Analysis, Ceilings, Failure, Measured, Verdict
 
 BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator", "overload")
 
@@ -49,6 +49,17 @@ class Context:
     load_cpus: int
     service_time_s: dict[tuple[str, ...], float]  # scenario_of(row) -> seconds
     rig: rig_constants.Constants = rig_constants.CURRENT  # what the run measured with (metadata.json)
+    # scenario_of(row) -> (thread mode, users) of the row whose p50 is the scenario's service time
+    service_time_point: dict[tuple[str, ...], tuple[str, float]] = field(default_factory=dict)
+    cpu_points: dict[tuple[str, ...], tuple[CpuPoint, ...]] = field(default_factory=dict)  # cpu_group -> rows
+
+
+@dataclass(frozen=True)
+class CpuPoint:
+    """One clean row's load and the CPU it cost: what predicts another row's CPU wall."""
+    concurrency: float
+    rps: float            # every response per second (failed ones cost CPU too)
+    cpu_pct: float        # the CPU that competes for the service's cores (cpu_tiers)
 
 
 def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Context:
@@ -58,8 +69,54 @@ def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
     sets = {part.split("=", 1)[1] for part in core_map.split() if "=" in part}
     load_set = next((p.split("=", 1)[1] for p in core_map.split() if p.startswith("load=")), "")
     rig = rig_constants.from_metadata(metadata)
-    return Context(host_cpus, len(sets) <= 1, len(cores.parse_cpu_list(load_set)) if load_set else host_cpus,
-                   low_load_service_times(rows, rig.tomcat_max_threads), rig)
+    shared = len(sets) <= 1
+    lowest = _lowest_load_rows(rows, rig.tomcat_max_threads)
+    return Context(host_cpus, shared, len(cores.parse_cpu_list(load_set)) if load_set else host_cpus,
+                   {key: seconds for key, (_, seconds, _) in lowest.items()}, rig,
+                   {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared))
+
+
+def cpu_tiers(shared_cores: bool) -> tuple[str, ...]:
+    """The tiers whose CPU competes for the service's cores: all of them when they share the cores."""
+    return (("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct", "proxy_cpu_pct") if shared_cores
+            else ("app_cpu_pct",))
+
+
+def cpu_group(row: Mapping[str, object]) -> tuple[str, ...]:
+    """Rows whose CPU per request is one quantity: one scenario, one thread model, one load model."""
+    return (*scenario_of(row), str(row.get("thread_mode")), str(row.get("load_model") or "closed"))
+
+
+def cpu_points(rows: Sequence[Mapping[str, object]], shared_cores: bool) -> dict[tuple[str, ...], tuple[CpuPoint, ...]]:
+    """Per CPU group, the clean rows' load and CPU (no errors, CPU measured)."""
+    points: dict[tuple[str, ...], list[CpuPoint]] = {}
+    for row in rows:
+        rps = _all_rps(row)
+        pct = sum(num(row, column, 0) for column in cpu_tiers(shared_cores))
+        if failed(row) or num(row, "error_rate", 0) > ERROR_THRESHOLD or not rps > 0 or not pct > 0:
+            continue
+        points.setdefault(cpu_group(row), []).append(CpuPoint(in_flight(row), rps, pct))
+    return {key: tuple(group) for key, group in points.items()}
+
+
+def predicted_cpu_ms(row: Mapping[str, object], ctx: Context) -> tuple[float, float]:
+    """(fixed CPU %, marginal CPU ms per request) fitted over the rows of the row's CPU group at lower load —
+    never the row itself — so that the CPU wall is a prediction, not its utilisation restated. A least-squares
+    line through at least two points whose throughputs differ by a fifth or more; (nan, nan) without one.
+
+    The fixed part is what the tiers burn whatever the load (samplers, the JIT, GC, idle loops); CPU per
+    request at one low load counts it in and would predict far too low a wall."""
+    load = in_flight(row)
+    points = [p for p in ctx.cpu_points.get(cpu_group(row), ()) if p.concurrency < load]
+    xs = [p.rps for p in points]
+    if len(points) < 2 or max(xs) < 1.2 * min(xs):
+        return math.nan, math.nan
+    mean_x, mean_y = sum(xs) / len(xs), sum(p.cpu_pct for p in points) / len(points)
+    slope = (sum((p.rps - mean_x) * (p.cpu_pct - mean_y) for p in points)
+             / sum((x - mean_x) ** 2 for x in xs))
+    if slope <= 0:
+        return math.nan, math.nan
+    return mean_y - slope * mean_x, slope * 10  # CPU % per (req/s) is ms per request / 10
 
 
 def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:
@@ -118,26 +175,31 @@ def low_load_service_times(rows: Sequence[Mapping[str, object]],
     lowest-concurrency row without errors or a queue in front of it is the closest measurement.
     Without one, the designed wait (stub delay, sleep) stands in.
     """
-    candidates: dict[tuple[str, ...], tuple[float, float]] = {}
+    return {key: seconds for key, (_, seconds, _) in _lowest_load_rows(rows, default_threads).items()}
+
+
+def _lowest_load_rows(rows: Sequence[Mapping[str, object]],
+                      default_threads: int) -> dict[tuple[str, ...], tuple[float, float, str]]:
+    """Per scenario: (users, p50 seconds, thread mode) of the row low_load_service_times takes its time from."""
+    candidates: dict[tuple[str, ...], tuple[float, float, str]] = {}
     for row in rows:
         if (failed(row) or num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms"))
                 or queued(row, default_threads)):
             continue
         key = scenario_of(row)
-        candidate = (num(row, "concurrency", math.inf), num(row, "p50_ms") / 1000)
+        candidate = (num(row, "concurrency", math.inf), num(row, "p50_ms") / 1000, str(row.get("thread_mode")))
         if key not in candidates or candidate < candidates[key]:
             candidates[key] = candidate
-    return {key: seconds for key, (_, seconds) in candidates.items()}
+    return candidates
 
 
 def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
     """One measured row's verdict, in steps: the service time, the ceilings it implies, the lowest of them
     (the limit), the validity flags, and the bottleneck the measurements name."""
     throughput = num(row, "throughput_rps", 0)
-    all_rps = num(row, "http_reqs", 0) / num(row, "hold_s", math.nan) if num(row, "hold_s", 0) else throughput
-    cpu_ms = _cpu_ms_per_request(row, ctx, all_rps)
+    cpu_ms = _cpu_ms_per_request(row, ctx, _all_rps(row))
     service_s, source = service_time(row, ctx)
-    ceilings = _ceilings(row, ctx, service_s, cpu_ms, throughput)
+    ceilings = _ceilings(row, ctx, service_s, source, cpu_ms, throughput)
     limit, ceiling = _limit(ceilings)
     flags = validity_flags(row, ctx, throughput)
     return Verdict(
@@ -146,6 +208,12 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
         bottleneck=bottleneck(row, ctx, limit, flags), valid=not [flag for flag in flags if flag not in NOTES],
         flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads))
+
+
+def _all_rps(row: Mapping[str, object]) -> float:
+    """Every response per second over the hold, failed ones too: what the tiers spent their CPU on."""
+    hold = num(row, "hold_s", 0)
+    return num(row, "http_reqs", 0) / hold if hold else num(row, "throughput_rps", 0)
 
 
 def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
@@ -164,27 +232,36 @@ def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
     return max(service_s, 1e-3), source
 
 
-def _ceilings(row: Mapping[str, object], ctx: Context, service_s: float, cpu_ms: float,
+def _ceilings(row: Mapping[str, object], ctx: Context, service_s: float, source: str, cpu_ms: float,
               throughput: float) -> Ceilings:
     """Little's law per resource: how many requests each lets through per second at this service time."""
     pool = num(row, "hikari_pool")
+    restated = []
     if workload(row) in ("sleep", "cpu"):
         pool_rps = math.inf  # sleep and cpu never borrow a connection
     else:
         held_s = (service_s if row.get("conn_mode") == "held"
                   else _released_hold_s(service_s, wait_s(row), db_round_trip_s(row)))
-        pool_rps = max(pool / held_s, _pool_headroom_rps(row, throughput, pool))
+        headroom = _pool_headroom_rps(row, throughput, pool)
+        pool_rps = max(pool / held_s, headroom)
+        if headroom > pool / held_s:
+            restated.append("pool")  # the row's own throughput scaled by its connections out
+    open_model = row.get("load_model") == "open"
+    if (not open_model and source == "p50 at lowest load"
+            and (row.get("thread_mode"), num(row, "concurrency", 0)) == ctx.service_time_point.get(scenario_of(row))):
+        restated.append("concurrency")  # users ÷ its own p50 is its own throughput by Little's law
     cores_there = ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)
+    fixed_pct, marginal_ms = predicted_cpu_ms(row, ctx)
+    if math.isnan(marginal_ms):
+        cpu_rps = cores_there / (cpu_ms / 1000) if cpu_ms > 0 else math.inf
+        if cpu_ms > 0:
+            restated.append("cpu")  # cores ÷ its own CPU per request: the utilisation law
+    else:
+        cpu_rps = max(cores_there * 100 - fixed_pct, 0.0) / (marginal_ms / 10)
     return Ceilings(
-        concurrency=num(row, "target_rps") if row.get("load_model") == "open"
-        else num(row, "concurrency") / service_s,
+        concurrency=num(row, "target_rps") if open_model else num(row, "concurrency") / service_s,
         threads=request_thread_cap(row, ctx.rig.tomcat_max_threads) / service_s,
-        pool=pool_rps,
-        cpu=cores_there / (cpu_ms / 1000) if cpu_ms > 0 else math.inf)
-
-
-# Each limit's name and its Ceilings field, in the order that breaks a tie.
-LIMITS = (("concurrency", "concurrency"), ("thread-pool", "threads"), ("connection-pool", "pool"), ("cpu", "cpu"))
+        pool=pool_rps, cpu=cpu_rps, restated=tuple(restated))
 
 
 def _limit(ceilings: Ceilings) -> tuple[str, float]:
@@ -248,9 +325,7 @@ def _cpu_ms_per_request(row: Mapping[str, object], ctx: Context, all_rps: float)
     tier's when the tiers share the CPUs."""
     if not all_rps or math.isnan(all_rps):
         return math.nan
-    tiers = (("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct", "proxy_cpu_pct") if ctx.shared_cores
-             else ("app_cpu_pct",))
-    pct = sum(num(row, column, 0) for column in tiers)
+    pct = sum(num(row, column, 0) for column in cpu_tiers(ctx.shared_cores))
     return pct * 10 / all_rps if pct else math.nan
 
 
@@ -262,6 +337,8 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
         flags.append("generator-cpu-unknown")
     elif load_peak >= SATURATED * load_allotment:
         flags.append("generator-saturated")
+    elif generator_interfered(row, ctx):
+        flags.append("generator-interference")
     if num(row, "dropped_iterations", 0) > 0:
         # k6 dropped arrivals: with CPU to spare it had no free user to send them with, because the service
         # answered slower than they arrived — the service's wall under an offered load above it, not k6's.
@@ -296,9 +373,19 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     return flags
 
 
+def generator_interfered(row: Mapping[str, object], ctx: Context) -> bool:
+    """On cores the tiers share, k6 cannot saturate its own allotment before the host is full: it interferes
+    when the host is busy (every core taken) and k6 burned more of it than the service it measures. Then the
+    wall the row met is as much the generator's cost as the service's. (At the hero point k6 takes about a
+    third of a full host, the service more: a dedicated client — wrk — measured the same rate.)"""
+    if not ctx.shared_cores or num(row, "host_cpu_pct", 0) < SATURATED * 100:
+        return False
+    return num(row, "load_cpu_pct", 0) > num(row, "app_cpu_pct", math.inf)
+
+
 def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Sequence[str]) -> str:
     """One name for what held the row back, decided from measurements, most decisive first."""
-    if "generator-saturated" in flags or "dropped-iterations" in flags:
+    if "generator-saturated" in flags or "dropped-iterations" in flags or "generator-interference" in flags:
         return "load-generator"
     pool = num(row, "hikari_pool")
     if refused(row):

@@ -191,9 +191,12 @@ def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) 
         return []
     # the story is told from rows that can be trusted; an invalid best is said to be one
     best = max([a for a in virtual if a.valid] or virtual, key=lambda a: a.throughput_median)
+    reached = (f"a ceiling of {fmt(best.ceiling_rps, 0)} req/s that restates the row's own measurement"
+               if best.line.limit_restated else
+               f"{fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
+               f"{fmt(best.ceiling_rps, 0)} req/s")
     story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
-             f"{best.row.concurrency} users ({fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
-             f"{fmt(best.ceiling_rps, 0)} req/s), limited by {LIMIT_WORDS.get(best.limit, best.limit)}; "
+             f"{best.row.concurrency} users ({reached}), limited by {LIMIT_WORDS.get(best.limit, best.limit)}; "
              f"bottleneck: {best.bottleneck}" + ("." if best.valid else
                                                 f" — but no rep of that row is valid ({';'.join(best.flags)}).")]
     trusted = [a for a in platform if a.valid] or platform
@@ -371,14 +374,14 @@ def _every_row(analysis: Analysis) -> str:
     threads = analysis.rig.tomcat_max_threads
     parts = ["<h2>Every row</h2><table id='rows'><tr>" + "".join(
         f"<th>{c}</th>" for c in ("row", "req/s ± 95%", "p99 ms", "errors", "ceiling req/s", "limit", "attained",
-                                  "bottleneck", "valid", "flags")) + "</tr>"]
+                                  "bottleneck", "valid", "flags", "restated ceilings")) + "</tr>"]
     for a in analysis.verdicts:
         parts.append(f"<tr class='{'valid' if a.valid else 'invalid'}'><td>{esc(row_label(a.row, threads))}</td>"
                      f"<td>{esc(_row_rps(a))}</td><td>{fmt(a.measured.p99_ms)}</td>"
                      f"<td>{a.measured.error_rate * 100:.2f}%</td><td>{fmt(a.ceiling_rps, 1)}</td>"
                      f"<td>{esc(a.limit)}</td><td>{fmt(a.attained * 100)}%</td>"
                      f"<td>{esc(a.bottleneck)}</td><td>{'yes' if a.valid else 'NO'}</td>"
-                     f"<td>{esc(';'.join(a.flags))}</td></tr>")
+                     f"<td>{esc(';'.join(a.flags))}</td><td>{esc(', '.join(a.ceilings.restated))}</td></tr>")
     parts.append("</table>")
     return "\n".join(parts)
 
@@ -395,7 +398,12 @@ def _how_ceilings(verdicts: Sequence[Verdict]) -> str:
     return ("<h2>How the ceilings were computed</h2><ul class='small'>"
             "<li>Closed model: users ÷ service time. Platform threads: Tomcat max threads ÷ service time. "
             "Held connections: pool ÷ service time; released: pool ÷ (service time − downstream delay). "
-            "CPU: cores ÷ CPU ms per request (all tiers' CPU when they share cores).</li>"
+            "CPU: (cores − the fixed CPU every tier burns at any load) ÷ the marginal CPU per request, both fitted "
+            "over the same scenario's rows at lower load (all tiers' CPU when they share cores).</li>"
+            "<li>A ceiling in the last column of Every row restates that row's own measurement, so reaching it says "
+            "nothing: the lowest-load row's users ÷ its own p50 (Little's law), cores ÷ its own CPU per request "
+            "(the utilisation law: no lower-load rows to predict from), the pool scaled by its own connections "
+            "out. The others are predictions from other rows or the design.</li>"
             + "".join(f"<li>service time for {esc(c)} / {esc(p)}: {ms} ms ({esc(src)})</li>"
                       for c, p, ms, src in inputs)
             + "</ul>")

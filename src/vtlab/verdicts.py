@@ -57,6 +57,13 @@ class Ceilings:
     threads: float = NAN
     pool: float = NAN
     cpu: float = NAN
+    # Ceilings computed from the row's own throughput-bound measurement (its own p50, its own CPU busy share,
+    # its own connections out): "attained" against them is true by construction, not a prediction that held.
+    restated: tuple[str, ...] = ()
+
+
+# Each limit's name and its Ceilings field, in the order that breaks a tie.
+LIMITS = (("concurrency", "concurrency"), ("thread-pool", "threads"), ("connection-pool", "pool"), ("cpu", "cpu"))
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,11 @@ class Verdict:
     @property
     def failed(self) -> bool:
         return self.failure is not None
+
+    @property
+    def limit_restated(self) -> bool:
+        """Whether the ceiling that set the limit restates this row's own measurement (attained is then moot)."""
+        return dict(LIMITS).get(self.limit, "") in self.ceilings.restated
 
 
 @dataclass(frozen=True)
@@ -139,7 +151,7 @@ class Analysis:
 VERDICT_COLUMNS = (
     "throughput_rps", "throughput_ci95_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
-    "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
+    "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags", "ceilings_restated",
 )
 COLUMNS = (*dimensions.NAMES, *VERDICT_COLUMNS)
 
@@ -155,6 +167,6 @@ def cells(verdict: Verdict) -> list[str]:
         "ceiling_concurrency_rps": c.concurrency, "ceiling_threads_rps": c.threads, "ceiling_pool_rps": c.pool,
         "ceiling_cpu_rps": c.cpu, "ceiling_rps": verdict.ceiling_rps, "limit": verdict.limit,
         "attained": verdict.attained, "bottleneck": verdict.bottleneck, "valid": verdict.valid,
-        "flags": ";".join(verdict.flags),
+        "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated),
     }
     return [results.format_value(values[column]) for column in COLUMNS]
