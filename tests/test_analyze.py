@@ -5,6 +5,7 @@ import math
 import pytest
 
 from vtlab import analyze
+from vtlab.scenarios import common
 
 META = {"host": {"cpus_available": 2}, "core_map": "app=0-1 pg=0-1 stub=0-1 load=0-1"}
 
@@ -350,3 +351,20 @@ def test_ceilings_that_restate_the_row_are_marked_and_the_cpu_wall_is_predicted_
     flat = analyze.analyse([at(400, 199, 50), at(600, 199, 52), at(1000, 199, 57)], META).verdicts[2]
     assert "cpu" in flat.ceilings.restated
     assert low.limit == "concurrency" and low.limit_restated and not high.limit_restated
+
+
+def test_the_pools_exact_timers_decide_whether_the_pool_was_the_queue_and_samples_are_the_fallback():
+    held = dict(conn_mode="held", hikari_pool=50, concurrency=100, throughput_rps=49.6, p50_ms=2000,
+                ok_requests=1488, http_reqs=1488)
+    # exact: 49.8 connections out and 48 threads waiting on average — though no 2 Hz sample saw a waiter
+    queue = verdict(row(**held, pool_out_mean=49.8, pool_waiting_mean=48, hikari_active_max=50,
+                        hikari_pending_max=0, hikari_pending_share=0))
+    assert queue.bottleneck == "connection-pool"
+    # exact: a few connections out, almost no one waiting — though the samples caught a long pile-up
+    no_queue = verdict(row(concurrency=100, pool_out_mean=0.3, pool_waiting_mean=0.001, hikari_active_max=50,
+                           hikari_pending_max=30, hikari_pending_share=0.9))
+    assert no_queue.bottleneck == "downstream"
+    # without the timers (Agroal, older CSVs) the samples decide, and the table says they were sampled
+    sampled = verdict(row(**held, hikari_active_max=50, hikari_pending_max=50, hikari_pending_share=0.95))
+    assert sampled.bottleneck == "connection-pool"
+    assert common.waiters_text(sampled) == "50 max (sampled)" and common.waiters_text(queue) == "48.0 mean"

@@ -28,6 +28,7 @@ UNSTEADY = 0.10                  # hold halves differing by more than this: not 
 SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
 QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
 POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
+POOL_QUEUE_WAITERS = 1.0         # or, by the pool's exact timers, at least one thread waiting on average
 TOMCAT_THREADS = rig_constants.CURRENT.tomcat_max_threads  # stands in only where no run's record is at hand
 
 
@@ -297,9 +298,14 @@ def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_
 
 
 def _pool_headroom_rps(row: Mapping[str, object], throughput: float, pool: float) -> float:
-    """What the pool can carry at least, measured: a pool that never had waiters delivered `throughput`
-    with at most `hikari_active_max` connections out, so all of them carry proportionally more. Keeps a
-    released-mode estimate (service time minus the call, which also holds any CPU queueing) honest."""
+    """What the pool can carry at least, measured in the row itself. Exactly where the pool times its
+    borrows: pool ÷ the connection time one request used (mean connections out ÷ throughput). Otherwise from
+    the samples: a pool that never had waiters delivered `throughput` with at most `hikari_active_max`
+    connections out, so all of them carry proportionally more. Keeps a released-mode estimate (service time
+    minus the call, which also holds any CPU queueing) honest."""
+    out = num(row, "pool_out_mean")
+    if not math.isnan(out) and not math.isnan(pool):
+        return throughput * pool / out if out > 0 and throughput > 0 else 0.0
     active = num(row, "hikari_active_max", 0)
     if active <= 0 or num(row, "hikari_pending_max", 0) > 0 or math.isnan(pool):
         return 0.0
@@ -420,7 +426,14 @@ def refused(row: Mapping[str, object]) -> bool:
 
 def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
     """Every connection out and requests waiting for one — for most of the hold, not in one sample:
-    a single GC pause or scheduling hiccup makes a momentary waiter without the pool being the wall."""
+    a single GC pause or scheduling hiccup makes a momentary waiter without the pool being the wall.
+
+    Decided from the pool's own timers where it keeps them (HikariCP: connection-seconds out and
+    acquire-seconds per second are, by Little's law, the mean connections out and the mean waiters); the
+    2 Hz gauge samples are the fallback, and they rarely see a borrow that lasts a millisecond."""
+    out, waiting = num(row, "pool_out_mean"), num(row, "pool_waiting_mean")
+    if not math.isnan(out) and not math.isnan(waiting):
+        return out >= SATURATED * pool and waiting >= POOL_QUEUE_WAITERS
     if num(row, "hikari_active_max", 0) < pool:
         return False
     share = num(row, "hikari_pending_share")

@@ -33,7 +33,9 @@ class Measured:
     gc_pauses: float = NAN
     gc_pause_ms: float = NAN
     jvm_threads_max: float = NAN
-    hikari_pending_max: float = NAN
+    hikari_pending_max: float = NAN     # sampled at 2 Hz: the fallback where the pool keeps no timers
+    pool_out_mean: float = NAN          # exact, from the pool's timers: mean connections out
+    pool_waiting_mean: float = NAN      # exact: mean threads waiting for a connection
     app_cpu_pct: float = NAN
     proxy_cpu_pct: float = NAN
     app_cpu_ms_per_req: float = NAN

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from vtlab.verdicts import Analysis
 from vtlab.scenarios.common import (Label, TABLE_COLUMNS, POOL_COLUMNS, Line, Section, fmt, table_of, chart_of,
-                                    matching_baseline)
+                                    matching_baseline, waiters_text)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -43,8 +43,8 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
             if a.bottleneck == "connection-pool" and a.measured.throughput_rps > 0:
                 # Every connection busy: Little's law gives how long each request kept one.
                 hold_ms = a.row.hikari_pool / a.measured.throughput_rps * 1000
-                sentence += (f"; all {a.row.hikari_pool} connections were busy (up to "
-                             f"{fmt(a.measured.hikari_pending_max)} waiters), so each request kept one "
+                sentence += (f"; all {a.row.hikari_pool} connections were busy (waiters: {waiters_text(a)}), "
+                             "so each request kept one "
                              f"~{fmt(hold_ms)} ms (connections ÷ throughput) — the "
                              f"{fmt(2 * a.row.db_latency_ms)} ms round trip plus the query, where on "
                              "loopback it is the query alone")
