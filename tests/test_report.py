@@ -14,7 +14,7 @@ import pytest
 
 import test_analyze
 
-from vtlab import analyze, cli, report
+from vtlab import analyze, charts, cli, report
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
 PUBLISHED = Path(__file__).resolve().parents[1] / "reference" / "published.csv"
@@ -168,3 +168,24 @@ def test_the_same_run_renders_the_same_html(tmp_path):
     shutil.copytree(FIXTURE, run_dir)
     first = report.render(run_dir)["html"].read_text()
     assert report.render(run_dir)["html"].read_text() == first
+
+
+def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp_path):
+    def at(mode, offered, rps, p99):
+        return test_analyze.row(thread_mode=mode, load_model="open", target_rps=offered, concurrency=2 * offered,
+                                throughput_rps=rps, throughput_ci95_rps=2, p50_ms=1004 if rps >= offered else 5000,
+                                p99_ms=p99, ok_requests="")
+    rows = [at("platform", 150, 149.8, 1030), at("platform", 400, 197.9, 10200),
+            at("virtual", 150, 149.9, 1020), at("virtual", 400, 398.6, 1060)]
+    analysis = analyze.analyse(rows, test_analyze.META)
+    story = " ".join(report.explain(analysis))
+    assert "platform threads: kept up with 150 req/s offered" in story
+    assert "offered 400 req/s it delivered 197.9 (95% interval 196–200) — its wall (thread-pool)" in story
+    assert "virtual threads: kept up with 400 req/s offered" in story
+    assert "Offered 400 req/s, virtual threads delivered 2.01× [1.98–2.04]" in story
+    assert "measured only the scenarios below" not in story
+    head = report.headline(analysis.aggregates)
+    assert [line["concurrency"] for line in head] == ["150/s", "400/s"] and head[1]["ratio"].startswith("2.01×")
+    _, data = charts.hero(analysis.aggregates, [], 200, "open")
+    assert data["virtual"]["offered_rps"] == [150, 400] and data["platform"]["throughput_rps"] == [149.8, 197.9]
+    assert charts.hero(analysis.aggregates, [], 200) is None  # no closed-model rows: no closed chart

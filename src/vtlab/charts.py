@@ -52,28 +52,34 @@ def _log_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
 
 
-def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int) -> tuple[str, dict] | None:
-    """Throughput and p99 vs concurrency, both modes, released connections, normal path, platform rows at
-    Tomcat's default `threads`; the predicted ceiling of each mode drawn dashed; other runs overlaid. None
-    for a run with no such rows (a scenario-only run) and nothing to overlay."""
+def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int,
+         model: str = "closed") -> tuple[str, dict] | None:
+    """Throughput and p99 vs concurrency (closed model) or vs the offered rate (open model, the offered rate
+    drawn as the diagonal), both modes, released connections, normal path, platform rows at Tomcat's default
+    `threads`; bars: each point's 95% interval; the predicted ceiling of each mode drawn dashed; other runs
+    (closed-model figures) overlaid on the closed chart. None for a run with no such rows and nothing to
+    overlay."""
     lines = [a for a in aggregates if a.row.conn_mode == "released" and a.row.path_mode == "normal"
-             and a.row.load_model == "closed" and a.row.workload == "order-summary"
+             and a.row.load_model == model and a.row.workload == "order-summary"
              and not dimensions.is_variant(a.row)
              and (a.row.thread_mode != "platform" or a.row.tomcat_max_threads == threads)]
+    others = others if model == "closed" else []
     if not lines and not others:
         return None
+    x_key = "concurrency" if model == "closed" else "offered_rps"
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
     data: dict[str, Series] = {}
     every_x: list[float] = []
     for mode in ("platform", "virtual"):
-        points = sorted(((a.row.concurrency, a) for a in lines if a.row.thread_mode == mode), key=lambda p: p[0])
+        points = sorted(((a.row.concurrency if model == "closed" else a.row.target_rps, a) for a in lines
+                         if a.row.thread_mode == mode), key=lambda p: p[0])
         if not points:
             continue
         x = [c for c, _ in points]
         every_x += x
         rps = [a.throughput_median for _, a in points]
-        low = [a.throughput_median - a.throughput_min for _, a in points]
-        high = [a.throughput_max - a.throughput_median for _, a in points]
+        low = [a.throughput_median - a.interval_low for _, a in points]
+        high = [a.interval_high - a.throughput_median for _, a in points]
         ceiling = [a.ceiling_rps for _, a in points]
         p99 = [a.p99_median for _, a in points]
         top.errorbar(x, rps, yerr=[low, high], marker="o", color=COLORS[mode], capsize=3, label=f"{mode} threads")
@@ -83,7 +89,7 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
         if invalid:
             top.scatter(*zip(*invalid, strict=True), s=140, facecolors="none", edgecolors="black",
                         label=f"{mode}: invalid row")
-        data[mode] = {"concurrency": x, "throughput_rps": rps, "ceiling_rps": ceiling, "p99_ms": p99}
+        data[mode] = {x_key: x, "throughput_rps": rps, "ceiling_rps": ceiling, "p99_ms": p99}
     for index, source in enumerate(others):
         marker = OVERLAY_MARKERS[index % len(OVERLAY_MARKERS)]
         for mode in ("platform", "virtual"):
@@ -101,13 +107,17 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
             if p99:
                 bottom.plot(*zip(*p99, strict=False), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
             data[f"{source.label}/{mode}"] = {"concurrency": x, "throughput_rps": [p[1] for p in pts]}
+    if model == "open" and every_x:
+        top.plot([0, max(every_x)], [0, max(every_x)], color="grey", linestyle=":", label="offered rate")
     _log_if_wide(top, [v for series in data.values() for v in series["throughput_rps"]], axis="y")
     top.set_ylabel("successful requests / s")
-    top.set_title("Throughput vs concurrency (released connections)")
+    top.set_title("Throughput vs " + ("concurrency" if model == "closed" else "offered rate (open model)")
+                  + " (released connections)")
     top.grid(True, alpha=0.3)
     top.legend(fontsize=8, loc="upper left")
     bottom.set_ylabel("p99 latency (ms)")
-    bottom.set_xlabel("concurrent users (closed model)")
+    bottom.set_xlabel("concurrent users (closed model)" if model == "closed"
+                      else "offered requests / s (open model: arrivals do not wait for responses)")
     bottom.set_yscale("log")
     bottom.grid(True, which="both", alpha=0.3)
     _log_if_wide(bottom, every_x)

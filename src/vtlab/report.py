@@ -73,6 +73,7 @@ def _figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others, m
     cpus = int(host.get("cpus_available") or 0) or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
     threads = analysis.rig.tomcat_max_threads
     figures = {name: figure for name, figure in (("hero", charts.hero(analysis.aggregates, others, threads)),
+                                                 ("open", charts.hero(analysis.aggregates, [], threads, "open")),
                                                  ("pool", charts.pool(analysis.aggregates))) if figure}
     figures["cpu"] = charts.cpu(rows, [row_label(a.row, threads) for a in analysis.verdicts], cpus * 100)
     figures["pinning"] = charts.pinning(rows, analysis.rig.jfr_pinned_threshold_ms)
@@ -159,7 +160,8 @@ def explain(analysis: Analysis) -> list[str]:
                       key=lambda a: a.row.concurrency)
 
     platform, virtual = lines("released", "platform"), lines("released", "virtual")
-    story = [*_platform_story(platform), *_virtual_story(virtual, platform), *_held_story(main)]
+    story = [*_platform_story(platform), *_virtual_story(virtual, platform), *_held_story(main),
+             *_open_story(main)]
     if not story:
         story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
                      "order-summary` rows.")
@@ -211,6 +213,40 @@ def _interval_words(line: Aggregate) -> str:
     if not line.interval_known:
         return ""
     return f" (95% interval {fmt(line.interval_low, 0)}–{fmt(line.interval_high, 0)})"
+
+
+KEPT_UP = 0.95  # an open-model row that delivered this share of its offered rate kept up with it
+
+
+def _open_story(main: Sequence[Aggregate]) -> list[str]:
+    """The open model per mode: the highest offered rate it kept up with, what it delivered above it, and
+    the two modes side by side at the highest rate both were offered."""
+    story = []
+    by_mode: dict[str, dict[int, Aggregate]] = {}
+    for mode in ("platform", "virtual"):
+        lines = sorted((a for a in main if a.row.load_model == "open" and a.row.thread_mode == mode
+                        and a.row.conn_mode == "released" and a.row.path_mode == "normal"),
+                       key=lambda a: a.row.target_rps)
+        if not lines:
+            continue
+        by_mode[mode] = {a.row.target_rps: a for a in lines}
+        kept = [a for a in lines if a.throughput_median >= KEPT_UP * a.row.target_rps]
+        over = [a for a in lines if a not in kept]
+        sentence = f"Open model, {mode} threads: " + (
+            f"kept up with {fmt(kept[-1].row.target_rps)} req/s offered (p99 {fmt(kept[-1].p99_median)} ms)"
+            if kept else "kept up with none of the offered rates")
+        if over:
+            top = over[-1]
+            sentence += (f"; offered {fmt(top.row.target_rps)} req/s it delivered {fmt(top.throughput_median, 1)}"
+                         f"{_interval_words(top)} — its wall ({top.bottleneck}) — and latency grew without bound "
+                         f"(p99 {fmt(top.p99_median)} ms): arrivals kept coming while requests waited")
+        story.append(sentence + ".")
+    common = sorted(set(by_mode.get("platform", {})) & set(by_mode.get("virtual", {})))
+    if common:
+        rate = common[-1]
+        story.append(f"Offered {fmt(rate)} req/s, virtual threads delivered "
+                     f"{ratio_text(by_mode['platform'][rate], by_mode['virtual'][rate])} the platform threads' rate.")
+    return story
 
 
 def _held_story(main: Sequence[Aggregate]) -> list[str]:
@@ -347,6 +383,9 @@ def page(run_dir, head, story, figures, analysis: Analysis, metadata, others, ex
     parts.append("<h2>What happened</h2><ul class='story'>" + "".join(f"<li>{esc(s)}</li>" for s in story) + "</ul>")
     captions = {"hero": "Throughput (successful responses only; bars: min–max over reps) and p99 latency vs "
                         "concurrency. Dashed: the Little's-law ceiling of each mode.",
+                "open": "Open model: successful responses per second vs the offered rate (dotted: what was "
+                        "offered; bars: 95% intervals) and p99 latency. No coordinated omission: arrivals keep "
+                        "coming while the service is slow.",
                 "pool": "Held connections: throughput vs pool size; dashed: pool ÷ time a connection is held.",
                 "cpu": "Mean CPU per tier during each row's hold. 100% = one core.",
                 "pinning": f"JFR jdk.VirtualThreadPinned events (threshold {analysis.rig.jfr_pinned_threshold_ms} "
