@@ -189,3 +189,12 @@ def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp
     _, data = charts.hero(analysis.aggregates, [], 200, "open")
     assert data["virtual"]["offered_rps"] == [150, 400] and data["platform"]["throughput_rps"] == [149.8, 197.9]
     assert charts.hero(analysis.aggregates, [], 200) is None  # no closed-model rows: no closed chart
+
+
+def test_every_row_shows_the_p99_of_all_responses_and_the_error_mix_when_requests_failed():
+    failing = test_analyze.row(error_rate=0.2, errors_by_status="503=1200,0=12", p99_ms=1050, p99_all_ms=10000,
+                               ok_requests="")
+    clean = test_analyze.row(concurrency=50, p99_all_ms=1049)
+    html_table = report._every_row(analyze.analyse([failing, clean], test_analyze.META))
+    assert "<td>1,050 (10,000)</td><td>20.00% (503=1200,0=12)</td>" in html_table
+    assert "<td>1,050</td><td>0.00%</td>" in html_table  # nothing failed: one p99, no mix

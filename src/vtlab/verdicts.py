@@ -27,7 +27,8 @@ class Measured:
     throughput_ci95_rps: float = NAN
     error_rate: float = NAN
     p50_ms: float = NAN
-    p99_ms: float = NAN
+    p99_ms: float = NAN             # successful responses only (k6's expected_response)
+    p99_all_ms: float = NAN         # every response of the hold, failed ones too
     rss_mb_max: float = NAN
     heap_used_mb_max: float = NAN
     gc_pauses: float = NAN
@@ -47,6 +48,7 @@ class Measured:
     writes_lost: float = NAN
     pinned_reasons: str = ""
     writes_ok: str = ""             # "true" / "false" / "" (no write check ran)
+    errors_by_status: str = ""      # failed responses by HTTP status, e.g. "503=580,0=12"
 
 
 MEASURED_NUMBERS = tuple(f.name for f in fields(Measured) if f.type in ("float", float))
