@@ -130,7 +130,7 @@ function newOrder() {
 export default function () {
   const [phase, half] = phaseAt(exec.instance.currentTestRunDuration);
   // A fixed `name` keeps a million ids from becoming a million metric series.
-  const params = { tags: { name: WORKLOAD, phase }, timeout: '60s' };
+  const params = { tags: { name: WORKLOAD, phase, half }, timeout: '60s' };
   const res = WORKLOAD === 'write'
     ? http.post(`${BASE_URL}/api/orders`, newOrder(), { ...params, headers: { 'Content-Type': 'application/json' } })
     : http.get(target(), params);

@@ -92,7 +92,23 @@ def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
     meta = json.loads((run_dir / "metadata.json").read_text())
     assert meta["plan"]["rows"] and meta["host"]["cpu_count"] and meta["versions"]["k6"].startswith("v")
     assert "platform req/s" in result.stdout  # the headline table
+    assert_series_kept_and_drawn(run_dir, rows)
     assert_nothing_left(rig_env, run_dir)
+
+
+def assert_series_kept_and_drawn(run_dir: Path, rows: list[dict[str, str]]) -> None:
+    """Every row's series is kept: cut again at the row's own hold it gives the CSV's figures back, and the
+    report draws each row's seconds and links k6's own dashboard of it."""
+    from vtlab import recut, results
+
+    for row, cut in zip(rows, recut.recut_rows(run_dir), strict=True):
+        differing = {column: (row[column], results.format_value(cut[column])) for column in row
+                     if column != "ts_iso" and results.format_value(cut[column]) != row[column]}
+        assert not differing, differing
+    page = (run_dir / "report.html").read_text()
+    assert page.count("<figure id='timeline-") == len(rows)
+    assert page.count("k6's dashboard of this row") == len(rows)
+    assert len(list((run_dir / "k6").glob("*-dashboard.html"))) == len(rows)
 
 
 def test_interrupted_run_keeps_measured_rows_and_resumes(rig_env, tmp_path):

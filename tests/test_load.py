@@ -1,3 +1,4 @@
+import dataclasses
 import http.server
 import tempfile
 import threading
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import build, load, ownership
+from vtlab import build, load, ownership, series
 
 FIXTURE = Path(__file__).parent / "fixtures" / "k6-summary.json"
 
@@ -37,7 +38,7 @@ def test_phases_add_up():
 def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
     """orders.js against a server that fails a known share of ids slowly: the summary gives the failures
     by status, and p99 over every response sees the slow failures the successful-only p99 leaves out."""
-    if not build.K6_BIN.exists():
+    if build.find_k6() is None:
         pytest.skip("k6 not built yet (./vtlab setup builds it; ./vtlab test builds it before pytest)")
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -60,10 +61,13 @@ def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
         spec = load.LoadSpec(f"http://127.0.0.1:{server.server_port}", "closed", 4, 0, 1, 1, 3, 1000, cooldown_s=1)
         with tempfile.TemporaryDirectory() as folder:
             summary = Path(folder) / "summary.json"
-            proc = load.start(build.K6_BIN, spec, summary, Path(folder) / "k6.log", None)
+            kept = Path(folder) / "series.k6.csv.gz"
+            proc = load.start(build.K6_BIN, spec, summary, Path(folder) / "k6.log", None, kept)
             proc.wait(timeout=60)
             ownership.release(proc.pid)
             result = load.read_summary(summary, proc.returncode)
+            k6 = series.read_k6(kept)
+            from_series = series.load_result(k6, proc.returncode)
     finally:
         server.shutdown()
     failed = result.failures_by_status
@@ -73,3 +77,13 @@ def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
     assert result.p99_all_ms >= 50 > result.p99_ms  # only the failures were slow
     assert 0 < result.mean_ms <= result.p99_ms
     assert result.dropped_iterations == 0
+    # the kept series gives k6's summary back: the same requests, the same values, the same percentile rule
+    assert from_series == dataclasses.replace(result, p50_ms=pytest.approx(result.p50_ms, rel=1e-12),
+                                              p99_ms=pytest.approx(result.p99_ms, rel=1e-12),
+                                              p95_ms=pytest.approx(result.p95_ms, rel=1e-12),
+                                              p999_ms=pytest.approx(result.p999_ms, rel=1e-12),
+                                              mean_ms=pytest.approx(result.mean_ms, rel=1e-12),
+                                              p99_all_ms=pytest.approx(result.p99_all_ms, rel=1e-12))
+    assert {r.phase for r in k6.requests} == {"warmup", "hold", "cooldown"} and k6.vus
+    assert [line["ok"] + line["failed"] for line in series.per_second(k6)] and sum(
+        line["ok"] + line["failed"] for line in series.per_second(k6)) == len(k6.requests)

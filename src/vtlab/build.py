@@ -3,8 +3,8 @@ skipped when already done."""
 
 from __future__ import annotations
 
+import hashlib
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -14,6 +14,7 @@ from vtlab.settings import (APP_JAR, K6_BUILD, K6_VERSION, REACTIVE_JAR, SERVICE
                             TOXIPROXY_BUILD, TOXIPROXY_VERSION)
 
 K6_BIN = TOOLS / "bin" / "k6"
+K6_STAMP = TOOLS / "bin" / "k6.sources"  # the digest of the sources K6_BIN was built from
 TOXIPROXY_BIN = TOOLS / "bin" / "toxiproxy-server"
 
 
@@ -58,15 +59,20 @@ def build_jars(force: bool = False) -> bool:
 
 
 def find_k6() -> Path | None:
-    """Our pinned build first; otherwise a k6 v1+ already on PATH."""
-    if K6_BIN.exists():
+    """Our build, when it is built from today's sources. Only ours: it carries vtlab's series output
+    (load/k6build/series), which a k6 on PATH does not."""
+    if K6_BIN.exists() and K6_STAMP.exists() and K6_STAMP.read_text() == _k6_sources_digest():
         return K6_BIN
-    on_path = shutil.which("k6")
-    if on_path:
-        out = subprocess.run([on_path, "version"], capture_output=True, text=True).stdout
-        if out.startswith("k6 v") and not out.startswith("k6 v0."):
-            return Path(on_path)
     return None
+
+
+def _k6_sources_digest() -> str:
+    """What the build is made of: the pinned module versions and vtlab's own Go files."""
+    digest = hashlib.sha256()
+    for path in sorted(K6_BUILD.rglob("*")):
+        if path.is_file() and (path.suffix == ".go" or path.name in ("go.mod", "go.sum")):
+            digest.update(str(path.relative_to(K6_BUILD)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def build_k6() -> Path:
@@ -74,10 +80,12 @@ def build_k6() -> Path:
     if found:
         return found
     go = prereqs.find_go()
-    print(f"vtlab: building k6 {K6_VERSION} from its official Go module (a few minutes, once)…", flush=True)
+    print(f"vtlab: building k6 {K6_VERSION} with vtlab's series output from the official Go module (a few "
+          "minutes, once)…", flush=True)
     K6_BIN.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([str(go), "build", "-trimpath", "-o", str(K6_BIN), "go.k6.io/k6/v2"],
+    subprocess.run([str(go), "build", "-trimpath", "-o", str(K6_BIN), "./k6"],
                    cwd=K6_BUILD, check=True, env={**os.environ, "CGO_ENABLED": "0"})
+    K6_STAMP.write_text(_k6_sources_digest())
     return K6_BIN
 
 

@@ -162,6 +162,10 @@ def _add_report(sub) -> None:
     report.add_argument("run_dir", type=Path, help="a run folder holding matrix.csv (and metadata.json)")
     report.add_argument("--compare", type=Path, action="append", default=[], metavar="OTHER",
                         help="another run folder or CSV to overlay (repeatable), e.g. the published figures")
+    report.add_argument("--hold-from", type=float, metavar="S",
+                        help="re-cut every row's hold from its kept series: start, in seconds since k6 started "
+                             "(with --hold-to); writes RUN_DIR/recut-FROM-TO/ and reports it")
+    report.add_argument("--hold-to", type=float, metavar="S", help="the re-cut hold's end (see --hold-from)")
     report.set_defaults(func=cmd_report)
 
 
@@ -271,8 +275,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     for other in args.compare:
         if not other.exists():
             return usage_error(f"--compare: {other} does not exist")
+    if (args.hold_from is None) != (args.hold_to is None):
+        return usage_error("--hold-from and --hold-to go together: the window's start and end, in seconds since "
+                           "k6 started")
+    if args.hold_from is not None and not 0 <= args.hold_from < args.hold_to:
+        return usage_error(f"--hold-from {args.hold_from:g} / --hold-to {args.hold_to:g}: need 0 <= from < to")
     try:
-        return _report_and_headline(args.run_dir, args.compare)
+        run_dir = args.run_dir
+        if args.hold_from is not None:
+            from vtlab import recut
+
+            run_dir = recut.recut(run_dir, (args.hold_from, args.hold_to))
+            print(f"vtlab: re-cut every row's hold to {args.hold_from:g}–{args.hold_to:g} s: {run_dir}")
+        return _report_and_headline(run_dir, args.compare)
     except (ValueError, FileNotFoundError) as err:
         return usage_error(str(err))
 

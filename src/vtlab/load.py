@@ -74,7 +74,10 @@ def vus_for(spec_model: str, concurrency: int, rate: int) -> int:
     return concurrency
 
 
-def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None):
+def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
+          dashboard: Path | None = None):
+    """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
+    web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1)."""
     env = {
         **os.environ,
         "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
@@ -84,7 +87,12 @@ def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | N
         "MAX_CUSTOMER_ID": str(spec.max_customer_id),
         "SUMMARY": str(summary), "K6_NO_USAGE_REPORT": "true",
     }
-    argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", str(SCRIPT)]
+    if dashboard is not None:
+        # a point per second, like vtlab's own series (k6's default of 10 s skips a short row's report)
+        env.update({"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1", "K6_WEB_DASHBOARD_PERIOD": "1s",
+                    "K6_WEB_DASHBOARD_EXPORT": str(dashboard)})
+    argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", "--out", f"vtlab={series}",
+            str(SCRIPT)]
     return procs.spawn(argv, env=env, log=log, cpus=cpus)
 
 

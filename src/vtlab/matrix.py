@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import (build, cores, dimensions, liveness, load, metadata, neighbours, netdelay, ownership, postgres,
-                   prereqs, procs, results, sample, services, writecheck)
+from vtlab import (build, cores, dimensions, holdstats, liveness, load, metadata, neighbours, netdelay, ownership,
+                   postgres, prereqs, procs, results, sample, series, services, writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.progress import Progress
@@ -225,8 +224,13 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     summary = rig.run_dir / "k6" / f"{slug}.json"
     summary.parent.mkdir(parents=True, exist_ok=True)
     summary.unlink(missing_ok=True)
+    series_dir = rig.run_dir / "series"
+    series_dir.mkdir(exist_ok=True)
+    k6_series = series.k6_path(series_dir, slug)
     constants = rig_constants.CURRENT
-    k6_proc = load.start(rig.k6, spec, summary, log, rig.core_map["load"])
+    started_unix = time.time()
+    k6_proc = load.start(rig.k6, spec, summary, log, rig.core_map["load"], k6_series,
+                         summary.with_name(f"{slug}-dashboard.html"))
     started = time.monotonic()
     pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid,
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
@@ -249,9 +253,16 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
         if k6_proc.poll() is None:
             procs.terminate(k6_proc)
         ownership.release(k6_proc.pid)  # k6 ends on its own: cross it off like a stopped tier
-    if not summary.exists():
+        series.write_samples(series.samples_path(series_dir, slug), cpu_series, meter_series, started, started_unix)
+    if not summary.exists() or not k6_series.exists():
         raise procs.TierDied(LOAD, procs.ended(k6_proc.returncode) + " without a summary", log)
-    return Drive(load.read_summary(summary, k6_proc.returncode), cpu_series, meter_series, pids,
+    # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summary
+    # vouches that k6 ended and carries the run-long count of acknowledged writes.
+    summary_result = load.read_summary(summary, k6_proc.returncode)
+    offset = series.k6_start_unix_s(k6_series) - started_unix
+    measured = series.load_result(series.read_k6(k6_series, offset), k6_proc.returncode,
+                                  acknowledged_writes=summary_result.acknowledged_writes)
+    return Drive(measured, cpu_series, meter_series, pids,
                  started + spec.hold_start_s + constants.k6_start_slack_s, started + spec.hold_start_s + spec.hold_s)
 
 
@@ -301,72 +312,10 @@ def _write_check(pg: postgres.Postgres, row: Row, measured: load.LoadResult) -> 
 def _row(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, rig: Rig,
          pinned: dict[str, int] | None) -> dict[str, object]:
     """The CSV line: the row's dimensions, then what was measured during the hold, then the context."""
-    return {"ts_iso": _now(), **dimensions.values(row), **_latency_and_rate(plan, drive.measured),
-            **_tiers(drive, rig, plan.hold_s), **_service_meters(drive), **_pinning(pinned),
+    hold = holdstats.Hold(drive.measured, drive.cpu, drive.meters, drive.hold_start, drive.hold_end, plan.hold_s,
+                          tuple(tier for tier, pid in drive.pids.items() if pid), rig.toxiproxy is not None)
+    return {"ts_iso": _now(), **dimensions.values(row), **holdstats.columns(hold), **_pinning(pinned),
             **_conditions(plan, spec, info, rig), "failed_tier": "", "failure": "", "failure_log": ""}
-
-
-def _latency_and_rate(plan: Plan, measured: load.LoadResult) -> dict[str, object]:
-    half = plan.hold_s / 2
-    return {"throughput_rps": measured.throughput(plan.hold_s), "p50_ms": measured.p50_ms,
-            "p95_ms": measured.p95_ms, "p99_ms": measured.p99_ms, "p999_ms": measured.p999_ms,
-            "max_ms": measured.max_ms, "error_rate": measured.error_rate, "http_reqs": measured.requests,
-            "mean_ms": measured.mean_ms, "p99_all_ms": measured.p99_all_ms,
-            "errors_by_status": sample.format_reasons(measured.failures_by_status),
-            "ok_requests": measured.ok_requests, "dropped_iterations": measured.dropped_iterations,
-            "throughput_first_half_rps": measured.ok_half_a / half,
-            "throughput_second_half_rps": measured.ok_half_b / half, "k6_exit": measured.exit_code}
-
-
-def _tiers(drive: Drive, rig: Rig, hold_s: int) -> dict[str, object]:
-    """Each tier's CPU (100% = one core) and the service's RSS, over the hold."""
-    cpu, start, end = drive.cpu, drive.hold_start, drive.hold_end
-    app_cpu, app_cpu_max = sample.cpu_percent(cpu, "app", start, end)
-    load_cpu, load_cpu_max = sample.cpu_percent(cpu, "load", start, end)
-    all_rps = drive.measured.requests / hold_s  # failed requests cost CPU too
-    rss = sample.maximum(cpu, "rss_kb", start, end)
-    return {"app_cpu_pct": app_cpu, "app_cpu_pct_max": app_cpu_max,
-            "pg_cpu_pct": sample.cpu_percent(cpu, "pg", start, end)[0],
-            "stub_cpu_pct": sample.cpu_percent(cpu, "stub", start, end)[0],
-            "load_cpu_pct": load_cpu, "load_cpu_pct_max": load_cpu_max,
-            "proxy_cpu_pct": sample.cpu_percent(cpu, "proxy", start, end)[0] if rig.toxiproxy else "",
-            "host_cpu_pct": sample.host_percent(cpu, start, end),
-            "foreign_cpu_pct": sample.foreign_percent(cpu, [t for t, pid in drive.pids.items() if pid], start, end),
-            "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
-            "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end))}
-
-
-def _service_meters(drive: Drive) -> dict[str, object]:
-    """The service's own gauges and counters over the hold (Prometheus scrapes)."""
-    meters, start, end = drive.meters, drive.hold_start, drive.hold_end
-    return {"hikari_active_max": sample.maximum(meters, "hikari_active", start, end),
-            "hikari_pending_max": sample.maximum(meters, "hikari_pending", start, end),
-            "hikari_pending_share": sample.share_positive(meters, "hikari_pending", start, end),
-            "jvm_threads_max": sample.maximum(meters, "jvm_threads", start, end),
-            "tomcat_connections_max": sample.maximum(meters, "tomcat_connections", start, end),
-            "gc_pauses": sample.increase(meters, "gc_pauses", start, end),
-            "gc_pause_ms": sample.increase(meters, "gc_pause_s", start, end) * 1000,
-            "heap_used_mb_max": sample.maximum(meters, "heap_used_bytes", start, end) / 2**20,
-            "meter_samples": len(meters.window(start, end)), **_pool_accounting(drive),
-            **_throughput_interval(drive)}
-
-
-def _throughput_interval(drive: Drive) -> dict[str, object]:
-    """The hold's rate of successful responses as the service counted them, with its 95% batch-means
-    half-width: the within-row noise k6's single total cannot show."""
-    rate, half_width = sample.batch_means(drive.meters, "requests_ok_total", drive.hold_start, drive.hold_end)
-    return {"throughput_service_rps": rate, "throughput_ci95_rps": half_width}
-
-
-def _pool_accounting(drive: Drive) -> dict[str, object]:
-    """The pool's exact counters over the hold, by Little's law; empty where the pool keeps none."""
-    meters, start, end = drive.meters, drive.hold_start, drive.hold_end
-    borrows = sample.rate_over(meters, "pool_borrows", start, end)
-    usage = sample.rate_over(meters, "pool_usage_s", start, end)  # connection-seconds per second
-    return {"pool_borrows_per_s": borrows, "pool_out_mean": usage,
-            "pool_waiting_mean": sample.rate_over(meters, "pool_acquire_s", start, end),
-            "pool_usage_ms": usage / borrows * 1000 if borrows > 0 else float("nan"),
-            "pool_timeouts": sample.increase(meters, "pool_timeouts", start, end)}
 
 
 def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:

@@ -30,6 +30,7 @@ METERS: dict[str, tuple[str, ...]] = {
     "hikari_active": ("hikaricp_connections_active", "agroal_connections_active", "r2dbc_pool_acquired_connections"),
     "hikari_pending": ("hikaricp_connections_pending", "agroal_connections_pending", "r2dbc_pool_pending_connections"),
     "jvm_threads": ("jvm_threads_live_threads",),
+    "virtual_threads": ("jvm_threads_virtual_live_threads",),  # Tomcat's own thread gauges read -1 under them
     "tomcat_connections": ("tomcat_connections_current_connections",),
     "requests_total": ("http_server_requests_seconds_count",),
     "requests_ok_total": ('http_server_requests_seconds_count{outcome="SUCCESS"}',),

@@ -1,0 +1,182 @@
+"""A row's raw series, kept next to its CSV line so that any window can be cut again without measuring:
+k6's requests, VUs and dropped iterations as vtlab's k6 output wrote them (`<slug>.k6.csv.gz`: one line
+per request), and every reading of the CPU and meter samplers (`<slug>.samples.csv.gz`).
+
+Both are on one clock: seconds since k6 was started. The hold the CSV reports is the requests k6 tagged
+`phase=hold` (those that started in it) and the samplers' readings inside it; `cut` computes the same
+figures for it or for any other window, with k6's own percentile rule, so the CSV's aggregates and a
+re-cut of the same window are the same numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vtlab import load, sample
+
+K6_SUFFIX = ".k6.csv.gz"
+SAMPLES_SUFFIX = ".samples.csv.gz"
+SOURCES = ("cpu", "meters")
+
+
+@dataclass(frozen=True)
+class Request:
+    end_s: float          # when the response ended (or the request failed), on the series' clock
+    duration_ms: float    # k6's http_req_duration, to the bit
+    status: str           # "0": no response at all
+    phase: str            # the phase the request started in (k6's tag): warmup, hold, cooldown
+    half: str             # the hold's half it started in (a, b) or "none"
+    ok: bool              # k6's expected_response
+
+    @property
+    def start_s(self) -> float:
+        return self.end_s - self.duration_ms / 1000
+
+
+@dataclass
+class K6Series:
+    requests: list[Request] = field(default_factory=list)
+    vus: list[tuple[float, int]] = field(default_factory=list)
+    dropped: list[tuple[float, str, int]] = field(default_factory=list)  # (t, scenario, count)
+
+
+def k6_path(series_dir: Path, slug: str) -> Path:
+    return series_dir / f"{slug}{K6_SUFFIX}"
+
+
+def samples_path(series_dir: Path, slug: str) -> Path:
+    return series_dir / f"{slug}{SAMPLES_SUFFIX}"
+
+
+def read_k6(path: Path, offset_s: float = 0.0) -> K6Series:
+    """The k6 output's lines, times moved by `offset_s` (the output's start on the series' clock)."""
+    found = K6Series()
+    with gzip.open(path, "rt") as handle:
+        for line in handle:
+            if line.startswith("#"):
+                continue
+            parts = line.rstrip("\n").split(",")
+            at = float(parts[1]) / 1000 + offset_s
+            if parts[0] == "r":
+                found.requests.append(Request(at, float(parts[2]), parts[3], parts[4], parts[5], parts[6] == "true"))
+            elif parts[0] == "v":
+                found.vus.append((at, int(parts[2])))
+            elif parts[0] == "d":
+                found.dropped.append((at, parts[2], int(parts[3])))
+    return found
+
+
+def k6_start_unix_s(path: Path) -> float:
+    """When vtlab's k6 output started (its header), in Unix seconds."""
+    with gzip.open(path, "rt") as handle:
+        header = handle.readline()
+    return int(header.split("start_unix_ms=")[1]) / 1000
+
+
+def write_samples(path: Path, cpu: sample.Series, meters: sample.Series, origin: float, origin_unix_s: float) -> None:
+    """Every sampler reading, long form (source, t, name, value), t in seconds since `origin` (k6's start,
+    monotonic); the header keeps the same moment in Unix time to place k6's own clock on this one."""
+    with gzip.open(path, "wt", newline="") as handle:
+        handle.write(f"# vtlab samples v1 origin_unix_s={origin_unix_s:.6f}\n")
+        writer = csv.writer(handle)
+        writer.writerow(("source", "t_s", "name", "value"))
+        for source, series in zip(SOURCES, (cpu, meters), strict=True):
+            for t, reading in series.points:
+                for name, value in reading.items():
+                    writer.writerow((source, f"{t - origin:.6f}", name, repr(value)))
+
+
+def read_samples(path: Path) -> tuple[sample.Series, sample.Series, float]:
+    """The samplers' series (t in seconds since k6 started) and that moment in Unix time."""
+    with gzip.open(path, "rt", newline="") as handle:
+        origin_unix_s = float(handle.readline().split("origin_unix_s=")[1])
+        points: dict[str, dict[float, dict[str, float]]] = {source: {} for source in SOURCES}
+        for record in csv.DictReader(io.StringIO(handle.read())):
+            t = float(record["t_s"])
+            points[record["source"]].setdefault(t, {})[record["name"]] = float(record["value"])
+    cpu, meters = (sample.Series(sorted(points[source].items())) for source in SOURCES)
+    return cpu, meters, origin_unix_s
+
+
+def percentile(ordered: Sequence[float], pct: float) -> float:
+    """k6's rule (TrendSink.P): linear interpolation between the closest ranks; 0 for no values."""
+    if not ordered:
+        return 0.0
+    i = pct * (len(ordered) - 1)
+    low, high = ordered[math.floor(i)], ordered[math.ceil(i)]
+    return low + (high - low) * (i - math.floor(i))
+
+
+def in_window(requests: Sequence[Request], window: tuple[float, float] | None) -> list[Request]:
+    """The hold's requests: those k6 tagged hold (None), or those that started inside a window."""
+    if window is None:
+        return [r for r in requests if r.phase == "hold"]
+    start, end = window
+    return [r for r in requests if start <= r.start_s < end]
+
+
+def load_result(k6: K6Series, exit_code: int, window: tuple[float, float] | None = None,
+                acknowledged_writes: int = 0) -> load.LoadResult:
+    """The hold's figures as k6's summary gives them, from the series: the same requests, the same values,
+    the same percentile rule. A window splits into halves at its middle; the tagged hold by k6's tags."""
+    chosen = in_window(k6.requests, window)
+    ok = sorted(r.duration_ms for r in chosen if r.ok)
+    every = sorted(r.duration_ms for r in chosen)
+    if window is None:
+        half_a = sum(1 for r in chosen if r.ok and r.half == "a")
+        half_b = sum(1 for r in chosen if r.ok and r.half == "b")
+        # the open model runs its hold as a scenario of its own: drops before it are the warm-up's
+        open_model = any(scenario in ("warmup", "hold") for _, scenario, _ in k6.dropped)
+        dropped = [d for d in k6.dropped if d[1] == "hold"] if open_model else k6.dropped
+    else:
+        middle = (window[0] + window[1]) / 2
+        half_a = sum(1 for r in chosen if r.ok and r.start_s < middle)
+        half_b = len(ok) - half_a
+        dropped = [d for d in k6.dropped if window[0] <= d[0] < window[1]]
+    failures = Counter(r.status if r.status in load.FAILURE_STATUSES else "other" for r in chosen if not r.ok)
+    return load.LoadResult(
+        ok_requests=len(ok), ok_half_a=half_a, ok_half_b=half_b, requests=len(chosen),
+        error_rate=(len(chosen) - len(ok)) / len(chosen) if chosen else 0.0,
+        p50_ms=percentile(ok, 0.50), p95_ms=percentile(ok, 0.95), p99_ms=percentile(ok, 0.99),
+        p999_ms=percentile(ok, 0.999), max_ms=ok[-1] if ok else 0.0, mean_ms=sum(ok) / len(ok) if ok else 0.0,
+        p99_all_ms=percentile(every, 0.99), failures_by_status=dict(sorted(failures.items())),
+        dropped_iterations=sum(count for _, _, count in dropped), exit_code=exit_code,
+        acknowledged_writes=acknowledged_writes)
+
+
+def phase_bounds(k6: K6Series) -> dict[str, tuple[float, float]]:
+    """Where each phase's requests started, first to last: the phases as the series saw them."""
+    bounds: dict[str, tuple[float, float]] = {}
+    for r in k6.requests:
+        low, high = bounds.get(r.phase, (math.inf, -math.inf))
+        bounds[r.phase] = (min(low, r.start_s), max(high, r.start_s))
+    return bounds
+
+
+def per_second(k6: K6Series) -> list[dict[str, float]]:
+    """Per second of completion: successful and failed requests, latency p50/p90/p99/max of the successful
+    ones that completed in it, and k6's active VUs (the last reading in it)."""
+    by_second: dict[int, list[Request]] = {}
+    for r in k6.requests:
+        by_second.setdefault(math.floor(r.end_s), []).append(r)
+    vus = {math.floor(t): n for t, n in k6.vus}
+    seconds = sorted(set(by_second) | set(vus))
+    lines = []
+    last_vus = 0
+    for second in range(seconds[0], seconds[-1] + 1) if seconds else ():
+        done = by_second.get(second, [])
+        ok = sorted(r.duration_ms for r in done if r.ok)
+        last_vus = vus.get(second, last_vus)
+        lines.append({"t_s": second, "ok": len(ok), "failed": len(done) - len(ok),
+                      "p50_ms": percentile(ok, 0.5) if ok else math.nan,
+                      "p90_ms": percentile(ok, 0.9) if ok else math.nan,
+                      "p99_ms": percentile(ok, 0.99) if ok else math.nan,
+                      "max_ms": ok[-1] if ok else math.nan, "vus": last_vus})
+    return lines

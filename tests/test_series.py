@@ -1,0 +1,94 @@
+"""A row's kept series: read back, cut into windows with k6's own rules, drawn per second."""
+
+import gzip
+import math
+
+import pytest
+
+from vtlab import cli, sample, series, timeline
+
+
+def write_k6(path, lines, start_unix_ms=1_000_000):
+    with gzip.open(path, "wt") as handle:
+        handle.write(f"# vtlab series v1 start_unix_ms={start_unix_ms}\n# legend\n")
+        handle.writelines(line + "\n" for line in lines)
+
+
+def test_percentiles_follow_k6s_rule():
+    # k6's TrendSink.P: rank pct × (n − 1), linear between its neighbours
+    assert series.percentile([10.0, 20.0, 30.0, 40.0], 0.5) == 25.0
+    assert series.percentile([10.0, 20.0, 30.0, 40.0], 0.99) == pytest.approx(39.7)
+    assert series.percentile([7.0], 0.99) == 7.0 and series.percentile([], 0.5) == 0.0
+
+
+def test_the_tagged_hold_and_a_window_give_k6s_figures(tmp_path):
+    path = tmp_path / "row.k6.csv.gz"
+    write_k6(path, [
+        "v,1000.000,4",
+        "r,1500.000,100,200,warmup,none,true",       # before the hold: never counted
+        "r,3100.000,100,200,hold,a,true",            # started 3.0 s
+        "r,3200.000,150,200,hold,a,true",
+        "r,4100.000,50,503,hold,b,false",            # a fast failure
+        "r,5050.000,1000,0,hold,b,false",            # no response: timed out
+        "r,5200.000,120,200,hold,b,true",
+        "r,6100.000,100,200,cooldown,none,true",
+        "d,4000.000,hold,1",
+        "d,2000.000,warmup,3",
+    ])
+    k6 = series.read_k6(path)
+    tagged = series.load_result(k6, 0)
+    assert (tagged.requests, tagged.ok_requests, tagged.ok_half_a, tagged.ok_half_b) == (5, 3, 2, 1)
+    assert tagged.error_rate == pytest.approx(0.4) and tagged.failures_by_status == {"0": 1, "503": 1}
+    assert tagged.p50_ms == 120 and tagged.max_ms == 150 and tagged.mean_ms == pytest.approx(370 / 3)
+    assert tagged.p99_all_ms == pytest.approx(150 + (1000 - 150) * 0.96)
+    assert tagged.dropped_iterations == 1  # the open model's hold scenario only, not the warm-up's
+    # a window counts the requests that started in it, and splits its halves at its middle
+    window = series.load_result(k6, 0, (4.0, 6.5))
+    # started: 4.05, 4.05 (failed), 5.08 and 6.0 (the cool-down's): halves split at 5.25
+    assert (window.requests, window.ok_requests, window.ok_half_a, window.ok_half_b) == (4, 2, 1, 1)
+    assert window.dropped_iterations == 1
+
+
+def test_per_second_counts_every_request_once_by_its_end(tmp_path):
+    path = tmp_path / "row.k6.csv.gz"
+    write_k6(path, ["v,500.000,2", "r,1100.000,10,200,hold,a,true", "r,1900.000,30,200,hold,a,true",
+                    "r,3500.000,20,503,hold,b,false", "v,3600.000,5"])
+    seconds = series.per_second(series.read_k6(path))
+    assert [s["t_s"] for s in seconds] == [0, 1, 2, 3]
+    assert [(s["ok"], s["failed"], s["vus"]) for s in seconds] == [(0, 0, 2), (2, 0, 2), (0, 0, 2), (0, 1, 5)]
+    assert seconds[1]["p50_ms"] == 20 and math.isnan(seconds[2]["p99_ms"])
+
+
+def test_samples_round_trip_on_k6s_clock(tmp_path):
+    cpu = sample.Series([(100.25, {"app_ticks": 10.0, "rss_kb": 2048.0}), (100.5, {"app_ticks": 25.0})])
+    meters = sample.Series([(100.4, {"jvm_threads": 31.0, "gc_pause_s": 0.5})])
+    path = tmp_path / "row.samples.csv.gz"
+    series.write_samples(path, cpu, meters, origin=100.0, origin_unix_s=1_700_000_000.5)
+    cpu_back, meters_back, origin = series.read_samples(path)
+    assert origin == 1_700_000_000.5
+    assert cpu_back.points == [(0.25, {"app_ticks": 10.0, "rss_kb": 2048.0}), (0.5, {"app_ticks": 25.0})]
+    assert meters_back.points == [(pytest.approx(0.4), {"jvm_threads": 31.0, "gc_pause_s": 0.5})]
+
+
+def test_a_rows_seconds_are_drawn_with_its_phases_and_hover_values(tmp_path):
+    write_k6(tmp_path / "r1.k6.csv.gz", [f"r,{t * 1000 + 500}.000,{100 + t},200,hold,a,true" for t in range(12)]
+             + ["v,1000.000,3"], start_unix_ms=1_700_000_000_000)
+    cpu = sample.Series([(t / 4, {"app_ticks": t * 10.0, "load_ticks": t * 2.0}) for t in range(48)])
+    meters = sample.Series([(t / 2, {"jvm_threads": 30.0 + t, "hikari_active": 2.0}) for t in range(24)])
+    series.write_samples(tmp_path / "r1.samples.csv.gz", cpu, meters, origin=0.0, origin_unix_s=1_700_000_000.0)
+    seconds = timeline.seconds_of(tmp_path, "r1")
+    assert seconds[3]["ok"] == 1 and seconds[3]["jvm_threads"] == 37.0 and seconds[3]["pool_active"] == 2.0
+    assert seconds[3]["app_cpu"] == pytest.approx(40 * 100 / sample.CLOCK_TICKS)
+    svg = timeline.svg(seconds, timeline.phases({"ramp_s": 2, "warmup_s": 3, "hold_s": 6, "cooldown_s": 1}), "row 1")
+    assert svg.count("<title>hold: 5–11 s</title>") == 5  # the hold shaded in every drawn panel
+    assert "<title>3–4 s: successful/s 1, failed/s 0" in svg and "JVM threads 37" in svg
+    assert "memory MB" not in svg  # nothing measured there: no empty panel
+    assert timeline.seconds_of(tmp_path, "no-such-row") is None
+
+
+def test_a_recut_needs_both_ends_of_its_window(tmp_path, capsys):
+    (tmp_path / "matrix.csv").write_text("thread_mode\n")
+    assert cli.main(["report", str(tmp_path), "--hold-from", "30"]) == 2
+    assert "--hold-from and --hold-to go together" in capsys.readouterr().err
+    assert cli.main(["report", str(tmp_path), "--hold-from", "60", "--hold-to", "30"]) == 2
+    assert "need 0 <= from < to" in capsys.readouterr().err
