@@ -22,6 +22,11 @@ const WORKLOAD = __ENV.WORKLOAD || 'order-summary';
 const SLEEP_MS = Number(__ENV.SLEEP_MS || 0);
 const CPU_WORK = Number(__ENV.CPU_WORK || 0);
 
+// The load's shape, as the harness computed it (vtlab.shapes): stages of the ramp and warm-up, and of the
+// hold and cool-down (one stage for a steady hold; a spike or a staircase otherwise).
+const WARMUP_STAGES = JSON.parse(__ENV.WARMUP_STAGES);
+const HOLD_STAGES = JSON.parse(__ENV.HOLD_STAGES);
+
 const HOLD_START_MS = (RAMP + WARMUP) * 1000;
 const HALF_MS = HOLD_START_MS + (HOLD * 1000) / 2;
 const HOLD_END_MS = HOLD_START_MS + HOLD * 1000;
@@ -43,14 +48,20 @@ function closedModel() {
     orders: {
       executor: 'ramping-vus',
       startVUs: 0,
-      stages: [
-        { duration: `${RAMP}s`, target: VUS },
-        { duration: `${WARMUP + HOLD + COOLDOWN}s`, target: VUS },
-      ],
+      stages: [...WARMUP_STAGES, ...HOLD_STAGES],
       gracefulRampDown: '0s',
       gracefulStop: '10s',
     },
   };
+}
+
+function holdScenario() {
+  const common = { startTime: `${RAMP + WARMUP}s`, timeUnit: '1s', preAllocatedVUs: VUS, maxVUs: VUS * 2,
+    gracefulStop: '10s' };
+  if (HOLD_STAGES.length === 1) {
+    return { executor: 'constant-arrival-rate', rate: RATE, duration: `${HOLD + COOLDOWN}s`, ...common };
+  }
+  return { executor: 'ramping-arrival-rate', startRate: HOLD_STAGES[0].target, stages: HOLD_STAGES, ...common };
 }
 
 function openModel() {
@@ -63,22 +74,10 @@ function openModel() {
       timeUnit: '1s',
       preAllocatedVUs: VUS,
       maxVUs: VUS * 2,
-      stages: [
-        { duration: `${RAMP}s`, target: RATE },
-        { duration: `${WARMUP}s`, target: RATE },
-      ],
+      stages: WARMUP_STAGES,
       gracefulStop: '10s',
     },
-    hold: {
-      executor: 'constant-arrival-rate',
-      startTime: `${RAMP + WARMUP}s`,
-      rate: RATE,
-      timeUnit: '1s',
-      duration: `${HOLD + COOLDOWN}s`,
-      preAllocatedVUs: VUS,
-      maxVUs: VUS * 2,
-      gracefulStop: '10s',
-    },
+    hold: holdScenario(),
   };
 }
 

@@ -351,3 +351,29 @@ def test_fanout_pools_context_latency_and_the_reactive_twin_reach_the_service(ri
                   "The reactive twin"):
         assert title in report
     assert_nothing_left(rig_env, run_dir)
+
+
+def test_a_spike_reports_per_mode_its_failures_and_recovery_and_shows_in_the_series(rig_env, tmp_path):
+    """20 users, a 3 s step to 60 and back, against 20 platform threads at 100 ms: the platform rows queue
+    the burst behind their wall, virtual threads carry it; each row says what the spike did."""
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--conc", "20", "--out", str(run_dir), "--shape", "spike",
+                             "--spike-multiple", "3", "--spike-s", "4", "--tomcat-threads", "20",
+                             *TINY[:4], "--hold", "15", *TINY[6:]],
+                            env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = {r["thread_mode"]: r for r in rows_of(run_dir)}
+    for row in rows.values():
+        assert row["shape"] == "spike" and row["spike_s"] == "4" and float(row["spike_failed"]) == 0, row
+        assert 100 <= float(row["base_p99_ms"]) < 400, row
+    # the platform wall queued the spike's extra users (~3× the base's latency); virtual threads far less
+    # (here 422 vs 176 ms: they only shared the cores)
+    assert float(rows["platform"]["spike_p99_ms"]) > 2 * float(rows["platform"]["base_p99_ms"])
+    assert float(rows["virtual"]["spike_p99_ms"]) < float(rows["platform"]["spike_p99_ms"]) / 1.5
+    for row in rows.values():  # both recovered before the hold ended (the queue drains once the spike is over)
+        assert row["recovery_s"] not in ("", "nan") and float(row["recovery_s"]) < 10, row
+    page = (run_dir / "report.html").read_text()
+    assert "Load shapes: spike, steps, soak" in page and page.count("<title>spike: ") >= 2
+    assert "spike: p99" in page and "failed during it" in page
+    assert_series_kept_and_drawn(run_dir, rows_of(run_dir))
+    assert_nothing_left(rig_env, run_dir)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results
+from vtlab import cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results, shapes
 from vtlab.settings import RESULTS
 
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
@@ -102,6 +102,13 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--stub-jitter", "stub_jitter_ms", bounded_int(0, 60_000, "milliseconds"), "uniform extra delay (ms)"),
     ("--tomcat-threads", "tomcat_max_threads", bounded_int(1, 10_000, "Tomcat max threads"),
      "Tomcat max threads (default 200)"),
+    ("--shape", "shapes", choices_list(shapes.SHAPES),
+     "the load during the hold: steady (ramp and hold), spike (a step to --spike-multiple × the load for "
+     "--spike-s and back), steps (a staircase of --steps up to the load), soak (a long steady hold)"),
+    ("--spike-multiple", "spike_multiple", bounded_int(2, 100, "times the base load"),
+     "spike shape: the peak load as a multiple of the row's (default 3)"),
+    ("--spike-s", "spike_s", bounded_int(2, 3600, "seconds"), "spike shape: how long the peak lasts (default 10)"),
+    ("--steps", "step_count", bounded_int(2, 50, "steps"), "steps shape: how many steps up to the load (default 4)"),
 ]
 
 

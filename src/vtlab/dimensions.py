@@ -95,6 +95,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
               _when(lambda r: r.downstream_jitter_ms, lambda r: f"±{r.downstream_jitter_ms} ms"),
               _when(lambda r: r.downstream_jitter_ms, lambda r: f"j{r.downstream_jitter_ms}"),
               plain=(0,), per_request=True),
+    Dimension("shape", str, "steady", _when(lambda r: r.shape != "steady", lambda r: f"{r.shape} shape"),
+              _when(lambda r: r.shape != "steady", lambda r: r.shape), plain=("steady",)),
     Dimension("rep", int, 1, lambda r: f"rep {r.rep}", lambda r: f"rep{r.rep}", across_reps=True),
 )
 

@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab import procs
+from vtlab import procs, shapes
 from vtlab.settings import LOAD
 
 SCRIPT = LOAD / "orders.js"
@@ -35,6 +35,7 @@ class LoadSpec:
     sleep_ms: int = 0
     cpu_work: int = 0
     max_customer_id: int = 1
+    shape: shapes.Shape = shapes.Shape()
 
     @property
     def duration_s(self) -> int:
@@ -43,6 +44,19 @@ class LoadSpec:
     @property
     def hold_start_s(self) -> int:
         return self.ramp_s + self.warmup_s
+
+    @property
+    def load(self) -> int:
+        """What the shape moves: users (closed model) or arrivals per second (open model)."""
+        return self.rate if self.model == "open" else self.concurrency
+
+    def stages(self) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+        """k6's stages for the ramp and warm-up, and for the hold and cool-down, at the shape's loads."""
+        start = self.shape.start_load(self.load)
+        before = [{"duration": f"{self.ramp_s}s", "target": start}, {"duration": f"{self.warmup_s}s", "target": start}]
+        hold = [{"duration": f"{seconds}s", "target": target}
+                for seconds, target in self.shape.hold_targets(self.load, self.hold_s, self.cooldown_s)]
+        return before, hold
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,7 @@ def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | N
           dashboard: Path | None = None):
     """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
     web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1)."""
+    before, hold = spec.stages()
     env = {
         **os.environ,
         "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
@@ -85,6 +100,7 @@ def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | N
         "COOLDOWN_S": str(spec.cooldown_s), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
         "WORKLOAD": spec.workload, "SLEEP_MS": str(spec.sleep_ms), "CPU_WORK": str(spec.cpu_work),
         "MAX_CUSTOMER_ID": str(spec.max_customer_id),
+        "WARMUP_STAGES": json.dumps(before), "HOLD_STAGES": json.dumps(hold),
         "SUMMARY": str(summary), "K6_NO_USAGE_REPORT": "true",
     }
     if dashboard is not None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab import (build, cores, dimensions, holdstats, liveness, load, metadata, neighbours, netdelay, ownership,
-                   postgres, prereqs, procs, results, sample, series, services, writecheck)
+                   postgres, prereqs, procs, results, sample, series, services, shapestats, writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.progress import Progress
@@ -170,6 +170,7 @@ class Drive:
     pids: dict[str, int | None]  # the tiers whose CPU was sampled
     hold_start: float
     hold_end: float
+    k6: series.K6Series          # every request; it and the samplers' series in seconds since k6 started
 
 
 def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: int
@@ -196,15 +197,20 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
         problems = services.check_effective(info, config)
         if problems:
             raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
-        spec = load.LoadSpec(app.base_url, row.load_model, row.concurrency, row.target_rps, plan.ramp_s, warmup_s,
+        shape = plan.shape(row)
+        # an open-model spike needs users for its peak rate, not only for the base one
+        users = round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
+            else row.concurrency
+        spec = load.LoadSpec(app.base_url, row.load_model, users, row.target_rps, plan.ramp_s, warmup_s,
                              plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload, row.sleep_ms,
-                             row.cpu_work, rig.max_customer_id)
+                             row.cpu_work, rig.max_customer_id, shape)
         drive = _drive(rig, app, spec, slug, progress)
     finally:
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
         _unroute(rig, proxies)
     values = _row(row, plan, spec, drive, info, rig, sample.pinned_by_reason(rig.java.jfr, jfr))
+    values.update(_shape_figures(spec, drive))
     values.update(_write_check(rig.pg, row, drive.measured))
     return values, info
 
@@ -249,21 +255,21 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
             time.sleep(1)
         liveness.check(probes)
     finally:
-        cpu_series, meter_series = cpu.stop(), meters.stop()
+        # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
+        cpu_series, meter_series = series.since(cpu.stop(), started), series.since(meters.stop(), started)
         if k6_proc.poll() is None:
             procs.terminate(k6_proc)
         ownership.release(k6_proc.pid)  # k6 ends on its own: cross it off like a stopped tier
-        series.write_samples(series.samples_path(series_dir, slug), cpu_series, meter_series, started, started_unix)
+        series.write_samples(series.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
     if not summary.exists() or not k6_series.exists():
         raise procs.TierDied(LOAD, procs.ended(k6_proc.returncode) + " without a summary", log)
     # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summary
     # vouches that k6 ended and carries the run-long count of acknowledged writes.
     summary_result = load.read_summary(summary, k6_proc.returncode)
-    offset = series.k6_start_unix_s(k6_series) - started_unix
-    measured = series.load_result(series.read_k6(k6_series, offset), k6_proc.returncode,
-                                  acknowledged_writes=summary_result.acknowledged_writes)
-    return Drive(measured, cpu_series, meter_series, pids,
-                 started + spec.hold_start_s + constants.k6_start_slack_s, started + spec.hold_start_s + spec.hold_s)
+    requests = series.read_k6(k6_series, series.k6_start_unix_s(k6_series) - started_unix)
+    measured = series.load_result(requests, k6_proc.returncode, acknowledged_writes=summary_result.acknowledged_writes)
+    return Drive(measured, cpu_series, meter_series, pids, spec.hold_start_s + constants.k6_start_slack_s,
+                 spec.hold_start_s + spec.hold_s, requests)
 
 
 def _probes(rig: Rig, app: services.Tier) -> list[liveness.Probe]:
@@ -316,6 +322,15 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, ri
                           tuple(tier for tier, pid in drive.pids.items() if pid), rig.toxiproxy is not None)
     return {"ts_iso": _now(), **dimensions.values(row), **holdstats.columns(hold), **_pinning(pinned),
             **_conditions(plan, spec, info, rig), "failed_tier": "", "failure": "", "failure_log": ""}
+
+
+def _shape_figures(spec: load.LoadSpec, drive: Drive) -> dict[str, object]:
+    """The shape's settings and what it measured, from the row's series (on their clock: k6's start)."""
+    return {"spike_multiple": spec.shape.multiple if spec.shape.name == "spike" else "",
+            "spike_s": spec.shape.spike_s if spec.shape.name == "spike" else "",
+            "step_count": spec.shape.steps if spec.shape.name == "steps" else "",
+            **shapestats.figures(spec.shape, drive.k6, drive.meters, drive.cpu, spec.load, spec.hold_start_s,
+                                 spec.hold_s)}
 
 
 def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 
-from vtlab import dimensions, rig
+from vtlab import dimensions, rig, shapes
 from vtlab.dimensions import Row
 from vtlab.load import vus_for
 
@@ -51,6 +51,7 @@ class Block:
     contexts: tuple[str, ...] = ("none",)
     db_latencies: tuple[int, ...] = (0,)          # ms added per direction between service and PostgreSQL
     downstream_latencies: tuple[int, ...] = (0,)  # ms added per direction between service and stub
+    shapes: tuple[str, ...] = ("steady",)         # the load's shape during the hold (vtlab.shapes)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,9 @@ class Profile:
     context_kb: int = 64
     db_jitter_ms: int = 0
     downstream_jitter_ms: int = 0
+    spike_multiple: float = shapes.Shape.multiple
+    spike_s: int = shapes.Shape.spike_s
+    step_count: int = shapes.Shape.steps
 
 
 def _scale() -> int:
@@ -178,6 +182,20 @@ PRESETS: dict[str, Profile] = {
         # the CPU left well short of saturation so GC differences are not CPU queueing.
         blocks=(Block(("released",), (50,), (), scaled=(1000,), modes=("virtual",), contexts=CONTEXTS),),
         ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=2000, context_kb=64),
+    "spike": Profile(
+        name="spike",
+        summary="a sudden step from 200 to 600 users for 10 s and back, both modes: p99 before and during, "
+                "requests failed, seconds until p99 recovers",
+        # 200 users sit at the platform wall (200 threads / 1 s); ×3 queues 400 of them behind it for the
+        # spike, while virtual threads carry all 600 (~600 req/s on 2 cores).
+        blocks=(Block(("released",), (50,), (), scaled=(200,), shapes=("spike",)),),
+        ramp_s=10, warmup_s=45, hold_s=60, reps=1, stub_delay_ms=1000, spike_multiple=3, spike_s=10),
+    "soak": Profile(
+        name="soak",
+        summary="a long hold at 400 users, both modes (set its length with --hold): RSS, threads and GC "
+                "drift per minute",
+        blocks=(Block(("released",), (50,), (), scaled=(400,), shapes=("soak",)),),
+        ramp_s=10, warmup_s=45, hold_s=600, reps=1, stub_delay_ms=1000),
     "reactive": Profile(
         name="reactive",
         summary="platform vs virtual threads vs the WebFlux + R2DBC twin, order summary at 1,000 users",
@@ -229,6 +247,10 @@ class Overrides:
     db_jitter_ms: int | None = None
     downstream_latencies: tuple[int, ...] | None = None
     downstream_jitter_ms: int | None = None
+    shapes: tuple[str, ...] | None = None
+    spike_multiple: float | None = None
+    spike_s: int | None = None
+    step_count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -243,11 +265,19 @@ class Plan:
     model: str
     overrides: dict = field(default_factory=dict)
     cooldown_s: int = 3
+    spike_multiple: float = shapes.Shape.multiple
+    spike_s: int = shapes.Shape.spike_s
+    step_count: int = shapes.Shape.steps
+
+    def shape(self, row: Row) -> shapes.Shape:
+        """The row's load shape with the plan's settings for it."""
+        return shapes.Shape(row.shape, self.spike_multiple, self.spike_s, self.step_count)
 
     def describe(self) -> dict:
         return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
-                "stub_jitter_ms": self.stub_jitter_ms, "model": self.model,
+                "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
+                "spike_s": self.spike_s, "step_count": self.step_count,
                 "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
@@ -269,14 +299,29 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     rows = tuple(dict.fromkeys(row for row in candidates if row is not None))  # first occurrence, in order
     if not rows:
         raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
+    _check_shapes(rows, setting)
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
-                setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"])
+                setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
+                setting["spike_multiple"], setting["spike_s"], setting["step_count"])
+
+
+def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
+    """A shape has to fit its hold: the spike with room before and after it, a step of at least 5 s."""
+    used = {row.shape for row in rows}
+    if "spike" in used and setting["hold_s"] < 3 * setting["spike_s"]:
+        raise ValueError(f"--shape spike: --hold {setting['hold_s']} is too short for --spike-s "
+                         f"{setting['spike_s']}: the hold needs at least 3 × the spike (before, during, after)")
+    if "spike" in used and setting["spike_multiple"] <= 1:
+        raise ValueError(f"--spike-multiple {setting['spike_multiple']:g}: the spike's load is a multiple above 1")
+    if "steps" in used and setting["hold_s"] < 5 * setting["step_count"]:
+        raise ValueError(f"--shape steps: --hold {setting['hold_s']} is too short for --steps "
+                         f"{setting['step_count']}: each step needs at least 5 s")
 
 
 # The profile's scalar settings a flag of the same name replaces.
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
-           "downstream_jitter_ms")
+           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count")
 
 
 def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
@@ -284,17 +329,19 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
     loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
              else [("closed", users, 0) for users in block.concurrency])
     for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), mode, executor, fanout, pool_impl, \
-            ctx, db_ms, downstream_ms in itertools.product(
+            ctx, db_ms, downstream_ms, shape in itertools.product(
                 block.workloads, block.conn_modes, block.pools, block.path_modes,
                 block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.modes, block.executors,
-                block.fanouts, block.pool_impls, block.contexts, block.db_latencies, block.downstream_latencies):
+                block.fanouts, block.pool_impls, block.contexts, block.db_latencies, block.downstream_latencies,
+                block.shapes):
         yield Row(thread_mode=mode, workload=workload, load_model=model, concurrency=users, target_rps=rate,
                   conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
                   tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
                   sleep_ms=setting["sleep_ms"], cpu_work=setting["cpu_work"], offload_executor=executor,
                   offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
                   context_kb=setting["context_kb"], db_latency_ms=db_ms, db_jitter_ms=setting["db_jitter_ms"],
-                  downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"], rep=rep)
+                  downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"],
+                  shape=shape, rep=rep)
 
 
 def _shape(row: Row, setting: dict) -> Row | None:

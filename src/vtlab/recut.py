@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from vtlab import analyze, dimensions, holdstats, results, series
+from vtlab import analyze, dimensions, holdstats, results, series, shapes, shapestats
 from vtlab import rig as rig_constants
 
 Window = tuple[float, float]  # seconds since k6 started, [from, to)
@@ -49,7 +49,10 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, s
                             if name.endswith("_ticks") and name != "harness_ticks"}))
     hold = holdstats.Hold(measured, cpu, meters, start, end, end - start if window else hold_s, sampled,
                           proxy=bool(row.get("proxy_cpu_pct")))
-    return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s}
+    shape = shapes.from_row(row)
+    load = int(analyze.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
+    return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s,
+            **shapestats.figures(shape, k6, meters, cpu, load, start if window else hold_start_s, hold.hold_s)}
 
 
 def recut(run_dir: Path, window: Window) -> Path:

@@ -79,7 +79,20 @@ def _figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others, m
                                                  ("pool", charts.pool(analysis.aggregates))) if figure}
     figures["cpu"] = charts.cpu(rows, [row_label(a.row, threads) for a in analysis.verdicts], cpus * 100)
     figures["pinning"] = charts.pinning(rows, analysis.rig.jfr_pinned_threshold_ms)
-    return figures
+    return {name: (_nothing_to_draw(name, data, analysis) or svg, data) for name, (svg, data) in figures.items()}
+
+
+def _nothing_to_draw(name: str, data: Mapping[str, Any], analysis: Analysis) -> str:
+    """A sentence instead of a chart whose axes would only frame one point or a row of zeros."""
+    if name == "pool" and len(data.get("ceiling", {}).get("pool", [])) < 2:
+        sizes = ", ".join(str(size) for size in data.get("ceiling", {}).get("pool", []))
+        return (f"<p class='small'>Held connections were measured at one pool size ({sizes}): see the headline; "
+                "the pool chart needs two sizes (e.g. `--pools 10,50`).</p>")
+    if name == "pinning" and not any(data.get("events", [])):
+        return (f"<p class='small'>No row recorded a pinned virtual thread (JFR jdk.VirtualThreadPinned ≥ "
+                f"{analysis.rig.jfr_pinned_threshold_ms} ms): nothing to chart. The pinning profile has a "
+                "positive control that does pin.</p>")
+    return ""
 
 
 # --- words -----------------------------------------------------------------------------------
@@ -488,12 +501,27 @@ def _how_ceilings(verdicts: Sequence[Verdict]) -> str:
             + "</ul>")
 
 
+def _plan_lines(plan: object) -> dict[str, str]:
+    """The plan as the run was asked for it: its profile and phases, how many rows, and the flags that
+    changed the profile (none: the profile as it stands)."""
+    if not isinstance(plan, dict):
+        return {"plan": "not recorded"}
+    overrides = plan.get("overrides") or {}
+    phases = " · ".join(f"{name} {plan[key]} s" for name, key in (("ramp", "ramp_s"), ("warm-up", "warmup_s"),
+                                                                     ("hold", "hold_s"), ("cool-down", "cooldown_s"))
+                        if key in plan)
+    return {"plan": f"profile {plan.get('profile', '?')}, {plan.get('model', 'closed')} model, "
+                    f"{plan.get('rows', '?')} rows; {phases}",
+            "plan flags": ", ".join(f"{key}={value}" for key, value in sorted(overrides.items()))
+            or "none: the profile as it stands"}
+
+
 def _environment(metadata: Mapping[str, object]) -> str:
     esc = html.escape
     host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
     versions = metadata.get("versions", {}) if isinstance(metadata.get("versions"), dict) else {}
     env_rows = {**{f"host {k}": v for k, v in host.items()}, **{f"version {k}": v for k, v in versions.items()},
                 "core map": metadata.get("core_map", ""),
-                "plan": json.dumps((metadata.get("plan") or {}).get("overrides", {}))}
+                **_plan_lines(metadata.get("plan"))}
     return "<h2>Environment</h2><table id='environment'>" + "".join(
         f"<tr><th>{esc(str(k))}</th><td>{esc(str(v))}</td></tr>" for k, v in env_rows.items()) + "</table>"

@@ -52,6 +52,12 @@ EXTRA_COLUMNS = [
     "mean_ms", "p99_all_ms", "errors_by_status",
     # a row a dead tier ended: which tier, how it ended, the last lines of its log; every measurement empty
     "failed_tier", "failure", "failure_log",
+    # the load's shape during the hold (steady, spike, steps, soak), its settings, and what it measured:
+    # spike: p99 before and during it, requests failed during it, seconds until p99 recovered; steps: req/s
+    # and p99 per step ("load=value;…") and the knee; soak: RSS and thread drift per minute, GC per minute
+    "shape", "spike_multiple", "spike_s", "step_count",
+    "base_p99_ms", "spike_p99_ms", "spike_failed", "recovery_s", "steps_rps", "steps_p99_ms", "knee_load",
+    "rss_drift_mb_per_min", "threads_drift_per_min", "gc_pause_ms_per_min",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

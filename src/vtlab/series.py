@@ -80,17 +80,23 @@ def k6_start_unix_s(path: Path) -> float:
     return int(header.split("start_unix_ms=")[1]) / 1000
 
 
-def write_samples(path: Path, cpu: sample.Series, meters: sample.Series, origin: float, origin_unix_s: float) -> None:
-    """Every sampler reading, long form (source, t, name, value), t in seconds since `origin` (k6's start,
-    monotonic); the header keeps the same moment in Unix time to place k6's own clock on this one."""
+def write_samples(path: Path, cpu: sample.Series, meters: sample.Series, origin_unix_s: float) -> None:
+    """Every sampler reading, long form (source, t, name, value), t already in seconds since k6 started and
+    written to the bit, so that a re-cut computes on exactly the numbers the row did; the header keeps that
+    moment in Unix time to place k6's own clock on this one."""
     with gzip.open(path, "wt", newline="") as handle:
-        handle.write(f"# vtlab samples v1 origin_unix_s={origin_unix_s:.6f}\n")
+        handle.write(f"# vtlab samples v1 origin_unix_s={origin_unix_s!r}\n")
         writer = csv.writer(handle)
         writer.writerow(("source", "t_s", "name", "value"))
-        for source, series in zip(SOURCES, (cpu, meters), strict=True):
-            for t, reading in series.points:
+        for source, readings in zip(SOURCES, (cpu, meters), strict=True):
+            for t, reading in readings.points:
                 for name, value in reading.items():
-                    writer.writerow((source, f"{t - origin:.6f}", name, repr(value)))
+                    writer.writerow((source, repr(t), name, repr(value)))
+
+
+def since(readings: sample.Series, origin: float) -> sample.Series:
+    """A sampler's series on the clock of k6's start (`origin`, monotonic)."""
+    return sample.Series([(t - origin, reading) for t, reading in readings.points])
 
 
 def read_samples(path: Path) -> tuple[sample.Series, sample.Series, float]:

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vtlab import sample, series
+from vtlab import sample, series, shapes
 
 # name: (panel, label, colour); the panels in the order drawn, each with its title and scale.
 LINES = {
@@ -31,7 +31,8 @@ LINES = {
 PANELS = (("requests", "requests / s", False), ("latency", "latency ms (log)", True),
           ("cpu", "CPU % (100 = one core)", False), ("memory", "memory MB", False), ("gc", "GC pause ms per s", False),
           ("threads", "threads and users", False), ("pool", "pool and connections", False))
-PHASE_COLOURS = {"ramp": "#fdebd0", "warm-up": "#fef9e7", "hold": "#e8f8f5", "cool-down": "#f4f6f7"}
+PHASE_COLOURS = {"ramp": "#fdebd0", "warm-up": "#fef9e7", "hold": "#e8f8f5", "cool-down": "#f4f6f7",
+                 "spike": "#f5b7b1"}
 TIERS = ("app", "pg", "stub", "load", "proxy")
 
 
@@ -97,7 +98,11 @@ def phases(row: Mapping[str, object]) -> list[tuple[str, float, float]]:
             return 0.0
     ramp, warmup, hold, cooldown = num("ramp_s"), num("warmup_s"), num("hold_s"), num("cooldown_s")
     edges = [0.0, ramp, ramp + warmup, ramp + warmup + hold, ramp + warmup + hold + cooldown]
-    return [(name, a, b) for name, a, b in zip(PHASE_COLOURS, edges, edges[1:], strict=False) if b > a]
+    spans = [(name, a, b) for name, a, b in zip(PHASE_COLOURS, edges, edges[1:], strict=False) if b > a]
+    if row.get("shape") == "spike":
+        start, end = shapes.from_row(row).spike_window(hold)
+        spans.append(("spike", ramp + warmup + start, ramp + warmup + end))
+    return spans
 
 
 WIDTH, LEFT, RIGHT, PANEL_H, GAP = 760, 150, 12, 70, 26

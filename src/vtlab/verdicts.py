@@ -49,6 +49,17 @@ class Measured:
     pinned_reasons: str = ""
     writes_ok: str = ""             # "true" / "false" / "" (no write check ran)
     errors_by_status: str = ""      # failed responses by HTTP status, e.g. "503=580,0=12"
+    # what the load's shape measured (shapestats.py): a spike, a staircase, a soak
+    base_p99_ms: float = NAN
+    spike_p99_ms: float = NAN
+    spike_failed: float = NAN
+    recovery_s: float = NAN
+    knee_load: float = NAN
+    rss_drift_mb_per_min: float = NAN
+    threads_drift_per_min: float = NAN
+    gc_pause_ms_per_min: float = NAN
+    steps_rps: str = ""             # "users=req/s;…" per step
+    steps_p99_ms: str = ""
 
 
 MEASURED_NUMBERS = tuple(f.name for f in fields(Measured) if f.type in ("float", float))

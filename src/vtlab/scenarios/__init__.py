@@ -4,12 +4,13 @@ words, computed from the analysis alone. One module a scenario; pure: no I/O, no
 
 from __future__ import annotations
 
-from vtlab.scenarios import context, cpu, fanout, latency, offload, pinning, pools, reactive, sleep, writes
+from vtlab.scenarios import (context, cpu, fanout, latency, offload, pinning, pools, reactive, shapes, sleep,
+                             writes)
 from vtlab.scenarios.common import Label, Section
 from vtlab.verdicts import Analysis
 
 # The order the report tells them in.
-ORDER = (writes, offload, fanout, sleep, cpu, pinning, pools, latency, context, reactive)
+ORDER = (writes, offload, fanout, sleep, cpu, pinning, pools, latency, context, reactive, shapes)
 
 
 def sections(analysis: Analysis, mode_label: Label) -> list[Section]:
