@@ -40,10 +40,11 @@ class Rig:
     max_customer_id: int
     run_dir: Path
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
+    k6_dashboard: bool = True    # export k6's own web dashboard of each row
 
 
 def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
-        doctor: list[dict[str, str]] | None = None) -> Outcome:
+        doctor: list[dict[str, str]] | None = None, k6_dashboard: bool = True) -> Outcome:
     """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path and how many rows failed."""
     java = prereqs.find_jdk()
     pg = postgres.main_instance()
@@ -62,7 +63,7 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
     if keep:
         print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
     rig = Rig(java, k6, k6_version, pg, stub, stub_settings, core_map, pg.max_seeded_order_id(),
-              pg.max_customer_id(), run_dir)
+              pg.max_customer_id(), run_dir, k6_dashboard=k6_dashboard)
     if any(_delayed(row) for row in plan.rows):
         # Shares the cores with the tiers it sits between; its CPU is sampled as its own tier.
         rig.toxiproxy = netdelay.start(build.build_toxiproxy(), logs / "toxiproxy.log", core_map["stub"])
@@ -236,7 +237,7 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     constants = rig_constants.CURRENT
     started_unix = time.time()
     k6_proc = load.start(rig.k6, spec, summary, log, rig.core_map["load"], k6_series,
-                         summary.with_name(f"{slug}-dashboard.html"))
+                         summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None)
     started = time.monotonic()
     pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid,
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}

@@ -40,8 +40,9 @@ METERS: dict[str, tuple[str, ...]] = {
     # The pool's own exact accounting, where it keeps one (HikariCP's timers): counters whose growth over
     # the hold gives borrows per second and, by Little's law, the mean connections out and the mean
     # waiters, however briefly each connection was held; a 2 Hz sample of the gauges cannot.
-    "pool_borrows": ("hikaricp_connections_acquire_seconds_count",),
-    "pool_acquire_s": ("hikaricp_connections_acquire_seconds_sum",),
+    "pool_borrows": ("hikaricp_connections_acquire_seconds_count", "agroal_connections_acquire_total"),
+    "pool_acquire_s": ("hikaricp_connections_acquire_seconds_sum", "agroal_connections_blocking_seconds_total"),
+    "pool_active_peak": ("agroal_connections_max_used",),  # Agroal's high-water mark (Hikari keeps none)
     "pool_usage_s": ("hikaricp_connections_usage_seconds_sum",),  # HikariCP records whole milliseconds
     "pool_timeouts": ("hikaricp_connections_timeout_total",),
 }

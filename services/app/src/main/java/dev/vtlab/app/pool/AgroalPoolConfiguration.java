@@ -13,6 +13,7 @@ import io.agroal.api.AgroalDataSourceMetrics;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
@@ -61,6 +62,18 @@ class AgroalPoolConfiguration {
                     .description("Threads waiting for a connection").tag("pool", POOL_NAME).register(registry);
             Gauge.builder("agroal.connections.max", () -> max)
                     .description("Maximum pool size").tag("pool", POOL_NAME).register(registry);
+            // The pool's own exact accounting: a 2 Hz sample of the gauges above rarely sees a borrow that
+            // lasts a millisecond; these count every one. Agroal keeps no in-use time (Hikari's usage timer),
+            // so the mean connections out stays unknown; its high-water mark stands in for the peak.
+            FunctionCounter.builder("agroal.connections.acquire", metrics, AgroalDataSourceMetrics::acquireCount)
+                    .description("Connections handed out").tag("pool", POOL_NAME).register(registry);
+            FunctionCounter.builder("agroal.connections.blocking", metrics,
+                            m -> m.blockingTimeTotal().toNanos() / 1e9)
+                    .baseUnit("seconds").description("Time threads spent acquiring a connection, all acquires")
+                    .tag("pool", POOL_NAME).register(registry);
+            Gauge.builder("agroal.connections.max.used", metrics, AgroalDataSourceMetrics::maxUsedCount)
+                    .description("Most connections in use at once since the pool started")
+                    .tag("pool", POOL_NAME).register(registry);
         };
     }
 

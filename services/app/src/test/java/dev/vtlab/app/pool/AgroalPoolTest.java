@@ -56,6 +56,7 @@ class AgroalPoolTest {
 
     @Test
     void heldConnectionsQueueTheRestAndTheGaugesShowIt() {
+        double acquiredBefore = gauge(http.get("/actuator/prometheus").body(), "agroal_connections_acquire_total");
         // Six held requests on two connections: four wait, and the gauges say so while they do.
         List<CompletableFuture<LabHttp.Response>> inFlight =
                 IntStream.rangeClosed(1, 6).mapToObj(i -> http.getAsync("/api/order-summary/" + i)).toList();
@@ -69,7 +70,12 @@ class AgroalPoolTest {
         assertThat(inFlight).allSatisfy(f -> assertThat(f.join().status()).isEqualTo(200));
         assertThat(activeMax).isEqualTo(2);
         assertThat(pendingMax).isPositive();
-        assertThat(gauge(http.get("/actuator/prometheus").body(), "agroal_connections_max")).isEqualTo(2);
+        String after = http.get("/actuator/prometheus").body();
+        assertThat(gauge(after, "agroal_connections_max")).isEqualTo(2);
+        // the exact counters need no sampling luck: every borrow counted, the waits timed, the peak kept
+        assertThat(gauge(after, "agroal_connections_acquire_total") - acquiredBefore).isGreaterThanOrEqualTo(6);
+        assertThat(gauge(after, "agroal_connections_blocking_seconds_total")).isPositive();
+        assertThat(gauge(after, "agroal_connections_max_used")).isEqualTo(2);
     }
 
     @Test
