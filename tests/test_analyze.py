@@ -119,6 +119,7 @@ def test_the_open_model_compares_requests_in_flight_with_the_threads_and_names_t
     ({"jvm_threads_max": ""}, "missing-jvm_threads_max", None),
     ({"load_cpu_pct": "", "load_cpu_pct_max": ""}, "generator-cpu-unknown", None),
     ({"throughput_first_half_rps": 80, "throughput_second_half_rps": 116}, "not-steady", None),
+    ({"throughput_trend_pct": 18, "throughput_trend_ci95_pct": 6}, "not-steady", None),
     ({"k6_exit": 107}, "k6-exit-107", None),
     ({"throughput_rps": 0, "ok_requests": 0}, "no-successful-requests", None),
 ])
@@ -128,6 +129,19 @@ def test_each_invalidity_reason_is_flagged(changes, flag, bottleneck):
     assert flag in result.flags
     if bottleneck:
         assert result.bottleneck == bottleneck
+
+
+def test_the_trend_decides_steadiness_where_the_series_gave_one():
+    # halves 20% apart but a trend inside the noise: one burst in the first half, not a drift
+    noisy = verdict(row(throughput_first_half_rps=88, throughput_second_half_rps=108,
+                        throughput_trend_pct=14, throughput_trend_ci95_pct=20))
+    assert "not-steady" not in noisy.flags
+    small = verdict(row(throughput_trend_pct=-6, throughput_trend_ci95_pct=2))  # real, but under 10%
+    assert "not-steady" not in small.flags
+    climbing = verdict(row(throughput_trend_pct=25, throughput_trend_ci95_pct=8))
+    assert "not-steady" in climbing.flags and climbing.valid is False
+    spike = verdict(row(shape="spike", throughput_trend_pct=-40, throughput_trend_ci95_pct=8))
+    assert "not-steady" not in spike.flags  # the shape moved the load on purpose
 
 
 def test_every_verdict_is_one_of_the_named_classes():

@@ -182,3 +182,17 @@ def test_batch_means_give_the_mean_rate_and_a_half_width_that_grows_with_the_noi
     assert sample.batch_means(steady, "c", 0, 5)[1] == 0.0  # a short hold: fewer batches
     assert math.isnan(sample.batch_means(steady, "c", 0, 2.5)[1])  # too few samples for three
     assert sample.t_975(9) == 2.262 and sample.t_975(100) == 2.045
+
+
+def test_a_trend_is_the_drift_over_the_whole_series_with_a_half_width_from_its_noise():
+    import random
+    rng = random.Random(3)
+    flat = [100 + rng.choice((-10, 10)) for _ in range(30)]
+    drift, half = sample.trend(flat)
+    assert abs(drift) < half < 0.2  # no drift the noise cannot explain
+    climbing = [80 + 40 * i / 29 + rng.choice((-5, 5)) for i in range(30)]  # 80 -> 120 req/s
+    drift, half = sample.trend(climbing)
+    assert 0.3 < drift < 0.5 and half < drift
+    assert sample.trend([100.0] * 30) == (0.0, 0.0)
+    assert all(math.isnan(x) for x in sample.trend([100.0] * 6))  # too short for four batches
+    assert all(math.isnan(x) for x in sample.trend([0.0] * 30))

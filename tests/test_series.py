@@ -42,11 +42,14 @@ def test_the_tagged_hold_and_a_window_give_k6s_figures(tmp_path):
     assert tagged.p50_ms == 120 and tagged.max_ms == 150 and tagged.mean_ms == pytest.approx(370 / 3)
     assert tagged.p99_all_ms == pytest.approx(150 + (1000 - 150) * 0.96)
     assert tagged.dropped_iterations == 1  # the open model's hold scenario only, not the warm-up's
+    # successes by the whole second they started in, from the first hold request; the partial last one left out
+    assert tagged.ok_per_second == (2, 0)
     # a window counts the requests that started in it, and splits its halves at its middle
     window = series.load_result(k6, 0, (4.0, 6.5))
     # started: 4.05, 4.05 (failed), 5.08 and 6.0 (the cool-down's): halves split at 5.25
     assert (window.requests, window.ok_requests, window.ok_half_a, window.ok_half_b) == (4, 2, 1, 1)
     assert window.dropped_iterations == 1
+    assert window.ok_per_second == (0, 1)
 
 
 def test_per_second_counts_every_request_once_by_its_end(tmp_path):

@@ -24,7 +24,7 @@ ERROR_THRESHOLD = 0.01
 # Conditions worth saying that do not make a row's numbers wrong: it is still valid.
 NOTES = ("offered-above-capacity",)
 SATURATED = 0.90                 # share of a tier's CPU allotment that counts as saturated
-UNSTEADY = 0.10                  # hold halves differing by more than this: not steady
+UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
 SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
 QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
 POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
@@ -370,8 +370,7 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
         if math.isnan(num(row, column)):
             flags.append(f"missing-{column}")
-    first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
-    if first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY:
+    if not steady(row):
         flags.append("not-steady")
     if str(row.get("writes_ok", "")).lower() == "false":
         flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
@@ -379,6 +378,19 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     if exit_code not in (0, ctx.rig.k6_thresholds_exit):
         flags.append(f"k6-exit-{int(exit_code)}")
     return flags
+
+
+def steady(row: Mapping[str, object]) -> bool:
+    """A steady hold: its throughput did not drift by more than UNSTEADY from start to end, beyond what its
+    noise explains (the trend test over the series). A shaped load drifts by design (only a soak is judged),
+    and a row measured before the series were kept is judged by its two halves."""
+    if row.get("shape") not in (None, "", "steady", "soak"):
+        return True
+    drift, half_width = num(row, "throughput_trend_pct"), num(row, "throughput_trend_ci95_pct")
+    if not math.isnan(drift):
+        return abs(drift) <= UNSTEADY * 100 or (not math.isnan(half_width) and abs(drift) <= half_width)
+    first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
+    return not (first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY)
 
 
 def generator_interfered(row: Mapping[str, object], ctx: Context) -> bool:

@@ -37,7 +37,15 @@ def _latency_and_rate(hold: Hold) -> dict[str, object]:
             "errors_by_status": sample.format_reasons(measured.failures_by_status),
             "ok_requests": measured.ok_requests, "dropped_iterations": measured.dropped_iterations,
             "throughput_first_half_rps": measured.ok_half_a / half,
-            "throughput_second_half_rps": measured.ok_half_b / half, "k6_exit": measured.exit_code}
+            "throughput_second_half_rps": measured.ok_half_b / half, "k6_exit": measured.exit_code,
+            **_trend(measured)}
+
+
+def _trend(measured: load.LoadResult) -> dict[str, object]:
+    """The hold's drift in successful requests per second, start to end, in % of its mean, with its 95%
+    half-width: a row that still warmed up (or wore down) shows a drift its noise cannot explain."""
+    drift, half_width = sample.trend(measured.ok_per_second)
+    return {"throughput_trend_pct": drift * 100, "throughput_trend_ci95_pct": half_width * 100}
 
 
 def _tiers(hold: Hold) -> dict[str, object]:

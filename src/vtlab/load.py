@@ -77,6 +77,7 @@ class LoadResult:
     dropped_iterations: int
     exit_code: int
     acknowledged_writes: int = 0   # write workload: every 201 of the run, all phases
+    ok_per_second: tuple[int, ...] = ()  # the hold's successful requests by the second they started in
 
     def throughput(self, hold_s: int) -> float:
         return self.ok_requests / hold_s

@@ -46,6 +46,9 @@ EXTRA_COLUMNS = [
     # successful responses per second over the hold as the service counted them, and the 95% half-width
     # of that mean by batch means (ten equal spans of the hold)
     "throughput_service_rps", "throughput_ci95_rps",
+    # the steady-state test: how far the successful requests per second drifted from the hold's start to its
+    # end (least squares through batch means), in % of the hold's mean, and that drift's 95% half-width
+    "throughput_trend_pct", "throughput_trend_ci95_pct",
     # the successful responses' mean latency (with the rate, Little's law gives the requests in flight, which
     # an open-model row's pre-allocated users are not); p99 of every response of the hold, failed ones too;
     # the hold's failures by status ("503=12;0=3")

@@ -299,6 +299,25 @@ def batch_means(series: Series, key: str, start: float, end: float, batches: int
     return mean, t_975(len(rates) - 1) * spread / math.sqrt(len(rates))
 
 
+def trend(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:
+    """How far a per-second series drifted over its whole length, as a share of its mean, and the 95%
+    half-width of that drift: the least-squares slope through its batch means (seconds next to each other
+    are not independent; batches of them nearly are), times the length. (nan, nan) when too short."""
+    batches = min(batches, len(values) // 2)
+    mean = sum(values) / len(values) if values else 0.0
+    if batches < 4 or mean <= 0:
+        return math.nan, math.nan
+    edges = [round(i * len(values) / batches) for i in range(batches + 1)]
+    points = [((a + b) / 2, sum(values[a:b]) / (b - a)) for a, b in zip(edges, edges[1:], strict=False)]
+    mean_t = sum(t for t, _ in points) / len(points)
+    mean_v = sum(v for _, v in points) / len(points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    slope = sum((t - mean_t) * (v - mean_v) for t, v in points) / spread
+    residual = sum((v - mean_v - slope * (t - mean_t)) ** 2 for t, v in points) / (len(points) - 2)
+    half_width = t_975(len(points) - 2) * math.sqrt(residual / spread)
+    return slope * len(values) / mean, half_width * len(values) / mean
+
+
 def share_positive(series: Series, key: str, start: float, end: float) -> float:
     """Share of the window's readings in which `key` was above zero (e.g. the pool had waiters)."""
     values = [v[key] for _, v in series.window(start, end) if key in v]

@@ -154,7 +154,21 @@ def load_result(k6: K6Series, exit_code: int, window: tuple[float, float] | None
         p999_ms=percentile(ok, 0.999), max_ms=ok[-1] if ok else 0.0, mean_ms=sum(ok) / len(ok) if ok else 0.0,
         p99_all_ms=percentile(every, 0.99), failures_by_status=dict(sorted(failures.items())),
         dropped_iterations=sum(count for _, _, count in dropped), exit_code=exit_code,
-        acknowledged_writes=acknowledged_writes)
+        acknowledged_writes=acknowledged_writes, ok_per_second=ok_per_second(chosen, window))
+
+
+def ok_per_second(chosen: Sequence[Request], window: tuple[float, float] | None) -> tuple[int, ...]:
+    """Successful requests by the whole second of the hold they started in; a last, partial second is left
+    out (it would read as a drop at the end). The tagged hold starts at its first request."""
+    if not chosen:
+        return ()
+    start, end = window if window else (min(r.start_s for r in chosen), max(r.start_s for r in chosen))
+    counts = [0] * int(end - start)
+    for r in chosen:
+        second = math.floor(r.start_s - start)
+        if r.ok and 0 <= second < len(counts):
+            counts[second] += 1
+    return tuple(counts)
 
 
 def phase_bounds(k6: K6Series) -> dict[str, tuple[float, float]]:
