@@ -91,6 +91,17 @@ def test_a_rows_seconds_are_drawn_with_its_phases_and_hover_values(tmp_path):
     assert timeline.seconds_of(tmp_path, "no-such-row") is None
 
 
+def test_a_scenarios_modes_are_overlaid_second_by_second_on_the_same_axes():
+    platform = [{"t_s": t, "ok": 200.0, "p99_ms": 1500.0, "jvm_threads": 230.0} for t in range(10)]
+    virtual = [{"t_s": t, "ok": 900.0 + t, "p99_ms": 1010.0} for t in range(10)]
+    svg = timeline.overlay_svg({"platform": platform, "virtual": virtual},
+                               timeline.phases({"ramp_s": 2, "warmup_s": 2, "hold_s": 5, "cooldown_s": 1}), "400 users")
+    assert svg.count("<polyline") == 5  # two modes in requests and p99, platform alone in threads
+    assert "<title>3–4 s: platform 200, virtual 903</title>" in svg  # both modes' second on one hover
+    assert "service CPU" not in svg  # measured for neither: no panel
+    assert svg.count("<title>hold: 4–9 s</title>") == 3
+
+
 def test_a_recut_needs_both_ends_of_its_window(tmp_path, capsys):
     (tmp_path / "matrix.csv").write_text("thread_mode\n")
     assert cli.main(["report", str(tmp_path), "--hold-from", "30"]) == 2

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vtlab import analyze, charts, compare, dimensions, results, scenarios, timeline
+from vtlab import analyze, charts, compare, dimensions, everysecond, results, scenarios
 from vtlab.labels import TOMCAT_THREADS, fmt, mode_label, row_label, scenario_label
 from vtlab.verdicts import COLUMNS, Aggregate, Analysis, Verdict, cells
 
@@ -41,7 +41,7 @@ def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
     head = headline(analysis.aggregates, threads)
     failures = failed_rows(analysis.failed, threads)
     paths["markdown"].write_text(markdown(head, story, analysis, others, extra, failures))
-    seconds = every_second(run_dir, measured, analysis.verdicts)
+    seconds = everysecond.section(run_dir, measured, analysis.verdicts)
     paths["html"].write_text(page(run_dir, head, story, figures, analysis, metadata, others, extra, failures,
                                   seconds))
     return paths
@@ -384,29 +384,6 @@ th { background: #f4f6f7; } tr.invalid td { color: #922b21; background: #fdedec;
 .story li { margin: 0.4rem 0; line-height: 1.4; } figure { margin: 1rem 0; } svg { max-width: 100%; height: auto; }
 .small { color: #566573; font-size: 0.85rem; }
 """
-
-
-def every_second(run_dir: Path, rows: Sequence[Mapping[str, object]], verdicts: Sequence[Verdict]) -> str:
-    """Per row, its seconds drawn from the kept series with a link to k6's own dashboard of the row; a
-    sentence instead for a run measured before vtlab kept series."""
-    esc = html.escape
-    figures = []
-    for row, verdict in zip(rows, verdicts, strict=True):
-        slug = dimensions.slug(verdict.row)
-        seconds = timeline.seconds_of(run_dir / "series", slug)
-        if seconds is None:
-            continue
-        dashboard = run_dir / "k6" / f"{slug}-dashboard.html"
-        link = (f" · <a href='k6/{esc(dashboard.name)}'>k6's dashboard of this row</a>" if dashboard.exists()
-                else "")
-        figures.append(f"<figure id='timeline-{esc(slug)}' class='timeline'>"
-                       + timeline.svg(seconds, timeline.phases(row), row_label(verdict.row))
-                       + f"<figcaption class='small'>Shaded: ramp, warm-up, hold (what the row reports), cool-down; "
-                         f"hover for each second's values{link}</figcaption></figure>")
-    if not figures:
-        return ("<h2>Every second</h2><p class='small'>This run kept no per-second series (measured before vtlab "
-                "kept them): only its aggregates can be shown.</p>")
-    return "<h2>Every second</h2>" + "".join(figures)
 
 
 def page(run_dir, head, story, figures, analysis: Analysis, metadata, others, extra=(), failures=(),

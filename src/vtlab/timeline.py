@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab import sample, series, shapes
@@ -106,15 +107,55 @@ def phases(row: Mapping[str, object]) -> list[tuple[str, float, float]]:
 
 
 WIDTH, LEFT, RIGHT, PANEL_H, GAP = 760, 150, 12, 70, 26
+MODE_COLOURS = {"platform": "#c0392b", "virtual": "#2874a6", "webflux": "#1e8449"}
+# what the overlay of a scenario's thread modes compares, second by second
+OVERLAID = (("ok", "successful / s", False), ("p99_ms", "p99 ms (log)", True), ("app_cpu", "service CPU %", False),
+            ("rss_mb", "service RSS MB", False), ("jvm_threads", "JVM threads", False))
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str
+    colour: str
+    values: dict[int, float]  # second -> value; seconds without a value are gaps
+
+
+@dataclass(frozen=True)
+class Panel:
+    heading: str
+    log: bool
+    lines: tuple[Line, ...]
 
 
 def svg(seconds: Sequence[Mapping[str, float]], phase_spans: Sequence[tuple[str, float, float]], title: str) -> str:
-    """The row's panels; a panel with nothing measured is left out."""
-    if not seconds:
+    """One row's panels; a panel with nothing measured is left out."""
+    panels = [Panel(heading, log, tuple(Line(LINES[name][1], LINES[name][2], _values(seconds, name, log))
+                                        for name in LINES if LINES[name][0] == key))
+              for key, heading, log in PANELS]
+    return draw(panels, phase_spans, title)
+
+
+def overlay_svg(by_mode: Mapping[str, Sequence[Mapping[str, float]]],
+                phase_spans: Sequence[tuple[str, float, float]], title: str) -> str:
+    """A scenario's thread modes on the same axes, second by second (their phases are the same plan's)."""
+    panels = [Panel(heading, log, tuple(Line(mode, MODE_COLOURS.get(mode, "#808b96"), _values(seconds, name, log))
+                                        for mode, seconds in by_mode.items()))
+              for name, heading, log in OVERLAID]
+    return draw(panels, phase_spans, title)
+
+
+def _values(seconds: Sequence[Mapping[str, float]], name: str, log: bool) -> dict[int, float]:
+    return {int(s["t_s"]): s[name] for s in seconds if not _missing(s.get(name)) and (s[name] > 0 or not log)}
+
+
+def draw(panels: Sequence[Panel], phase_spans: Sequence[tuple[str, float, float]], title: str) -> str:
+    """Panels on one time axis, the phases shaded, each second's values on hover (an SVG <title> per second
+    and panel); a panel none of whose lines has a value is left out."""
+    drawn = [panel for panel in panels if any(line.values for line in panel.lines)]
+    if not drawn:
         return ""
-    t_max = max(max(s["t_s"] for s in seconds) + 1, max((b for _, _, b in phase_spans), default=0))
-    drawn = [(key, heading, log) for key, heading, log in PANELS
-             if any(not _missing(s.get(name)) for s in seconds for name, line in LINES.items() if line[0] == key)]
+    t_max = max(max(t for panel in drawn for line in panel.lines for t in line.values) + 1,
+                max((b for _, _, b in phase_spans), default=0))
     height = 30 + len(drawn) * (PANEL_H + GAP) + 20
     plot_w = WIDTH - LEFT - RIGHT
 
@@ -124,13 +165,11 @@ def svg(seconds: Sequence[Mapping[str, float]], phase_spans: Sequence[tuple[str,
     parts = [f"<svg xmlns='http://www.w3.org/2000/svg' class='timeline' viewBox='0 0 {WIDTH} {height}' "
              f"width='{WIDTH}' height='{height}' font-family='system-ui, sans-serif' font-size='10'>",
              f"<text x='{LEFT}' y='14' font-size='12' font-weight='600'>{html.escape(title)}</text>"]
-    for index, (key, heading, log) in enumerate(drawn):
+    for index, panel in enumerate(drawn):
         top = 30 + index * (PANEL_H + GAP)
-        names = [name for name, line in LINES.items() if line[0] == key]
-        values = [v for s in seconds for name in names if not _missing(v := s.get(name)) and (v > 0 or not log)]
-        low, high = _range(values, log)
+        low, high = _range([v for line in panel.lines for v in line.values.values()], panel.log)
 
-        def y(v: float, low: float = low, high: float = high, log: bool = log, top: float = top) -> float:
+        def y(v: float, low: float = low, high: float = high, log: bool = panel.log, top: float = top) -> float:
             scaled = (math.log10(v) - math.log10(low)) / (math.log10(high) - math.log10(low)) if log else \
                 (v - low) / (high - low)
             return top + PANEL_H - max(0.0, min(1.0, scaled)) * PANEL_H
@@ -140,27 +179,25 @@ def svg(seconds: Sequence[Mapping[str, float]], phase_spans: Sequence[tuple[str,
                          f"fill='{PHASE_COLOURS[name]}'><title>{name}: {a:g}–{b:g} s</title></rect>")
         parts.append(f"<rect x='{LEFT}' y='{top}' width='{plot_w}' height='{PANEL_H}' fill='none' stroke='#aab7b8'/>")
         parts.append(f"<text x='{LEFT - 6}' y='{top + 10}' text-anchor='end' font-weight='600'>"
-                     f"{html.escape(heading)}</text>")
+                     f"{html.escape(panel.heading)}</text>")
         parts.append(f"<text x='{LEFT - 6}' y='{top + 22}' text-anchor='end' fill='#566573'>{_tick(high)}</text>")
         parts.append(f"<text x='{LEFT - 6}' y='{top + PANEL_H}' text-anchor='end' fill='#566573'>{_tick(low)}</text>")
         legend_y = top + 34
-        for name in names:
-            points = [(s["t_s"] + 0.5, s[name]) for s in seconds
-                      if not _missing(s.get(name)) and (s[name] > 0 or not log)]
-            if not points:
+        for line in panel.lines:
+            if not line.values:
                 continue
-            colour = LINES[name][2]
-            parts.append(f"<polyline fill='none' stroke='{colour}' stroke-width='1.3' points='"
-                         + " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points) + "'/>")
-            parts.append(f"<text x='{LEFT - 6}' y='{legend_y}' text-anchor='end' fill='{colour}'>"
-                         f"{html.escape(LINES[name][1])}</text>")
+            parts.append(f"<polyline fill='none' stroke='{line.colour}' stroke-width='1.3' points='"
+                         + " ".join(f"{x(t + 0.5):.1f},{y(v):.1f}" for t, v in sorted(line.values.items()))
+                         + "'/>")
+            parts.append(f"<text x='{LEFT - 6}' y='{legend_y}' text-anchor='end' fill='{line.colour}'>"
+                         f"{html.escape(line.label)}</text>")
             legend_y += 11
         # hover: one transparent column per second carrying that second's values
         width = max(plot_w / t_max, 0.5)
-        for s in seconds:
-            text = f"{s['t_s']:g}–{s['t_s'] + 1:g} s: " + ", ".join(
-                f"{LINES[name][1]} {_tick(s[name])}" for name in names if not _missing(s.get(name)))
-            parts.append(f"<rect class='hover' x='{x(s['t_s']):.1f}' y='{top}' width='{width:.2f}' "
+        for t in sorted({t for line in panel.lines for t in line.values}):
+            text = f"{t:g}–{t + 1:g} s: " + ", ".join(
+                f"{line.label} {_tick(line.values[t])}" for line in panel.lines if t in line.values)
+            parts.append(f"<rect class='hover' x='{x(t):.1f}' y='{top}' width='{width:.2f}' "
                          f"height='{PANEL_H}' fill='transparent'><title>{html.escape(text)}</title></rect>")
     axis_y = 30 + len(drawn) * (PANEL_H + GAP) - GAP + 14
     for t in range(0, int(t_max) + 1, _step(t_max)):
