@@ -9,12 +9,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
+import browser
 import pytest
 
 from vtlab import postgres, procs
@@ -109,6 +111,30 @@ def assert_series_kept_and_drawn(run_dir: Path, rows: list[dict[str, str]]) -> N
     assert page.count("<figure id='timeline-") == len(rows)
     assert page.count("k6's dashboard of this row") == len(rows)
     assert len(list((run_dir / "k6").glob("*-dashboard.html"))) == len(rows)
+    assert_opens_in_chromium(run_dir, rows)
+
+
+def assert_opens_in_chromium(run_dir: Path, rows: list[dict[str, str]]) -> None:
+    """As a person sees it: Chromium renders each row's time chart with its hover values, one overlay of the
+    thread modes per scenario, and each linked k6 dashboard draws its own charts once its script ran."""
+    if browser.CHROMIUM is None and not os.environ.get("CI"):
+        return  # a machine without Chromium; CI installs it and never skips this
+    from vtlab import dimensions
+
+    profile = run_dir.parent / "chromium-profile"
+    page = browser.dom(run_dir / "report.html", profile)
+    for row in rows:
+        slug = dimensions.slug(dimensions.parse(row))
+        figure = page[page.index(f'<figure id="timeline-{slug}"'):]
+        figure = figure[:figure.index("</figure>")]
+        assert "<polyline" in figure and 'class="hover"' in figure, slug
+        assert re.search(r"<title>\d+–\d+ s: successful/s \d", figure), slug  # a second's values on hover
+        link = re.search(r'href="(k6/[^"]+-dashboard\.html)"', figure).group(1)
+        dashboard = browser.dom(run_dir / link, profile, budget_ms=5000)
+        assert "<canvas" in dashboard and 'class="uplot' in dashboard, link  # k6's charts, drawn by its script
+    if len({row["thread_mode"] for row in rows}) == len(rows) > 1:  # one scenario, measured in each mode
+        overlay = page[page.index('<figure id="overlay-'):]
+        assert all(f">{row['thread_mode']}</text>" in overlay[:overlay.index("</figure>")] for row in rows)
 
 
 def test_interrupted_run_keeps_measured_rows_and_resumes(rig_env, tmp_path):

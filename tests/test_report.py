@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+import browser
 import test_analyze
 
 from vtlab import analyze, charts, cli, report
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
 PUBLISHED = Path(__file__).resolve().parents[1] / "reference" / "published.csv"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
@@ -107,25 +105,17 @@ def test_report_command_rerenders_and_rejects_bad_input(rendered, capsys, tmp_pa
     assert "--compare" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
-                    reason="needs Debian's chromium (apt-get install chromium); .ci/run installs it, so CI never skips")
+@browser.needs_chromium
 def test_html_renders_in_headless_chromium_with_its_charts_and_tables(rendered, tmp_path):
     _, paths = rendered
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-             "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"]
-    url = paths["html"].resolve().as_uri()
-    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120)
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    assert dom.stdout.count("<svg") >= 2
+    page = browser.dom(paths["html"], tmp_path / "profile")
+    assert page.count("<svg") >= 2
     # one pool size and no pinned thread: a sentence each, not an axis around one point or a row of zeros
-    assert "the pool chart needs two sizes" in dom.stdout and "nothing to chart" in dom.stdout
+    assert "the pool chart needs two sizes" in page and "nothing to chart" in page
     for table in ("id=\"headline\"", "id=\"rows\"", "id=\"environment\""):
-        assert table in dom.stdout
+        assert table in page
     assert "http://" not in paths["html"].read_text().replace("http://www.w3.org", "")  # self-contained
-    shot = tmp_path / "report.png"
-    result = subprocess.run([CHROMIUM, *flags, "--window-size=1200,2400", f"--screenshot={shot}", url],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]
+    shot = browser.screenshot(paths["html"], tmp_path / "report.png", tmp_path / "profile")
     import matplotlib.image
 
     pixels = matplotlib.image.imread(shot)

@@ -1,0 +1,37 @@
+"""Debian's Chromium, headless, as the tests open the reports with it: the DOM it built, or a screenshot."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# a fresh machine lacks Chromium; .ci/run installs it, so CI never skips
+needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
+                                    reason="needs Debian's chromium (apt-get install chromium)")
+
+
+def _flags(profile: Path) -> list[str]:
+    # no background networking: this machine's closed network refuses Chromium's own connections
+    return ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+            "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}"]
+
+
+def dom(page: Path, profile: Path, budget_ms: int = 0) -> str:
+    """The DOM after Chromium loaded `page` (and, with a budget, ran its scripts for that long)."""
+    budget = [f"--virtual-time-budget={budget_ms}"] if budget_ms else []
+    result = subprocess.run([CHROMIUM, *_flags(profile), *budget, "--dump-dom", page.resolve().as_uri()],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def screenshot(page: Path, shot: Path, profile: Path) -> Path:
+    result = subprocess.run([CHROMIUM, *_flags(profile), "--window-size=1200,2400", f"--screenshot={shot}",
+                             page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]
+    return shot
