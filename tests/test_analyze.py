@@ -378,7 +378,12 @@ def test_the_pools_exact_timers_decide_whether_the_pool_was_the_queue_and_sample
     no_queue = verdict(row(concurrency=100, pool_out_mean=0.3, pool_waiting_mean=0.001, hikari_active_max=50,
                            hikari_pending_max=30, hikari_pending_share=0.9))
     assert no_queue.bottleneck == "downstream"
-    # without the timers (Agroal, older CSVs) the samples decide, and the table says they were sampled
+    # Agroal times its waits, not its connections out: its mean waiters decide, the samples notwithstanding
+    agroal = dict(held, pool_impl="agroal", hikari_active_max=12, hikari_pending_max=0, hikari_pending_share=0)
+    assert verdict(row(**agroal, pool_waiting_mean=47.5)).bottleneck == "connection-pool"
+    assert verdict(row(**dict(agroal, conn_mode="released", p50_ms=1010), pool_waiting_mean=0.002)
+                   ).bottleneck == "downstream"
+    # without the timers (R2DBC, older CSVs) the samples decide, and the table says they were sampled
     sampled = verdict(row(**held, hikari_active_max=50, hikari_pending_max=50, hikari_pending_share=0.95))
     assert sampled.bottleneck == "connection-pool"
     assert common.waiters_text(sampled) == "50 max (sampled)" and common.waiters_text(queue) == "48.0 mean"

@@ -358,6 +358,9 @@ def test_fanout_pools_context_latency_and_the_reactive_twin_reach_the_service(ri
         # Agroal's gauges fill the pool columns: scraped, so a number (a 2 Hz sample of a connection out for
         # a millisecond is often 0, so its size proves nothing; it failed this test once in a clean run)
         assert row["hikari_active_max"] != "" and float(row["hikari_active_max"]) >= 0
+        # Agroal's own accounting counts every borrow however brief: about one per request
+        assert 0.8 < float(row["pool_borrows_per_s"]) / float(row["throughput_rps"]) < 1.2, row
+        assert float(row["pool_waiting_mean"]) >= 0
         assert row["gc_pauses"] != "" and float(row["heap_used_mb_max"]) > 0
     assert (loopback["db_latency_ms"], far["db_latency_ms"]) == ("0", "60")
     # the traffic went through the proxy (sampled as its own tier), and only for the delayed row

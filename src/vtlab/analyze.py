@@ -444,10 +444,13 @@ def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
 
     Decided from the pool's own timers where it keeps them (HikariCP: connection-seconds out and
     acquire-seconds per second are, by Little's law, the mean connections out and the mean waiters); the
-    2 Hz gauge samples are the fallback, and they rarely see a borrow that lasts a millisecond."""
+    2 Hz gauge samples are the fallback, and they rarely see a borrow that lasts a millisecond. Agroal
+    times the waits (its blocking time) but not the connections out: in a fixed-size pool a thread waits
+    only when every connection is out, so its mean waiters decide alone."""
     out, waiting = num(row, "pool_out_mean"), num(row, "pool_waiting_mean")
-    if not math.isnan(out) and not math.isnan(waiting):
-        return out >= SATURATED * pool and waiting >= POOL_QUEUE_WAITERS
+    if not math.isnan(waiting):
+        full = math.isnan(out) or out >= SATURATED * pool
+        return full and waiting >= POOL_QUEUE_WAITERS
     if num(row, "hikari_active_max", 0) < pool:
         return False
     share = num(row, "hikari_pending_share")
