@@ -3,8 +3,8 @@ package dev.vtlab.reactive.orders;
 import java.time.OffsetDateTime;
 
 import dev.vtlab.common.orders.OrderSummary;
+import dev.vtlab.reactive.pool.TimedPool;
 import io.r2dbc.spi.Connection;
-import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcTimeoutException;
 import io.r2dbc.spi.Readable;
 import reactor.core.publisher.Flux;
@@ -30,20 +30,21 @@ class OrderRepository {
              WHERE o.id = $1
             """;
 
-    private final ConnectionFactory connections;
+    // Borrowed through TimedPool, so that every borrow, wait and use lands in the pool's exact accounting.
+    private final TimedPool pool;
 
-    OrderRepository(ConnectionFactory connections) {
-        this.connections = connections;
+    OrderRepository(TimedPool pool) {
+        this.pool = pool;
     }
 
     Mono<OrderSummary.Row> findWithCustomer(long id) {
-        return Mono.usingWhen(acquire(), connection -> query(connection, id), Connection::close);
+        return Mono.usingWhen(acquire(), borrowed -> query(borrowed.connection(), id), TimedPool.Borrowed::giveBack);
     }
 
-    private Mono<Connection> acquire() {
+    private Mono<TimedPool.Borrowed> acquire() {
         // Only the pool's acquire can time out here (no statement timeout is set); r2dbc-pool reports its
         // maxAcquireTime running out as R2dbcTimeoutException.
-        return Mono.<Connection>from(connections.create()).onErrorMap(R2dbcTimeoutException.class, PoolExhaustedException::new);
+        return pool.borrow().onErrorMap(R2dbcTimeoutException.class, PoolExhaustedException::new);
     }
 
     private static Mono<OrderSummary.Row> query(Connection connection, long id) {
