@@ -68,6 +68,28 @@ r2dbc_pool_pending_connections{name="connectionFactory"} 3.0
                       "gc_pauses": 4.0, "gc_pause_s": 0.25}
 
 
+def test_prometheus_parsing_reads_the_reactive_twins_pool_accounting():
+    """TimedPool's timers: borrows are the successful acquires, acquire seconds every wait (a timed-out one
+    too), timeouts the acquires that ran out; the usage sum is the connection-seconds out."""
+    text = """# TYPE r2dbc_pool_acquire_seconds summary
+r2dbc_pool_acquire_seconds_count{name="connectionFactory",outcome="cancelled"} 1
+r2dbc_pool_acquire_seconds_sum{name="connectionFactory",outcome="cancelled"} 0.5
+r2dbc_pool_acquire_seconds_count{name="connectionFactory",outcome="error"} 0
+r2dbc_pool_acquire_seconds_sum{name="connectionFactory",outcome="error"} 0.0
+r2dbc_pool_acquire_seconds_count{name="connectionFactory",outcome="success"} 1200
+r2dbc_pool_acquire_seconds_sum{name="connectionFactory",outcome="success"} 3.25
+r2dbc_pool_acquire_seconds_count{name="connectionFactory",outcome="timeout"} 2
+r2dbc_pool_acquire_seconds_sum{name="connectionFactory",outcome="timeout"} 10.0
+r2dbc_pool_acquire_seconds_max{name="connectionFactory",outcome="success"} 0.4
+r2dbc_pool_usage_seconds_count{name="connectionFactory"} 1200
+r2dbc_pool_usage_seconds_sum{name="connectionFactory"} 2.5
+r2dbc_pool_acquired_connections{name="connectionFactory"} 1.0
+"""
+    values = sample.parse_prometheus(text)
+    assert values == {"pool_borrows": 1200.0, "pool_acquire_s": 13.75, "pool_timeouts": 2.0, "pool_usage_s": 2.5,
+                      "hikari_active": 1.0}
+
+
 def test_increase_of_a_counter_over_a_window():
     series = sample.Series([(0.0, {"c": 1.0}), (1.0, {"c": 4.0}), (2.0, {"c": 10.0}), (3.0, {"c": 11.0})])
     assert sample.increase(series, "c", 0.5, 2.5) == 6.0

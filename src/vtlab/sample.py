@@ -37,14 +37,19 @@ METERS: dict[str, tuple[str, ...]] = {
     "gc_pauses": ("jvm_gc_pause_seconds_count",),
     "gc_pause_s": ("jvm_gc_pause_seconds_sum",),
     "heap_used_bytes": ('jvm_memory_used_bytes{area="heap"}',),
-    # The pool's own exact accounting, where it keeps one (HikariCP's timers): counters whose growth over
-    # the hold gives borrows per second and, by Little's law, the mean connections out and the mean
-    # waiters, however briefly each connection was held; a 2 Hz sample of the gauges cannot.
-    "pool_borrows": ("hikaricp_connections_acquire_seconds_count", "agroal_connections_acquire_total"),
-    "pool_acquire_s": ("hikaricp_connections_acquire_seconds_sum", "agroal_connections_blocking_seconds_total"),
+    # The pool's own exact accounting, where it keeps one (HikariCP's timers, Agroal's counters, the
+    # reactive twin's TimedPool): counters whose growth over the hold gives borrows per second and, by
+    # Little's law, the mean connections out and the mean waiters, however briefly each connection was held;
+    # a 2 Hz sample of the gauges cannot. The twin times every wait under its outcome: its borrows are the
+    # successful ones, its acquire seconds all of them (a wait that timed out was a waiter too).
+    "pool_borrows": ("hikaricp_connections_acquire_seconds_count", "agroal_connections_acquire_total",
+                     'r2dbc_pool_acquire_seconds_count{outcome="success"}'),
+    "pool_acquire_s": ("hikaricp_connections_acquire_seconds_sum", "agroal_connections_blocking_seconds_total",
+                       "r2dbc_pool_acquire_seconds_sum"),
     "pool_active_peak": ("agroal_connections_max_used",),  # Agroal's high-water mark (Hikari keeps none)
-    "pool_usage_s": ("hikaricp_connections_usage_seconds_sum",),  # HikariCP records whole milliseconds
-    "pool_timeouts": ("hikaricp_connections_timeout_total",),
+    # HikariCP records whole milliseconds; the twin nanoseconds
+    "pool_usage_s": ("hikaricp_connections_usage_seconds_sum", "r2dbc_pool_usage_seconds_sum"),
+    "pool_timeouts": ("hikaricp_connections_timeout_total", 'r2dbc_pool_acquire_seconds_count{outcome="timeout"}'),
 }
 
 
