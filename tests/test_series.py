@@ -2,10 +2,14 @@
 
 import gzip
 import math
+import shutil
+from pathlib import Path
 
 import pytest
 
-from vtlab import cli, sample, series, timeline
+from vtlab import cli, recut, results, sample, series, timeline
+
+QUICK_RUN = Path(__file__).parent / "fixtures" / "quick-run"
 
 
 def write_k6(path, lines, start_unix_ms=1_000_000):
@@ -108,3 +112,24 @@ def test_a_recut_needs_both_ends_of_its_window(tmp_path, capsys):
     assert "--hold-from and --hold-to go together" in capsys.readouterr().err
     assert cli.main(["report", str(tmp_path), "--hold-from", "60", "--hold-to", "30"]) == 2
     assert "need 0 <= from < to" in capsys.readouterr().err
+
+
+def recut_differences(run_dir: Path) -> list[dict[str, tuple[str, str]]]:
+    """Per row, the CSV cells that cutting its kept series again at its own hold does not give back."""
+    rows = results.read_rows(run_dir / results.CSV_NAME)
+    return [{column: (row[column], results.format_value(cut[column])) for column in row
+             if column != "ts_iso" and results.format_value(cut[column]) != row[column]}
+            for row, cut in zip(rows, recut.recut_rows(run_dir), strict=True)]
+
+
+def test_the_committed_quick_run_cut_again_at_its_hold_gives_its_csv_back(tmp_path):
+    assert list((QUICK_RUN / "series").glob("*.k6.csv.gz"))  # the run kept its series, and they are committed
+    run_dir = tmp_path / "quick-run"
+    shutil.copytree(QUICK_RUN, run_dir)
+    assert recut_differences(run_dir) == [{} for _ in results.read_rows(run_dir / results.CSV_NAME)]
+    # another window is a run of its own beside it, and the run itself is left as it was
+    before = (run_dir / "matrix.csv").read_text()
+    assert cli.main(["report", str(run_dir), "--hold-from", "60", "--hold-to", "75"]) == 0
+    cut = results.read_rows(run_dir / "recut-60-75" / "matrix.csv")
+    assert [row["hold_s"] for row in cut] == ["15"] * len(cut) and (run_dir / "matrix.csv").read_text() == before
+    assert (run_dir / "recut-60-75" / "report.html").exists()

@@ -442,8 +442,9 @@ def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
     """Every connection out and requests waiting for one — for most of the hold, not in one sample:
     a single GC pause or scheduling hiccup makes a momentary waiter without the pool being the wall.
 
-    Decided from the pool's own timers where it keeps them (HikariCP: connection-seconds out and
-    acquire-seconds per second are, by Little's law, the mean connections out and the mean waiters); the
+    Decided from the pool's own timers where it keeps them (HikariCP, and the reactive twin's timed R2DBC
+    borrows: connection-seconds out and acquire-seconds per second are, by Little's law, the mean
+    connections out and the mean waiters); the
     2 Hz gauge samples are the fallback, and they rarely see a borrow that lasts a millisecond. Agroal
     times the waits (its blocking time) but not the connections out: in a fixed-size pool a thread waits
     only when every connection is out, so its mean waiters decide alone."""
