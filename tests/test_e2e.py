@@ -10,8 +10,10 @@ import csv
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,12 +31,11 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def rig_env(tmp_path_factory):
-    base = tmp_path_factory.mktemp("rig")
+def rig_env():
+    # Outside pytest's own temp root: the unprivileged database user must reach the data folder, and any other
+    # pytest on the machine resets that root to mode 700 (and deletes all but its 3 newest folders).
+    base = Path(tempfile.mkdtemp(prefix="vtlab-e2e-", dir="/tmp"))
     os.chmod(base, 0o755)
-    for parent in base.parents:  # the unprivileged database user must reach the data folder
-        if str(parent).startswith("/tmp"):
-            os.chmod(parent, 0o755)
     env = {**os.environ, "VTLAB_PGDATA": str(base / "vtlab-e2e" / "pgdata"),
            "VTLAB_PG_PORT": str(procs.free_port()), "VTLAB_APP_PORT": str(procs.free_port()),
            "VTLAB_STUB_PORT": str(procs.free_port()), "VTLAB_RESULTS": str(base / "results"),
@@ -42,6 +43,7 @@ def rig_env(tmp_path_factory):
     yield env
     # the cluster's data persists between runs by design; the test removes its own
     subprocess.run([str(REPO / "vtlab"), "db", "stop"], env=env, capture_output=True)
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def rows_of(run_dir: Path) -> list[dict[str, str]]:
