@@ -85,7 +85,7 @@ def test_a_rows_seconds_are_drawn_with_its_phases_and_hover_values(tmp_path):
     cpu = sample.Series([(t / 4, {"app_ticks": t * 10.0, "load_ticks": t * 2.0}) for t in range(48)])
     meters = sample.Series([(t / 2, {"jvm_threads": 30.0 + t, "hikari_active": 2.0}) for t in range(24)])
     series.write_samples(tmp_path / "r1.samples.csv.gz", cpu, meters, origin_unix_s=1_700_000_000.0)
-    seconds = timeline.seconds_of(tmp_path, "r1")
+    seconds = timeline.seconds_of(tmp_path, "r1").per_second
     assert seconds[3]["ok"] == 1 and seconds[3]["jvm_threads"] == 37.0 and seconds[3]["pool_active"] == 2.0
     assert seconds[3]["app_cpu"] == pytest.approx(40 * 100 / sample.CLOCK_TICKS)
     svg = timeline.svg(seconds, timeline.phases({"ramp_s": 2, "warmup_s": 3, "hold_s": 6, "cooldown_s": 1}), "row 1")
@@ -133,3 +133,23 @@ def test_the_committed_quick_run_cut_again_at_its_hold_gives_its_csv_back(tmp_pa
     cut = results.read_rows(run_dir / "recut-60-75" / "matrix.csv")
     assert [row["hold_s"] for row in cut] == ["15"] * len(cut) and (run_dir / "matrix.csv").read_text() == before
     assert (run_dir / "recut-60-75" / "report.html").exists()
+
+
+def test_the_hold_begins_where_k6_tagged_its_first_request_not_where_the_plan_put_it(tmp_path):
+    path = tmp_path / "row.k6.csv.gz"
+    write_k6(path, ["r,5000.000,100,200,warmup,none,true", "r,5600.000,100,200,hold,a,true",
+                    "r,5900.000,200,200,hold,a,true"])
+    k6 = series.read_k6(path)
+    assert series.hold_start_s(k6, 5.0) == pytest.approx(5.5)  # k6 began 0.5 s after its process
+    assert series.hold_start_s(k6, 6.0) == 6.0  # a tag cannot start the hold early: the plan's moment
+    assert series.hold_start_s(series.K6Series(), 5.0) == 5.0
+
+
+def test_a_series_cut_short_by_a_hard_kill_keeps_what_was_written(tmp_path):
+    path = tmp_path / "row.k6.csv.gz"
+    write_k6(path, [f"r,{1000 + t}.000,10,200,hold,a,true" for t in range(2000)])
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) * 2 // 3])
+    kept = series.read_k6(path).requests
+    assert 0 < len(kept) < 2000  # the complete lines before the cut, in order, none half-read
+    assert [r.end_s for r in kept] == pytest.approx([(1000 + t) / 1000 for t in range(len(kept))])

@@ -62,3 +62,37 @@ def test_a_soak_trend_is_a_slope_not_the_difference_of_its_ends():
     assert abs(shapestats.slope_per_min(flat_with_spikes)) < 0.5
     leaking = [(t, 500.0 + t / 60 * 3) for t in range(0, 600, 10)]
     assert shapestats.slope_per_min(leaking) == pytest.approx(3.0)
+
+
+def test_each_step_is_measured_between_the_seconds_k6_changes_the_load_at():
+    staircase = Shape("steps", steps=4)
+    hold = staircase.hold_targets(400, 30, 0)
+    # the stages: 8 s at 100, then 1 s + 6 s at 200 (the load changes at 8, 15 and 22 s), …
+    assert [(a, b) for a, b in staircase.step_windows(30)] == [(0, 8), (8, 15), (15, 22), (22, 30)]
+    assert [duration for duration, _ in hold] == [8, 1, 6, 1, 6, 1, 7]
+
+
+def test_a_recut_measures_a_spike_where_it_ran_whatever_the_window(tmp_path):
+    """The spike ran 16–26 s into a 60 s hold that k6 began 0.4 s late; a re-cut of another window must still
+    find it there, not a third of the way into the window."""
+    from test_series import write_k6
+
+    from vtlab import dimensions, recut, sample, series
+
+    row = {"thread_mode": "virtual", "concurrency": "10", "ramp_s": "2", "warmup_s": "3", "hold_s": "60",
+           "cooldown_s": "0", "shape": "spike", "spike_multiple": "3", "spike_s": "10", "k6_exit": "0"}
+    slug = dimensions.slug(dimensions.parse(row))
+    hold_start = 5.4
+    lines = []
+    for tenth in range(0, 640):  # a request starting every 0.1 s from 0 to 64 s, 1 s long
+        start = tenth / 10
+        inside = hold_start + 16 <= start < hold_start + 26
+        phase = "hold" if hold_start <= start < hold_start + 60 else ("warmup" if start < hold_start else "cooldown")
+        lines.append(f"r,{(start + (3 if inside else 1)) * 1000:.3f},{3000 if inside else 1000},200,{phase},none,true")
+    write_k6(series.k6_path(tmp_path, slug), lines, start_unix_ms=1_000_000)
+    series.write_samples(series.samples_path(tmp_path, slug), sample.Series([(0.0, {"app_ticks": 0.0})]),
+                         sample.Series([]), origin_unix_s=1_000.0)
+    own = recut.recut_row(tmp_path, row, None, 2.0)
+    assert (own["base_p99_ms"], own["spike_p99_ms"]) == (1000, 3000)
+    later = recut.recut_row(tmp_path, row, (30.0, 60.0), 2.0)
+    assert {k: later[k] for k in shapestats.COLUMNS} == {k: own[k] for k in shapestats.COLUMNS}

@@ -19,11 +19,16 @@ def section(run_dir: Path, rows: Sequence[Mapping[str, object]], verdicts: Seque
     """The section's HTML; a sentence instead for a run measured before vtlab kept series."""
     series_dir = run_dir / "series"
     kept = [(row, verdict, seconds) for row, verdict in zip(rows, verdicts, strict=True)
-            if (seconds := timeline.seconds_of(series_dir, dimensions.slug(verdict.row))) is not None]
+            if (seconds := timeline.seconds_of(series_dir, dimensions.slug(verdict.row), _planned_hold(row)))
+            is not None]
     if not kept:
         return ("<h2>Every second</h2><p class='small'>This run kept no per-second series (measured before vtlab "
                 "kept them): only its aggregates can be shown.</p>")
     return "<h2>Every second</h2>" + "".join(_overlays(kept)) + "".join(_row_figure(run_dir, *item) for item in kept)
+
+
+def _planned_hold(row: Mapping[str, object]) -> float:
+    return sum(float(row.get(column) or 0) for column in ("ramp_s", "warmup_s"))  # type: ignore[arg-type]
 
 
 def _overlays(kept) -> list[str]:
@@ -36,24 +41,25 @@ def _overlays(kept) -> list[str]:
     for modes in scenarios.values():
         if len(modes) < 2:
             continue
-        first_row, first, _ = next(iter(modes.values()))
+        first_row, first, first_seconds = next(iter(modes.values()))
         load = (f"{first.row.target_rps}/s offered" if first.row.load_model == "open"
                 else f"{first.row.concurrency} users")
         title = f"{scenario_label(first.row)}, {load}: " + " vs ".join(modes)
-        by_mode = {mode: seconds for mode, (_, _, seconds) in modes.items()}
+        by_mode = {mode: seconds.per_second for mode, (_, _, seconds) in modes.items()}
+        # each mode's k6 began its hold a little late by its own start-up; shaded: the first mode's phases
         figures.append(f"<figure id='overlay-{html.escape(dimensions.slug(first.row))}' class='timeline overlay'>"
-                       + timeline.overlay_svg(by_mode, timeline.phases(first_row), title)
+                       + timeline.overlay_svg(by_mode, timeline.phases(first_row, first_seconds.hold_start_s), title)
                        + "<figcaption class='small'>The scenario's thread modes on the same axes (first repetition "
                          "of each); hover for each second's values</figcaption></figure>")
     return figures
 
 
-def _row_figure(run_dir: Path, row: Mapping[str, object], verdict: Verdict, seconds) -> str:
+def _row_figure(run_dir: Path, row: Mapping[str, object], verdict: Verdict, seconds: timeline.Seconds) -> str:
     esc = html.escape
     slug = dimensions.slug(verdict.row)
     dashboard = run_dir / "k6" / f"{slug}-dashboard.html"
     link = f" · <a href='k6/{esc(dashboard.name)}'>k6's dashboard of this row</a>" if dashboard.exists() else ""
     return (f"<figure id='timeline-{esc(slug)}' class='timeline'>"
-            + timeline.svg(seconds, timeline.phases(row), row_label(verdict.row))
+            + timeline.svg(seconds.per_second, timeline.phases(row, seconds.hold_start_s), row_label(verdict.row))
             + f"<figcaption class='small'>Shaded: ramp, warm-up, hold (what the row reports), cool-down; "
               f"hover for each second's values{link}</figcaption></figure>")

@@ -169,7 +169,8 @@ class Drive:
     cpu: sample.Series
     meters: sample.Series
     pids: dict[str, int | None]  # the tiers whose CPU was sampled
-    hold_start: float
+    k6_hold_start: float         # when k6's hold began (series.hold_start_s)
+    hold_start: float            # the samplers' hold: k6's, less the start-up slack at its front
     hold_end: float
     k6: series.K6Series          # every request; it and the samplers' series in seconds since k6 started
 
@@ -269,8 +270,9 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     summary_result = load.read_summary(summary, k6_proc.returncode)
     requests = series.read_k6(k6_series, series.k6_start_unix_s(k6_series) - started_unix)
     measured = series.load_result(requests, k6_proc.returncode, acknowledged_writes=summary_result.acknowledged_writes)
-    return Drive(measured, cpu_series, meter_series, pids, spec.hold_start_s + constants.k6_start_slack_s,
-                 spec.hold_start_s + spec.hold_s, requests)
+    hold_start = series.hold_start_s(requests, spec.hold_start_s)
+    return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + constants.k6_start_slack_s,
+                 hold_start + spec.hold_s, requests)
 
 
 def _probes(rig: Rig, app: services.Tier) -> list[liveness.Probe]:
@@ -330,7 +332,7 @@ def _shape_figures(spec: load.LoadSpec, drive: Drive) -> dict[str, object]:
     return {"spike_multiple": spec.shape.multiple if spec.shape.name == "spike" else "",
             "spike_s": spec.shape.spike_s if spec.shape.name == "spike" else "",
             "step_count": spec.shape.steps if spec.shape.name == "steps" else "",
-            **shapestats.figures(spec.shape, drive.k6, drive.meters, drive.cpu, spec.load, spec.hold_start_s,
+            **shapestats.figures(spec.shape, drive.k6, drive.meters, drive.cpu, spec.load, drive.k6_hold_start,
                                  spec.hold_s)}
 
 

@@ -39,8 +39,8 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, s
         raise NoSeries(f"row {slug} has no kept series in {series_dir} (measured before vtlab kept them?)")
     cpu, meters, origin_unix_s = series.read_samples(samples_file)
     k6 = series.read_k6(k6_file, series.k6_start_unix_s(k6_file) - origin_unix_s)
-    hold_start_s = analyze.num(row, "ramp_s", 0) + analyze.num(row, "warmup_s", 0)
     hold_s = analyze.num(row, "hold_s")
+    hold_start_s = series.hold_start_s(k6, analyze.num(row, "ramp_s", 0) + analyze.num(row, "warmup_s", 0))
     # the samplers' hold as the row measured it: k6's start-up slack left out at its front
     start, end = window if window else (hold_start_s + slack_s, hold_start_s + hold_s)
     measured = series.load_result(k6, int(analyze.num(row, "k6_exit", 0)), window,
@@ -51,8 +51,10 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, s
                           proxy=bool(row.get("proxy_cpu_pct")))
     shape = shapes.from_row(row)
     load = int(analyze.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
+    # the shape's parts lie where k6 ran them, inside the row's own hold: what they measured is the row's,
+    # whatever window the rest is cut to
     return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s,
-            **shapestats.figures(shape, k6, meters, cpu, load, start if window else hold_start_s, hold.hold_s)}
+            **shapestats.figures(shape, k6, meters, cpu, load, hold_start_s, hold_s)}
 
 
 def recut(run_dir: Path, window: Window) -> Path:

@@ -14,8 +14,9 @@ import csv
 import gzip
 import io
 import math
+import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,19 +59,29 @@ def samples_path(series_dir: Path, slug: str) -> Path:
 def read_k6(path: Path, offset_s: float = 0.0) -> K6Series:
     """The k6 output's lines, times moved by `offset_s` (the output's start on the series' clock)."""
     found = K6Series()
-    with gzip.open(path, "rt") as handle:
-        for line in handle:
-            if line.startswith("#"):
-                continue
-            parts = line.rstrip("\n").split(",")
-            at = float(parts[1]) / 1000 + offset_s
-            if parts[0] == "r":
-                found.requests.append(Request(at, float(parts[2]), parts[3], parts[4], parts[5], parts[6] == "true"))
-            elif parts[0] == "v":
-                found.vus.append((at, int(parts[2])))
-            elif parts[0] == "d":
-                found.dropped.append((at, parts[2], int(parts[3])))
+    for line in _lines(path):
+        if line.startswith("#"):
+            continue
+        parts = line.rstrip("\n").split(",")
+        at = float(parts[1]) / 1000 + offset_s
+        if parts[0] == "r":
+            found.requests.append(Request(at, float(parts[2]), parts[3], parts[4], parts[5], parts[6] == "true"))
+        elif parts[0] == "v":
+            found.vus.append((at, int(parts[2])))
+        elif parts[0] == "d":
+            found.dropped.append((at, parts[2], int(parts[3])))
     return found
+
+
+def _lines(path: Path) -> Iterator[str]:
+    """The file's complete lines; a k6 killed hard leaves its gzip stream cut short: what came before counts."""
+    with gzip.open(path, "rt") as handle:
+        try:
+            for line in handle:
+                if line.endswith("\n"):
+                    yield line
+        except (EOFError, zlib.error):
+            return
 
 
 def k6_start_unix_s(path: Path) -> float:
@@ -169,6 +180,15 @@ def ok_per_second(chosen: Sequence[Request], window: tuple[float, float] | None)
         if r.ok and 0 <= second < len(counts):
             counts[second] += 1
     return tuple(counts)
+
+
+def hold_start_s(k6: K6Series, planned_s: float) -> float:
+    """When k6's hold began on the series' clock. k6 counts its phases from its own start, which follows the
+    process's (and this clock's) start by its VUs' initialisation: ~0.1 s for 50 users, more for thousands.
+    The first request tagged hold started at the hold's start, up to one gap between arrivals later; the
+    plan's moment stands in when there is none, or when it would be earlier (the tag says it cannot be)."""
+    first = phase_bounds(k6).get("hold", (math.inf, math.inf))[0]
+    return first if planned_s <= first < math.inf else planned_s
 
 
 def phase_bounds(k6: K6Series) -> dict[str, tuple[float, float]]:

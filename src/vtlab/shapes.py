@@ -34,8 +34,9 @@ class Shape:
         return start, start + self.spike_s
 
     def step_windows(self, hold_s: float) -> list[tuple[float, float]]:
-        length = hold_s / self.steps
-        return [(k * length, (k + 1) * length) for k in range(self.steps)]
+        """Each step inside the hold, on whole seconds: the edges k6's stages change the load at."""
+        edges = [round(k * hold_s / self.steps) for k in range(self.steps + 1)]
+        return [(float(a), float(b)) for a, b in zip(edges, edges[1:], strict=False)]
 
     def hold_targets(self, load: int, hold_s: int, cooldown_s: int) -> list[tuple[int, int]]:
         """(seconds, load) stages for the hold and the cool-down; each change is a 1 s step, so the load

@@ -10,6 +10,7 @@ import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 
 from vtlab import sample, series, shapes
@@ -37,8 +38,13 @@ PHASE_COLOURS = {"ramp": "#fdebd0", "warm-up": "#fef9e7", "hold": "#e8f8f5", "co
 TIERS = ("app", "pg", "stub", "load", "proxy")
 
 
-def seconds_of(series_dir: Path, slug: str) -> list[dict[str, float]] | None:
-    """One dict per second since k6 started (t_s and every LINES key measured), or None without series."""
+class Seconds(NamedTuple):
+    per_second: list[dict[str, float]]  # one dict per second since k6 started: t_s and every LINES key measured
+    hold_start_s: float                 # when k6's hold began on the same clock
+
+
+def seconds_of(series_dir: Path, slug: str, planned_hold_start_s: float = 0.0) -> Seconds | None:
+    """The row's seconds, or None without series."""
     k6_file, samples_file = series.k6_path(series_dir, slug), series.samples_path(series_dir, slug)
     if not (k6_file.exists() and samples_file.exists()):
         return None
@@ -49,7 +55,8 @@ def seconds_of(series_dir: Path, slug: str) -> list[dict[str, float]] | None:
         table.setdefault(second, {"t_s": second}).update(values)
     for second, values in _meters_per_second(meters).items():
         table.setdefault(second, {"t_s": second}).update(values)
-    return [table[second] for second in sorted(table) if second >= 0]
+    return Seconds([table[second] for second in sorted(table) if second >= 0],
+                   series.hold_start_s(k6, planned_hold_start_s))
 
 
 def _cpu_per_second(cpu: sample.Series) -> dict[int, dict[str, float]]:
@@ -90,19 +97,21 @@ def _meters_per_second(meters: sample.Series) -> dict[int, dict[str, float]]:
     return out
 
 
-def phases(row: Mapping[str, object]) -> list[tuple[str, float, float]]:
-    """The row's phases on the series' clock, from its recorded lengths."""
+def phases(row: Mapping[str, object], hold_start_s: float | None = None) -> list[tuple[str, float, float]]:
+    """The row's phases on the series' clock, from its recorded lengths; all of them later by as much as k6's
+    hold began after its planned moment (`hold_start_s`, when known: k6 counts from its own start)."""
     def num(column: str) -> float:
         try:
             return float(row.get(column) or 0)  # type: ignore[arg-type]
         except ValueError:
             return 0.0
     ramp, warmup, hold, cooldown = num("ramp_s"), num("warmup_s"), num("hold_s"), num("cooldown_s")
-    edges = [0.0, ramp, ramp + warmup, ramp + warmup + hold, ramp + warmup + hold + cooldown]
+    late = hold_start_s - (ramp + warmup) if hold_start_s is not None else 0.0
+    edges = [late + edge for edge in (0.0, ramp, ramp + warmup, ramp + warmup + hold, ramp + warmup + hold + cooldown)]
     spans = [(name, a, b) for name, a, b in zip(PHASE_COLOURS, edges, edges[1:], strict=False) if b > a]
     if row.get("shape") == "spike":
         start, end = shapes.from_row(row).spike_window(hold)
-        spans.append(("spike", ramp + warmup + start, ramp + warmup + end))
+        spans.append(("spike", edges[2] + start, edges[2] + end))
     return spans
 
 
