@@ -282,6 +282,17 @@ def measured(row: Mapping[str, object]) -> Measured:
                     steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""))
 
 
+JEP491_JDK = 24  # from this JDK on, a virtual thread blocked inside synchronized unmounts (JEP 491)
+
+
+def pins_every_request(row: Mapping[str, object]) -> bool:
+    """A virtual-thread row whose every request keeps its carrier through the downstream call: the native-frame
+    control on any JDK; a monitor held across the call before JEP 491. (A JDK 21 synchronized row whose
+    completions need a carrier deadlocks instead: the ceiling still says what pinning allows at best.)"""
+    path = str(row.get("path_mode") or "normal")
+    return path == "pinned-control" or (path.startswith("synchronized") and num(row, "jdk", 25) < JEP491_JDK)
+
+
 def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> float:
     """How many requests can be in the service at once: Tomcat's platform threads, the carrier
     threads when every request pins one, and for the offload workload also the fixed pool the work
@@ -291,7 +302,7 @@ def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_
         return math.inf  # an event loop never waits for a thread: it serves whatever is ready
     if row.get("thread_mode") == "platform":
         caps.append(num(row, "tomcat_max_threads", default_threads))
-    elif row.get("path_mode") == "pinned-control":
+    elif pins_every_request(row):
         # a pinned virtual thread keeps its carrier for the whole call: the carriers become the pool
         caps.append(num(row, "vt_parallelism", math.inf))
     if workload(row) == "offload" and row.get("offload_executor") == "platform":

@@ -51,6 +51,11 @@ public class PinnedControlDownstream implements DisposableBean {
                 : null;
     }
 
+    /** The same call without the native frame: PATH_MODE=synchronized-platform-http makes it inside a monitor. */
+    public JsonNode fetchOnPlatformCompletions(long id) {
+        return client.fetch(id);
+    }
+
     /** {@link DownstreamClient#fetch} inside a native frame: pins the calling virtual thread. */
     public JsonNode fetchPinned(long id) {
         if (nativeFrame == null) {
