@@ -279,7 +279,9 @@ def measured(row: Mapping[str, object]) -> Measured:
                        "error_rate": num(row, "error_rate", 0)},
                     pinned_reasons=str(row.get("pinned_reasons") or ""), writes_ok=str(row.get("writes_ok") or ""),
                     errors_by_status=str(row.get("errors_by_status") or ""),
-                    steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""))
+                    steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""),
+                    jdk_version=str(row.get("jdk_version") or ""), stall=str(row.get("stall") or ""),
+                    thread_dump=str(row.get("thread_dump") or ""))
 
 
 JEP491_JDK = 24  # from this JDK on, a virtual thread blocked inside synchronized unmounts (JEP 491)
