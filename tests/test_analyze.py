@@ -387,3 +387,22 @@ def test_the_pools_exact_timers_decide_whether_the_pool_was_the_queue_and_sample
     sampled = verdict(row(**held, hikari_active_max=50, hikari_pending_max=50, hikari_pending_share=0.95))
     assert sampled.bottleneck == "connection-pool"
     assert common.waiters_text(sampled) == "50 max (sampled)" and common.waiters_text(queue) == "48.0 mean"
+
+
+def test_a_synchronized_virtual_row_before_jep491_is_capped_by_its_carriers():
+    # JDK 21: every request keeps its carrier through the 100 ms call: 2 carriers / 0.1 s = 20 req/s
+    before = row(path_mode="synchronized-platform-http", thread_mode="virtual", jdk=21, concurrency=50,
+                 stub_delay_ms=100, p50_ms=2500, throughput_rps=19.5, vt_parallelism=2)
+    after = row(path_mode="synchronized-platform-http", thread_mode="virtual", jdk=25, concurrency=50,
+                stub_delay_ms=100, p50_ms=102, throughput_rps=466, vt_parallelism=2)
+    assert analyze.pins_every_request(before) and not analyze.pins_every_request(after)
+    verdicts = {a.row.jdk: a for a in analyze.analyse([before, after], META).verdicts}
+    assert verdicts[21].limit == "thread-pool" and round(verdicts[21].ceiling_rps, 1) == 20.0
+    assert verdicts[21].service_time_source == "stub delay"
+    assert math.isinf(verdicts[25].ceilings.threads)
+
+
+def test_the_carrier_count_is_the_jvms_parallelism():
+    pinned = row(path_mode="synchronized", thread_mode="virtual", jdk=21, vt_parallelism=8)
+    assert analyze.request_thread_cap(pinned) == 8
+    assert math.isinf(analyze.request_thread_cap(row(path_mode="synchronized", thread_mode="virtual", jdk=25)))

@@ -16,7 +16,7 @@ def run_cli(capsys, *argv):
     (["--reps", "0"], "--reps", "from 1 to 100"),
     (["--hold", "1"], "--hold", "from 2 to 3600"),
     (["--conn-mode", "sometimes"], "--conn-mode", "released, held"),
-    (["--path-mode", "async"], "--path-mode", "normal, synchronized, pinned-control"),
+    (["--path-mode", "async"], "--path-mode", "normal, synchronized, synchronized-platform-http, pinned-control"),
     (["--workload", "io"], "--workload", "order-summary, write, offload, fanout, sleep, cpu"),
     (["--fanout", "parallel"], "--fanout", "sequential, structured"),
     (["--pool-impl", "c3p0"], "--pool-impl", "hikari, agroal"),

@@ -290,6 +290,28 @@ def test_pinning_control_pins_while_synchronized_does_not(rig_env, tmp_path):
     assert_nothing_left(rig_env, run_dir)
 
 
+def test_jep491_synchronized_pins_on_jdk21_and_not_on_jdk25(rig_env, tmp_path):
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10", "--path-mode",
+                             "synchronized,synchronized-platform-http", "--jdk", "21,25", "--out", str(run_dir),
+                             "--no-k6-dashboard", *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = {(r["path_mode"], r["jdk"]): r for r in rows_of(run_dir)}
+    for (_, jdk), r in rows.items():
+        assert r["jdk_version"].startswith(jdk), r  # each row ran on the JDK it names, as the live service said
+    before = rows[("synchronized-platform-http", "21")]
+    assert int(before["pinned_events"]) > 0 and "no reason recorded" in before["pinned_reasons"], before
+    for path in ("synchronized", "synchronized-platform-http"):
+        assert int(rows[(path, "25")]["pinned_events"]) == 0, rows[(path, "25")]  # JEP 491
+    # the plain synchronized path on 21 pins too — or deadlocks outright, which the rig names with a dump
+    deadlock = rows[("synchronized", "21")]
+    assert int(deadlock["pinned_events"] or 0) > 0 or deadlock["stall"], deadlock
+    if deadlock["stall"]:
+        assert (run_dir / deadlock["thread_dump"]).exists()
+    assert "JEP 491: before and after" in (run_dir / "report.md").read_text()
+    assert_nothing_left(rig_env, run_dir)
+
+
 def test_writes_are_checked_against_the_database_and_a_lost_write_is_caught(rig_env, tmp_path):
     argv = [str(REPO / "vtlab"), "run", "--workload", "write", "--modes", "virtual", "--conc", "10", *TINY]
     honest = tmp_path / "honest"

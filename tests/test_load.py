@@ -85,7 +85,7 @@ def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
                                               mean_ms=pytest.approx(result.mean_ms, rel=1e-12),
                                               p99_all_ms=pytest.approx(result.p99_all_ms, rel=1e-12),
                                               ok_per_second=from_series.ok_per_second)  # the summary has none
-    assert sum(from_series.ok_per_second) <= from_series.ok_requests and len(from_series.ok_per_second) >= 3
+    assert sum(from_series.ok_per_second) <= from_series.ok_requests and len(from_series.ok_per_second) in (2, 3)
     assert {r.phase for r in k6.requests} == {"warmup", "hold", "cooldown"} and k6.vus
     assert [line["ok"] + line["failed"] for line in series.per_second(k6)] and sum(
         line["ok"] + line["failed"] for line in series.per_second(k6)) == len(k6.requests)

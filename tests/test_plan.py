@@ -135,3 +135,44 @@ def test_only_the_first_row_of_an_invocation_warms_longer():
     lean = plan.build("lean", plan.Overrides(warmup_s=20))
     assert matrix.warmup_for(lean, 0) == 20 + matrix.FIRST_ROW_EXTRA_WARMUP_S
     assert [matrix.warmup_for(lean, i) for i in range(1, len(lean.rows))] == [20] * (len(lean.rows) - 1)
+
+
+def test_jep491_profile_measures_the_synchronized_paths_and_the_baseline_on_both_jdks():
+    rows = plan.build("jep491", plan.Overrides()).rows
+    assert {(r.path_mode, r.jdk) for r in rows} == {(path, jdk) for path in
+                                                    ("normal", "synchronized", "synchronized-platform-http")
+                                                    for jdk in (21, 25)}
+    assert {r.thread_mode for r in rows} == {"virtual"} and all(r.stub_delay_ms == 100 for r in rows)
+    assert all(r.concurrency >= 25 * 2 for r in rows)  # well above the carriers
+
+
+@pytest.mark.parametrize("overrides, flags", [
+    (dict(path_modes=("pinned-control",)), "--path-mode pinned-control with --jdk 21"),
+    (dict(contexts=("scopedvalue",)), "--context scopedvalue with --jdk 21"),
+    (dict(workloads=("fanout",), fanouts=("structured",)), "--fanout structured with --jdk 21"),
+])
+def test_a_jdk25_only_part_on_jdk21_is_refused_naming_the_flags(overrides, flags):
+    with pytest.raises(ValueError, match=flags):
+        plan.build("quick", plan.Overrides(jdks=(21, 25), **overrides))
+    plan.build("quick", plan.Overrides(jdks=(25,), **overrides))  # fine on 25
+
+
+def test_the_pinning_profile_on_jdk21_is_refused_for_its_control():
+    with pytest.raises(ValueError, match="pinned-control with --jdk 21"):
+        plan.build("pinning", plan.Overrides(jdks=(21, 25)))
+
+
+def test_jdk_combines_with_the_other_dimensions():
+    rows = plan.build("pools", plan.Overrides(jdks=(21, 25))).rows
+    assert {(r.pool_impl, r.jdk) for r in rows} == {(p, j) for p in ("hikari", "agroal") for j in (21, 25)}
+
+
+def test_java_home_sets_the_runtime_of_its_major():
+    p = plan.build("jep491", plan.Overrides(java_home="/opt/jdk-24", java_home_jdk=24, jdks=(24, 25)))
+    assert p.java_homes == {24: "/opt/jdk-24"} and {r.jdk for r in p.rows} == {24, 25}
+    alone = plan.build("jep491", plan.Overrides(java_home="/opt/jdk-21", java_home_jdk=21))
+    assert {r.jdk for r in alone.rows} == {21}
+    with pytest.raises(ValueError, match="--java-home /opt/jdk-24 is JDK 24, which --jdk 21,25 does not measure"):
+        plan.build("jep491", plan.Overrides(java_home="/opt/jdk-24", java_home_jdk=24, jdks=(21, 25)))
+    with pytest.raises(ValueError, match="--jdk 23: vtlab provides 21, 25"):
+        plan.build("jep491", plan.Overrides(jdks=(23,)))

@@ -142,7 +142,7 @@ def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text
         {"type": "jdk.ThreadPark", "values": {}},
     ]}}
     counts = sample.count_reasons(json.dumps(recording))
-    assert counts == {"Native or VM frame on stack": 2, "Holding monitor(s)": 1, "unknown": 1}
+    assert counts == {"Native or VM frame on stack": 2, "Holding monitor(s)": 1, sample.NO_REASON_FIELD: 1}
     text = sample.format_reasons(counts)
     assert text.startswith("Native or VM frame on stack=2;")
     assert sample.parse_reasons(text) == counts

@@ -33,7 +33,7 @@ def test_a_pinning_control_with_events_vouches_for_the_zero_on_the_synchronized_
     # queued behind its carriers, so its own p50 cannot say how long one request takes)
     assert control.limit == "thread-pool" and control.bottleneck == "thread-pool"
     assert control.service_time_source == "stub delay" and round(control.ceiling_rps, 1) == 20.0
-    assert [line["variant"] for line in section.table][0] == "normal / virtual"
+    assert [line["variant"] for line in section.table][0] == "normal / virtual / JDK 25"
 
 
 def test_a_silent_pinning_control_says_the_capture_is_broken():
@@ -223,3 +223,45 @@ def test_scenario_sections_tell_the_median_of_the_reps_not_the_last_one():
     assert [line["rps"] for line in section.table] == ["370.0 ± 3.0", "360.0 ± 113.0"]
     line = analyze.analyse(rows, META).aggregates[1]
     assert (line.interval_low, line.interval_high) == (247, 370) and line.line.row.rep == 1
+
+
+def jep491_rows(stalled: bool = True):
+    """The jep491 profile's rows: normal and both synchronized paths on JDK 21 and 25, 50 users, 100 ms."""
+    common = dict(concurrency=50, stub_delay_ms=100, p50_ms=102, p99_ms=130, vt_parallelism=2, thread_mode="virtual")
+    return [
+        row(path_mode="normal", jdk=21, jdk_version="21.0.8+9-LTS", throughput_rps=450, **common),
+        row(path_mode="normal", jdk=25, jdk_version="25.0.1+8-LTS", throughput_rps=470, **common),
+        row(path_mode="synchronized", jdk=21, jdk_version="21.0.8+9-LTS", throughput_rps=0, pinned_events=14,
+            pinned_reasons="no reason recorded (JDK < 24)=14",
+            stall="stalled 3 s after k6 started: 0.0 req/s completed for 5 s while the users waited" if stalled else "",
+            thread_dump="threads/x.json" if stalled else "", **common),
+        row(path_mode="synchronized", jdk=25, jdk_version="25.0.1+8-LTS", throughput_rps=468, pinned_events=0,
+            **common),
+        row(path_mode="synchronized-platform-http", jdk=21, jdk_version="21.0.8+9-LTS", throughput_rps=19.5,
+            pinned_events=390, pinned_reasons="no reason recorded (JDK < 24)=390", **common),
+        row(path_mode="synchronized-platform-http", jdk=25, jdk_version="25.0.1+8-LTS", throughput_rps=466,
+            pinned_events=0, **common),
+    ]
+
+
+def test_jep491_section_sets_both_jdks_side_by_side_and_names_the_stall():
+    section = sections_of(*jep491_rows())["jep491"]
+    text = " ".join(section.verdict)
+    assert "JDK 21.0.8+9-LTS (before JEP 491)" in text and "JDK 25.0.1+8-LTS (with JEP 491)" in text
+    assert "390 jdk.VirtualThreadPinned events" in text and "no reason recorded" in text
+    assert "0 jdk.VirtualThreadPinned events" in text
+    assert "ceiling 2 ÷ 100 ms = 20.0 req/s" in text  # the carriers are the pool
+    assert "Stall — synchronized on JDK 21" in text and "pinning deadlock" in text and "threads/x.json" in text
+    variants = [line["variant"] for line in section.table]
+    assert "synchronized · JDK 21.0.8+9-LTS" in variants and "synchronized · JDK 25.0.1+8-LTS" in variants
+
+
+def test_a_run_without_a_jdk_before_jep491_has_no_jep491_section():
+    assert "jep491" not in sections_of(*[r for r in jep491_rows() if r["jdk"] == "25"])
+
+
+def test_the_pinning_section_shows_each_rows_jdk():
+    rows = pinning_rows(380, 0) + [r for r in jep491_rows() if r["jdk"] == "21" and r["path_mode"] == "synchronized"]
+    section = sections_of(*rows)["pinning"]
+    assert any(line["variant"].endswith("/ JDK 21") for line in section.table)
+    assert "0 pinned events" in " ".join(section.verdict)  # JEP 491's verdict reads the JDK 25 rows only

@@ -279,7 +279,20 @@ def measured(row: Mapping[str, object]) -> Measured:
                        "error_rate": num(row, "error_rate", 0)},
                     pinned_reasons=str(row.get("pinned_reasons") or ""), writes_ok=str(row.get("writes_ok") or ""),
                     errors_by_status=str(row.get("errors_by_status") or ""),
-                    steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""))
+                    steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""),
+                    jdk_version=str(row.get("jdk_version") or ""), stall=str(row.get("stall") or ""),
+                    thread_dump=str(row.get("thread_dump") or ""))
+
+
+JEP491_JDK = 24  # from this JDK on, a virtual thread blocked inside synchronized unmounts (JEP 491)
+
+
+def pins_every_request(row: Mapping[str, object]) -> bool:
+    """A virtual-thread row whose every request keeps its carrier through the downstream call: the native-frame
+    control on any JDK; a monitor held across the call before JEP 491. (A JDK 21 synchronized row whose
+    completions need a carrier deadlocks instead: the ceiling still says what pinning allows at best.)"""
+    path = str(row.get("path_mode") or "normal")
+    return path == "pinned-control" or (path.startswith("synchronized") and num(row, "jdk", 25) < JEP491_JDK)
 
 
 def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> float:
@@ -291,7 +304,7 @@ def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_
         return math.inf  # an event loop never waits for a thread: it serves whatever is ready
     if row.get("thread_mode") == "platform":
         caps.append(num(row, "tomcat_max_threads", default_threads))
-    elif row.get("path_mode") == "pinned-control":
+    elif pins_every_request(row):
         # a pinned virtual thread keeps its carrier for the whole call: the carriers become the pool
         caps.append(num(row, "vt_parallelism", math.inf))
     if workload(row) == "offload" and row.get("offload_executor") == "platform":

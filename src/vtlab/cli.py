@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results, shapes
+from vtlab import cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results, runtimes, shapes
 from vtlab.settings import RESULTS
 
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
@@ -52,6 +52,27 @@ def bounded_int(minimum: int, maximum: int, what: str) -> Callable[[str], int]:
     return parse
 
 
+def jdk_list(text: str) -> tuple[int, ...]:
+    """--jdk: majors vtlab provides; another major is checked against --java-home when the plan is built."""
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        values = ()
+    if not values or any(v < min(runtimes.PROVIDED) for v in values):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not accepted; use a comma-separated list of {', '.join(map(str, runtimes.PROVIDED))} "
+            "(or the major version of a --java-home runtime)")
+    return values
+
+
+def java_home(text: str) -> str:
+    path = Path(text).expanduser()
+    if runtimes.major(path) is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted; use a Java runtime's home folder (one holding "
+                                         "bin/java and a release file), e.g. /usr/lib/jvm/temurin-21-jdk-amd64")
+    return str(path.resolve())
+
+
 def core_map(text: str) -> dict[str, set[int]]:
     try:
         return cores.parse_override(text, cores.available())
@@ -74,7 +95,8 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--hold", "hold_s", bounded_int(2, 3600, "seconds"), "recorded hold seconds"),
     ("--conn-mode", "conn_modes", choices_list(plan.CONN_MODES), "released, held or both"),
     ("--path-mode", "path_modes", choices_list(plan.PATH_MODES),
-     "normal, synchronized, pinned-control (the JFR pinning positive control)"),
+     "normal, synchronized, synchronized-platform-http (the same monitor, the call's completions on platform "
+     "threads: pins on JDK 21 without deadlocking), pinned-control (the JFR pinning positive control)"),
     ("--workload", "workloads", choices_list(plan.WORKLOADS),
      "order-summary (DB read + downstream), write (insert + downstream, every write checked), offload (the "
      "read + call on --executor), fanout (the read + two calls), sleep (pure waiting), cpu (pure computation)"),
@@ -109,6 +131,10 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "spike shape: the peak load as a multiple of the row's (default 3)"),
     ("--spike-s", "spike_s", bounded_int(2, 3600, "seconds"), "spike shape: how long the peak lasts (default 10)"),
     ("--steps", "step_count", bounded_int(2, 50, "steps"), "steps shape: how many steps up to the load (default 4)"),
+    ("--jdk", "jdks", jdk_list, "the service's Java runtime: 21 and/or 25 (vtlab installs 21 into .tools/; "
+     "pinned-control, scopedvalue and structured need 25)"),
+    ("--java-home", "java_home", java_home, "another Java runtime for the service; its major version is its "
+     "--jdk value"),
 ]
 
 
@@ -198,7 +224,9 @@ def _add_test(sub) -> None:
 
 def _plan(args: argparse.Namespace) -> plan.Plan:
     """The plan the profile and flags describe; ValueError names a flag combination that cannot run."""
-    return plan.build(args.profile, plan.Overrides(**{dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}))
+    given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
+    home = given.get("java_home")
+    return plan.build(args.profile, plan.Overrides(**given, java_home_jdk=runtimes.major(Path(home)) if home else None))
 
 
 def _examine(the_plan: plan.Plan) -> list[doctor.Finding]:

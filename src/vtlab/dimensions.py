@@ -95,6 +95,10 @@ DIMENSIONS: tuple[Dimension, ...] = (
               _when(lambda r: r.downstream_jitter_ms, lambda r: f"±{r.downstream_jitter_ms} ms"),
               _when(lambda r: r.downstream_jitter_ms, lambda r: f"j{r.downstream_jitter_ms}"),
               plain=(0,), per_request=True),
+    # The service's Java runtime (major version; CSVs from before the dimension ran on 25). A JDK 21 row is a
+    # variant, told in the JEP 491 section; it changes what blocking in a monitor does, so no shared service time.
+    Dimension("jdk", int, 25, _when(lambda r: r.jdk != 25, lambda r: f"JDK {r.jdk}"),
+              _when(lambda r: r.jdk != 25, lambda r: f"jdk{r.jdk}"), plain=(25,), per_request=True),
     Dimension("shape", str, "steady", _when(lambda r: r.shape != "steady", lambda r: f"{r.shape} shape"),
               _when(lambda r: r.shape != "steady", lambda r: r.shape), plain=("steady",)),
     Dimension("rep", int, 1, lambda r: f"rep {r.rep}", lambda r: f"rep{r.rep}", across_reps=True),

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab import (build, cores, dimensions, holdstats, liveness, load, metadata, neighbours, netdelay, ownership,
-                   postgres, prereqs, procs, results, sample, series, services, shapestats, writecheck)
+                   postgres, prereqs, procs, results, runtimes, sample, series, services, shapestats, stalls,
+                   writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.progress import Progress
@@ -47,6 +48,8 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
         doctor: list[dict[str, str]] | None = None, k6_dashboard: bool = True) -> Outcome:
     """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path and how many rows failed."""
     java = prereqs.find_jdk()
+    for jdk in sorted({row.jdk for row in plan.rows}):
+        runtimes.java_for(jdk, plan.java_homes)  # installs vtlab's JDK 21 before any tier starts
     pg = postgres.main_instance()
     # A server the user started (`vtlab db start`) stays up; one we start, we stop.
     if not (pg.initialised and pg.running()) and not keep:
@@ -173,6 +176,7 @@ class Drive:
     hold_start: float            # the samplers' hold: k6's, less the start-up slack at its front
     hold_end: float
     k6: series.K6Series          # every request; it and the samplers' series in seconds since k6 started
+    stall: dict[str, str]        # the stall and thread-dump columns (empty when the row never stalled)
 
 
 def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: int
@@ -184,9 +188,10 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
     jfr.parent.mkdir(parents=True, exist_ok=True)
     jfr.unlink(missing_ok=True)
     config = app_config(row)
+    java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
     db_env, stub_url, proxies = _route(rig, row, slug)
     try:
-        app = services.start_app(rig.java, APP_PORT, config, db_env, stub_url, rig.run_dir / "logs" / f"app-{slug}.log",
+        app = services.start_app(java, APP_PORT, config, db_env, stub_url, rig.run_dir / "logs" / f"app-{slug}.log",
                                  jfr, rig.core_map["app"])
     except BaseException:
         _unroute(rig, proxies)
@@ -197,6 +202,8 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
     try:
         info = services.runtime_info(app)
         problems = services.check_effective(info, config)
+        if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
+            problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
         if problems:
             raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
         shape = plan.shape(row)
@@ -206,7 +213,9 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
         spec = load.LoadSpec(app.base_url, row.load_model, users, row.target_rps, plan.ramp_s, warmup_s,
                              plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload, row.sleep_ms,
                              row.cpu_work, rig.max_customer_id, shape)
-        drive = _drive(rig, app, spec, slug, progress)
+        watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
+                             fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
+        drive = _drive(rig, app, spec, slug, progress, watch)
     finally:
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
@@ -226,7 +235,8 @@ def app_config(row: Row) -> services.AppConfig:
                               preview=row.workload == "fanout")
 
 
-def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Progress) -> Drive:
+def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Progress,
+           watch: stalls.Watch) -> Drive:
     """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time."""
     log = rig.run_dir / "logs" / f"k6-{slug}.log"
     summary = rig.run_dir / "k6" / f"{slug}.json"
@@ -252,6 +262,9 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
         while k6_proc.poll() is None:
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
             progress.tick(started, sample.rate(meters.series, "requests_total"))
+            # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
+            watch.observe(time.monotonic() - started, sample.recent_rate(meters.series, "requests_total",
+                                                                          time.monotonic()))
             if time.monotonic() - started > spec.duration_s + 120:
                 raise RuntimeError(f"k6 did not finish in time; see {log}")
             time.sleep(1)
@@ -272,7 +285,7 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     measured = series.load_result(requests, k6_proc.returncode, acknowledged_writes=summary_result.acknowledged_writes)
     hold_start = series.hold_start_s(requests, spec.hold_start_s)
     return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + constants.k6_start_slack_s,
-                 hold_start + spec.hold_s, requests)
+                 hold_start + spec.hold_s, requests, watch.record(rig.run_dir))
 
 
 def _probes(rig: Rig, app: services.Tier) -> list[liveness.Probe]:
@@ -324,7 +337,7 @@ def _row(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, ri
     hold = holdstats.Hold(drive.measured, drive.cpu, drive.meters, drive.hold_start, drive.hold_end, plan.hold_s,
                           tuple(tier for tier, pid in drive.pids.items() if pid), rig.toxiproxy is not None)
     return {"ts_iso": _now(), **dimensions.values(row), **holdstats.columns(hold), **_pinning(pinned),
-            **_conditions(plan, spec, info, rig), "failed_tier": "", "failure": "", "failure_log": ""}
+            **_conditions(plan, spec, info, rig), **drive.stall, "failed_tier": "", "failure": "", "failure_log": ""}
 
 
 def _shape_figures(spec: load.LoadSpec, drive: Drive) -> dict[str, object]:

@@ -20,7 +20,10 @@ MODES = ("platform", "virtual")
 # webflux: the reactive twin (services/reactive-app) on the order-summary workload; not in the default modes
 ALL_MODES = ("platform", "virtual", "webflux")
 CONN_MODES = ("released", "held")
-PATH_MODES = ("normal", "synchronized", "pinned-control")
+# synchronized-platform-http: the same monitor, the call on a client whose completions run on platform threads
+# (on JDK 21 the plain synchronized path deadlocks instead: its response needs a carrier to complete)
+PATH_MODES = ("normal", "synchronized", "synchronized-platform-http", "pinned-control")
+PINNING_PATHS = ("normal", "synchronized", "pinned-control")  # the pinning profile's: JEP 491 and its control
 MODELS = ("closed", "open")
 # order-summary: the blocking DB read + downstream call; write: an insert + the call; offload: the
 # read + call on an explicit executor; fanout: the read and two calls, one after the other or at once;
@@ -32,6 +35,16 @@ FANOUTS = ("sequential", "structured")        # fanout workload: StructuredTaskS
 POOL_IMPLS = ("hikari", "agroal")             # the JDBC pool of the blocking service
 CONTEXTS = ("none", "threadlocal", "scopedvalue")  # how a per-request context is carried
 DEFAULT_WORKLOAD = "order-summary"
+JDKS = (21, 25)                               # the service's runtimes vtlab installs (vtlab.runtimes)
+# What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
+# service refuses to load them; the plan refuses such rows first, naming the flags. (flag, value, why)
+NEEDS_JDK25 = (
+    ("--path-mode", "pinned-control", lambda r: r.path_mode == "pinned-control",
+     "the control blocks inside an FFM upcall (FFM is final only from JDK 22; vtlab's build is release 25)"),
+    ("--context", "scopedvalue", lambda r: r.context == "scopedvalue", "ScopedValue is final only in JDK 25"),
+    ("--fanout", "structured", lambda r: r.fanout == "structured",
+     "StructuredTaskScope is JDK 25's preview API (JDK 21's differs)"),
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +65,7 @@ class Block:
     db_latencies: tuple[int, ...] = (0,)          # ms added per direction between service and PostgreSQL
     downstream_latencies: tuple[int, ...] = (0,)  # ms added per direction between service and stub
     shapes: tuple[str, ...] = ("steady",)         # the load's shape during the hold (vtlab.shapes)
+    jdks: tuple[int, ...] = (25,)                 # the service's Java runtime (major version)
 
 
 @dataclass(frozen=True)
@@ -119,7 +133,19 @@ PRESETS: dict[str, Profile] = {
         # A 100 ms downstream: the control pins both carriers, so it serves ~2 / 0.1 s = 20 req/s
         # and 50 users queue ~2.5 s, well inside k6's timeout.
         # At ~450 req/s the fresh JVM (and, in the first row, the stub) was still compiling after 30 s.
-        blocks=(Block(("released",), (50,), (), scaled=(50,), path_modes=PATH_MODES),),
+        blocks=(Block(("released",), (50,), (), scaled=(50,), path_modes=PINNING_PATHS),),
+        ramp_s=5, warmup_s=35, hold_s=20, reps=1, stub_delay_ms=100),
+    "jep491": Profile(
+        name="jep491",
+        summary="JEP 491 before and after: the normal, synchronized and synchronized-platform-http paths on JDK 21 "
+                "and JDK 25, virtual threads at 50 users, 100 ms downstream",
+        # 50 users are 25× the 2 carriers. On 25 both synchronized paths unmount like the normal one (~450 req/s
+        # on 2 cores). On 21 the plain synchronized path deadlocks: every carrier pinned, the response's
+        # completion needs one, nothing completes (a stall, captured with a thread dump); on the client with
+        # platform-thread completions each request pins its carrier for the 100 ms call, so the carriers are
+        # the pool: 2 / 0.1 s = 20 req/s, 50 users queueing ~2.5 s.
+        blocks=(Block(("released",), (50,), (), scaled=(50,), modes=("virtual",),
+                      path_modes=("normal", "synchronized", "synchronized-platform-http"), jdks=JDKS),),
         ramp_s=5, warmup_s=35, hold_s=20, reps=1, stub_delay_ms=100),
     "write": Profile(
         name="write",
@@ -251,6 +277,9 @@ class Overrides:
     spike_multiple: float | None = None
     spike_s: int | None = None
     step_count: int | None = None
+    jdks: tuple[int, ...] | None = None
+    java_home: str | None = None  # another runtime; its major version (from its release file) is its jdk value
+    java_home_jdk: int | None = None
 
 
 @dataclass(frozen=True)
@@ -268,6 +297,7 @@ class Plan:
     spike_multiple: float = shapes.Shape.multiple
     spike_s: int = shapes.Shape.spike_s
     step_count: int = shapes.Shape.steps
+    java_homes: dict = field(default_factory=dict)  # jdk value -> a --java-home for it (else vtlab's own)
 
     def shape(self, row: Row) -> shapes.Shape:
         """The row's load shape with the plan's settings for it."""
@@ -278,6 +308,7 @@ class Plan:
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
                 "spike_s": self.spike_s, "step_count": self.step_count,
+                "java_homes": {str(k): v for k, v in self.java_homes.items()},
                 "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
@@ -288,6 +319,9 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     setting = {name: given.get(name, getattr(profile, name)) for name in SCALARS}
     if setting["model"] == "open" and not overrides.rates and not any(b.rates for b in profile.blocks):
         raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
+    java_homes = _java_homes(overrides)
+    if overrides.java_home_jdk is not None and overrides.jdks is None:
+        overrides = replace(overrides, jdks=(overrides.java_home_jdk,))  # --java-home alone: rows on that runtime
     blocks = [_apply(block, overrides) for block in profile.blocks]
     for block in blocks:
         _check_jitter("--db-latency", block.db_latencies, "--db-jitter", setting["db_jitter_ms"])
@@ -300,9 +334,39 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     if not rows:
         raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
     _check_shapes(rows, setting)
+    _check_jdks(rows, java_homes)
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
-                setting["spike_multiple"], setting["spike_s"], setting["step_count"])
+                setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes)
+
+
+def _java_homes(overrides: Overrides) -> dict[int, str]:
+    if overrides.java_home is None:
+        return {}
+    if overrides.java_home_jdk is None:
+        raise ValueError(f"--java-home {overrides.java_home}: not a Java runtime (no bin/java and release file)")
+    if overrides.java_home_jdk < min(JDKS):
+        raise ValueError(f"--java-home {overrides.java_home}: JDK {overrides.java_home_jdk}; the service needs JDK "
+                         f"{min(JDKS)} or newer")
+    if overrides.jdks is not None and overrides.java_home_jdk not in overrides.jdks:
+        raise ValueError(f"--java-home {overrides.java_home} is JDK {overrides.java_home_jdk}, which --jdk "
+                         f"{','.join(map(str, overrides.jdks))} does not measure; add {overrides.java_home_jdk} "
+                         "to --jdk")
+    return {overrides.java_home_jdk: overrides.java_home}
+
+
+def _check_jdks(rows: tuple[Row, ...], java_homes: dict[int, str]) -> None:
+    """A JDK older than 25 cannot load the service's JDK-25-only parts: refuse the flag combination now."""
+    for row in rows:
+        if row.jdk not in JDKS and row.jdk not in java_homes:
+            raise ValueError(f"--jdk {row.jdk}: vtlab provides {', '.join(map(str, JDKS))}; give a JDK {row.jdk} "
+                             "with --java-home PATH")
+        if row.jdk >= 25:
+            continue
+        for flag, value, needs, why in NEEDS_JDK25:
+            if needs(row):
+                raise ValueError(f"{flag} {value} with --jdk {row.jdk} cannot run: {why}; measure it with --jdk 25 "
+                                 f"or drop {value}")
 
 
 def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
@@ -328,12 +392,12 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
     """Every combination of the block's dimensions, in the order rows are measured."""
     loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
              else [("closed", users, 0) for users in block.concurrency])
-    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), mode, executor, fanout, pool_impl, \
-            ctx, db_ms, downstream_ms, shape in itertools.product(
+    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, mode, executor, fanout, \
+            pool_impl, ctx, db_ms, downstream_ms, shape in itertools.product(
                 block.workloads, block.conn_modes, block.pools, block.path_modes,
-                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.modes, block.executors,
-                block.fanouts, block.pool_impls, block.contexts, block.db_latencies, block.downstream_latencies,
-                block.shapes):
+                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, block.modes,
+                block.executors, block.fanouts, block.pool_impls, block.contexts, block.db_latencies,
+                block.downstream_latencies, block.shapes):
         yield Row(thread_mode=mode, workload=workload, load_model=model, concurrency=users, target_rps=rate,
                   conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
                   tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
@@ -341,7 +405,7 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
                   offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
                   context_kb=setting["context_kb"], db_latency_ms=db_ms, db_jitter_ms=setting["db_jitter_ms"],
                   downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"],
-                  shape=shape, rep=rep)
+                  shape=shape, jdk=jdk, rep=rep)
 
 
 def _shape(row: Row, setting: dict) -> Row | None:

@@ -61,6 +61,10 @@ EXTRA_COLUMNS = [
     "shape", "spike_multiple", "spike_s", "step_count",
     "base_p99_ms", "spike_p99_ms", "spike_failed", "recovery_s", "steps_rps", "steps_p99_ms", "knee_load",
     "rss_drift_mb_per_min", "threads_drift_per_min", "gc_pause_ms_per_min",
+    # the service's Java runtime (major version, the `jdk` dimension; jdk_version is what the live service
+    # reported); a stall (users waiting, next to nothing completing: "stalled: …") and the JSON thread dump
+    # taken during it, relative to the run folder
+    "jdk", "stall", "thread_dump",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

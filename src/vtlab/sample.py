@@ -339,9 +339,20 @@ def rate(series: Series, key: str, last_s: float = 3.0) -> float:
     return (last[1] - first[1]) / (last[0] - first[0]) if last[0] > first[0] else 0.0
 
 
+def recent_rate(series: Series, key: str, now: float, window_s: float = 5.0) -> float:
+    """A counter's rate over the last window_s seconds up to `now` (monotonic). 0 when the window holds fewer
+    than two readings: a service that answers not even its own scrapes completes nothing (the stall watch
+    reads it so)."""
+    points = [(t, v[key]) for t, v in series.points[-4 * int(window_s) - 4:] if key in v and t >= now - window_s]
+    if len(points) < 2 or points[-1][0] <= points[0][0]:
+        return 0.0
+    return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+
+
 # --- JFR -------------------------------------------------------------------------------------
 
 PINNED_EVENT = "jdk.VirtualThreadPinned"
+NO_REASON_FIELD = "no reason recorded (JDK < 24)"
 
 
 def pinned_by_reason(jfr_tool: Path, recording: Path) -> dict[str, int] | None:
@@ -361,7 +372,9 @@ def count_reasons(jfr_json: str) -> dict[str, int]:
     for event in json.loads(jfr_json).get("recording", {}).get("events", []):
         if event.get("type") != PINNED_EVENT:
             continue
-        reason = str(event.get("values", {}).get("pinnedReason") or "unknown")
+        values = event.get("values", {})
+        # JDK 21's event has no pinnedReason field (added in JDK 24 with JEP 491): say so, not "unknown"
+        reason = str(values.get("pinnedReason") or "unknown") if "pinnedReason" in values else NO_REASON_FIELD
         counts[reason] = counts.get(reason, 0) + 1
     return counts
 

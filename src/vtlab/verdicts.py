@@ -60,6 +60,9 @@ class Measured:
     gc_pause_ms_per_min: float = NAN
     steps_rps: str = ""             # "users=req/s;…" per step
     steps_p99_ms: str = ""
+    jdk_version: str = ""           # the runtime the live service reported (e.g. "21.0.8+9-LTS")
+    stall: str = ""                 # "stalled …": users waited while next to nothing completed (vtlab.stalls)
+    thread_dump: str = ""           # the JSON thread dump taken during the stall, relative to the run folder
 
 
 MEASURED_NUMBERS = tuple(f.name for f in fields(Measured) if f.type in ("float", float))

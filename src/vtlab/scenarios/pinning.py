@@ -4,24 +4,29 @@ from __future__ import annotations
 
 import math
 
-from vtlab import dimensions, sample
+from vtlab import sample
+from vtlab.analyze import JEP491_JDK
+from vtlab.scenarios.jep491 import plain_but_jdk
 from vtlab.verdicts import Analysis
 from vtlab.scenarios.common import Label, TABLE_COLUMNS, PINNED_COLUMN, Line, Section, fmt, table_of, chart_of, ordered
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
     analysed = analysis.lines
-    lines = ordered([a for a in analysed if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+    # every JDK's rows: the section shows each row's JDK (the before/after comparison is jep491's)
+    lines = ordered([a for a in analysed if a.row.workload == "order-summary" and plain_but_jdk(a.row)
                       and a.row.path_mode != "normal"])
     if not lines:
         return None
-    lines = ordered([a for a in analysed if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+    lines = ordered([a for a in analysed if a.row.workload == "order-summary" and plain_but_jdk(a.row)
                       and a.row.concurrency in {b.row.concurrency for b in lines}
                       and a.row.conn_mode in {b.row.conn_mode for b in lines}])
-    lines.sort(key=lambda a: (a.row.path_mode != "normal", a.row.path_mode, a.row.thread_mode))
+    lines.sort(key=lambda a: (a.row.path_mode != "normal", a.row.path_mode, a.row.jdk, a.row.thread_mode))
 
     def events(path: str, mode: str) -> tuple[float, dict[str, int]]:
-        chosen = [a for a in lines if a.row.path_mode == path and a.row.thread_mode == mode]
+        # JEP 491's verdict is about the JDKs that have it; a JDK 21 row's pinning is told in the jep491 section
+        chosen = [a for a in lines if a.row.path_mode == path and a.row.thread_mode == mode
+                  and a.row.jdk >= JEP491_JDK]
         counts: dict[str, int] = {}
         for a in chosen:
             for reason, count in sample.parse_reasons(str(a.measured.pinned_reasons or "")).items():
@@ -35,7 +40,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     control, control_reasons = events("pinned-control", "virtual")
     monitor, monitor_reasons = events("synchronized", "virtual")
     verdict = _capture_verdict(control, reasons(control_reasons), monitor, reasons(monitor_reasons))
-    by_path = {(a.row.path_mode, a.row.thread_mode): a for a in lines}
+    by_path = {(a.row.path_mode, a.row.thread_mode): a for a in lines if a.row.jdk >= JEP491_JDK}
     pinned_v, normal_v = by_path.get(("pinned-control", "virtual")), by_path.get(("normal", "virtual"))
     if pinned_v and normal_v and normal_v.measured.throughput_rps > 0:
         verdict.append(
@@ -49,7 +54,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                        "virtual threads too, and its scrapes waited for a carrier like every request did.")
 
     def variant(a: Line) -> str:
-        return f"{a.row.path_mode} / {mode_label(a.row)}"
+        return f"{a.row.path_mode} / {mode_label(a.row)} / JDK {a.row.jdk}"
 
     return Section("pinning", "Pinning: JEP 491 and its positive control", verdict,
                    table_of(lines, mode_label, variant), chart_of(lines, [variant(a) for a in lines]),

@@ -4,6 +4,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
+import dev.vtlab.common.jdk25.Jdk25Parts;
+
 /**
  * Per-request state of the kind real services carry (correlation id, caller identity, feature flags,
  * cached lookups), made deliberately sizeable by {@code payload} so that how it is held shows up in
@@ -13,7 +15,11 @@ import java.util.concurrent.ThreadLocalRandom;
 public record RequestContext(String requestId, byte[] payload) {
 
     private static final ThreadLocal<RequestContext> THREAD_LOCAL = new ThreadLocal<>();
-    private static final ScopedValue<RequestContext> SCOPED = ScopedValue.newInstance();
+    /**
+     * The ScopedValue of CONTEXT_MODE=scopedvalue (module jdk25: final only in JDK 25), set once at start-up by
+     * {@link #useScopedValue} and null otherwise, so a JDK 21 service never loads it.
+     */
+    private static volatile Jdk25Parts.ContextSlot<RequestContext> scoped;
 
     static RequestContext create(int kilobytes) {
         byte[] payload = new byte[kilobytes * 1024];
@@ -24,8 +30,9 @@ public record RequestContext(String requestId, byte[] payload) {
 
     /** The context bound by whichever CONTEXT_MODE is on; empty with CONTEXT_MODE=none. */
     public static Optional<RequestContext> current() {
-        if (SCOPED.isBound()) {
-            return Optional.of(SCOPED.get());
+        Jdk25Parts.ContextSlot<RequestContext> slot = scoped;
+        if (slot != null && slot.isBound()) {
+            return Optional.of(slot.get());
         }
         return Optional.ofNullable(THREAD_LOCAL.get());
     }
@@ -34,7 +41,12 @@ public record RequestContext(String requestId, byte[] payload) {
         return THREAD_LOCAL;
     }
 
-    static ScopedValue<RequestContext> scoped() {
-        return SCOPED;
+    @SuppressWarnings("unchecked")
+    static synchronized Jdk25Parts.ContextSlot<RequestContext> useScopedValue() {
+        if (scoped == null) {
+            scoped = Jdk25Parts.load("dev.vtlab.jdk25.ScopedSlot", Jdk25Parts.ContextSlot.class, "CONTEXT_MODE",
+                    "scopedvalue");
+        }
+        return scoped;
     }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 
 import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.app.system.LabSettings.ContextMode;
+import dev.vtlab.common.jdk25.Jdk25Parts;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -21,10 +22,13 @@ class RequestContextFilter extends OncePerRequestFilter {
 
     private final ContextMode mode;
     private final int kilobytes;
+    /** Loaded at start-up when CONTEXT_MODE=scopedvalue, so a JDK 21 service fails then, naming the variable. */
+    private final Jdk25Parts.ContextSlot<RequestContext> scoped;
 
     RequestContextFilter(LabSettings settings) {
         this.mode = settings.contextMode();
         this.kilobytes = settings.contextKb();
+        this.scoped = mode == ContextMode.SCOPEDVALUE ? RequestContext.useScopedValue() : null;
     }
 
     @Override
@@ -50,7 +54,7 @@ class RequestContextFilter extends OncePerRequestFilter {
             }
             case SCOPEDVALUE -> {
                 try {
-                    ScopedValue.where(RequestContext.scoped(), context).call(() -> {
+                    scoped.callWhere(context, () -> {
                         chain.doFilter(request, response);
                         return null;
                     });

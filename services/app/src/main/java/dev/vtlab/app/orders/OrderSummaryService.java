@@ -68,6 +68,11 @@ class OrderSummaryService {
                     yield downstream.fetch(id);
                 }
             }
+            case SYNCHRONIZED_PLATFORM_HTTP -> {
+                synchronized (stripes[(int) (id % STRIPES)]) {
+                    yield pinnedControl.fetchOnPlatformCompletions(id);
+                }
+            }
             case PINNED_CONTROL -> pinnedControl.fetchPinned(id);
         };
     }

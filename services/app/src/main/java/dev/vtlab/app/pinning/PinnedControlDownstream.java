@@ -6,6 +6,8 @@ import java.util.concurrent.Executors;
 
 import dev.vtlab.app.downstream.DownstreamClient;
 import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.app.system.LabSettings.PathMode;
+import dev.vtlab.common.jdk25.Jdk25Parts;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -31,6 +33,8 @@ public class PinnedControlDownstream implements DisposableBean {
     private final ExecutorService completions = Executors.newCachedThreadPool(
             Thread.ofPlatform().name("pinned-control-http-", 0).daemon().factory());
     private final DownstreamClient client;
+    /** Null unless PATH_MODE=pinned-control: the FFM class (module jdk25) is loaded only then. */
+    private final Jdk25Parts.UnderNativeFrame nativeFrame;
 
     PinnedControlDownstream(RestClient.Builder builder, HttpClientSettings httpSettings, LabSettings settings) {
         HttpClient http = HttpClient.newBuilder()
@@ -41,11 +45,23 @@ public class PinnedControlDownstream implements DisposableBean {
         JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
         factory.setReadTimeout(settings.downstreamReadTimeout());
         this.client = new DownstreamClient(builder, factory, httpSettings, settings);
+        this.nativeFrame = settings.pathMode() == PathMode.PINNED_CONTROL
+                ? Jdk25Parts.load("dev.vtlab.jdk25.NativeFrame", Jdk25Parts.UnderNativeFrame.class, "PATH_MODE",
+                        LabSettings.valueName(PathMode.PINNED_CONTROL))
+                : null;
+    }
+
+    /** The same call without the native frame: PATH_MODE=synchronized-platform-http makes it inside a monitor. */
+    public JsonNode fetchOnPlatformCompletions(long id) {
+        return client.fetch(id);
     }
 
     /** {@link DownstreamClient#fetch} inside a native frame: pins the calling virtual thread. */
     public JsonNode fetchPinned(long id) {
-        return NativeFrame.call(() -> client.fetch(id));
+        if (nativeFrame == null) {
+            throw new IllegalStateException("the native frame is loaded only with PATH_MODE=pinned-control");
+        }
+        return nativeFrame.call(() -> client.fetch(id));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.vtlab.app.runtime;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.PlatformManagedObject;
 import java.sql.SQLException;
 import java.time.Duration;
 
@@ -12,7 +13,6 @@ import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.common.runtime.ThreadInfo;
 import io.swagger.v3.oas.annotations.Operation;
-import jdk.management.VirtualThreadSchedulerMXBean;
 import org.apache.coyote.AbstractProtocol;
 import org.apache.coyote.ProtocolHandler;
 
@@ -97,9 +97,12 @@ class RuntimeInfoController {
 
     private static int schedulerParallelism() {
         try {
-            return ManagementFactory.getPlatformMXBean(VirtualThreadSchedulerMXBean.class).getParallelism();
+            // jdk.management.VirtualThreadSchedulerMXBean is JDK 24+: by name, so the app compiles and runs on 21.
+            Class<?> type = Class.forName("jdk.management.VirtualThreadSchedulerMXBean");
+            Object bean = ManagementFactory.getPlatformMXBean(type.asSubclass(PlatformManagedObject.class));
+            return (int) type.getMethod("getParallelism").invoke(bean);
         }
-        catch (RuntimeException | LinkageError ex) {
+        catch (ReflectiveOperationException | RuntimeException | LinkageError ex) {
             // Older JDK or a stripped runtime without jdk.management: fall back to the documented default.
             String configured = System.getProperty("jdk.virtualThreadScheduler.parallelism");
             return configured != null ? Integer.parseInt(configured) : Runtime.getRuntime().availableProcessors();

@@ -62,8 +62,17 @@ public record LabSettings(
     /** Where the downstream call is made: the JEP 491 pinning experiment and its positive control. */
     public enum PathMode {
         NORMAL,
-        /** Inside a monitor: pinned before JDK 24, not since JEP 491. */
+        /**
+         * Inside a monitor: pinned before JDK 24, not since JEP 491. On JDK 21 with the app's own client this
+         * deadlocks once every carrier is pinned: the response's completion needs a carrier too.
+         */
         SYNCHRONIZED,
+        /**
+         * Inside the same monitor, on the pinned control's client, whose completions run on platform threads:
+         * on JDK 21 each request pins its carrier for exactly one call (the carriers become the pool) without
+         * the deadlock, so the cost of monitor pinning itself can be measured.
+         */
+        SYNCHRONIZED_PLATFORM_HTTP,
         /** Under a native frame (an FFM upcall): still pins on JDK 25, so JFR must see it. */
         PINNED_CONTROL
     }

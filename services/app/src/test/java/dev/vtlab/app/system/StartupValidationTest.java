@@ -20,7 +20,7 @@ class StartupValidationTest {
             DB_POOL_MAX                   | lots        | DB_POOL_MAX must be an integer >= 1, got 'lots'
             HIKARI_MAX_POOL               | lots        | HIKARI_MAX_POOL must be an integer >= 1, got 'lots'
             CONN_MODE                     | sometimes   | CONN_MODE must be released or held, got 'sometimes'
-            PATH_MODE                     | locked      | PATH_MODE must be normal, synchronized or pinned-control, got 'locked'
+            PATH_MODE                     | locked      | PATH_MODE must be normal, synchronized, synchronized-platform-http or pinned-control, got 'locked'
             TOMCAT_MAX_THREADS            | -1          | TOMCAT_MAX_THREADS must be an integer >= 1, got '-1'
             OFFLOAD_EXECUTOR              | green       | OFFLOAD_EXECUTOR must be platform or virtual, got 'green'
             OFFLOAD_POOL                  | 0           | OFFLOAD_POOL must be an integer between 1 and 10000, got '0'

@@ -1,4 +1,4 @@
-package dev.vtlab.app.pinning;
+package dev.vtlab.jdk25;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -10,15 +10,18 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.function.Supplier;
 
+import dev.vtlab.common.jdk25.Jdk25Parts;
+
 /**
  * Runs a blocking action with a native frame on the stack: the pinning case JEP 491 did not remove.
  *
  * <p>The action runs inside an upcall from libc's {@code qsort}, which calls our comparator while
  * sorting two elements. A virtual thread that blocks there cannot unmount, so it pins its carrier and
  * JFR records {@code jdk.VirtualThreadPinned}. This is the rig's positive control: if the recording
- * shows no pinning on this path, the capture is broken, not the JDK fixed.
+ * shows no pinning on this path, the capture is broken, not the JDK fixed. FFM is final from JDK 22:
+ * this class lives in module jdk25 and is loaded by name (see {@link Jdk25Parts#load}).
  */
-public final class NativeFrame {
+public final class NativeFrame implements Jdk25Parts.UnderNativeFrame {
 
     private static final MethodHandle QSORT;
     private static final MemorySegment COMPARATOR;
@@ -44,10 +47,12 @@ public final class NativeFrame {
         }
     }
 
-    private NativeFrame() {
+    /** For {@link Jdk25Parts#load}: the state is static, one upcall stub per JVM. */
+    public NativeFrame() {
     }
 
-    public static <T> T call(Supplier<T> action) {
+    @Override
+    public <T> T call(Supplier<T> action) {
         Call<T> call = new Call<>(action);
         CURRENT.set(call);
         try (Arena arena = Arena.ofConfined()) {

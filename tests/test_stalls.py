@@ -1,0 +1,51 @@
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from vtlab import stalls
+from vtlab.settings import Java
+
+
+def watch(tmp_path, jcmd_dir: Path | None = None) -> stalls.Watch:
+    return stalls.Watch(ramp_s=5, java=Java(jcmd_dir or tmp_path / "nojdk"), pid=os.getpid(),
+                        dump=tmp_path / "threads" / "row.json")
+
+
+def test_a_low_rate_during_the_ramp_or_for_a_moment_is_no_stall(tmp_path):
+    w = watch(tmp_path)
+    for second in range(0, 5):
+        w.observe(second, 0.0)  # the ramp
+    for second in range(5, 30):
+        w.observe(second, 0.0 if second % 4 == 0 else 20.0)  # a pinned row that still completes carriers ÷ call
+    assert w.record(tmp_path) == {"stall": "", "thread_dump": ""}
+
+
+def test_users_waiting_while_nothing_completes_is_a_stall_said_once(tmp_path):
+    w = watch(tmp_path)
+    for second in range(0, 20):
+        w.observe(second, 300.0 if second < 8 else 0.2)
+    record = w.record(tmp_path)
+    assert record["stall"].startswith("stalled 8 s after k6 started: 0.2 req/s completed for 5 s")
+    assert "no thread dump (no jcmd in the service's runtime)" in record["stall"] and record["thread_dump"] == ""
+
+
+@pytest.mark.skipif(not Path("/usr/lib/jvm").exists(), reason="needs a JDK")
+def test_the_dump_is_json_from_jcmd_of_a_live_jvm(tmp_path):
+    from vtlab import prereqs
+    java = prereqs.find_jdk()
+    source = tmp_path / "Idle.java"
+    source.write_text("class Idle { public static void main(String[] a) throws Exception { Thread.sleep(60_000); } }")
+    proc = subprocess.Popen([str(java.java), str(source)])
+    try:
+        time.sleep(4)  # compiled and started: the attach listener answers
+        dump = tmp_path / "threads" / "idle.json"
+        assert stalls.take_dump(proc.pid, dump, [java.home / "bin" / "jcmd"]) == ""
+        threads = json.loads(dump.read_text())["threadDump"]
+        assert threads["threadContainers"]
+    finally:
+        proc.kill()
+        proc.wait()
