@@ -88,7 +88,10 @@ def test_overload_is_refused_requests_not_a_long_queue():
     queue = dict(thread_mode="platform", concurrency=1000, p99_ms=6000, hikari_active_max=50, hikari_pending_max=1,
                  hikari_pending_share=0.02, tomcat_connections_max=1000, throughput_rps=199)
     assert verdict(row(**queue)).bottleneck == "thread-pool"
-    assert verdict(row(**queue, pool_timeouts=3)).bottleneck == "overload"
+    assert verdict(row(**queue, pool_timeouts=40)).bottleneck == "overload"  # 40 borrows of 2,940 timed out
+    # the odd borrow at the tail of a queue that outlasted the pool's timeout is not a service shedding load
+    # (measured: 2 of ~1,500 at the held pool's wall, virtual threads, 100 users)
+    assert verdict(row(**queue, pool_timeouts=2)).bottleneck == "thread-pool"
     assert verdict(row(**queue, errors_by_status="503=40")).bottleneck == "overload"  # 40 of 2,940: 1.4%
     assert verdict(row(**queue, errors_by_status="503=20")).bottleneck == "thread-pool"  # 0.7%: below it
 

@@ -444,11 +444,13 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
 
 
 def refused(row: Mapping[str, object]) -> bool:
-    """Whether the service shed load: failed requests above the threshold, or borrows that timed out
-    (503) — not a long queue, which a saturated wall makes too without failing anyone."""
+    """Whether the service shed load: failed requests, borrows that timed out (503) or 503/504s above the
+    error threshold — not a long queue, which a saturated wall makes too without failing anyone, nor the
+    odd borrow of a queue's tail that outlasted the pool's timeout (2 of 1,500 at the held pool's wall)."""
     shed = sum(sample.parse_reasons(str(row.get("errors_by_status") or "")).get(status, 0) for status in ("503", "504"))
-    return (num(row, "error_rate", 0) > ERROR_THRESHOLD or num(row, "pool_timeouts", 0) > 0
-            or shed > ERROR_THRESHOLD * num(row, "http_reqs", 0))
+    requests = num(row, "http_reqs", 0)
+    return (num(row, "error_rate", 0) > ERROR_THRESHOLD or num(row, "pool_timeouts", 0) > ERROR_THRESHOLD * requests
+            or shed > ERROR_THRESHOLD * requests)
 
 
 def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
