@@ -41,11 +41,11 @@ class Rig:
     max_customer_id: int
     run_dir: Path
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
-    k6_dashboard: bool = True    # export k6's own web dashboard of each row
+    k6_dashboard: bool = False   # export k6's own web dashboard of each row (it costs k6 CPU: opt-in)
 
 
 def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
-        doctor: list[dict[str, str]] | None = None, k6_dashboard: bool = True) -> Outcome:
+        doctor: list[dict[str, str]] | None = None, k6_dashboard: bool = False) -> Outcome:
     """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path and how many rows failed."""
     java = prereqs.find_jdk()
     for jdk in sorted({row.jdk for row in plan.rows}):
@@ -76,7 +76,7 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
     done = results.done_keys(csv_path)
     meta = metadata.collect(java.java, k6_version, cores.describe_map(core_map))
     meta.update(plan=plan.describe(), rig=rig_constants.record(), started=_now(),
-                host_before_run=_watch_neighbours(rig).record(), doctor=doctor or [])
+                host_before_run=_watch_neighbours(rig).record(), doctor=doctor or [], k6_dashboard=k6_dashboard)
     results.write_metadata(run_dir, meta)
 
     todo = [row for row in plan.rows if dimensions.key(row) not in done]
