@@ -70,11 +70,19 @@ def test_chart_series_match_the_csv(rendered):
 
 
 def test_markdown_headline_and_explanation(rendered):
-    _, paths = rendered
+    run_dir, paths = rendered
     text = paths["markdown"].read_text()
-    # the headline's ratio at 1,000 users is the rows' own: 889.133 / 199 (no interval in this older CSV)
-    assert "| released, pool 50 | 1000 | 199.0 · p99 " in text and "| 4.47× | thread-pool / " in text
-    assert "Platform threads flatten at 199 req/s" in text and "Virtual threads reach 889 req/s" in text
+    with open(run_dir / "matrix.csv", newline="") as handle:
+        top = {r["thread_mode"]: r for r in csv.DictReader(handle)
+               if r["conn_mode"] == "released" and r["concurrency"] == "1000"}
+    platform, virtual = (float(top[m]["throughput_rps"]) for m in ("platform", "virtual"))
+    p_ci, v_ci = (float(top[m]["throughput_ci95_rps"]) for m in ("platform", "virtual"))
+    # the headline at 1,000 users: each mode's rate ± its own 95% interval, the ratio with the range both allow
+    assert f"| released, pool 50 | 1000 | {platform:.1f} ± {p_ci:.1f}" in text
+    assert (f"| {virtual / platform:.2f}× [{(virtual - v_ci) / (platform + p_ci):.2f}–"
+            f"{(virtual + v_ci) / (platform - p_ci):.2f}] | thread-pool / ") in text
+    assert f"Platform threads flatten at {platform:.0f} req/s" in text
+    assert f"Virtual threads reach {virtual:.0f} req/s (95% interval {virtual - v_ci:.0f}–{virtual + v_ci:.0f})" in text
     assert "moves to the pool" in text
 
 

@@ -45,13 +45,19 @@ def _overlays(kept) -> list[str]:
         load = (f"{first.row.target_rps}/s offered" if first.row.load_model == "open"
                 else f"{first.row.concurrency} users")
         title = f"{scenario_label(first.row)}, {load}: " + " vs ".join(modes)
-        by_mode = {mode: seconds.per_second for mode, (_, _, seconds) in modes.items()}
+        # aligned on the hold: a run's first row warms up longer, so its hold begins later than the others'
+        by_mode = {mode: _shifted(seconds.per_second, round(seconds.hold_start_s - first_seconds.hold_start_s))
+                   for mode, (_, _, seconds) in modes.items()}
         # each mode's k6 began its hold a little late by its own start-up; shaded: the first mode's phases
         figures.append(f"<figure id='overlay-{html.escape(dimensions.slug(first.row))}' class='timeline overlay'>"
                        + timeline.overlay_svg(by_mode, timeline.phases(first_row, first_seconds.hold_start_s), title)
                        + "<figcaption class='small'>The scenario's thread modes on the same axes (first repetition "
-                         "of each); hover for each second's values</figcaption></figure>")
+                         "of each), their holds aligned; hover for each second's values</figcaption></figure>")
     return figures
+
+
+def _shifted(per_second: list[dict[str, float]], by_s: int) -> list[dict[str, float]]:
+    return [{**second, "t_s": second["t_s"] - by_s} for second in per_second if second["t_s"] >= by_s]
 
 
 def _row_figure(run_dir: Path, row: Mapping[str, object], verdict: Verdict, seconds: timeline.Seconds) -> str:
