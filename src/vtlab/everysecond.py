@@ -7,7 +7,7 @@ import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vtlab import dimensions, timeline
+from vtlab import analyze, dimensions, timeline
 from vtlab.labels import row_label, scenario_label
 from vtlab.verdicts import Verdict
 
@@ -28,7 +28,7 @@ def section(run_dir: Path, rows: Sequence[Mapping[str, object]], verdicts: Seque
 
 
 def _planned_hold(row: Mapping[str, object]) -> float:
-    return sum(float(row.get(column) or 0) for column in ("ramp_s", "warmup_s"))  # type: ignore[arg-type]
+    return analyze.num(row, "ramp_s", 0) + analyze.num(row, "warmup_s", 0)
 
 
 def _overlays(kept) -> list[str]:
