@@ -23,6 +23,9 @@ BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-gene
 ERROR_THRESHOLD = 0.01
 # Conditions worth saying that do not make a row's numbers wrong: it is still valid.
 NOTES = ("offered-above-capacity",)
+# Flags of a user's service that say what it does not expose (its meters, its pool, its CPU behind --url): what
+# could not be measured, reported as such, never a reason to distrust what was.
+NOT_EXPOSED = "not-exposed:"
 SATURATED = 0.90                 # share of a tier's CPU allotment that counts as saturated
 UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
 SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
@@ -154,7 +157,18 @@ def queued(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> 
     users = in_flight(row)
     held_pool = num(row, "hikari_pool", math.inf) if row.get("conn_mode") == "held" else math.inf
     return (users > request_thread_cap(row, default_threads) or users > held_pool
-            or pool_was_the_queue(row, num(row, "hikari_pool")))
+            or pool_was_the_queue(row, pool_size(row)))
+
+
+def user_service(row: Mapping[str, object]) -> bool:
+    """A row of the user's own service: its pool and threads are what it reported, not what the row set."""
+    return workload(row) == "service"
+
+
+def pool_size(row: Mapping[str, object]) -> float:
+    """The connections the row's pool had: set by the row for vtlab's service, read from the meters for a user's
+    (NaN when it exposes none)."""
+    return num(row, "pool_max") if user_service(row) else num(row, "hikari_pool")
 
 
 def in_flight(row: Mapping[str, object]) -> float:
@@ -207,7 +221,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         row=dimensions.parse(row), measured=measured(row), service_time_ms=service_s * 1000,
         service_time_source=source, cpu_ms_per_req=cpu_ms, ceilings=ceilings, ceiling_rps=ceiling, limit=limit,
         attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
-        bottleneck=bottleneck(row, ctx, limit, flags), valid=not [flag for flag in flags if flag not in NOTES],
+        bottleneck=bottleneck(row, ctx, limit, flags),
+        valid=not [flag for flag in flags if flag not in NOTES and not flag.startswith(NOT_EXPOSED)],
         flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads))
 
 
@@ -227,6 +242,8 @@ def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
         service_s, source = num(row, "app_cpu_ms_per_req") / 1000, "app CPU per request"
     elif measured_s is not None and measured_s >= delay_s:
         service_s, source = measured_s, "p50 at lowest load"
+    elif user_service(row):
+        return math.nan, "not measured: every row queued or failed"  # nothing of its design to stand in
     else:
         service_s = max(delay_s + db_round_trip_s(row), measured_s or 0.0)
         source = "sleep" if kind == "sleep" else "stub delay" + (" + database latency" if db_round_trip_s(row) else "")
@@ -236,10 +253,20 @@ def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
 def _ceilings(row: Mapping[str, object], ctx: Context, service_s: float, source: str, cpu_ms: float,
               throughput: float) -> Ceilings:
     """Little's law per resource: how many requests each lets through per second at this service time."""
-    pool = num(row, "hikari_pool")
-    restated = []
+    pool = pool_size(row)
+    restated, missing = [], []
     if workload(row) in ("sleep", "cpu"):
         pool_rps = math.inf  # sleep and cpu never borrow a connection
+    elif math.isnan(pool):
+        pool_rps = math.nan
+        missing.append("pool: the service exposes no pool size (hikaricp_connections_max)")
+    elif user_service(row):
+        # no designed call to subtract: the pool's own time out per request where it keeps one (HikariCP), else
+        # the whole request's time, the longest a borrow can last
+        headroom = _pool_headroom_rps(row, throughput, pool)
+        pool_rps = headroom if headroom > 0 else pool / service_s
+        if headroom > 0:
+            restated.append("pool")
     else:
         held_s = (service_s if row.get("conn_mode") == "held"
                   else _released_hold_s(service_s, wait_s(row), db_round_trip_s(row)))
@@ -253,16 +280,24 @@ def _ceilings(row: Mapping[str, object], ctx: Context, service_s: float, source:
         restated.append("concurrency")  # users ÷ its own p50 is its own throughput by Little's law
     cores_there = ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)
     fixed_pct, marginal_ms = predicted_cpu_ms(row, ctx)
-    if math.isnan(marginal_ms):
+    if math.isnan(num(row, "app_cpu_pct")):
+        cpu_rps = math.nan
+        missing.append("cpu: the service's CPU was not measured (a --url service is not vtlab's process)")
+    elif math.isnan(marginal_ms):
         cpu_rps = cores_there / (cpu_ms / 1000) if cpu_ms > 0 else math.inf
         if cpu_ms > 0:
             restated.append("cpu")  # cores ÷ its own CPU per request: the utilisation law
     else:
         cpu_rps = max(cores_there * 100 - fixed_pct, 0.0) / (marginal_ms / 10)
+    threads = request_thread_cap(row, ctx.rig.tomcat_max_threads) / service_s
+    if math.isnan(service_s):
+        missing.append("concurrency, thread-pool: no row measured the service time (each queued or failed): add a "
+                       "lower --conc")
+    elif math.isnan(threads):
+        missing.append("thread-pool: the service exposes no Tomcat max threads (tomcat_threads_config_max_threads)")
     return Ceilings(
         concurrency=num(row, "target_rps") if open_model else num(row, "concurrency") / service_s,
-        threads=request_thread_cap(row, ctx.rig.tomcat_max_threads) / service_s,
-        pool=pool_rps, cpu=cpu_rps, restated=tuple(restated))
+        threads=threads, pool=pool_rps, cpu=cpu_rps, restated=tuple(restated), missing=tuple(missing))
 
 
 def _limit(ceilings: Ceilings) -> tuple[str, float]:
@@ -303,7 +338,9 @@ def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_
     if row.get("thread_mode") == "webflux":
         return math.inf  # an event loop never waits for a thread: it serves whatever is ready
     if row.get("thread_mode") == "platform":
-        caps.append(num(row, "tomcat_max_threads", default_threads))
+        # a user's service: the threads its Tomcat reported (NaN when it exposes none)
+        caps.append(num(row, "tomcat_threads_config") if user_service(row)
+                    else num(row, "tomcat_max_threads", default_threads))
     elif pins_every_request(row):
         # a pinned virtual thread keeps its carrier for the whole call: the carriers become the pool
         caps.append(num(row, "vt_parallelism", math.inf))
@@ -375,14 +412,19 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     if not math.isnan(hold):
         # Half the CPU readings and three quarters of the scrapes the hold (less k6's start) should hold.
         sampled_s = hold - ctx.rig.k6_start_slack_s
+        no_meters = user_service(row) and num(row, "meter_samples", 0) == 0
+        if no_meters:
+            flags.append(f"{NOT_EXPOSED}meters")
         if (num(row, "cpu_samples", 0) < 0.5 * sampled_s / ctx.rig.cpu_interval_s
-                or num(row, "meter_samples", 0) < 0.75 * sampled_s / ctx.rig.meter_interval_s):
+                or (num(row, "meter_samples", 0) < 0.75 * sampled_s / ctx.rig.meter_interval_s and not no_meters)):
             flags.append("missing-samples")
     if num(row, "foreign_cpu_pct", 0) > ctx.rig.foreign_cpu_flag_pct:
         flags.append("noisy-neighbour")  # other processes took CPU the tiers would have had
     for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
         if math.isnan(num(row, column)):
-            flags.append(f"missing-{column}")
+            # what a user's service does not expose is not measured, not broken: said, never guessed
+            exposed = not user_service(row) or column == "p99_ms"
+            flags.append(f"missing-{column}" if exposed else f"{NOT_EXPOSED}{column}")
     if not steady(row):
         flags.append("not-steady")
     if str(row.get("writes_ok", "")).lower() == "false":
@@ -420,7 +462,7 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
     """One name for what held the row back, decided from measurements, most decisive first."""
     if "generator-saturated" in flags or "dropped-iterations" in flags or "generator-interference" in flags:
         return "load-generator"
-    pool = num(row, "hikari_pool")
+    pool = pool_size(row)
     if refused(row):
         return "overload"
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100

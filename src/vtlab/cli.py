@@ -9,7 +9,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results, runtimes, shapes
+from vtlab import (cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results, runtimes, shapes,
+                   targetflags, userservice)
 from vtlab.settings import RESULTS
 
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
@@ -160,13 +161,15 @@ def _add_run(sub) -> None:
     run.add_argument("--k6-dashboard", action="store_true",
                      help="export k6's own web dashboard of each row, linked from the report (off by default: it costs "
                           "k6 about 12%% more CPU per request; see README)")
+    targetflags.add(run, bounded_int(1, 65_535, "a TCP port"))
     run.set_defaults(func=cmd_run)
 
 
 def _add_plan_flags(command: argparse.ArgumentParser) -> None:
     presets = plan.profiles()
-    command.add_argument("--profile", choices=list(presets), default="quick",
-                         help="preset matrix: " + "; ".join(f"{n}: {p.summary}" for n, p in presets.items()))
+    command.add_argument("--profile", choices=list(presets),
+                         help="preset matrix (default quick; service with --service or --url): "
+                              + "; ".join(f"{n}: {p.summary}" for n, p in presets.items()))
     for flag, dest, parse, words in PLAN_FLAGS:
         command.add_argument(flag, dest=dest, type=parse, help=words)
 
@@ -223,11 +226,15 @@ def _add_test(sub) -> None:
 
 # --- subcommands -------------------------------------------------------------------------------
 
-def _plan(args: argparse.Namespace) -> plan.Plan:
-    """The plan the profile and flags describe; ValueError names a flag combination that cannot run."""
+def _plan(args: argparse.Namespace, own_service: bool = True) -> plan.Plan:
+    """The plan the profile and flags describe; ValueError names a flag combination that cannot run. For a user's
+    service (not `own_service`) every row calls it: the service workload, whatever the profile's."""
     given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
+    if not own_service:
+        given["workloads"] = (plan.SERVICE_WORKLOAD,)
     home = given.get("java_home")
-    return plan.build(args.profile, plan.Overrides(**given, java_home_jdk=runtimes.major(Path(home)) if home else None))
+    profile = args.profile or ("quick" if own_service else "service")
+    return plan.build(profile, plan.Overrides(**given, java_home_jdk=runtimes.major(Path(home)) if home else None))
 
 
 def _examine(the_plan: plan.Plan) -> list[doctor.Finding]:
@@ -253,7 +260,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from vtlab import matrix
 
     try:
-        the_plan = _plan(args)
+        target = targetflags.target(args)
+        the_plan = _plan(args, own_service=target is None)
     except ValueError as err:
         return usage_error(str(err))
     run_dir = args.out
@@ -272,6 +280,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if problem:
         return usage_error(f"--out: {problem}; give a writable folder")
     mapping = args.cpus or cores.automatic(cores.available())
+    if target is not None and not args.dry_run:
+        problem = _target_problem(target)
+        if problem:
+            return usage_error(problem)
 
     minutes = (len(the_plan.rows) * plan.estimated_row_s(the_plan) + matrix.FIRST_ROW_EXTRA_WARMUP_S) / 60
     print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, ~{minutes:.0f} min; stub delay "
@@ -286,7 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)
     procs.install_signal_handlers()
     try:
-        outcome = matrix.run(the_plan, run_dir, args.keep, mapping, doctor.record(findings), args.k6_dashboard)
+        outcome = matrix.run(the_plan, run_dir, args.keep, mapping, doctor.record(findings), args.k6_dashboard, target)
     finally:
         procs.stop_all()
     _report_and_headline(outcome.csv.parent, [])
@@ -295,6 +307,23 @@ def cmd_run(args: argparse.Namespace) -> int:
               "--resume measures them again", file=sys.stderr)
         return 1
     return 0
+
+
+def _target_problem(target: userservice.Target) -> str | None:
+    """What stops a run on the user's service before anything starts: a script k6 cannot run (a usage error,
+    returned), an unreachable --url or a taken --port (the environment: userservice.TargetError, exit 3)."""
+    from vtlab import build
+
+    if target.url:
+        userservice.check_reachable(target.url)
+    if target.port and procs.port_in_use(target.port):
+        raise userservice.TargetError(f"--port {target.port}: the port is taken on 127.0.0.1 by another process; "
+                                      "free it or leave --port out (vtlab picks a free one)")
+    try:
+        targetflags.check_script(build.build_k6(), target.call)
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def _report_and_headline(run_dir: Path, others: list[Path]) -> int:
@@ -409,6 +438,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except prereqs.MissingPrerequisite as err:
         print(f"vtlab: missing prerequisite: {err}", file=sys.stderr)
+        return 3
+    except userservice.TargetError as err:
+        print(f"\nvtlab: {err}", file=sys.stderr)
         return 3
     except subprocess.CalledProcessError as err:
         print(f"vtlab: command failed ({err.returncode}): {' '.join(map(str, err.cmd))}", file=sys.stderr)

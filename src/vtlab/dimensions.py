@@ -50,6 +50,11 @@ def _open(row: Any) -> bool:
     return row.load_model == "open"
 
 
+def _own_service(row: Any) -> bool:
+    """A row of vtlab's own service, whose pool, paths and downstream the row sets (not a user's service)."""
+    return row.workload != "service"
+
+
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("thread_mode", str, "", lambda r: r.thread_mode, lambda r: r.thread_mode,
               plain=("platform", "virtual")),
@@ -59,16 +64,21 @@ DIMENSIONS: tuple[Dimension, ...] = (
               lambda r: f"c{r.concurrency}"),
     Dimension("target_rps", int, 0, _when(_open, lambda r: f"{r.target_rps} req/s"),
               _when(_open, lambda r: f"r{r.target_rps}")),
-    Dimension("conn_mode", str, "released", lambda r: r.conn_mode, lambda r: r.conn_mode, per_request=True),
-    Dimension("path_mode", str, "normal", lambda r: r.path_mode, lambda r: r.path_mode, per_request=True),
-    Dimension("hikari_pool", int, 0, lambda r: f"pool {r.hikari_pool}", lambda r: f"pool{r.hikari_pool}"),
+    Dimension("conn_mode", str, "released", _when(_own_service, lambda r: r.conn_mode),
+              _when(_own_service, lambda r: r.conn_mode), per_request=True),
+    Dimension("path_mode", str, "normal", _when(_own_service, lambda r: r.path_mode),
+              _when(_own_service, lambda r: r.path_mode), per_request=True),
+    Dimension("hikari_pool", int, 0, _when(_own_service, lambda r: f"pool {r.hikari_pool}"),
+              _when(_own_service, lambda r: f"pool{r.hikari_pool}")),
     Dimension("pool_impl", str, "hikari", _when(lambda r: r.pool_impl != "hikari", lambda r: r.pool_impl),
               _when(lambda r: r.pool_impl != "hikari", lambda r: r.pool_impl), plain=("hikari",), per_request=True),
     Dimension("tomcat_max_threads", int, _TOMCAT_DEFAULT,
               _when(lambda r: r.tomcat_max_threads not in (_TOMCAT_DEFAULT, 0),
                     lambda r: f"tomcat {r.tomcat_max_threads}"),
-              lambda r: f"t{r.tomcat_max_threads}"),
-    Dimension("stub_delay_ms", int, 0, lambda r: f"downstream {r.stub_delay_ms} ms", lambda r: f"d{r.stub_delay_ms}"),
+              _when(_own_service, lambda r: f"t{r.tomcat_max_threads}")),
+    Dimension("stub_delay_ms", int, 0, _when(lambda r: _own_service(r) or r.stub_delay_ms,
+                                             lambda r: f"downstream {r.stub_delay_ms} ms"),
+              _when(lambda r: _own_service(r) or r.stub_delay_ms, lambda r: f"d{r.stub_delay_ms}")),
     Dimension("sleep_ms", int, 0, _when(lambda r: r.sleep_ms, lambda r: f"sleep {r.sleep_ms} ms"),
               _when(lambda r: r.sleep_ms, lambda r: f"s{r.sleep_ms}")),
     Dimension("cpu_work", int, 0, _when(lambda r: r.cpu_work, lambda r: f"cpu {r.cpu_work} rounds"),

@@ -74,6 +74,8 @@ def _service_meters(hold: Hold) -> dict[str, object]:
             "hikari_pending_share": sample.share_positive(meters, "hikari_pending", start, end),
             "jvm_threads_max": sample.maximum(meters, "jvm_threads", start, end),
             "tomcat_connections_max": sample.maximum(meters, "tomcat_connections", start, end),
+            "pool_max": sample.maximum(meters, "pool_max", start, end),
+            "tomcat_threads_config": sample.maximum(meters, "tomcat_threads_config", start, end),
             "gc_pauses": sample.increase(meters, "gc_pauses", start, end),
             "gc_pause_ms": sample.increase(meters, "gc_pause_s", start, end) * 1000,
             "heap_used_mb_max": sample.maximum(meters, "heap_used_bytes", start, end) / 2**20,

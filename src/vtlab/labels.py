@@ -23,13 +23,15 @@ def row_label(row: Any, threads: int = TOMCAT_THREADS) -> str:
 
 def mode_label(row: Any, default_threads: int = TOMCAT_THREADS) -> str:
     """'platform' with Tomcat's default pool, 'platform (2 threads)' with another size, 'virtual'."""
-    if row.thread_mode == "platform" and row.tomcat_max_threads != default_threads:
+    if row.thread_mode == "platform" and row.tomcat_max_threads not in (default_threads, 0):  # 0: a user's service
         return f"platform ({row.tomcat_max_threads} threads)"
     return str(row.thread_mode)
 
 
 def scenario_label(row: Any) -> str:
     kind = row.workload
+    if kind == "service":
+        return "your service" + (f", downstream {fmt(row.stub_delay_ms)} ms" if row.stub_delay_ms else "")
     if kind == "sleep":
         return f"sleep {fmt(row.sleep_ms)} ms"
     if kind == "cpu":

@@ -36,6 +36,8 @@ class LoadSpec:
     cpu_work: int = 0
     max_customer_id: int = 1
     shape: shapes.Shape = shapes.Shape()
+    script: Path = SCRIPT                       # a user's service: the entry script around theirs (userservice.Call)
+    script_env: tuple[tuple[str, str], ...] = ()  # what that script reads besides the rig's phases
 
     @property
     def duration_s(self) -> int:
@@ -89,12 +91,10 @@ def vus_for(spec_model: str, concurrency: int, rate: int) -> int:
     return concurrency
 
 
-def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
-          dashboard: Path | None = None):
-    """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
-    web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1)."""
+def env_for(spec: LoadSpec, summary: Path) -> dict[str, str]:
+    """What the load scripts read: the rig's phases and model (phases.js), the workload, the user's settings."""
     before, hold = spec.stages()
-    env = {
+    return {
         **os.environ,
         "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
         "RAMP_S": str(spec.ramp_s), "WARMUP_S": str(spec.warmup_s), "HOLD_S": str(spec.hold_s),
@@ -102,15 +102,23 @@ def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | N
         "WORKLOAD": spec.workload, "SLEEP_MS": str(spec.sleep_ms), "CPU_WORK": str(spec.cpu_work),
         "MAX_CUSTOMER_ID": str(spec.max_customer_id),
         "WARMUP_STAGES": json.dumps(before), "HOLD_STAGES": json.dumps(hold),
-        "SUMMARY": str(summary), "K6_NO_USAGE_REPORT": "true",
+        "SUMMARY": str(summary), "K6_NO_USAGE_REPORT": "true", **dict(spec.script_env),
     }
+
+
+def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
+          dashboard: Path | None = None):
+    """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
+    web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1)."""
+    env = env_for(spec, summary)
     if dashboard is not None:
         # a point per second, like vtlab's own series (k6's default of 10 s skips a short row's report)
         env.update({"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1", "K6_WEB_DASHBOARD_PERIOD": "1s",
                     "K6_WEB_DASHBOARD_EXPORT": str(dashboard)})
     argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", "--out", f"vtlab={series}",
-            str(SCRIPT)]
+            str(spec.script)]
     return procs.spawn(argv, env=env, log=log, cpus=cpus)
+
 
 
 def read_summary(summary: Path, exit_code: int) -> LoadResult:

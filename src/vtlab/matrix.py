@@ -10,7 +10,7 @@ from pathlib import Path
 
 from vtlab import (build, cores, dimensions, holdstats, liveness, load, metadata, neighbours, netdelay, ownership,
                    postgres, prereqs, procs, results, runtimes, sample, series, services, shapestats, stalls,
-                   writecheck)
+                   userservice, writecheck)
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.progress import Progress
@@ -25,6 +25,8 @@ FIRST_ROW_EXTRA_WARMUP_S = 30
 MAX_CONSECUTIVE_FAILURES = 3
 # The tiers as failed rows and the report name them.
 SERVICE, STUB, DATABASE, PROXY, LOAD = "service", "stub", "PostgreSQL", "latency proxy", "load generator (k6)"
+# The database a user's service gets in vtlab's PostgreSQL (--db), made afresh for every row.
+SERVICE_DATABASE = "service"
 
 
 @dataclass
@@ -33,8 +35,8 @@ class Rig:
     java: Java
     k6: Path
     k6_version: str
-    pg: postgres.Postgres
-    stub: services.Tier
+    pg: postgres.Postgres | None   # None: a user's service that needs no database of vtlab's
+    stub: services.Tier | None     # None: a user's service that calls no stub
     stub_settings: tuple[int, int]  # delay and jitter (ms): what a restarted stub needs
     core_map: dict[str, set[int]]
     max_order_id: int
@@ -42,41 +44,27 @@ class Rig:
     run_dir: Path
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
     k6_dashboard: bool = False   # export k6's own web dashboard of each row (it costs k6 CPU: opt-in)
+    target: userservice.Target | None = None  # the user's service instead of vtlab's own
 
 
 def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
-        doctor: list[dict[str, str]] | None = None, k6_dashboard: bool = False) -> Outcome:
+        doctor: list[dict[str, str]] | None = None, k6_dashboard: bool = False,
+        target: userservice.Target | None = None) -> Outcome:
     """Measure every row of `plan` not yet in run_dir's CSV; returns the CSV path and how many rows failed."""
     java = prereqs.find_jdk()
     for jdk in sorted({row.jdk for row in plan.rows}):
         runtimes.java_for(jdk, plan.java_homes)  # installs vtlab's JDK 21 before any tier starts
-    pg = postgres.main_instance()
-    # A server the user started (`vtlab db start`) stays up; one we start, we stop.
-    if not (pg.initialised and pg.running()) and not keep:
-        procs.on_cleanup(pg.stop)
-    build.setup(pg, pg_cpus=core_map["pg"])
-    if keep:
-        ownership.release(pg.postmaster_pid())  # the user's now, like one `vtlab db start` started
-    k6 = build.build_k6()
-    k6_version = load.k6_version(k6)
     run_dir.mkdir(parents=True, exist_ok=True)
-    logs = run_dir / "logs"
-    stub_settings = (plan.stub_delay_ms, plan.stub_jitter_ms)
-    stub = _start_stub(java, stub_settings, run_dir, core_map, keep)
-    if keep:
-        print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
-    rig = Rig(java, k6, k6_version, pg, stub, stub_settings, core_map, pg.max_seeded_order_id(),
-              pg.max_customer_id(), run_dir, k6_dashboard=k6_dashboard)
-    if any(_delayed(row) for row in plan.rows):
-        # Shares the cores with the tiers it sits between; its CPU is sampled as its own tier.
-        rig.toxiproxy = netdelay.start(build.build_toxiproxy(), logs / "toxiproxy.log", core_map["stub"])
-
+    rig = _own_rig(java, plan, run_dir, keep, core_map, k6_dashboard) if target is None \
+        else _user_rig(java, plan, run_dir, core_map, k6_dashboard, target)
     csv_path = run_dir / results.CSV_NAME
     writer = results.CsvWriter(csv_path)
     done = results.done_keys(csv_path)
-    meta = metadata.collect(java.java, k6_version, cores.describe_map(core_map))
+    meta = metadata.collect(java.java, rig.k6_version, cores.describe_map(core_map))
     meta.update(plan=plan.describe(), rig=rig_constants.record(), started=_now(),
                 host_before_run=_watch_neighbours(rig).record(), doctor=doctor or [], k6_dashboard=k6_dashboard)
+    if target is not None:
+        meta["target"] = target.describe()
     results.write_metadata(run_dir, meta)
 
     todo = [row for row in plan.rows if dimensions.key(row) not in done]
@@ -87,7 +75,8 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
     for index, row in enumerate(todo):
         progress.begin(index, row)
         try:
-            values, runtime_info = measure_row(rig, plan, row, progress, warmup_for(plan, index))
+            measure = measure_row if target is None else measure_user_row
+            values, runtime_info = measure(rig, plan, row, progress, warmup_for(plan, index))
         except procs.TierDied as died:
             writer.append(failed_row(row, died))
             progress.failed(died)
@@ -108,6 +97,49 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
     return Outcome(csv_path, failed)
 
 
+def _own_rig(java: Java, plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
+             k6_dashboard: bool) -> Rig:
+    """vtlab's own service's tiers: the seeded PostgreSQL, the stub and, when a row adds latency, Toxiproxy."""
+    pg = postgres.main_instance()
+    # A server the user started (`vtlab db start`) stays up; one we start, we stop.
+    if not (pg.initialised and pg.running()) and not keep:
+        procs.on_cleanup(pg.stop)
+    build.setup(pg, pg_cpus=core_map["pg"])
+    if keep:
+        ownership.release(pg.postmaster_pid())  # the user's now, like one `vtlab db start` started
+    k6 = build.build_k6()
+    k6_version = load.k6_version(k6)
+    logs = run_dir / "logs"
+    stub_settings = (plan.stub_delay_ms, plan.stub_jitter_ms)
+    stub = _start_stub(java, stub_settings, run_dir, core_map, keep)
+    if keep:
+        print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
+    rig = Rig(java, k6, k6_version, pg, stub, stub_settings, core_map, pg.max_seeded_order_id(),
+              pg.max_customer_id(), run_dir, k6_dashboard=k6_dashboard)
+    if any(_delayed(row) for row in plan.rows):
+        # Shares the cores with the tiers it sits between; its CPU is sampled as its own tier.
+        rig.toxiproxy = netdelay.start(build.build_toxiproxy(), logs / "toxiproxy.log", core_map["stub"])
+    return rig
+
+
+def _user_rig(java: Java, plan: Plan, run_dir: Path, core_map: dict[str, set[int]], k6_dashboard: bool,
+              target: userservice.Target) -> Rig:
+    """A user's service's tiers: PostgreSQL only when it asks for vtlab's database (no seed: the service owns
+    its schema), the stub only when its settings name {stub_url}."""
+    pg = None
+    if target.db == "vtlab":
+        pg = postgres.main_instance()
+        if pg.start(core_map["pg"]):
+            procs.on_cleanup(pg.stop)
+    k6 = build.build_k6()
+    if target.uses_stub:
+        build.build_jars()
+    stub = _start_stub(java, (plan.stub_delay_ms, plan.stub_jitter_ms), run_dir, core_map, False) \
+        if target.uses_stub else None
+    return Rig(java, k6, load.k6_version(k6), pg, stub, (plan.stub_delay_ms, plan.stub_jitter_ms), core_map, 0, 0,
+               run_dir, k6_dashboard=k6_dashboard, target=target)
+
+
 @dataclass(frozen=True)
 class Outcome:
     csv: Path
@@ -116,7 +148,8 @@ class Outcome:
 
 def _watch_neighbours(rig: Rig) -> neighbours.HostLoad:
     """Warn, before the first row, when other processes already use the machine the rows will measure on."""
-    host = neighbours.watch({pid for pid in (rig.pg.postmaster_pid(), rig.stub.pid) if pid})
+    host = neighbours.watch({pid for pid in (rig.pg.postmaster_pid() if rig.pg else None,
+                                             rig.stub.pid if rig.stub else None) if pid})
     if host.busy_pct > rig_constants.CURRENT.foreign_cpu_flag_pct:
         print(f"vtlab: warning: before the run, other processes kept {host.busy_pct:.0f}% of this machine busy "
               f"({host.describe()}); rows measured beside them are flagged (foreign_cpu_pct)", file=sys.stderr)
@@ -132,12 +165,12 @@ def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
 def _revive(rig: Rig, tier: str, keep: bool) -> None:
     """Fresh tiers for the next row: the service is fresh every row anyway; a dead stub, proxy or database
     is started again, or the run stops saying why."""
-    if tier == STUB and rig.stub.proc.poll() is not None:
+    if tier == STUB and rig.stub is not None and rig.stub.proc.poll() is not None:
         rig.stub = _start_stub(rig.java, rig.stub_settings, rig.run_dir, rig.core_map, keep)
     elif tier == PROXY and rig.toxiproxy is not None and rig.toxiproxy.proc.poll() is not None:
         rig.toxiproxy = netdelay.start(build.build_toxiproxy(), rig.run_dir / "logs" / "toxiproxy.log",
                                        rig.core_map["stub"])
-    elif tier == DATABASE and not rig.pg.running():
+    elif tier == DATABASE and rig.pg is not None and not rig.pg.running():
         try:
             rig.pg.start(rig.core_map["pg"])
         except RuntimeError as err:
@@ -206,16 +239,12 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
             problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
         if problems:
             raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
-        shape = plan.shape(row)
-        # an open-model spike needs users for its peak rate, not only for the base one
-        users = round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
-            else row.concurrency
-        spec = load.LoadSpec(app.base_url, row.load_model, users, row.target_rps, plan.ramp_s, warmup_s,
+        spec = load.LoadSpec(app.base_url, row.load_model, _users(plan, row), row.target_rps, plan.ramp_s, warmup_s,
                              plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload, row.sleep_ms,
-                             row.cpu_work, rig.max_customer_id, shape)
+                             row.cpu_work, rig.max_customer_id, plan.shape(row))
         watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                              fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
-        drive = _drive(rig, app, spec, slug, progress, watch)
+        drive = _drive(rig, app, spec, slug, progress, watch, app.management_url + "/actuator/prometheus")
     finally:
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
@@ -224,6 +253,77 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
     values.update(_shape_figures(spec, drive))
     values.update(_write_check(rig.pg, row, drive.measured))
     return values, info
+
+
+def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: int
+                     ) -> tuple[dict[str, object], dict]:
+    """One row of the user's service: a fresh JVM of their jar in the row's thread mode (or the service at
+    --url as it runs), a preflight that must succeed — and, for a jar, proves the mode took — then the same load,
+    samplers and JFR read-back as a row of vtlab's own service."""
+    target = rig.target
+    assert target is not None
+    slug = dimensions.slug(row)
+    folder = rig.run_dir / "k6" / slug
+    jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
+    jfr.parent.mkdir(parents=True, exist_ok=True)
+    jfr.unlink(missing_ok=True)
+    java = runtimes.java_for(row.jdk, plan.java_homes)
+    virtual = row.thread_mode == "virtual"
+    if target.started_by_vtlab:
+        app = userservice.start(target, java, virtual, _service_database(rig, target),
+                                rig.stub.base_url if rig.stub else None, rig.run_dir / "logs" / f"app-{slug}.log", jfr,
+                                rig.core_map["app"])
+    else:
+        app = userservice.attach(target)
+    forget = procs.on_cleanup(app.stop)
+    try:
+        spec = load.LoadSpec(app.base_url, row.load_model, _users(plan, row), row.target_rps, plan.ramp_s, warmup_s,
+                             plan.hold_s, 1, plan.cooldown_s, row.workload, shape=plan.shape(row),
+                             script=target.call.entry_script(rig.run_dir / "k6"),
+                             script_env=tuple(target.call.k6_env().items()))
+
+        def first_request() -> None:
+            if target.call.script:
+                userservice.script_preflight(rig.k6, spec, folder)
+            else:
+                userservice.preflight(app, target.call)
+
+        if app.pid is not None:
+            userservice.thread_mode_check(java, app.pid, virtual, first_request, folder)
+        else:
+            first_request()
+        metrics = userservice.metrics_url(app, target)
+        # the stall watch reads the service's request counter: without meters it would see a stall in every row
+        watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
+                             fallback_jcmd=[rig.java.home / "bin" / "jcmd"]) if app.pid and metrics else None
+        drive = _drive(rig, app, spec, slug, progress, watch, metrics)
+    finally:
+        app.stop()  # SIGTERM: JFR writes the recording on exit
+        forget()
+    info = userservice.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
+    pinned = sample.pinned_by_reason(rig.java.jfr, jfr) if target.started_by_vtlab else None
+    values = _row(row, plan, spec, drive, info, rig, pinned)
+    values.update(_shape_figures(spec, drive))
+    values.update(_write_check(rig.pg, row, drive.measured))
+    return values, info
+
+
+def _users(plan: Plan, row: Row) -> int:
+    """k6's users for a row: an open-model spike needs users for its peak rate, not only for the base one."""
+    shape = plan.shape(row)
+    return round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
+        else row.concurrency
+
+
+def _service_database(rig: Rig, target: userservice.Target) -> dict[str, str]:
+    """Spring's datasource settings for the user's service: a fresh database of vtlab's PostgreSQL for each row
+    (the same empty start every row), or the user's --db-url; nothing without either."""
+    if target.db == "vtlab":
+        assert rig.pg is not None
+        credentials = rig.pg.fresh_database(SERVICE_DATABASE)
+        return {"SPRING_DATASOURCE_URL": credentials.jdbc_url, "SPRING_DATASOURCE_USERNAME": credentials.user,
+                "SPRING_DATASOURCE_PASSWORD": credentials.password}
+    return {"SPRING_DATASOURCE_URL": target.db_url} if target.db == "url" and target.db_url else {}
 
 
 def app_config(row: Row) -> services.AppConfig:
@@ -236,7 +336,7 @@ def app_config(row: Row) -> services.AppConfig:
 
 
 def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Progress,
-           watch: stalls.Watch) -> Drive:
+           watch: stalls.Watch | None, metrics_url: str | None) -> Drive:
     """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time."""
     log = rig.run_dir / "logs" / f"k6-{slug}.log"
     summary = rig.run_dir / "k6" / f"{slug}.json"
@@ -250,11 +350,13 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     k6_proc = load.start(rig.k6, spec, summary, log, rig.core_map["load"], k6_series,
                          summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None)
     started = time.monotonic()
-    pids = {"app": app.pid, "pg": rig.pg.postmaster_pid(), "stub": rig.stub.pid, "load": k6_proc.pid,
+    pids = {"app": app.pid, "pg": rig.pg.postmaster_pid() if rig.pg else None,
+            "stub": rig.stub.pid if rig.stub else None, "load": k6_proc.pid,
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
     cpu = sample.Sampler(constants.cpu_interval_s, sample.cpu_reader(lambda: pids))
+    # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
     meters = sample.Sampler(constants.meter_interval_s,
-                            sample.meters_reader(app.management_url + "/actuator/prometheus"))
+                            sample.meters_reader(metrics_url) if metrics_url else lambda: None)
     probes = _probes(rig, app)
     cpu.start()
     meters.start()
@@ -262,9 +364,10 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
         while k6_proc.poll() is None:
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
             progress.tick(started, sample.rate(meters.series, "requests_total"))
-            # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
-            watch.observe(time.monotonic() - started, sample.recent_rate(meters.series, "requests_total",
-                                                                          time.monotonic()))
+            if watch is not None:
+                # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
+                watch.observe(time.monotonic() - started, sample.recent_rate(meters.series, "requests_total",
+                                                                              time.monotonic()))
             if time.monotonic() - started > spec.duration_s + 120:
                 raise RuntimeError(f"k6 did not finish in time; see {log}")
             time.sleep(1)
@@ -285,13 +388,19 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     measured = series.load_result(requests, k6_proc.returncode, acknowledged_writes=summary_result.acknowledged_writes)
     hold_start = series.hold_start_s(requests, spec.hold_start_s)
     return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + constants.k6_start_slack_s,
-                 hold_start + spec.hold_s, requests, watch.record(rig.run_dir))
+                 hold_start + spec.hold_s, requests,
+                 watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""})
 
 
 def _probes(rig: Rig, app: services.Tier) -> list[liveness.Probe]:
     """Every tier the row's numbers depend on, the database included."""
-    probes = [liveness.child(SERVICE, app.proc, app.log), liveness.child(STUB, rig.stub.proc, rig.stub.log),
-              liveness.daemon(DATABASE, rig.pg.postmaster_pid, rig.pg.log)]
+    probes = []
+    if app.proc is not None:
+        probes.append(liveness.child(SERVICE, app.proc, app.log))
+    if rig.stub is not None:
+        probes.append(liveness.child(STUB, rig.stub.proc, rig.stub.log))
+    if rig.pg is not None:
+        probes.append(liveness.daemon(DATABASE, rig.pg.postmaster_pid, rig.pg.log))
     if rig.toxiproxy is not None:
         probes.append(liveness.child(PROXY, rig.toxiproxy.proc, rig.toxiproxy.log))
     return probes

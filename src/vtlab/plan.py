@@ -35,6 +35,9 @@ FANOUTS = ("sequential", "structured")        # fanout workload: StructuredTaskS
 POOL_IMPLS = ("hikari", "agroal")             # the JDBC pool of the blocking service
 CONTEXTS = ("none", "threadlocal", "scopedvalue")  # how a per-request context is carried
 DEFAULT_WORKLOAD = "order-summary"
+# The user's own service (--service JAR or --url): whatever its --endpoint or --script calls. Not a --workload:
+# a target sets it, and it clears every dimension of vtlab's own service (pools, paths, Tomcat threads).
+SERVICE_WORKLOAD = "service"
 JDKS = (21, 25)                               # the service's runtimes vtlab installs (vtlab.runtimes)
 # What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
 # service refuses to load them; the plan refuses such rows first, naming the flags. (flag, value, why)
@@ -208,6 +211,12 @@ PRESETS: dict[str, Profile] = {
         # the CPU left well short of saturation so GC differences are not CPU queueing.
         blocks=(Block(("released",), (50,), (), scaled=(1000,), modes=("virtual",), contexts=CONTEXTS),),
         ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=2000, context_kb=64),
+    "service": Profile(
+        name="service",
+        summary="your own service (--service JAR or --url): both modes at 10, 100 and 400 users; the 10-user row "
+                "measures its service time",
+        blocks=(Block(("released",), (0,), (10,), scaled=(100, 400), workloads=(SERVICE_WORKLOAD,)),),
+        ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=0, tomcat_max_threads=0),
     "spike": Profile(
         name="spike",
         summary="a sudden step from 200 to 600 users for 10 s and back, both modes: p99 before and during, "
@@ -414,6 +423,11 @@ def _shape(row: Row, setting: dict) -> Row | None:
     workload = row.workload
     if row.thread_mode == "webflux" and workload != DEFAULT_WORKLOAD:
         return None  # the reactive twin serves the order-summary workload only
+    if workload == SERVICE_WORKLOAD:
+        # the user's service: vtlab sets none of its own service's parts, so none of them tells rows apart
+        return Row(thread_mode=row.thread_mode, workload=workload, load_model=row.load_model,
+                   concurrency=row.concurrency, target_rps=row.target_rps, hikari_pool=0, tomcat_max_threads=0,
+                   stub_delay_ms=row.stub_delay_ms, shape=row.shape, jdk=row.jdk, rep=row.rep)
     changes: dict[str, object] = {
         "sleep_ms": row.sleep_ms if workload == "sleep" else 0,
         "cpu_work": row.cpu_work if workload == "cpu" else 0,

@@ -161,6 +161,25 @@ class Postgres:
         """Back to the seeded data set, so every row reads the same 1M orders."""
         self.query(f"DELETE FROM orders WHERE id >= {WRITTEN_ID_START}")
 
+    def fresh_database(self, name: str) -> Credentials:
+        """An empty database `name` owned by a role of the same name (made once, its generated password kept 0600
+        beside the cluster's): dropped and made again on every call, so each row starts from the same nothing."""
+        password_file = self.data_dir / f"{name}-password"
+        if not password_file.exists():
+            password_file.write_text(secrets.token_urlsafe(24) + "\n")
+            password_file.chmod(0o600)
+        password = password_file.read_text().strip()
+        self._admin(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{name}') THEN "
+                    f"CREATE ROLE {name} LOGIN; END IF; END $$")
+        self._admin(f"ALTER ROLE {name} PASSWORD '{password}'")  # scram-sha-256: password_encryption
+        self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self._admin(f"CREATE DATABASE {name} OWNER {name}")
+        return Credentials(HOST, self.port, name, password, name)
+
+    def _admin(self, sql: str) -> None:
+        subprocess.run([*self._psql_argv("postgres"), "-v", "ON_ERROR_STOP=1", "-qc", sql], env=self._psql_env(),
+                       capture_output=True, text=True, check=True)
+
     def query(self, sql: str) -> str:
         result = subprocess.run([*self._psql_argv(), "-tAc", sql], env=self._psql_env(),
                                 capture_output=True, text=True, check=True)

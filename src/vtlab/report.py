@@ -149,7 +149,7 @@ def _headline_groups(aggregates: Sequence[Aggregate], threads: int) -> dict[tupl
         row = line.row
         load = f"{row.target_rps}/s" if row.load_model == "open" else row.concurrency
         # a platform pool of another size is its own scenario; virtual threads pair with Tomcat's default
-        line_threads = row.tomcat_max_threads if row.thread_mode == "platform" else threads
+        line_threads = row.tomcat_max_threads if row.thread_mode == "platform" and row.tomcat_max_threads else threads
         scenario = scenario_label(row) + ("" if row.stub_delay_ms == usual_delay
                                           else f", downstream {fmt(row.stub_delay_ms)} ms")
         key = (row.workload != "order-summary" or dimensions.is_variant(row), scenario,
@@ -293,9 +293,10 @@ def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
 
 def main_rows(lines: Sequence[Any], threads: int = TOMCAT_THREADS) -> list[Any]:
     """The order-summary rows (verdicts or aggregates) at Tomcat's default pool: what the hero story is told
-    from."""
-    return [a for a in lines if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
-            and (a.row.thread_mode != "platform" or a.row.tomcat_max_threads == threads)]
+    from. A run of the user's own service tells the same story of its rows, at whatever pool it runs."""
+    own = [a for a in lines if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+           and (a.row.thread_mode != "platform" or a.row.tomcat_max_threads == threads)]
+    return own or [a for a in lines if a.row.workload == "service" and not dimensions.is_variant(a.row)]
 
 
 # --- rendering -------------------------------------------------------------------------------
@@ -433,14 +434,16 @@ def _every_row(analysis: Analysis) -> str:
     threads = analysis.rig.tomcat_max_threads
     parts = ["<h2>Every row</h2><table id='rows'><tr>" + "".join(
         f"<th>{c}</th>" for c in ("row", "req/s ± 95%", "p99 ms (all)", "errors (by status)", "ceiling req/s",
-                                  "limit", "attained", "bottleneck", "valid", "flags", "restated ceilings")) + "</tr>"]
+                                  "limit", "attained", "bottleneck", "valid", "flags", "restated ceilings",
+                                  "ceilings not computed")) + "</tr>"]
     for a in analysis.verdicts:
         parts.append(f"<tr class='{'valid' if a.valid else 'invalid'}'><td>{esc(row_label(a.row, threads))}</td>"
                      f"<td>{esc(_row_rps(a))}</td><td>{esc(_p99_text(a))}</td>"
                      f"<td>{esc(_errors_text(a))}</td><td>{fmt(a.ceiling_rps, 1)}</td>"
                      f"<td>{esc(a.limit)}</td><td>{fmt(a.attained * 100)}%</td>"
                      f"<td>{esc(a.bottleneck)}</td><td>{'yes' if a.valid else 'NO'}</td>"
-                     f"<td>{esc(';'.join(a.flags))}</td><td>{esc(', '.join(a.ceilings.restated))}</td></tr>")
+                     f"<td>{esc(';'.join(a.flags))}</td><td>{esc(', '.join(a.ceilings.restated))}</td>"
+                     f"<td>{esc('; '.join(a.ceilings.missing))}</td></tr>")
     parts.append("</table>")
     return "\n".join(parts)
 

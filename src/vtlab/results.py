@@ -65,6 +65,10 @@ EXTRA_COLUMNS = [
     # reported); a stall (users waiting, next to nothing completing: "stalled: …") and the JSON thread dump
     # taken during it, relative to the run folder
     "jdk", "stall", "thread_dump",
+    # the limits the service reported through its meters over the hold: its pool's size, and Tomcat's request
+    # threads (-1 under virtual threads: unbounded) — what the analysis takes for a user's service, whose row
+    # sets neither
+    "pool_max", "tomcat_threads_config",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

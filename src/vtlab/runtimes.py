@@ -35,6 +35,15 @@ def major(home: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def version(home: Path) -> str:
+    """The full version a JAVA_HOME declares in its release file ("25.0.1"); "" when it names none."""
+    try:
+        match = re.search(r'^JAVA_VERSION="([^"]+)"', (home / "release").read_text(errors="replace"), re.M)
+    except OSError:
+        return ""
+    return match.group(1) if match else ""
+
+
 def feature(version: str) -> int | None:
     """The feature release of a Runtime.version() text ("21.0.8+9-LTS" -> 21, "25" -> 25)."""
     match = re.match(r"(\d+)", version or "")

@@ -50,6 +50,10 @@ METERS: dict[str, tuple[str, ...]] = {
     # HikariCP records whole milliseconds; the twin nanoseconds
     "pool_usage_s": ("hikaricp_connections_usage_seconds_sum", "r2dbc_pool_usage_seconds_sum"),
     "pool_timeouts": ("hikaricp_connections_timeout_total", 'r2dbc_pool_acquire_seconds_count{outcome="timeout"}'),
+    # The limits a user's service runs with, read from it rather than set by the row: its pool's size and
+    # Tomcat's request threads (-1 under virtual threads: no limit).
+    "pool_max": ("hikaricp_connections_max", "agroal_connections_max", "r2dbc_pool_max_allocated_size"),
+    "tomcat_threads_config": ("tomcat_threads_config_max_threads",),
 }
 
 

@@ -15,7 +15,7 @@ from vtlab.settings import APP_JAR, HOST, REACTIVE_JAR, STUB_JAR, Java
 HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
 
 
-def _java_env(extra: dict[str, str]) -> dict[str, str]:
+def java_env(extra: dict[str, str]) -> dict[str, str]:
     # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
     ours = {"VT_ENABLED", "DB_POOL_MAX", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
@@ -27,22 +27,23 @@ def _java_env(extra: dict[str, str]) -> dict[str, str]:
 @dataclass
 class Tier:
     name: str
-    proc: subprocess.Popen
-    log: Path
+    proc: subprocess.Popen | None   # None: a service vtlab does not run (--url)
+    log: Path | None
     base_url: str
-    management_url: str  # where /actuator lives: the app's own port, or a port of its own
+    management_url: str  # where /actuator lives: the app's own port, a port of its own, or "" (none)
 
     @property
-    def pid(self) -> int:
-        return self.proc.pid
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
 
     def stop(self) -> None:
-        procs.terminate(self.proc)
+        if self.proc is not None:
+            procs.terminate(self.proc)
 
 
 def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
                cpus: set[int] | None, detached: bool = False) -> Tier:
-    env = _java_env({"SERVER_ADDRESS": HOST, "SERVER_PORT": str(port),
+    env = java_env({"SERVER_ADDRESS": HOST, "SERVER_PORT": str(port),
                      "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms)})
     argv = [str(java.java), "-Xmx512m", "-jar", str(STUB_JAR)]
     return _start("stub", argv, env, port, log, cpus, "/actuator/health", detached=detached)
@@ -88,7 +89,7 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
     # Actuator on a port of its own: a saturated request pool would otherwise queue the rig's
     # scrapes behind the load, and the samples would go missing exactly on the rows that matter.
     management_port = procs.free_port()
-    env = _java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": HOST,
+    env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": HOST,
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
     argv = [str(java.java), "-Xmx1g", *config.jvm_flags(),
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",

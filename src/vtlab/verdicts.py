@@ -78,6 +78,9 @@ class Ceilings:
     # Ceilings computed from the row's own throughput-bound measurement (its own p50, its own CPU busy share,
     # its own connections out): "attained" against them is true by construction, not a prediction that held.
     restated: tuple[str, ...] = ()
+    # Ceilings that could not be computed, each with the measurement that was missing (a user's service that
+    # exposes no pool or Tomcat meters, a --url service whose CPU vtlab cannot see): "pool: …".
+    missing: tuple[str, ...] = ()
 
 
 # Each limit's name and its Ceilings field, in the order that breaks a tie.

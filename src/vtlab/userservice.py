@@ -1,0 +1,340 @@
+"""The user's own service as the tier under test.
+
+`--service PATH.jar`: any Spring Boot 3.2+ executable jar, one fresh JVM per row, flipped between the thread
+modes the way Boot reads it from the environment (SPRING_THREADS_VIRTUAL_ENABLED), with vtlab's JFR pinning
+capture, its port and actuator on 127.0.0.1, and the database vtlab provides. `--url URL`: a service vtlab
+does not start, called as it is. Either way `--endpoint` or `--script` says what to call. Nothing here knows
+vtlab's own service: no endpoint, meter or setting of it is assumed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vtlab import load, procs, rig, runtimes, series, services
+from vtlab.rig import PINNING_SETTINGS
+from vtlab.services import Tier
+from vtlab.settings import HOST, LOAD, Java
+
+MIN_BOOT = (3, 2)           # spring.threads.virtual.enabled arrived in Spring Boot 3.2
+HEALTH_TIMEOUT_S = 180      # a user's service may migrate a schema before it answers
+LOG_LINES = 15              # of a service that never became healthy: enough for its exception
+PREFLIGHT_BODY_CHARS = 400
+METHODS = ("GET", "HEAD", "DELETE", "POST", "PUT", "PATCH", "OPTIONS")
+ENDPOINT_SCRIPT = LOAD / "endpoint.js"
+WRAPPER_SCRIPT = LOAD / "custom.js"
+THREAD_MODE_SETTINGS = LOAD / "threadmode.jfc"
+# The actuator endpoints the rig reads, and no other: health to know the service is up, prometheus for its meters.
+ACTUATOR_EXPOSED = "health,prometheus"
+
+
+class TargetError(RuntimeError):
+    """The user's service or script cannot be measured as given: the message says why; exit 3."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """What each iteration calls: an endpoint with ids, or the user's own k6 script."""
+    method: str = ""
+    path: str = ""              # with {id} where an id goes
+    ids: tuple[int, int] = (1, 1)
+    ids_file: Path | None = None
+    script: Path | None = None
+
+    def describe(self) -> str:
+        if self.script:
+            return f"k6 script {self.script}"
+        ids = f"ids from {self.ids_file}" if self.ids_file else f"ids {self.ids[0]}-{self.ids[1]}"
+        return f"{self.method} {self.path}" + (f" ({ids})" if "{id}" in self.path else "")
+
+    def k6_env(self) -> dict[str, str]:
+        if self.script:
+            return {}
+        env = {"ENDPOINT_METHOD": self.method, "ENDPOINT_PATH": self.path, "IDS_FROM": str(self.ids[0]),
+               "IDS_TO": str(self.ids[1])}
+        return {**env, "IDS_FILE": str(self.ids_file)} if self.ids_file else env
+
+    def entry_script(self, folder: Path) -> Path:
+        """k6's entry point: the user's script (or endpoint.js) inside vtlab's phases, written into `folder`."""
+        folder.mkdir(parents=True, exist_ok=True)
+        entry = folder / "entry.js"
+        user, wrapper = json.dumps(str(self.script or ENDPOINT_SCRIPT)), json.dumps(str(WRAPPER_SCRIPT))
+        entry.write_text(
+            "// Written by vtlab: the script below inside vtlab's phases (load/custom.js).\n"
+            f"import * as user from {user};\nimport {{ wrap }} from {wrapper};\n\n"
+            "const run = wrap(user);\nexport const options = run.options;\n"
+            "export function setup() { return run.setup(); }\n"
+            "export default function (data) { run.iteration(data); }\n"
+            "export function teardown(data) { run.teardown(data); }\n"
+            "export const handleSummary = run.handleSummary;\n")
+        return entry
+
+
+@dataclass(frozen=True)
+class Target:
+    """The service under test when it is the user's: a jar vtlab starts, or a URL it only calls."""
+    call: Call
+    jar: Path | None = None
+    url: str | None = None
+    metrics_url: str | None = None           # --url: its Prometheus endpoint, if the user gives one
+    env: tuple[tuple[str, str], ...] = ()    # --service-env, in order; {stub_url} stands for vtlab's stub
+    args: tuple[str, ...] = ()
+    health: str = "/actuator/health"
+    port: int | None = None                  # None: a free port per row
+    db: str = "none"                         # none | vtlab (a fresh database per row) | url (--db-url)
+    db_url: str | None = None
+    boot_version: str = ""
+    uses_stub: bool = field(default=False)
+
+    @property
+    def started_by_vtlab(self) -> bool:
+        return self.jar is not None
+
+    def describe(self) -> dict[str, object]:
+        """What metadata records: never a value of the user's environment (it may hold secrets), only names."""
+        return {"jar": str(self.jar) if self.jar else "", "url": self.url or "", "metrics_url": self.metrics_url or "",
+                "call": self.call.describe(), "env_names": [name for name, _ in self.env], "args": list(self.args),
+                "health": self.health, "db": self.db, "spring_boot_version": self.boot_version}
+
+
+def boot_version(jar: Path) -> str:
+    """The Spring Boot version an executable jar was built with; TargetError when it is not one."""
+    if not jar.is_file():
+        raise ValueError(f"--service {jar}: no such file")
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            manifest = archive.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except (zipfile.BadZipFile, KeyError, OSError):
+        raise ValueError(f"--service {jar}: not a jar (no META-INF/MANIFEST.MF)") from None
+    found = re.search(r"^Spring-Boot-Version:\s*(\S+)", manifest.replace("\r\n ", "").replace("\n ", ""), re.M)
+    if not found or "Start-Class:" not in manifest:
+        raise ValueError(f"--service {jar}: not a Spring Boot executable jar (its manifest names no "
+                         "Spring-Boot-Version and Start-Class; build it with the Spring Boot Maven or Gradle plugin)")
+    version = found.group(1)
+    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+    if numbers < MIN_BOOT:
+        raise ValueError(f"--service {jar}: Spring Boot {version}; flipping to virtual threads needs 3.2 or newer "
+                         "(spring.threads.virtual.enabled)")
+    return version
+
+
+def parse_endpoint(text: str) -> tuple[str, str]:
+    parts = text.split(None, 1)
+    if len(parts) != 2 or parts[0].upper() not in METHODS or not parts[1].startswith("/"):
+        raise ValueError(f"--endpoint {text!r}: give a method and a path, e.g. 'GET /api/things/{{id}}' "
+                         f"(methods: {', '.join(METHODS)})")
+    return parts[0].upper(), parts[1]
+
+
+def parse_ids(text: str) -> tuple[int, int]:
+    found = re.fullmatch(r"(\d+)-(\d+)", text.strip())
+    if not found or int(found.group(1)) > int(found.group(2)):
+        raise ValueError(f"--ids {text!r}: give a range FIRST-LAST of whole numbers, e.g. 1-1000")
+    return int(found.group(1)), int(found.group(2))
+
+
+def parse_env(items: list[str]) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
+            raise ValueError(f"--service-env {item!r}: give NAME=VALUE, e.g. SPRING_PROFILES_ACTIVE=postgres")
+        pairs.append((name, value))
+    return tuple(pairs)
+
+
+def check_url(url: str, flag: str = "--url") -> str:
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError(f"{flag} {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8080")
+    return url.rstrip("/")
+
+
+def check_reachable(url: str, flag: str = "--url") -> None:
+    """An unreachable --url stops the run before anything starts (exit 3)."""
+    try:
+        procs.http_get(url, timeout=5)
+    except OSError as err:
+        raise TargetError(f"{flag} {url} cannot be reached ({getattr(err, 'reason', err)}); start the service "
+                          "or give its address") from None
+
+
+# --- a row's service ------------------------------------------------------------------------------
+
+def service_env(target: Target, virtual: bool, port: int, management_port: int, db_env: dict[str, str],
+                stub_url: str | None) -> dict[str, str]:
+    """What the service gets, as Spring Boot reads its properties from the environment: the thread mode, the
+    port, its actuator on a port of its own on loopback with only what the rig reads, the database, and last the
+    user's own settings (they win, except that a changed thread mode is caught by the mode check)."""
+    ours = {
+        "SPRING_THREADS_VIRTUAL_ENABLED": str(virtual).lower(),
+        "SERVER_ADDRESS": HOST, "SERVER_PORT": str(port),
+        # the actuator on a port of its own: the rig's scrapes never queue behind the load
+        "MANAGEMENT_SERVER_PORT": str(management_port), "MANAGEMENT_SERVER_ADDRESS": HOST,
+        "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE": ACTUATOR_EXPOSED,
+        # Tomcat's thread and connection meters come from its MBeans, which Boot leaves off by default
+        "SERVER_TOMCAT_MBEANREGISTRY_ENABLED": "true",
+        **db_env,
+    }
+    user = {name: value.replace("{stub_url}", stub_url or "") for name, value in target.env}
+    return {**ours, **user}
+
+
+def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stub_url: str | None, log: Path,
+          jfr: Path, cpus: set[int] | None) -> Tier:
+    """A fresh JVM of the user's jar for one row, healthy; TargetError with its log's tail when it never is."""
+    assert target.jar is not None
+    port = target.port or procs.free_port()
+    if procs.port_in_use(port):
+        raise TargetError(f"--port {port}: the port is taken on {HOST} by another process; free it or leave --port "
+                          "out (vtlab picks a free one)")
+    management_port = procs.free_port()
+    env = services.java_env(service_env(target, virtual, port, management_port, db_env, stub_url))
+    argv = [str(java.java), "-Xmx1g",
+            f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
+            f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
+            "-jar", str(target.jar), *target.args]
+    proc = procs.spawn(argv, env=env, log=log, cpus=cpus, name="service")
+    tier = Tier("service", proc, log, f"http://{HOST}:{port}", f"http://{HOST}:{management_port}")
+    try:
+        tier.management_url = _wait_healthy(tier, target.health)
+    except BaseException:
+        tier.stop()
+        raise
+    return tier
+
+
+def attach(target: Target) -> Tier:
+    """The service behind --url: no process of vtlab's, its meters at --metrics when given."""
+    assert target.url is not None
+    return Tier("service", None, None, target.url, target.metrics_url or "")
+
+
+def metrics_url(tier: Tier, target: Target) -> str | None:
+    """Where the service's Prometheus meters are, if it exposes them: its actuator's prometheus endpoint (a jar
+    vtlab starts) or --metrics (a --url). None when nothing answers there: every meter is then not available."""
+    url = (tier.management_url + "/actuator/prometheus" if tier.management_url else None) \
+        if target.started_by_vtlab else target.metrics_url
+    try:
+        return url if url and procs.http_get(url, timeout=5)[0] == 200 else None
+    except OSError:
+        return None
+
+
+def _wait_healthy(tier: Tier, health: str) -> str:
+    """Poll the service until its health answers 2xx — on the management port, else on its own port — or, for a
+    service without an actuator, until its own port answers anything 2xx. Returns where the actuator lives (the
+    management port, the service's own, or "" without one)."""
+    candidates = [(tier.management_url, tier.management_url + health), (tier.base_url, tier.base_url + health),
+                  ("", tier.base_url + "/")]
+    deadline = time.monotonic() + HEALTH_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if tier.proc.poll() is not None:
+            raise TargetError(_never_healthy(tier, procs.ended(tier.proc.returncode) + " before it became healthy"))
+        for actuator, url in candidates:
+            try:
+                if 200 <= procs.http_get(url, timeout=2)[0] < 300:
+                    return actuator
+            except OSError:
+                pass
+        time.sleep(0.5)
+    raise TargetError(_never_healthy(tier, f"did not become healthy within {HEALTH_TIMEOUT_S} s (no 2xx from "
+                                           f"{health} nor /)"))
+
+
+def _never_healthy(tier: Tier, how: str) -> str:
+    log = procs.tail(tier.log, LOG_LINES)
+    taken = re.search(r"Port (\d+) was already in use|Address already in use", log)
+    hint = (f"\nvtlab: a port it binds is taken ({taken.group(0)}): free it, or give the service another with "
+            "--service-env" if taken else "")
+    return f"your service {how}; the last lines of {tier.log}:\n{log}{hint}"
+
+
+def preflight(tier: Tier, call: Call) -> None:
+    """One request before the row's load: a 404 or a 500 stops the run with the response shown."""
+    if call.script:
+        return  # the script's own first iteration is its preflight (load.preflight runs it)
+    first = str(call.ids[0])
+    if call.ids_file:
+        first = next((line.strip() for line in call.ids_file.read_text().splitlines() if line.strip()), first)
+    url = tier.base_url + call.path.replace("{id}", urllib.parse.quote(first))
+    request = urllib.request.Request(url, method=call.method)
+    try:
+        with urllib.request.urlopen(request, timeout=60):
+            return
+    except urllib.error.HTTPError as err:
+        body = err.read()[:PREFLIGHT_BODY_CHARS].decode("utf-8", "replace")
+        raise TargetError(f"preflight: {call.method} {url} answered {err.code}; the row was not started. "
+                          f"The response:\n{body}") from None
+    except OSError as err:
+        raise TargetError(f"preflight: {call.method} {url} failed ({getattr(err, 'reason', err)})") from None
+
+
+def script_preflight(k6: Path, spec: load.LoadSpec, folder: Path) -> None:
+    """One iteration of the user's script by one user before the row's load: every request it makes must
+    succeed. k6's --vus/--iterations replace the script's scenarios: no phases, nothing counted."""
+    folder.mkdir(parents=True, exist_ok=True)
+    kept, log = folder / "preflight.k6.csv.gz", folder / "preflight.log"
+    kept.unlink(missing_ok=True)
+    argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", "--vus", "1", "--iterations", "1",
+            "--out", f"vtlab={kept}", str(spec.script)]
+    result = subprocess.run(argv, env=load.env_for(spec, folder / "preflight-summary.json"), capture_output=True,
+                            text=True, timeout=120)
+    log.write_text(result.stdout + result.stderr)
+    if result.returncode not in (0, rig.CURRENT.k6_thresholds_exit) or not kept.exists():
+        raise TargetError(f"preflight: k6 could not run the script (exit {result.returncode}): "
+                          + (result.stderr or result.stdout).strip()[-1500:])
+    requests = series.read_k6(kept, 0.0).requests
+    failed = [r.status for r in requests if not r.ok]
+    if not requests or failed:
+        raise TargetError("preflight: the script's first iteration " + (
+            f"made {len(requests)} request(s) and {len(failed)} failed (status {', '.join(failed)}; 0: no response)"
+            if requests else "made no HTTP request") + f"; the row was not started. k6's output: {log}")
+
+
+def thread_mode_check(java: Java, pid: int, virtual: bool, request: Callable[[], None], folder: Path) -> int:
+    """How many virtual threads the service started while `request()` ran, read from a short JFR recording of
+    jdk.VirtualThreadStart: the proof the flip took (a platform row starts none, a virtual one at least one per
+    request). TargetError when it did not."""
+    jcmd = str(java.home / "bin" / "jcmd")
+    folder.mkdir(parents=True, exist_ok=True)
+    recording = folder / f"threadmode-{pid}.jfr"
+    name = f"vtlab-threadmode-{pid}"
+    subprocess.run([jcmd, str(pid), "JFR.start", f"name={name}", f"settings={THREAD_MODE_SETTINGS}"],
+                   capture_output=True, text=True, check=True, timeout=60)
+    try:
+        request()
+    finally:
+        subprocess.run([jcmd, str(pid), "JFR.stop", f"name={name}", f"filename={recording}"],
+                       capture_output=True, text=True, check=True, timeout=60)
+    printed = subprocess.run([str(java.jfr), "summary", str(recording)], capture_output=True, text=True,
+                             check=True, timeout=60).stdout
+    found = re.search(r"^\s*jdk\.VirtualThreadStart\s+(\d+)", printed, re.M)
+    started = int(found.group(1)) if found else 0
+    if virtual and started == 0:
+        raise TargetError("the service was started with SPRING_THREADS_VIRTUAL_ENABLED=true but served the preflight "
+                          "request without starting a virtual thread: is it Spring MVC on Tomcat or Jetty, and does "
+                          "a --service-env or its own configuration set spring.threads.virtual.enabled?")
+    if not virtual and started > 0:
+        raise TargetError(f"the service was started with SPRING_THREADS_VIRTUAL_ENABLED=false but started {started} "
+                          "virtual thread(s) serving the preflight request: its configuration turns them on "
+                          "elsewhere, so this row would not measure platform threads")
+    return started
+
+
+def runtime_facts(target: Target, java: Java, cpus: set[int] | None) -> dict:
+    """The runtime-info vtlab's own service reports about itself, as far as it is known from outside."""
+    return {"jdkVersion": runtimes.version(java.home), "springBootVersion": target.boot_version,
+            "availableProcessors": len(cpus) if cpus else "", "pool": {}}
+
+
