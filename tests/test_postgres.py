@@ -53,6 +53,23 @@ def test_seed_is_idempotent_and_exact(cluster):
     assert not cluster.seeded()  # the default 1M orders are not there
 
 
+def test_a_users_service_gets_a_fresh_database_of_its_own_on_every_call(cluster):
+    first = cluster.fresh_database("service")
+    assert (first.user, first.database) == ("service", "service") and first.password != cluster.credentials().password
+    assert (cluster.data_dir / "service-password").stat().st_mode & 0o777 == 0o600
+
+    def as_service(sql: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(cluster.psql), "-h", "127.0.0.1", "-p", str(cluster.port), "-U", "service", "-d",
+                               "service", "-tAc", sql], env={**os.environ, "PGPASSWORD": first.password},
+                              capture_output=True, text=True)
+
+    assert as_service("CREATE TABLE things (id int); INSERT INTO things VALUES (1)").returncode == 0
+    assert cluster.query("SELECT rolpassword LIKE 'SCRAM-SHA-256$%' FROM pg_authid WHERE rolname = 'service'") == "t"
+    again = cluster.fresh_database("service")
+    assert again == first  # the same role and password, and nothing of the last row's data
+    assert as_service("SELECT count(*) FROM pg_tables WHERE tablename = 'things'").stdout.strip() == "0"
+
+
 def test_start_is_idempotent_and_stop_frees_the_port(cluster):
     assert cluster.start() is False
     assert procs.port_in_use(cluster.port)

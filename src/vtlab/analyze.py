@@ -419,7 +419,10 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
                 or (num(row, "meter_samples", 0) < 0.75 * sampled_s / ctx.rig.meter_interval_s and not no_meters)):
             flags.append("missing-samples")
     if num(row, "foreign_cpu_pct", 0) > ctx.rig.foreign_cpu_flag_pct:
-        flags.append("noisy-neighbour")  # other processes took CPU the tiers would have had
+        # other processes took CPU the tiers would have had — unless the service itself is one vtlab does not
+        # run (--url): then its CPU cannot be told from a neighbour's, and the row says so instead
+        unseen_service = user_service(row) and math.isnan(num(row, "app_cpu_pct"))
+        flags.append(f"{NOT_EXPOSED}neighbours" if unseen_service else "noisy-neighbour")
     for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
         if math.isnan(num(row, column)):
             # what a user's service does not expose is not measured, not broken: said, never guessed

@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vtlab import (build, cores, dimensions, holdstats, liveness, load, metadata, neighbours, netdelay, ownership,
@@ -45,6 +46,8 @@ class Rig:
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
     k6_dashboard: bool = False   # export k6's own web dashboard of each row (it costs k6 CPU: opt-in)
     target: userservice.Target | None = None  # the user's service instead of vtlab's own
+    # a user's service: each row's slug -> where its meters came from ("" when it exposes none)
+    meter_sources: dict[str, str] = field(default_factory=dict)
 
 
 def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
@@ -89,6 +92,9 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
         consecutive = 0
         writer.append(values)
         progress.end(values)
+        if rig.meter_sources:
+            meta["target"]["meters"] = dict(rig.meter_sources)  # per row: its Prometheus, its actuator, or none
+            results.write_metadata(run_dir, meta)
         if "service" not in meta:
             meta["service"] = runtime_info  # the defaults the service runs with, read from the live objects
             results.write_metadata(run_dir, meta)
@@ -244,7 +250,8 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
                              row.cpu_work, rig.max_customer_id, plan.shape(row))
         watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                              fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
-        drive = _drive(rig, app, spec, slug, progress, watch, app.management_url + "/actuator/prometheus")
+        drive = _drive(rig, app, spec, slug, progress, watch,
+                       sample.meters_reader(app.management_url + "/actuator/prometheus"))
     finally:
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
@@ -292,11 +299,13 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
             userservice.thread_mode_check(java, app.pid, virtual, first_request, folder)
         else:
             first_request()
-        metrics = userservice.metrics_url(app, target)
-        # the stall watch reads the service's request counter: without meters it would see a stall in every row
+        read_meters, source = userservice.meters(app, target)
+        rig.meter_sources[slug] = source
+        # the stall watch reads the service's request counter (Prometheus only): without it, every row would stall
         watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
-                             fallback_jcmd=[rig.java.home / "bin" / "jcmd"]) if app.pid and metrics else None
-        drive = _drive(rig, app, spec, slug, progress, watch, metrics)
+                             fallback_jcmd=[rig.java.home / "bin" / "jcmd"]) \
+            if app.pid and source.endswith("/prometheus") else None
+        drive = _drive(rig, app, spec, slug, progress, watch, read_meters)
     finally:
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
@@ -336,7 +345,7 @@ def app_config(row: Row) -> services.AppConfig:
 
 
 def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Progress,
-           watch: stalls.Watch | None, metrics_url: str | None) -> Drive:
+           watch: stalls.Watch | None, read_meters: Callable[[], dict[str, float] | None] | None) -> Drive:
     """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time."""
     log = rig.run_dir / "logs" / f"k6-{slug}.log"
     summary = rig.run_dir / "k6" / f"{slug}.json"
@@ -355,8 +364,7 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
     cpu = sample.Sampler(constants.cpu_interval_s, sample.cpu_reader(lambda: pids))
     # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
-    meters = sample.Sampler(constants.meter_interval_s,
-                            sample.meters_reader(metrics_url) if metrics_url else lambda: None)
+    meters = sample.Sampler(constants.meter_interval_s, read_meters or (lambda: None))
     probes = _probes(rig, app)
     cpu.start()
     meters.start()

@@ -285,10 +285,30 @@ def _held_story(main: Sequence[Aggregate]) -> list[str]:
 def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
     invalid = [a for a in verdicts if not a.valid]
     if invalid:
-        return [f"{len(invalid)} row(s) cannot be trusted and are marked: "
-                + "; ".join(f"{row_label(a.row, threads)} ({';'.join(a.flags)})" for a in invalid) + "."]
-    return ["Every row is valid: the generator kept up (its CPU is in every row), no dropped "
-            "iterations, no counted errors, samplers complete, throughput steady across the hold."]
+        story = [f"{len(invalid)} row(s) cannot be trusted and are marked: "
+                 + "; ".join(f"{row_label(a.row, threads)} ({';'.join(a.flags)})" for a in invalid) + "."]
+    else:
+        story = ["Every row is valid: the generator kept up (its CPU is in every row), no dropped "
+                 "iterations, no counted errors, samplers complete, throughput steady across the hold."]
+    return story + _not_measured_story(verdicts)
+
+
+# What each not-exposed flag leaves unmeasured, in words.
+NOT_EXPOSED_WORDS = {"meters": "its meters (no /actuator/prometheus nor /actuator/metrics)",
+                     "app_cpu_pct": "its CPU and memory (a --url service is not vtlab's process)",
+                     "neighbours": "other processes' CPU apart from its own",
+                     "hikari_active_max": "its connection pool's gauges", "jvm_threads_max": "its JVM threads"}
+
+
+def _not_measured_story(verdicts: Sequence[Verdict]) -> list[str]:
+    """What a user's service did not let vtlab measure, and the ceilings that stayed uncomputed for it."""
+    hidden = sorted({flag.removeprefix(analyze.NOT_EXPOSED) for a in verdicts for flag in a.flags
+                     if flag.startswith(analyze.NOT_EXPOSED)})
+    missing = sorted({text for a in verdicts for text in a.ceilings.missing})
+    if not hidden and not missing:
+        return []
+    return [("Not measured on your service: " + "; ".join(NOT_EXPOSED_WORDS.get(name, name) for name in hidden)
+             + ". " if hidden else "") + ("Ceilings not computed: " + "; ".join(missing) + "." if missing else "")]
 
 
 def main_rows(lines: Sequence[Any], threads: int = TOMCAT_THREADS) -> list[Any]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vtlab import load, procs, rig, runtimes, series, services
+from vtlab import load, procs, rig, runtimes, sample, series, services
 from vtlab.rig import PINNING_SETTINGS
 from vtlab.services import Tier
 from vtlab.settings import HOST, LOAD, Java
@@ -34,8 +34,9 @@ METHODS = ("GET", "HEAD", "DELETE", "POST", "PUT", "PATCH", "OPTIONS")
 ENDPOINT_SCRIPT = LOAD / "endpoint.js"
 WRAPPER_SCRIPT = LOAD / "custom.js"
 THREAD_MODE_SETTINGS = LOAD / "threadmode.jfc"
-# The actuator endpoints the rig reads, and no other: health to know the service is up, prometheus for its meters.
-ACTUATOR_EXPOSED = "health,prometheus"
+# The actuator endpoints the rig reads, and no other: health to know the service is up, prometheus for its meters,
+# and metrics for them where the service has no Prometheus registry.
+ACTUATOR_EXPOSED = "health,prometheus,metrics"
 
 
 class TargetError(RuntimeError):
@@ -220,15 +221,25 @@ def attach(target: Target) -> Tier:
     return Tier("service", None, None, target.url, target.metrics_url or "")
 
 
-def metrics_url(tier: Tier, target: Target) -> str | None:
-    """Where the service's Prometheus meters are, if it exposes them: its actuator's prometheus endpoint (a jar
-    vtlab starts) or --metrics (a --url). None when nothing answers there: every meter is then not available."""
-    url = (tier.management_url + "/actuator/prometheus" if tier.management_url else None) \
-        if target.started_by_vtlab else target.metrics_url
-    try:
-        return url if url and procs.http_get(url, timeout=5)[0] == 200 else None
-    except OSError:
-        return None
+def meters(tier: Tier, target: Target) -> tuple[Callable[[], dict[str, float] | None] | None, str]:
+    """How to read the service's meters, and from where: its Prometheus endpoint, else the actuator's metrics
+    endpoint (a jar vtlab starts: its actuator; a --url: --metrics, either kind). (None, "") when neither answers:
+    every meter is then not available."""
+    if target.started_by_vtlab:
+        base = tier.management_url + "/actuator" if tier.management_url else ""
+        candidates = [base + "/prometheus", base + "/metrics"] if base else []
+    else:
+        candidates = [target.metrics_url] if target.metrics_url else []
+    for url in candidates:
+        try:
+            if procs.http_get(url, timeout=5)[0] != 200:
+                continue
+        except OSError:
+            continue
+        if url.rstrip("/").endswith("/actuator/metrics"):
+            return sample.actuator_reader(url.rstrip("/")), url
+        return sample.meters_reader(url), url
+    return None, ""
 
 
 def _wait_healthy(tier: Tier, health: str) -> str:

@@ -1,0 +1,215 @@
+"""`vtlab run --service JAR` and `--url URL` end to end, on real tiers: vtlab's own app jar measured through the
+generic path — only Spring Boot's own settings, the seeded database given as the user's own with --db-url, the
+stub as its downstream — against the built-in path at the same points; a user's k6 script counted exactly; a
+service vtlab did not start; and every bad input stopped with a clear message and nothing left running."""
+
+from __future__ import annotations
+
+import csv
+import json
+import socket
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from test_e2e import REPO, rig_env, rows_of  # noqa: F401  (rig_env: the fixture)
+
+from vtlab import postgres, prereqs, procs
+
+pytestmark = pytest.mark.e2e
+
+APP_JAR = REPO / "services" / "app" / "target" / "app.jar"
+PHASES = ["--ramp", "2", "--warmup", "6", "--hold", "8"]
+# 20 Tomcat threads and a 200 ms downstream: platform threads meet their wall at 20 / 0.2 s = 100 req/s, well
+# inside 2 cores, while 60 virtual-thread users reach ~300 req/s.
+POINTS = ["--conc", "10,60", "--stub-delay", "200"]
+ENDPOINT = ["--endpoint", "GET /api/order-summary/{id}", "--ids", "1-1000"]
+
+
+def vtlab(env: dict[str, str], *argv: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([str(REPO / "vtlab"), *argv], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def seeded(rig_env):  # noqa: F811  (the fixture imported above)
+    """The e2e cluster up and seeded, as the database a user's service would already have (`vtlab db start`
+    keeps it up across the runs; the built-in run seeds it)."""
+    started = vtlab(rig_env, "db", "start")
+    assert started.returncode == 0, started.stderr
+    seeded = vtlab(rig_env, "db", "seed", timeout=1200)
+    assert seeded.returncode == 0, seeded.stderr
+    return rig_env
+
+
+def assert_nothing_left(env: dict[str, str], run_dir: Path) -> None:
+    """No tier of the run is left: the stub's port free, no process naming the run folder (the service's JFR and
+    k6's script live there). PostgreSQL stays up: these tests started it as the user's (`vtlab db start`)."""
+    assert not procs.port_in_use(int(env["VTLAB_STUB_PORT"])), "the stub is still up"
+    left = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if proc.name.isdigit() and str(run_dir) in cmdline:
+            left.append(cmdline)
+    assert not left, left
+
+
+def credentials_of(env: dict[str, str]) -> postgres.Credentials:
+    return postgres.Postgres(Path(env["VTLAB_PGDATA"]), int(env["VTLAB_PG_PORT"])).credentials()
+
+
+def as_users_database(env: dict[str, str]) -> list[str]:
+    """The flags a user gives for vtlab's app as their own service: Spring's datasource, its downstream at the
+    stub vtlab starts, Tomcat's threads — Spring Boot's names, none of vtlab's."""
+    credentials = credentials_of(env)
+    return ["--service", str(APP_JAR), "--db-url", credentials.jdbc_url,
+            "--service-env", f"SPRING_DATASOURCE_USERNAME={credentials.user}",
+            "--service-env", f"SPRING_DATASOURCE_PASSWORD={credentials.password}",
+            "--service-env", "STUB_URL={stub_url}", "--service-env", "SERVER_TOMCAT_THREADS_MAX=20"]
+
+
+def verdicts(run_dir: Path) -> dict[tuple[str, str], dict[str, str]]:
+    with open(run_dir / "analysis.csv", newline="") as handle:
+        return {(row["thread_mode"], row["concurrency"]): row for row in csv.DictReader(handle)}
+
+
+def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(seeded, tmp_path):
+    builtin, generic = tmp_path / "builtin", tmp_path / "generic"
+    own = vtlab(seeded, "run", *POINTS, "--tomcat-threads", "20", "--pools", "50", "--conn-mode", "released",
+                *PHASES, "--out", str(builtin))
+    assert own.returncode == 0, own.stdout[-3000:] + own.stderr[-3000:]
+    theirs = vtlab(seeded, "run", *as_users_database(seeded), *ENDPOINT, *POINTS, *PHASES, "--out", str(generic))
+    assert theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
+
+    expected, got = verdicts(builtin), verdicts(generic)
+    assert set(got) == set(expected) == {(mode, users) for mode in ("platform", "virtual") for users in ("10", "60")}
+    for point, row in got.items():
+        assert row["valid"] == "true", (point, row["flags"])
+        assert row["bottleneck"] == expected[point]["bottleneck"], (point, row["bottleneck"], expected[point])
+    assert got[("platform", "60")]["bottleneck"] == "thread-pool"  # the 20 threads it reported, not a default
+    assert float(got[("virtual", "60")]["throughput_rps"]) > 2 * float(got[("platform", "60")]["throughput_rps"])
+
+    rows = {(r["thread_mode"], r["concurrency"]): r for r in rows_of(generic)}
+    for (mode, _), row in rows.items():
+        # the limits come from the live service's meters: 50 connections, 20 threads (-1: virtual, unbounded)
+        assert float(row["pool_max"]) == 50 and float(row["tomcat_threads_config"]) == (20 if mode == "platform"
+                                                                                      else -1)
+        assert row["workload"] == "service" and row["spring_boot_version"].startswith("4.")
+        assert row["pinned_events"] == "0"  # the JFR pinning capture ran on the user's jar too
+    metadata = (generic / "metadata.json").read_text()
+    assert json.loads(metadata)["target"]["call"] == "GET /api/order-summary/{id} (ids 1-1000)"
+    assert credentials_of(seeded).password not in metadata  # the service's settings are named there, never valued
+    assert_nothing_left(seeded, generic)
+
+
+USER_SCRIPT = """
+import http from 'k6/http';
+import { check } from 'k6';
+// a user's own load settings: vtlab's plan replaces them
+export const options = { vus: 99, duration: '1h', thresholds: { checks: ['rate>0.5'] } };
+export function setup() {
+  return { warm: http.get(`${__ENV.BASE_URL}/api/order-summary/1`).status };
+}
+export default function (data) {
+  const id = 1 + Math.floor(Math.random() * 1000);
+  check(http.get(`${__ENV.BASE_URL}/api/order-summary/${id}`), { 'summary is 200': (r) => r.status === 200 });
+  http.get(`${__ENV.BASE_URL}/api/order-summary/${id + 1}`);
+}
+"""
+
+
+def test_a_users_k6_script_runs_inside_vtlabs_phases_and_is_counted_exactly(seeded, tmp_path):
+    script = tmp_path / "two-calls.js"
+    script.write_text(USER_SCRIPT)
+    run_dir = tmp_path / "script"
+    result = vtlab(seeded, "run", *as_users_database(seeded), "--script", str(script), "--modes", "virtual",
+                   "--conc", "10", "--stub-delay", "200", *PHASES, "--out", str(run_dir))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    [row] = rows_of(run_dir)
+    summary = json.loads(next((run_dir / "k6").glob("*.json")).read_text())["metrics"]
+    # k6's own count of the hold's requests, by the phase tag vtlab put on the script's requests, is the row's
+    assert int(row["http_reqs"]) == summary["http_reqs{phase:hold}"]["values"]["count"] > 0
+    assert int(row["ok_requests"]) == int(row["http_reqs"])
+    # two 200 ms calls an iteration: 10 users make ~50 requests per second, not 25 iterations
+    assert 40 < float(row["throughput_rps"]) < 55
+    assert summary["vus_max"]["values"]["max"] == 10           # the plan's users, not the script's 99
+    assert summary["checks"]["thresholds"] == {"rate>0.5": {"ok": True}}  # the script's own threshold kept
+    assert_nothing_left(seeded, run_dir)
+
+
+def test_a_service_vtlab_did_not_start_is_measured_client_side_and_says_what_it_could_not(seeded, tmp_path):
+    # started as a user would run it, its actuator without the Prometheus endpoint: vtlab reads /actuator/metrics
+    port, management = procs.free_port(), procs.free_port()
+    stub_port = procs.free_port()
+    credentials = credentials_of(seeded)
+    java = str(prereqs.find_jdk().java)
+    logs = tmp_path / "logs"
+    env = {"PATH": "/usr/bin:/bin", "SERVER_PORT": str(stub_port), "STUB_DELAY_MS": "200"}
+    stub = procs.spawn([java, "-jar", str(REPO / "services/stub/target/stub.jar")], env=env, log=logs / "stub.log")
+    app = procs.spawn([java, "-jar", str(APP_JAR)], log=logs / "app.log", env={
+        "PATH": "/usr/bin:/bin", "SPRING_THREADS_VIRTUAL_ENABLED": "true", "SERVER_PORT": str(port),
+        "MANAGEMENT_SERVER_PORT": str(management), "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE": "health,metrics",
+        "SPRING_DATASOURCE_URL": credentials.jdbc_url,
+        "SPRING_DATASOURCE_USERNAME": credentials.user, "SPRING_DATASOURCE_PASSWORD": credentials.password,
+        "STUB_URL": f"http://127.0.0.1:{stub_port}"})
+    try:
+        procs.wait_http_ok(f"http://127.0.0.1:{management}/actuator/health", app, 120, logs / "app.log")
+        run_dir = tmp_path / "url"
+        metrics = f"http://127.0.0.1:{management}/actuator/metrics"
+        result = vtlab(seeded, "run", "--url", f"http://127.0.0.1:{port}", "--metrics", metrics, "--modes", "virtual",
+                       *ENDPOINT,
+                       "--conc", "10", *PHASES, "--out", str(run_dir))
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert app.poll() is None  # vtlab never stops a service it did not start
+    finally:
+        procs.terminate(app)
+        procs.terminate(stub)
+    [row] = rows_of(run_dir)
+    assert row["thread_mode"] == "virtual" and float(row["throughput_rps"]) > 40
+    # its meters read through the actuator, its CPU not vtlab's to see
+    assert row["app_cpu_pct"] == "" and float(row["pool_max"]) == 50 and float(row["jvm_threads_max"]) > 0
+    assert json.loads((run_dir / "metadata.json").read_text())["target"]["meters"] == {
+        "virtual-service-c10-rep1": metrics}
+    [verdict] = verdicts(run_dir).values()
+    assert verdict["valid"] == "true" and "not-exposed:app_cpu_pct" in verdict["flags"]
+    report = (run_dir / "report.md").read_text()
+    assert "Not measured on your service: its CPU and memory (a --url service is not vtlab's process)" in report
+    assert "cpu: the service's CPU was not measured" in report
+
+
+def test_bad_input_on_your_own_service_is_refused_clearly_with_nothing_left(seeded, tmp_path):
+    def refused(code: int, words: str, *argv: str) -> str:
+        run_dir = tmp_path / f"bad-{len(list(tmp_path.iterdir()))}"
+        result = vtlab(seeded, "run", *argv, "--modes", "virtual", "--conc", "5", *PHASES, "--out", str(run_dir))
+        assert result.returncode == code and words in result.stderr, (code, words, result.stdout[-2000:],
+                                                                      result.stderr[-3000:])
+        assert not (run_dir / "matrix.csv").exists() or not rows_of(run_dir)  # no row was measured
+        assert_nothing_left(seeded, run_dir)
+        return result.stderr
+
+    service = as_users_database(seeded)
+    # a 404 on the preflight request: the run stops before the row, with the service's answer shown
+    shown = refused(3, "answered 404", *service, "--endpoint", "GET /api/no-such-thing/{id}", "--ids", "1-9")
+    assert '"status":404' in shown
+    # a service that never becomes healthy: how it ended and its last log lines
+    shown = refused(3, "before it became healthy", *service, *ENDPOINT, "--service-args=--server.port=not-a-port")
+    assert "not-a-port" in shown
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # a port the service binds is taken: its own log names it, and vtlab says what to do
+        refused(3, "a port it binds is taken", *service, *ENDPOINT, "--service-env", f"MANAGEMENT_SERVER_PORT={port}")
+        refused(3, f"--port {port}: the port is taken", *service, *ENDPOINT, "--port", str(port))
+    broken = tmp_path / "broken.js"
+    broken.write_text("export default function () {\n  http.get(;\n}\n")
+    refused(2, "k6 cannot run it", *service, "--script", str(broken))
+    refused(3, "cannot be reached", "--url", f"http://127.0.0.1:{procs.free_port()}", *ENDPOINT)
+    plain = tmp_path / "plain.jar"
+    with zipfile.ZipFile(plain, "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nMain-Class: Plain\n")
+    refused(2, "not a Spring Boot executable jar", "--service", str(plain), *ENDPOINT)
+    refused(2, "no such file", "--service", str(tmp_path / "missing.jar"), *ENDPOINT)

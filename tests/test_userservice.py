@@ -1,0 +1,200 @@
+"""The user's own service: what a jar must be, what the service is given, what k6 runs, how its rows are judged,
+and every bad flag refused before anything starts."""
+
+from __future__ import annotations
+
+import math
+import socket
+import zipfile
+
+import pytest
+from test_analyze import BASE, META
+from test_cli import run_cli
+
+from vtlab import analyze, plan, report, userservice
+from vtlab.verdicts import Verdict
+
+
+def boot_jar(path, manifest: str):
+    with zipfile.ZipFile(path, "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", manifest)
+    return path
+
+
+BOOT_MANIFEST = ("Manifest-Version: 1.0\nMain-Class: org.springframework.boot.loader.launch.JarLauncher\n"
+                 "Start-Class: com.example.Things\nSpring-Boot-Version: {}\n")
+
+
+def test_a_spring_boot_jar_is_told_by_its_manifest_and_needs_3_2(tmp_path):
+    assert userservice.boot_version(boot_jar(tmp_path / "a.jar", BOOT_MANIFEST.format("3.2.0"))) == "3.2.0"
+    assert userservice.boot_version(boot_jar(tmp_path / "b.jar", BOOT_MANIFEST.format("4.1.1"))) == "4.1.1"
+    with pytest.raises(ValueError, match="needs 3.2 or newer"):
+        userservice.boot_version(boot_jar(tmp_path / "c.jar", BOOT_MANIFEST.format("3.1.5")))
+    with pytest.raises(ValueError, match="not a Spring Boot executable jar"):
+        userservice.boot_version(boot_jar(tmp_path / "d.jar", "Manifest-Version: 1.0\nMain-Class: x.Y\n"))
+    (tmp_path / "e.jar").write_text("not a zip")
+    with pytest.raises(ValueError, match="not a jar"):
+        userservice.boot_version(tmp_path / "e.jar")
+    with pytest.raises(ValueError, match="no such file"):
+        userservice.boot_version(tmp_path / "missing.jar")
+
+
+def test_the_service_gets_boots_own_settings_and_the_users_win_except_the_checked_mode():
+    target = userservice.Target(call=userservice.Call("GET", "/x"), env=(
+        ("STUB_URL", "{stub_url}/api"), ("SERVER_TOMCAT_THREADS_MAX", "20"),
+        ("MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus,env")))
+    env = userservice.service_env(target, True, 8123, 9123, {"SPRING_DATASOURCE_URL": "jdbc:postgresql://h/db"},
+                                  "http://127.0.0.1:8081")
+    assert env["SPRING_THREADS_VIRTUAL_ENABLED"] == "true"
+    assert env["SERVER_PORT"] == "8123" and env["SERVER_ADDRESS"] == "127.0.0.1"
+    assert env["MANAGEMENT_SERVER_PORT"] == "9123" and env["MANAGEMENT_SERVER_ADDRESS"] == "127.0.0.1"
+    assert env["STUB_URL"] == "http://127.0.0.1:8081/api"
+    assert env["SPRING_DATASOURCE_URL"] == "jdbc:postgresql://h/db"
+    assert env["MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE"] == "health,prometheus,env"  # the user's own choice
+    # nothing of vtlab's own service: a user's service reads Spring Boot's names only
+    ours = {"VT_ENABLED", "DB_POOL_MAX", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS", "MANAGEMENT_PORT"}
+    assert not ours & set(env)
+    default = userservice.service_env(userservice.Target(call=userservice.Call("GET", "/x")), False, 1, 2, {}, None)
+    assert default["MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE"] == "health,prometheus,metrics"  # what the rig reads
+    assert default["SPRING_THREADS_VIRTUAL_ENABLED"] == "false"
+
+
+def test_k6_runs_the_users_script_or_the_endpoint_inside_vtlabs_phases(tmp_path):
+    script = tmp_path / "mine.js"
+    script.write_text("export default function () {}\n")
+    entry = userservice.Call(script=script).entry_script(tmp_path / "k6").read_text()
+    assert f'import * as user from "{script}";' in entry
+    assert f'import {{ wrap }} from "{userservice.WRAPPER_SCRIPT}";' in entry
+    assert "export default function (data) { run.iteration(data); }" in entry
+    endpoint = userservice.Call("GET", "/api/things/{id}", (5, 9))
+    assert f'from "{userservice.ENDPOINT_SCRIPT}"' in endpoint.entry_script(tmp_path / "e").read_text()
+    assert endpoint.k6_env() == {"ENDPOINT_METHOD": "GET", "ENDPOINT_PATH": "/api/things/{id}", "IDS_FROM": "5",
+                                 "IDS_TO": "9"}
+    assert endpoint.describe() == "GET /api/things/{id} (ids 5-9)"
+
+
+@pytest.mark.parametrize("text, accepted", [("GET /a/{id}", ("GET", "/a/{id}")), ("post /orders", ("POST", "/orders"))])
+def test_an_endpoint_is_a_method_and_a_path(text, accepted):
+    assert userservice.parse_endpoint(text) == accepted
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: userservice.parse_endpoint("/a"), "give a method and a path"),
+    (lambda: userservice.parse_endpoint("FETCH /a"), "methods: GET"),
+    (lambda: userservice.parse_ids("9-1"), "FIRST-LAST"),
+    (lambda: userservice.parse_ids("a-b"), "FIRST-LAST"),
+    (lambda: userservice.parse_env(["NOVALUE"]), "NAME=VALUE"),
+    (lambda: userservice.check_url("ftp://x"), r"http\(s\) URL"),
+])
+def test_malformed_target_values_say_what_they_accept(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+def test_a_user_service_plan_keeps_the_users_dimensions_only():
+    rows = plan.build("service", plan.Overrides(workloads=(plan.SERVICE_WORKLOAD,))).rows
+    assert {(r.thread_mode, r.workload, r.hikari_pool, r.tomcat_max_threads) for r in rows} == {
+        ("platform", "service", 0, 0), ("virtual", "service", 0, 0)}
+    spike = plan.build("spike", plan.Overrides(workloads=(plan.SERVICE_WORKLOAD,))).rows
+    assert {r.shape for r in spike} == {"spike"} and {r.workload for r in spike} == {"service"}
+
+
+def jar(tmp_path):
+    return str(boot_jar(tmp_path / "svc.jar", BOOT_MANIFEST.format("4.1.1")))
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--endpoint", "GET /x"], "--endpoint needs --service JAR or --url URL"),
+    (["--profile", "service"], "--profile service needs --service JAR or --url URL"),
+    (["--service", "{jar}"], "say what to call"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--script", "{jar}"], "say what to call"),
+    (["--service", "{jar}", "--endpoint", "GET /x/{id}"], "give --ids FIRST-LAST or --ids-file FILE"),
+    (["--service", "{jar}", "--endpoint", "GET /x/{id}", "--ids", "1-3", "--pools", "10"], "--pools sets a part"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--modes", "webflux"], "--modes webflux"),
+    (["--service", "{jar}", "--url", "http://127.0.0.1:1", "--endpoint", "GET /x"], "give one"),
+    (["--url", "http://127.0.0.1:1", "--endpoint", "GET /x"], "--modes platform or --modes virtual"),
+    (["--url", "http://127.0.0.1:1", "--modes", "virtual", "--endpoint", "GET /x", "--db"], "--db configures"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--metrics", "http://127.0.0.1:1/m"], "--metrics is for --url"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--db", "--db-url", "jdbc:postgresql://h/d"], "give one"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--health", "health"], "starting with /"),
+    (["--service", "{jar}", "--script", "/no/such.js"], "--script /no/such.js: no such file"),
+    (["--service", "{jar}", "--endpoint", "GET /x/{id}", "--ids-file", "/no/ids"], "holds no id"),
+])
+def test_wrong_target_flags_are_usage_errors_naming_the_flag(capsys, tmp_path, argv, words):
+    argv = [arg.replace("{jar}", jar(tmp_path)) for arg in argv]
+    code = cli_code(capsys, argv)
+    assert code[0] == 2 and words in code[1], code
+
+
+def cli_code(capsys, argv):
+    from vtlab import cli
+
+    code = cli.main(["run", *argv, "--dry-run"])
+    return code, capsys.readouterr().err
+
+
+def test_a_taken_port_and_an_unreachable_url_are_the_environments_fault(capsys, tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        from vtlab import cli
+
+        code = cli.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--port", str(port),
+                         "--out", str(tmp_path / "run")])
+        assert code == 3 and f"--port {port}: the port is taken" in capsys.readouterr().err
+    code = cli.main(["run", "--url", f"http://127.0.0.1:{port}", "--modes", "virtual", "--endpoint", "GET /x",
+                     "--out", str(tmp_path / "run2")])
+    assert code == 3 and "cannot be reached" in capsys.readouterr().err
+    for run in ("run", "run2"):  # nothing started, nothing written
+        assert not (tmp_path / run).exists() or not any((tmp_path / run).iterdir())
+
+
+def test_the_bad_port_flag_names_what_it_accepts(capsys):
+    code, err = run_cli(capsys, "run", "--port", "70000")
+    assert code == 2 and "--port" in err and "from 1 to 65535" in err
+
+
+# --- how a user's service's rows are judged -------------------------------------------------------------
+
+SERVICE = {**BASE, "workload": "service", "hikari_pool": "0", "tomcat_max_threads": "0", "stub_delay_ms": "0",
+           "pool_max": "50", "tomcat_threads_config": "-1"}
+
+
+def service_row(**changes):
+    return {**SERVICE, **{k: str(v) for k, v in changes.items()}}
+
+
+def judged(*rows) -> Verdict:
+    return analyze.analyse(list(rows), META).verdicts[-1]
+
+
+def test_a_user_services_threads_and_pool_are_what_it_reported():
+    low = service_row(thread_mode="platform", tomcat_threads_config=20, concurrency=10, p50_ms=200,
+                      throughput_rps=49)
+    high = service_row(thread_mode="platform", tomcat_threads_config=20, concurrency=60, p50_ms=600,
+                       throughput_rps=98, tomcat_connections_max=60)
+    result = judged(low, high)
+    assert result.limit == "thread-pool" and result.bottleneck == "thread-pool"
+    assert math.isclose(result.ceilings.threads, 20 / 0.2, rel_tol=1e-6)  # its 20 threads ÷ its 200 ms
+    assert result.service_time_source == "p50 at lowest load" and result.valid
+
+
+def test_what_a_user_service_does_not_expose_is_said_never_guessed():
+    blind = service_row(thread_mode="platform", pool_max="", tomcat_threads_config="", hikari_active_max="",
+                        jvm_threads_max="", meter_samples=0, app_cpu_pct="")
+    result = judged(blind)
+    assert result.valid  # not measured is not wrong
+    assert {"not-exposed:meters", "not-exposed:hikari_active_max", "not-exposed:jvm_threads_max",
+            "not-exposed:app_cpu_pct"} <= set(result.flags)
+    assert math.isnan(result.ceilings.pool) and math.isnan(result.ceilings.threads) and math.isnan(result.ceilings.cpu)
+    assert [text.split(":")[0] for text in result.ceilings.missing] == ["pool", "cpu", "thread-pool"]
+    assert result.limit == "concurrency"  # the one ceiling its measurements allow
+    story = report._not_measured_story([result])
+    assert story and "its CPU and memory" in story[0] and "tomcat_threads_config_max_threads" in story[0]
+
+
+def test_a_user_service_without_an_unqueued_row_has_no_service_time_rather_than_an_invented_one():
+    result = judged(service_row(thread_mode="platform", tomcat_threads_config=20, concurrency=400))
+    assert math.isnan(result.service_time_ms) and "not measured" in result.service_time_source
+    assert any("no row measured the service time" in text for text in result.ceilings.missing)
