@@ -6,7 +6,16 @@
 import exec from 'k6/execution';
 import { handleSummary, phaseNow, rigOptions } from './phases.js';
 
-const LOAD_OPTIONS = ['scenarios', 'stages', 'vus', 'duration', 'iterations'];
+// What decides the load or what is counted is the plan's: the users, rates, phases and shape, and the system
+// tags the series and thresholds read (status, expected_response, scenario).
+const LOAD_OPTIONS = ['scenarios', 'stages', 'vus', 'duration', 'iterations', 'rps', 'minIterationDuration', 'paused',
+  'executionSegment', 'executionSegmentSequence', 'systemTags'];
+
+// The script's thresholds judge it, as k6 would, but never end a row in the middle of its hold.
+function withoutAbort(thresholds) {
+  return Object.fromEntries(Object.entries(thresholds || {}).map(([metric, rules]) => [metric,
+    (Array.isArray(rules) ? rules : [rules]).map((rule) => (typeof rule === 'object' ? rule.threshold : rule))]));
+}
 
 export function wrap(user) {
   if (typeof user.default !== 'function') {
@@ -15,14 +24,14 @@ export function wrap(user) {
   const own = Object.fromEntries(Object.entries(user.options || {}).filter(([name]) => !LOAD_OPTIONS.includes(name)));
   const rig = rigOptions();
   return {
-    options: { ...own, ...rig, thresholds: { ...(own.thresholds || {}), ...rig.thresholds } },
+    options: { ...own, ...rig, thresholds: { ...withoutAbort(own.thresholds), ...rig.thresholds } },
     setup: () => (typeof user.setup === 'function' ? user.setup() : undefined),
     iteration: (data) => {
       const [phase, half] = phaseNow();
       // the VU's tags go on every metric it emits from here on, the script's requests included
       exec.vu.metrics.tags.phase = phase;
       exec.vu.metrics.tags.half = half;
-      user.default(data);
+      return user.default(data); // an async default function's promise goes back to k6
     },
     teardown: (data) => (typeof user.teardown === 'function' ? user.teardown(data) : undefined),
     handleSummary,

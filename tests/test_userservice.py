@@ -165,8 +165,8 @@ def service_row(**changes):
     return {**SERVICE, **{k: str(v) for k, v in changes.items()}}
 
 
-def judged(*rows) -> Verdict:
-    return analyze.analyse(list(rows), META).verdicts[-1]
+def judged(*rows, url: str = "") -> Verdict:
+    return analyze.analyse(list(rows), {**META, "target": {"url": url}}).verdicts[-1]
 
 
 def test_a_user_services_threads_and_pool_are_what_it_reported():
@@ -183,7 +183,7 @@ def test_a_user_services_threads_and_pool_are_what_it_reported():
 def test_what_a_user_service_does_not_expose_is_said_never_guessed():
     blind = service_row(thread_mode="platform", pool_max="", tomcat_threads_config="", hikari_active_max="",
                         jvm_threads_max="", meter_samples=0, app_cpu_pct="")
-    result = judged(blind)
+    result = judged(blind, url="http://127.0.0.1:8080")  # a service vtlab did not start: its CPU is not to be seen
     assert result.valid  # not measured is not wrong
     assert {"not-exposed:meters", "not-exposed:hikari_active_max", "not-exposed:jvm_threads_max",
             "not-exposed:app_cpu_pct"} <= set(result.flags)
@@ -194,7 +194,78 @@ def test_what_a_user_service_does_not_expose_is_said_never_guessed():
     assert story and "its CPU and memory" in story[0] and "tomcat_threads_config_max_threads" in story[0]
 
 
+def test_a_jar_vtlab_started_whose_cpu_went_unread_is_a_broken_row_not_an_unexposed_meter():
+    result = judged(service_row(thread_mode="platform", tomcat_threads_config=20, app_cpu_pct=""))
+    assert "missing-app_cpu_pct" in result.flags and not result.valid
+
+
+def test_a_scripts_users_that_think_between_requests_are_not_all_in_flight():
+    # 400 users sleeping 1 s between 200 ms requests: ~333 req/s, ~67 requests in the service, below 200 threads
+    low = service_row(thread_mode="platform", tomcat_threads_config=200, concurrency=10, p50_ms=200, mean_ms=200,
+                      throughput_rps=8.3)
+    thinking = service_row(thread_mode="platform", tomcat_threads_config=200, concurrency=400, p50_ms=200,
+                           mean_ms=200, throughput_rps=333)
+    result = judged(low, thinking)
+    assert not result.queued and result.bottleneck != "thread-pool"
+    assert math.isclose(result.ceilings.concurrency, 333 * 0.2 / 0.2, rel_tol=1e-6)
+
+
 def test_a_user_service_without_an_unqueued_row_has_no_service_time_rather_than_an_invented_one():
     result = judged(service_row(thread_mode="platform", tomcat_threads_config=20, concurrency=400))
     assert math.isnan(result.service_time_ms) and "not measured" in result.service_time_source
     assert any("no row measured the service time" in text for text in result.ceilings.missing)
+
+
+def test_settings_vtlab_gives_every_row_cannot_be_overridden():
+    for name in ("SERVER_PORT", "SPRING_THREADS_VIRTUAL_ENABLED", "MANAGEMENT_SERVER_PORT", "server_address"):
+        with pytest.raises(ValueError, match="vtlab sets it for every row"):
+            userservice.parse_env([f"{name}=1"])
+
+
+def test_the_record_names_a_services_settings_but_never_their_values():
+    target = userservice.Target(call=userservice.Call("GET", "/x"), url="http://me:secret@127.0.0.1:8080/app?token=t",
+                                env=(("SPRING_DATASOURCE_PASSWORD", "hunter2"),),
+                                args=("--spring.datasource.password=hunter2", "--debug"))
+    described = str(target.describe())
+    assert "hunter2" not in described and "secret" not in described and "token" not in described
+    assert target.describe()["url"] == "http://127.0.0.1:8080/app"
+    assert target.describe()["args"] == ["--spring.datasource.password=…", "--debug"]
+
+
+@pytest.mark.parametrize("virtual, started, tomcat, accepted", [
+    (True, 3, -1, True), (False, 0, 200, True),
+    (False, 5, 200, True),     # the service's own virtual-thread executor: Tomcat still serves on its platform pool
+    (True, 5, 200, False),     # virtual threads somewhere, but Tomcat on platform threads: not the row's mode
+    (False, 0, -1, False),
+    (True, 2, None, True), (True, 0, None, False), (False, 0, None, True), (False, 1, None, False),
+])
+def test_the_mode_a_row_asked_for_is_proved_by_tomcat_where_it_tells_else_by_the_virtual_threads(
+        virtual, started, tomcat, accepted):
+    if accepted:
+        userservice.check_mode(virtual, started, tomcat)
+    else:
+        with pytest.raises(userservice.TargetError, match="SPRING_THREADS_VIRTUAL_ENABLED"):
+            userservice.check_mode(virtual, started, tomcat)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--service", "{jar}", "--endpoint", "GET /x", "--keep"], "--keep"),
+    (["--url", "http://127.0.0.1:1", "--modes", "virtual", "--endpoint", "GET /x", "--jdk", "21"], "--jdk configures"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--service-env", "SERVER_PORT=1"], "use --port"),
+])
+def test_more_flags_that_do_not_fit_a_users_service_are_refused(capsys, tmp_path, argv, words):
+    argv = [arg.replace("{jar}", jar(tmp_path)) for arg in argv]
+    code, err = cli_code(capsys, argv)
+    assert code == 2 and words in err, err
+
+
+def test_resuming_a_run_of_another_service_is_refused(capsys, tmp_path):
+    from vtlab import cli, results
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "matrix.csv").write_text(",".join(results.COLUMNS) + "\n")
+    results.write_metadata(run, {"target": {"jar": "/elsewhere/other.jar", "url": "", "call": "GET /y"}})
+    code = cli.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--out", str(run), "--resume",
+                     "--dry-run"])
+    assert code == 2 and "measured /elsewhere/other.jar (GET /y)" in capsys.readouterr().err

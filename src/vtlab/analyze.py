@@ -56,6 +56,7 @@ class Context:
     # scenario_of(row) -> (thread mode, users) of the row whose p50 is the scenario's service time
     service_time_point: dict[tuple[str, ...], tuple[str, float]] = field(default_factory=dict)
     cpu_points: dict[tuple[str, ...], tuple[CpuPoint, ...]] = field(default_factory=dict)  # cpu_group -> rows
+    service_unseen: bool = False  # a --url service: not vtlab's process, so its CPU and RSS are not measured
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
     lowest = _lowest_load_rows(rows, rig.tomcat_max_threads)
     return Context(host_cpus, shared, len(cores.parse_cpu_list(load_set)) if load_set else host_cpus,
                    {key: seconds for key, (_, seconds, _) in lowest.items()}, rig,
-                   {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared))
+                   {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared),
+                   bool((metadata.get("target") or {}).get("url")))
 
 
 def cpu_tiers(shared_cores: bool) -> tuple[str, ...]:
@@ -174,8 +176,9 @@ def pool_size(row: Mapping[str, object]) -> float:
 def in_flight(row: Mapping[str, object]) -> float:
     """Requests in the service at once: the users of a closed model; for the open model its arrival rate
     times the time each request took (Little's law), never the users k6 pre-allocated to carry it."""
-    if row.get("load_model") != "open":
+    if row.get("load_model") != "open" and not user_service(row):
         return num(row, "concurrency", 0)
+    # a user's script may think between its requests: its users are not all in the service at once
     latency_ms = num(row, "mean_ms")
     latency_ms = num(row, "p50_ms", 0) if math.isnan(latency_ms) else latency_ms
     return num(row, "throughput_rps", 0) * latency_ms / 1000
@@ -243,6 +246,8 @@ def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
     elif measured_s is not None and measured_s >= delay_s:
         service_s, source = measured_s, "p50 at lowest load"
     elif user_service(row):
+        if measured_s is not None:  # no design to hold it against: what the service took is its time
+            return max(measured_s, 1e-3), "p50 at lowest load"
         return math.nan, "not measured: every row queued or failed"  # nothing of its design to stand in
     else:
         service_s = max(delay_s + db_round_trip_s(row), measured_s or 0.0)
@@ -280,7 +285,7 @@ def _ceilings(row: Mapping[str, object], ctx: Context, service_s: float, source:
         restated.append("concurrency")  # users ÷ its own p50 is its own throughput by Little's law
     cores_there = ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)
     fixed_pct, marginal_ms = predicted_cpu_ms(row, ctx)
-    if math.isnan(num(row, "app_cpu_pct")):
+    if ctx.service_unseen:
         cpu_rps = math.nan
         missing.append("cpu: the service's CPU was not measured (a --url service is not vtlab's process)")
     elif math.isnan(marginal_ms):
@@ -296,7 +301,8 @@ def _ceilings(row: Mapping[str, object], ctx: Context, service_s: float, source:
     elif math.isnan(threads):
         missing.append("thread-pool: the service exposes no Tomcat max threads (tomcat_threads_config_max_threads)")
     return Ceilings(
-        concurrency=num(row, "target_rps") if open_model else num(row, "concurrency") / service_s,
+        concurrency=(num(row, "target_rps") if open_model
+                     else (in_flight(row) if user_service(row) else num(row, "concurrency")) / service_s),
         threads=threads, pool=pool_rps, cpu=cpu_rps, restated=tuple(restated), missing=tuple(missing))
 
 
@@ -421,13 +427,13 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     if num(row, "foreign_cpu_pct", 0) > ctx.rig.foreign_cpu_flag_pct:
         # other processes took CPU the tiers would have had — unless the service itself is one vtlab does not
         # run (--url): then its CPU cannot be told from a neighbour's, and the row says so instead
-        unseen_service = user_service(row) and math.isnan(num(row, "app_cpu_pct"))
-        flags.append(f"{NOT_EXPOSED}neighbours" if unseen_service else "noisy-neighbour")
+        flags.append(f"{NOT_EXPOSED}neighbours" if ctx.service_unseen else "noisy-neighbour")
     for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
         if math.isnan(num(row, column)):
             # what a user's service does not expose is not measured, not broken: said, never guessed
-            exposed = not user_service(row) or column == "p99_ms"
-            flags.append(f"missing-{column}" if exposed else f"{NOT_EXPOSED}{column}")
+            unseen = (ctx.service_unseen if column == "app_cpu_pct"
+                      else user_service(row) and column != "p99_ms")
+            flags.append(f"{NOT_EXPOSED}{column}" if unseen else f"missing-{column}")
     if not steady(row):
         flags.append("not-steady")
     if str(row.get("writes_ok", "")).lower() == "false":

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -74,6 +76,17 @@ def java_home(text: str) -> str:
     return str(path.resolve())
 
 
+def jvm_options(text: str) -> tuple[str, ...]:
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted ({err}); use JVM options as shell words") from None
+    if not all(word.startswith("-") for word in words):
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted; use JVM options, each starting with '-' "
+                                         "(e.g. -XX:+UseParallelGC)")
+    return words
+
+
 def core_map(text: str) -> dict[str, set[int]]:
     try:
         return cores.parse_override(text, cores.available())
@@ -136,6 +149,8 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "pinned-control, scopedvalue and structured need 25)"),
     ("--java-home", "java_home", java_home, "another Java runtime for the service; its major version is its "
      "--jdk value"),
+    ("--jvm-opts", "jvm_opts", jvm_options, "the service's JVM options, every row alike, after vtlab's own heap and "
+     "JFR settings, e.g. '-XX:+UseParallelGC' (recorded in metadata)"),
 ]
 
 
@@ -226,14 +241,16 @@ def _add_test(sub) -> None:
 
 # --- subcommands -------------------------------------------------------------------------------
 
-def _plan(args: argparse.Namespace, own_service: bool = True) -> plan.Plan:
+def _plan(args: argparse.Namespace, target: userservice.Target | None = None) -> plan.Plan:
     """The plan the profile and flags describe; ValueError names a flag combination that cannot run. For a user's
-    service (not `own_service`) every row calls it: the service workload, whatever the profile's."""
+    service (`target`) every row calls it: the service workload, whatever the profile's."""
     given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
-    if not own_service:
+    if target is not None:
         given["workloads"] = (plan.SERVICE_WORKLOAD,)
+        if not target.uses_stub:
+            given["stub_delay_ms"] = 0  # no downstream of vtlab's: no designed wait in the service time
     home = given.get("java_home")
-    profile = args.profile or ("quick" if own_service else "service")
+    profile = args.profile or ("quick" if target is None else "service")
     return plan.build(profile, plan.Overrides(**given, java_home_jdk=runtimes.major(Path(home)) if home else None))
 
 
@@ -261,7 +278,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         target = targetflags.target(args)
-        the_plan = _plan(args, own_service=target is None)
+        the_plan = _plan(args, target)
     except ValueError as err:
         return usage_error(str(err))
     run_dir = args.out
@@ -275,6 +292,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     problem = results.why_not_appendable(run_dir / results.CSV_NAME) if run_dir is not None else None
     if problem:
         return usage_error(f"--resume: {problem}")
+    if args.resume and run_dir is not None and (run_dir / results.METADATA_NAME).exists():
+        problem = _other_target(results.read_metadata(run_dir).get("target"), target)
+        if problem:
+            return usage_error(f"--resume: {run_dir} measured {problem}; resume it with the same service and call")
     run_dir = run_dir or matrix.default_run_dir(RESULTS)
     problem = None if args.dry_run else results.why_not_writable(run_dir)
     if problem:
@@ -313,6 +334,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _other_target(recorded: object, target: userservice.Target | None) -> str | None:
+    """What a run being resumed measured, when it is not what the flags name now; None when it is the same."""
+    now = target.describe() if target else None
+    keys = ("jar", "url", "call")
+    then = {key: recorded.get(key) for key in keys} if isinstance(recorded, dict) else None
+    if (then is None) == (now is None) and (now is None or then == {key: now[key] for key in keys}):
+        return None
+    return (f"{then['jar'] or then['url']} ({then['call']})" if then else "vtlab's own service")
+
+
 def _target_problem(target: userservice.Target) -> str | None:
     """What stops a run on the user's service before anything starts: a script k6 cannot run (a usage error,
     returned), an unreachable --url or a taken --port (the environment: userservice.TargetError, exit 3)."""
@@ -324,7 +355,8 @@ def _target_problem(target: userservice.Target) -> str | None:
         raise userservice.TargetError(f"--port {target.port}: the port is taken on 127.0.0.1 by another process; "
                                       "free it or leave --port out (vtlab picks a free one)")
     try:
-        targetflags.check_script(build.build_k6(), target.call)
+        with tempfile.TemporaryDirectory(prefix="vtlab-script-") as folder:
+            targetflags.check_script(build.build_k6(), target.call, Path(folder))
     except ValueError as err:
         return str(err)
     return None

@@ -80,6 +80,18 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
         try:
             measure = measure_row if target is None else measure_user_row
             values, runtime_info = measure(rig, plan, row, progress, warmup_for(plan, index))
+        except userservice.TargetError as err:
+            if index == 0:
+                raise  # the first row: the jar, its settings or the call are wrong, not the moment
+            # a later row of the user's service that would not start or answer: that row failed, the run goes on
+            log = rig.run_dir / "logs" / f"app-{dimensions.slug(row)}.log"
+            died = procs.TierDied(SERVICE, str(err).splitlines()[0], log if log.exists() else None)
+            writer.append(failed_row(row, died))
+            progress.failed(died)
+            failed, consecutive = failed + 1, consecutive + 1
+            if consecutive >= MAX_CONSECUTIVE_FAILURES:
+                raise
+            continue
         except procs.TierDied as died:
             writer.append(failed_row(row, died))
             progress.failed(died)
@@ -231,7 +243,7 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
     db_env, stub_url, proxies = _route(rig, row, slug)
     try:
         app = services.start_app(java, APP_PORT, config, db_env, stub_url, rig.run_dir / "logs" / f"app-{slug}.log",
-                                 jfr, rig.core_map["app"])
+                                 jfr, rig.core_map["app"], plan.jvm_opts)
     except BaseException:
         _unroute(rig, proxies)
         raise
@@ -279,7 +291,7 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
     if target.started_by_vtlab:
         app = userservice.start(target, java, virtual, _service_database(rig, target),
                                 rig.stub.base_url if rig.stub else None, rig.run_dir / "logs" / f"app-{slug}.log", jfr,
-                                rig.core_map["app"])
+                                rig.core_map["app"], plan.jvm_opts)
     else:
         app = userservice.attach(target)
     forget = procs.on_cleanup(app.stop)
@@ -295,11 +307,12 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
             else:
                 userservice.preflight(app, target.call)
 
-        if app.pid is not None:
-            userservice.thread_mode_check(java, app.pid, virtual, first_request, folder)
-        else:
-            first_request()
+        started = userservice.virtual_threads_started(java, app.pid, first_request, folder) \
+            if app.pid is not None else first_request()
         read_meters, source = userservice.meters(app, target)
+        if app.pid is not None:  # a --url service runs the mode the user states: nothing to prove it by
+            reading = read_meters() if read_meters else None
+            userservice.check_mode(virtual, started, (reading or {}).get("tomcat_threads_config"))
         rig.meter_sources[slug] = source
         # the stall watch reads the service's request counter (Prometheus only): without it, every row would stall
         watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",

@@ -94,6 +94,21 @@ class Profile:
     spike_multiple: float = shapes.Shape.multiple
     spike_s: int = shapes.Shape.spike_s
     step_count: int = shapes.Shape.steps
+    jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own (heap, JFR)
+
+
+# The published experiment `--profile headline` repeats (reference/published.csv, tucanoo-springboot-virtualthreads):
+# a 100 ms downstream, measured on a host of 16 logical CPUs. Its user counts are kept (2.5×, 12.5× and 50×
+# Tomcat's 200 threads); its delay grows as this machine's CPUs are fewer, so that every Little's-law rate — the
+# platform wall (200 threads ÷ delay), each virtual point (users ÷ delay) — asks the same of each CPU as it did
+# there: 800 ms on 2 CPUs, 100 ms on 16.
+PUBLISHED_DELAY_MS = 100
+PUBLISHED_CPUS = 16
+HEADLINE_USERS = (500, 2500, 10_000)
+
+
+def headline_delay_ms(cpus: int) -> int:
+    return round(PUBLISHED_DELAY_MS * PUBLISHED_CPUS / max(cpus, 1))
 
 
 def _scale() -> int:
@@ -217,6 +232,13 @@ PRESETS: dict[str, Profile] = {
                 "measures its service time",
         blocks=(Block(("released",), (0,), (10,), scaled=(100, 400), workloads=(SERVICE_WORKLOAD,)),),
         ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=0, tomcat_max_threads=0),
+    "headline": Profile(
+        name="headline",
+        summary="the published experiment (500, 2,500 and 10,000 users, released, pool 50, both modes) with its "
+                "100 ms downstream scaled to this machine's CPUs (× 16 ÷ CPUs)",
+        # 10,000 users take a while to connect, and the first row's JIT a minute to settle at ~1,700 req/s
+        blocks=(Block(("released",), (50,), HEADLINE_USERS),),
+        ramp_s=20, warmup_s=60, hold_s=30, reps=1, stub_delay_ms=PUBLISHED_DELAY_MS),
     "spike": Profile(
         name="spike",
         summary="a sudden step from 200 to 600 users for 10 s and back, both modes: p99 before and during, "
@@ -249,7 +271,9 @@ def profiles() -> dict[str, Profile]:
         return replace(block, concurrency=block.concurrency + tuple(c * s for c in block.scaled), scaled=(),
                        tomcat_threads=tuple(cores if t == CORES else t for t in block.tomcat_threads))
 
-    return {name: replace(p, blocks=tuple(sized(b) for b in p.blocks)) for name, p in PRESETS.items()}
+    presets = {name: replace(p, blocks=tuple(sized(b) for b in p.blocks)) for name, p in PRESETS.items()}
+    presets["headline"] = replace(presets["headline"], stub_delay_ms=headline_delay_ms(cores))
+    return presets
 
 
 @dataclass(frozen=True)
@@ -289,6 +313,7 @@ class Overrides:
     jdks: tuple[int, ...] | None = None
     java_home: str | None = None  # another runtime; its major version (from its release file) is its jdk value
     java_home_jdk: int | None = None
+    jvm_opts: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -307,6 +332,7 @@ class Plan:
     spike_s: int = shapes.Shape.spike_s
     step_count: int = shapes.Shape.steps
     java_homes: dict = field(default_factory=dict)  # jdk value -> a --java-home for it (else vtlab's own)
+    jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own, every row alike
 
     def shape(self, row: Row) -> shapes.Shape:
         """The row's load shape with the plan's settings for it."""
@@ -317,7 +343,7 @@ class Plan:
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
                 "spike_s": self.spike_s, "step_count": self.step_count,
-                "java_homes": {str(k): v for k, v in self.java_homes.items()},
+                "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
                 "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
@@ -346,7 +372,8 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     _check_jdks(rows, java_homes)
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
-                setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes)
+                setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
+                tuple(setting["jvm_opts"]))
 
 
 def _java_homes(overrides: Overrides) -> dict[int, str]:
@@ -394,7 +421,7 @@ def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
 # The profile's scalar settings a flag of the same name replaces.
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
-           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count")
+           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts")
 
 
 def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:

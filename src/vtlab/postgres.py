@@ -177,8 +177,11 @@ class Postgres:
         return Credentials(HOST, self.port, name, password, name)
 
     def _admin(self, sql: str) -> None:
-        subprocess.run([*self._psql_argv("postgres"), "-v", "ON_ERROR_STOP=1", "-qc", sql], env=self._psql_env(),
-                       capture_output=True, text=True, check=True)
+        # on standard input, not the command line: other local users can read a process's arguments
+        result = subprocess.run([*self._psql_argv("postgres"), "-v", "ON_ERROR_STOP=1", "-q", "-f", "-"], input=sql,
+                                env=self._psql_env(), capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"PostgreSQL refused a statement for the service's database: {result.stderr.strip()}")
 
     def query(self, sql: str) -> str:
         result = subprocess.run([*self._psql_argv(), "-tAc", sql], env=self._psql_env(),

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vtlab import analyze, charts, compare, dimensions, everysecond, results, scenarios
-from vtlab.labels import TOMCAT_THREADS, fmt, mode_label, row_label, scenario_label
+from vtlab import analyze, charts, compare, dimensions, everysecond, published, results, scenarios
+from vtlab.labels import TOMCAT_THREADS, fmt, mode_label, ratio_text, row_label, scenario_label
 from vtlab.verdicts import COLUMNS, Aggregate, Analysis, Verdict, cells
 
 ANALYSIS_NAME = "analysis.csv"
@@ -34,6 +34,9 @@ def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
     measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
     figures = _figures(measured, analysis, others, metadata) if measured else {}
     extra = scenarios.sections(analysis, functools.partial(mode_label, default_threads=threads))
+    beside_published = published.section(analysis.aggregates, published.points())
+    if beside_published:
+        extra.insert(0, beside_published)
     paths["charts"].write_text(json.dumps({**{name: data for name, (_, data) in figures.items()},
                                            **{f"scenario-{section.key}": section.chart for section in extra}},
                                           indent=1) + "\n")
@@ -107,17 +110,6 @@ def _rps(line: Aggregate) -> str:
     elif line.interval_known:
         text += f" ± {fmt(line.line.measured.throughput_ci95_rps, 1)}"
     return text + ("" if line.valid else " (invalid)")
-
-
-def ratio_text(platform: Aggregate | None, virtual: Aggregate | None) -> str:
-    """virtual ÷ platform with the range the two intervals allow (low ÷ high to high ÷ low)."""
-    if not (platform and virtual and platform.throughput_median > 0):
-        return "–"
-    text = f"{virtual.throughput_median / platform.throughput_median:.2f}×"
-    if platform.interval_known and virtual.interval_known and platform.interval_low > 0:
-        text += (f" [{virtual.interval_low / platform.interval_high:.2f}–"
-                 f"{virtual.interval_high / platform.interval_low:.2f}]")
-    return text
 
 
 def headline(aggregates: Sequence[Aggregate], threads: int = TOMCAT_THREADS) -> list[dict[str, str]]:

@@ -85,13 +85,13 @@ class AppConfig:
 
 
 def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
-              log: Path, jfr: Path, cpus: set[int] | None) -> Tier:
+              log: Path, jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = ()) -> Tier:
     # Actuator on a port of its own: a saturated request pool would otherwise queue the rig's
     # scrapes behind the load, and the samples would go missing exactly on the rows that matter.
     management_port = procs.free_port()
     env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": HOST,
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
-    argv = [str(java.java), "-Xmx1g", *config.jvm_flags(),
+    argv = [str(java.java), "-Xmx1g", *config.jvm_flags(), *jvm_opts,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             # JFR's chunks beside the recording, not in /tmp: a killed service leaves them in the run folder
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",

@@ -13,6 +13,8 @@ STATE = Path(os.environ.get("VTLAB_STATE", str(REPO / ".vtlab")))
 SERVICES = REPO / "services"
 SQL = REPO / "sql"
 LOAD = REPO / "load"
+# The public figures vtlab compares with, each with its source (the seeds' published numbers).
+PUBLISHED = REPO / "reference" / "published.csv"
 
 APP_JAR = SERVICES / "app" / "target" / "app.jar"
 STUB_JAR = SERVICES / "stub" / "target" / "stub.jar"

@@ -9,7 +9,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from vtlab import userservice
+from vtlab import load, userservice
 
 # Plan flags that set parts of vtlab's own service: they mean nothing to a user's service, whose own settings go
 # in with --service-env. (dest, flag)
@@ -79,8 +79,10 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
                              "service's own settings with --service-env NAME=VALUE")
     if args.modes and "webflux" in args.modes:
         raise ValueError("--modes webflux is vtlab's reactive twin; your service runs platform and/or virtual")
+    if getattr(args, "keep", False):
+        raise ValueError("--keep leaves vtlab's own PostgreSQL and stub up; your service's tiers stop with the run")
     if url is not None:
-        for dest, flag in _JAR_ONLY:
+        for dest, flag in (*_JAR_ONLY, ("jdks", "--jdk"), ("java_home", "--java-home"), ("jvm_opts", "--jvm-opts")):
             if _given(args, dest):
                 raise ValueError(f"{flag} configures a service vtlab starts (--service JAR); with --url the service "
                                  "runs as it is")
@@ -98,7 +100,8 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
         args=tuple(shlex.split(args.service_args or "")), health=_health(args.health), port=args.port,
         db="vtlab" if args.db else "url" if args.db_url else "none", db_url=args.db_url,
         boot_version=userservice.boot_version(jar) if jar else "",
-        uses_stub=any("{stub_url}" in value for _, value in env))
+        uses_stub=any("{stub_url}" in value for _, value in env),
+        actuator=userservice.has_actuator(jar) if jar else False, health_given=args.health is not None)
 
 
 def _health(path: str | None) -> str:
@@ -132,12 +135,15 @@ def _call(args: argparse.Namespace) -> userservice.Call:
     return userservice.Call(method, path, userservice.parse_ids(args.ids) if args.ids else (1, 1), ids_file)
 
 
-def check_script(k6: Path, call: userservice.Call) -> None:
-    """k6 evaluates the user's script once before anything starts: a syntax error is k6's own message, exit 2."""
+def check_script(k6: Path, call: userservice.Call, folder: Path) -> None:
+    """k6 evaluates the script inside vtlab's phases once, before anything starts, with the environment a row gives
+    it: a syntax error, a missing default function or an option k6 refuses is k6's own message, exit 2."""
     if call.script is None:
         return
-    result = subprocess.run([str(k6), "inspect", str(call.script)], capture_output=True, text=True, timeout=120,
-                            env={"BASE_URL": "http://127.0.0.1:1", "PATH": "/usr/bin:/bin", "K6_NO_USAGE_REPORT": "1"})
+    spec = load.LoadSpec("http://127.0.0.1:1", "closed", 1, 0, 1, 1, 2, 1, script=call.entry_script(folder),
+                         script_env=tuple(call.k6_env().items()))
+    result = subprocess.run([str(k6), "inspect", str(spec.script)], capture_output=True, text=True, timeout=120,
+                            env=load.env_for(spec, folder / "inspect-summary.json"))
     if result.returncode != 0:
         raise ValueError(f"--script {call.script}: k6 cannot run it: "
                          + (result.stderr or result.stdout).strip()[-1500:])

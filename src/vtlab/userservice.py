@@ -96,6 +96,8 @@ class Target:
     db_url: str | None = None
     boot_version: str = ""
     uses_stub: bool = field(default=False)
+    actuator: bool = True        # the jar carries Spring Boot's actuator (BOOT-INF/lib)
+    health_given: bool = False   # --health was given: its path is the only sign of health
 
     @property
     def started_by_vtlab(self) -> bool:
@@ -103,9 +105,25 @@ class Target:
 
     def describe(self) -> dict[str, object]:
         """What metadata records: never a value of the user's environment (it may hold secrets), only names."""
-        return {"jar": str(self.jar) if self.jar else "", "url": self.url or "", "metrics_url": self.metrics_url or "",
-                "call": self.call.describe(), "env_names": [name for name, _ in self.env], "args": list(self.args),
+        return {"jar": str(self.jar) if self.jar else "", "url": without_secrets(self.url),
+                "metrics_url": without_secrets(self.metrics_url), "call": self.call.describe(),
+                "env_names": [name for name, _ in self.env],
+                "args": [arg.split("=", 1)[0] + ("=…" if "=" in arg else "") for arg in self.args],
                 "health": self.health, "db": self.db, "spring_boot_version": self.boot_version}
+
+
+def without_secrets(url: str | None) -> str:
+    """A URL as metadata and messages may show it: no user:password@, no query string."""
+    if not url:
+        return ""
+    parsed = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit((parsed.scheme, parsed.hostname + (f":{parsed.port}" if parsed.port else ""),
+                                    parsed.path, "", ""))
+
+
+def has_actuator(jar: Path) -> bool:
+    with zipfile.ZipFile(jar) as archive:
+        return any(name.startswith("BOOT-INF/lib/spring-boot-actuator-") for name in archive.namelist())
 
 
 def boot_version(jar: Path) -> str:
@@ -144,12 +162,22 @@ def parse_ids(text: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
+# Settings vtlab gives the service itself, each for a reason a --service-env would defeat: (name, use instead).
+OWNED_SETTINGS = {"SPRING_THREADS_VIRTUAL_ENABLED": "--modes", "SERVER_PORT": "--port",
+                  "SERVER_ADDRESS": "nothing: it binds to 127.0.0.1",
+                  "MANAGEMENT_SERVER_PORT": "nothing: vtlab picks it",
+                  "MANAGEMENT_SERVER_ADDRESS": "nothing: it binds to 127.0.0.1",
+                  "MANAGEMENT_ENDPOINTS_WEB_BASE_PATH": "nothing: vtlab reads /actuator"}
+
+
 def parse_env(items: list[str]) -> tuple[tuple[str, str], ...]:
     pairs = []
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
             raise ValueError(f"--service-env {item!r}: give NAME=VALUE, e.g. SPRING_PROFILES_ACTIVE=postgres")
+        if name.upper() in OWNED_SETTINGS:
+            raise ValueError(f"--service-env {name}: vtlab sets it for every row; use {OWNED_SETTINGS[name.upper()]}")
         pairs.append((name, value))
     return tuple(pairs)
 
@@ -183,6 +211,7 @@ def service_env(target: Target, virtual: bool, port: int, management_port: int, 
         # the actuator on a port of its own: the rig's scrapes never queue behind the load
         "MANAGEMENT_SERVER_PORT": str(management_port), "MANAGEMENT_SERVER_ADDRESS": HOST,
         "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE": ACTUATOR_EXPOSED,
+        "MANAGEMENT_ENDPOINTS_WEB_BASE_PATH": "/actuator",
         # Tomcat's thread and connection meters come from its MBeans, which Boot leaves off by default
         "SERVER_TOMCAT_MBEANREGISTRY_ENABLED": "true",
         **db_env,
@@ -192,7 +221,7 @@ def service_env(target: Target, virtual: bool, port: int, management_port: int, 
 
 
 def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stub_url: str | None, log: Path,
-          jfr: Path, cpus: set[int] | None) -> Tier:
+          jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = ()) -> Tier:
     """A fresh JVM of the user's jar for one row, healthy; TargetError with its log's tail when it never is."""
     assert target.jar is not None
     port = target.port or procs.free_port()
@@ -200,19 +229,26 @@ def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stu
         raise TargetError(f"--port {port}: the port is taken on {HOST} by another process; free it or leave --port "
                           "out (vtlab picks a free one)")
     management_port = procs.free_port()
-    env = services.java_env(service_env(target, virtual, port, management_port, db_env, stub_url))
-    argv = [str(java.java), "-Xmx1g",
+    env = {**_inherited(), **service_env(target, virtual, port, management_port, db_env, stub_url)}
+    argv = [str(java.java), "-Xmx1g", *jvm_opts,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
             "-jar", str(target.jar), *target.args]
     proc = procs.spawn(argv, env=env, log=log, cpus=cpus, name="service")
     tier = Tier("service", proc, log, f"http://{HOST}:{port}", f"http://{HOST}:{management_port}")
     try:
-        tier.management_url = _wait_healthy(tier, target.health)
+        _wait_healthy(tier, target)
     except BaseException:
         tier.stop()
         raise
     return tier
+
+
+def _inherited() -> dict[str, str]:
+    """The caller's environment without its Spring Boot settings (SPRING_*, SERVER_*, MANAGEMENT_*) or vtlab's
+    own service's: the service gets only what the flags say."""
+    return {name: value for name, value in services.java_env({}).items()
+            if not name.startswith(("SPRING_", "SERVER_", "MANAGEMENT_"))}
 
 
 def attach(target: Target) -> Tier:
@@ -226,8 +262,7 @@ def meters(tier: Tier, target: Target) -> tuple[Callable[[], dict[str, float] | 
     endpoint (a jar vtlab starts: its actuator; a --url: --metrics, either kind). (None, "") when neither answers:
     every meter is then not available."""
     if target.started_by_vtlab:
-        base = tier.management_url + "/actuator" if tier.management_url else ""
-        candidates = [base + "/prometheus", base + "/metrics"] if base else []
+        candidates = [tier.management_url + "/actuator/prometheus", tier.management_url + "/actuator/metrics"]
     else:
         candidates = [target.metrics_url] if target.metrics_url else []
     for url in candidates:
@@ -242,32 +277,34 @@ def meters(tier: Tier, target: Target) -> tuple[Callable[[], dict[str, float] | 
     return None, ""
 
 
-def _wait_healthy(tier: Tier, health: str) -> str:
-    """Poll the service until its health answers 2xx — on the management port, else on its own port — or, for a
-    service without an actuator, until its own port answers anything 2xx. Returns where the actuator lives (the
-    management port, the service's own, or "" without one)."""
-    candidates = [(tier.management_url, tier.management_url + health), (tier.base_url, tier.base_url + health),
-                  ("", tier.base_url + "/")]
+def _wait_healthy(tier: Tier, target: Target) -> None:
+    """Poll until the service answers 2xx on its health path: on the management port vtlab gave its actuator (or
+    on its own port, for a --health of the service's own); a jar without the actuator and without --health counts
+    as up on its first 2xx on /. Health only says the service is up: its meters are always read from the
+    management port (meters())."""
+    candidates = [tier.management_url + target.health, tier.base_url + target.health]
+    if not target.actuator and not target.health_given:
+        candidates = [tier.base_url + target.health, tier.base_url + "/"]
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
     while time.monotonic() < deadline:
         if tier.proc.poll() is not None:
             raise TargetError(_never_healthy(tier, procs.ended(tier.proc.returncode) + " before it became healthy"))
-        for actuator, url in candidates:
+        for url in candidates:
             try:
                 if 200 <= procs.http_get(url, timeout=2)[0] < 300:
-                    return actuator
+                    return
             except OSError:
                 pass
         time.sleep(0.5)
     raise TargetError(_never_healthy(tier, f"did not become healthy within {HEALTH_TIMEOUT_S} s (no 2xx from "
-                                           f"{health} nor /)"))
+                                           f"{' nor '.join(candidates)})"))
 
 
 def _never_healthy(tier: Tier, how: str) -> str:
     log = procs.tail(tier.log, LOG_LINES)
     taken = re.search(r"Port (\d+) was already in use|Address already in use", log)
-    hint = (f"\nvtlab: a port it binds is taken ({taken.group(0)}): free it, or give the service another with "
-            "--service-env" if taken else "")
+    hint = (f"\nvtlab: a port it binds is taken ({taken.group(0)}): free it, or set the service's own port setting "
+            "that names it" if taken else "")
     return f"your service {how}; the last lines of {tier.log}:\n{log}{hint}"
 
 
@@ -299,8 +336,11 @@ def script_preflight(k6: Path, spec: load.LoadSpec, folder: Path) -> None:
     kept.unlink(missing_ok=True)
     argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", "--vus", "1", "--iterations", "1",
             "--out", f"vtlab={kept}", str(spec.script)]
-    result = subprocess.run(argv, env=load.env_for(spec, folder / "preflight-summary.json"), capture_output=True,
-                            text=True, timeout=120)
+    try:
+        result = subprocess.run(argv, env=load.env_for(spec, folder / "preflight-summary.json"), capture_output=True,
+                                text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise TargetError("preflight: the script's first iteration did not end within 120 s") from None
     log.write_text(result.stdout + result.stderr)
     if result.returncode not in (0, rig.CURRENT.k6_thresholds_exit) or not kept.exists():
         raise TargetError(f"preflight: k6 could not run the script (exit {result.returncode}): "
@@ -313,34 +353,51 @@ def script_preflight(k6: Path, spec: load.LoadSpec, folder: Path) -> None:
             if requests else "made no HTTP request") + f"; the row was not started. k6's output: {log}")
 
 
-def thread_mode_check(java: Java, pid: int, virtual: bool, request: Callable[[], None], folder: Path) -> int:
-    """How many virtual threads the service started while `request()` ran, read from a short JFR recording of
-    jdk.VirtualThreadStart: the proof the flip took (a platform row starts none, a virtual one at least one per
-    request). TargetError when it did not."""
+def virtual_threads_started(java: Java, pid: int, request: Callable[[], None], folder: Path) -> int:
+    """How many virtual threads the service started while `request()` ran, from a short JFR recording of
+    jdk.VirtualThreadStart alone (load/threadmode.jfc)."""
     jcmd = str(java.home / "bin" / "jcmd")
     folder.mkdir(parents=True, exist_ok=True)
     recording = folder / f"threadmode-{pid}.jfr"
     name = f"vtlab-threadmode-{pid}"
-    subprocess.run([jcmd, str(pid), "JFR.start", f"name={name}", f"settings={THREAD_MODE_SETTINGS}"],
-                   capture_output=True, text=True, check=True, timeout=60)
+    _tool([jcmd, str(pid), "JFR.start", f"name={name}", f"settings={THREAD_MODE_SETTINGS}"])
     try:
         request()
     finally:
-        subprocess.run([jcmd, str(pid), "JFR.stop", f"name={name}", f"filename={recording}"],
-                       capture_output=True, text=True, check=True, timeout=60)
-    printed = subprocess.run([str(java.jfr), "summary", str(recording)], capture_output=True, text=True,
-                             check=True, timeout=60).stdout
-    found = re.search(r"^\s*jdk\.VirtualThreadStart\s+(\d+)", printed, re.M)
-    started = int(found.group(1)) if found else 0
+        _tool([jcmd, str(pid), "JFR.stop", f"name={name}", f"filename={recording}"])
+    found = re.search(r"^\s*jdk\.VirtualThreadStart\s+(\d+)", _tool([str(java.jfr), "summary", str(recording)]), re.M)
+    return int(found.group(1)) if found else 0
+
+
+def _tool(argv: list[str]) -> str:
+    """A JDK tool's output; TargetError (the environment: exit 3) when it is missing, fails or hangs."""
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, check=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError) as err:
+        raise TargetError(f"{Path(argv[0]).name} could not check the service's thread mode ({err}); the runtime "
+                          "needs jcmd and jfr (a JDK, not a JRE)") from None
+
+
+def check_mode(virtual: bool, started: int, tomcat_threads: float | None) -> None:
+    """Whether the row runs the mode it asked for. Tomcat's own thread limit decides where the service exposes it
+    (-1: its virtual-thread executor; a positive size: its platform pool — whatever virtual threads the service
+    starts for its own work); otherwise the virtual threads the preflight request started."""
+    if tomcat_threads is not None and tomcat_threads != 0:
+        if virtual == (tomcat_threads < 0):
+            return
+        raise TargetError(f"the service was started with SPRING_THREADS_VIRTUAL_ENABLED={str(virtual).lower()} but "
+                          f"Tomcat reports {tomcat_threads:g} max threads (-1 under virtual threads): its own "
+                          "configuration sets spring.threads.virtual.enabled, so this row would not measure the mode "
+                          "it names")
     if virtual and started == 0:
         raise TargetError("the service was started with SPRING_THREADS_VIRTUAL_ENABLED=true but served the preflight "
                           "request without starting a virtual thread: is it Spring MVC on Tomcat or Jetty, and does "
-                          "a --service-env or its own configuration set spring.threads.virtual.enabled?")
+                          "its own configuration set spring.threads.virtual.enabled?")
     if not virtual and started > 0:
         raise TargetError(f"the service was started with SPRING_THREADS_VIRTUAL_ENABLED=false but started {started} "
-                          "virtual thread(s) serving the preflight request: its configuration turns them on "
-                          "elsewhere, so this row would not measure platform threads")
-    return started
+                          "virtual thread(s) serving the preflight request, and exposes no Tomcat thread meter to tell "
+                          "its request threads from its own executors: this row would not be known to measure "
+                          "platform threads")
 
 
 def runtime_facts(target: Target, java: Java, cpus: set[int] | None) -> dict:
