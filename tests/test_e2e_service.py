@@ -194,6 +194,10 @@ def test_bad_input_on_your_own_service_is_refused_clearly_with_nothing_left(seed
     # a 404 on the preflight request: the run stops before the row, with the service's answer shown
     shown = refused(3, "answered 404", *service, "--endpoint", "GET /api/no-such-thing/{id}", "--ids", "1-9")
     assert '"status":404' in shown
+    # a setting vtlab gives every row is not the user's to change
+    refused(2, "vtlab sets it for every row", *service, *ENDPOINT, "--service-env", "SERVER_PORT=1")
+    # a health path the service answers with an error: refused after a while, naming the answer, not after minutes
+    refused(3, "answered 404", *service, *ENDPOINT, "--health", "/no-such-health")
     # a service that never becomes healthy: how it ended and its last log lines
     shown = refused(3, "before it became healthy", *service, *ENDPOINT, "--service-args=--server.port=not-a-port")
     assert "not-a-port" in shown
@@ -201,8 +205,8 @@ def test_bad_input_on_your_own_service_is_refused_clearly_with_nothing_left(seed
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        # a port the service binds is taken: its own log names it, and vtlab says what to do
-        refused(3, "a port it binds is taken", *service, *ENDPOINT, "--service-env", f"MANAGEMENT_SERVER_PORT={port}")
+        # a port the service binds by its own settings is taken: its log names it, and vtlab says what to do
+        refused(3, "a port it binds is taken", *service, *ENDPOINT, f"--service-args=--management.server.port={port}")
         refused(3, f"--port {port}: the port is taken", *service, *ENDPOINT, "--port", str(port))
     broken = tmp_path / "broken.js"
     broken.write_text("export default function () {\n  http.get(;\n}\n")

@@ -505,8 +505,9 @@ def _plan_lines(plan: object) -> dict[str, str]:
     phases = " · ".join(f"{name} {plan[key]} s" for name, key in (("ramp", "ramp_s"), ("warm-up", "warmup_s"),
                                                                      ("hold", "hold_s"), ("cool-down", "cooldown_s"))
                         if key in plan)
+    rows = plan.get("rows")
     return {"plan": f"profile {plan.get('profile', '?')}, {plan.get('model', 'closed')} model, "
-                    f"{plan.get('rows', '?')} rows; {phases}",
+                    f"{len(rows) if isinstance(rows, list) else '?'} rows; {phases}",
             "plan flags": ", ".join(f"{key}={value}" for key, value in sorted(overrides.items()))
             or "none: the profile as it stands"}
 

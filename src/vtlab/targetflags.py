@@ -142,7 +142,9 @@ def check_script(k6: Path, call: userservice.Call, folder: Path) -> None:
         return
     spec = load.LoadSpec("http://127.0.0.1:1", "closed", 1, 0, 1, 1, 2, 1, script=call.entry_script(folder),
                          script_env=tuple(call.k6_env().items()))
-    result = subprocess.run([str(k6), "inspect", str(spec.script)], capture_output=True, text=True, timeout=120,
+    # k6 inspect hides the environment from the script unless told, unlike k6 run: the rig's phases read it
+    result = subprocess.run([str(k6), "inspect", "--include-system-env-vars", str(spec.script)], capture_output=True,
+                            text=True, timeout=120,
                             env=load.env_for(spec, folder / "inspect-summary.json"))
     if result.returncode != 0:
         raise ValueError(f"--script {call.script}: k6 cannot run it: "

@@ -29,6 +29,7 @@ from vtlab.settings import HOST, LOAD, Java
 MIN_BOOT = (3, 2)           # spring.threads.virtual.enabled arrived in Spring Boot 3.2
 HEALTH_TIMEOUT_S = 180      # a user's service may migrate a schema before it answers
 LOG_LINES = 15              # of a service that never became healthy: enough for its exception
+WRONG_HEALTH_S = 30         # a service answering its health path with an error this long will not turn healthy
 PREFLIGHT_BODY_CHARS = 400
 METHODS = ("GET", "HEAD", "DELETE", "POST", "PUT", "PATCH", "OPTIONS")
 ENDPOINT_SCRIPT = LOAD / "endpoint.js"
@@ -281,23 +282,34 @@ def _wait_healthy(tier: Tier, target: Target) -> None:
     """Poll until the service answers 2xx on its health path: on the management port vtlab gave its actuator (or
     on its own port, for a --health of the service's own); a jar without the actuator and without --health counts
     as up on its first 2xx on /. Health only says the service is up: its meters are always read from the
-    management port (meters())."""
+    management port (meters()). A service that answers, but not 2xx, for WRONG_HEALTH_S is refused at once,
+    naming what it answered."""
     candidates = [tier.management_url + target.health, tier.base_url + target.health]
     if not target.actuator and not target.health_given:
         candidates = [tier.base_url + target.health, tier.base_url + "/"]
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
+    answered: dict[str, int] = {}   # the last status of each candidate that answered at all
+    answering_since: float | None = None
     while time.monotonic() < deadline:
         if tier.proc.poll() is not None:
             raise TargetError(_never_healthy(tier, procs.ended(tier.proc.returncode) + " before it became healthy"))
         for url in candidates:
             try:
-                if 200 <= procs.http_get(url, timeout=2)[0] < 300:
-                    return
+                status = procs.http_get(url, timeout=2)[0]
             except OSError:
-                pass
+                continue
+            if 200 <= status < 300:
+                return
+            answered[url] = status
+        if answered and answering_since is None:
+            answering_since = time.monotonic()
+        if answering_since is not None and time.monotonic() - answering_since > WRONG_HEALTH_S:
+            break
         time.sleep(0.5)
-    raise TargetError(_never_healthy(tier, f"did not become healthy within {HEALTH_TIMEOUT_S} s (no 2xx from "
-                                           f"{' nor '.join(candidates)})"))
+    statuses = "; ".join(f"{url} answered {status}" for url, status in answered.items())
+    raise TargetError(_never_healthy(tier, "did not become healthy: " + (
+        f"{statuses} for {WRONG_HEALTH_S} s (give its health path with --health)" if answered
+        else f"nothing answered {' nor '.join(candidates)} within {HEALTH_TIMEOUT_S} s")))
 
 
 def _never_healthy(tier: Tier, how: str) -> str:
