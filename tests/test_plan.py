@@ -176,3 +176,13 @@ def test_java_home_sets_the_runtime_of_its_major():
         plan.build("jep491", plan.Overrides(java_home="/opt/jdk-24", java_home_jdk=24, jdks=(21, 25)))
     with pytest.raises(ValueError, match="--jdk 23: vtlab provides 21, 25"):
         plan.build("jep491", plan.Overrides(jdks=(23,)))
+
+
+def test_the_hero_profile_runs_the_service_on_its_tuned_jvm_and_a_flag_replaces_the_options():
+    hero = plan.build("hero", plan.Overrides())
+    assert hero.jvm_opts == ("-XX:+UseParallelGC", "-Xms4g", "-Xmx4g")
+    assert {(r.concurrency, r.stub_delay_ms, r.hikari_pool, r.conn_mode) for r in hero.rows} == {
+        (2000 * plan._scale(), 1000, 50, "released")}
+    assert hero.describe()["jvm_opts"] == ["-XX:+UseParallelGC", "-Xms4g", "-Xmx4g"]  # recorded with the run
+    assert plan.build("hero", plan.Overrides(jvm_opts=("-XX:+UseSerialGC",))).jvm_opts == ("-XX:+UseSerialGC",)
+    assert plan.build("quick", plan.Overrides()).jvm_opts == ()

@@ -39,6 +39,23 @@ def test_each_measured_ratio_stands_beside_the_published_one_and_both_ceilings()
     assert "At 2,500 users the published rig reached 6.1× of its 12.5× Little's-law ratio (49%)" in section.verdict[0]
 
 
+def test_a_run_at_the_published_points_is_reported_with_the_published_section(tmp_path):
+    import csv as csvlib
+
+    from vtlab import report, results
+
+    rows = [row("platform", 100, 124, 805), row("virtual", 100, 124, 805), row("platform", 500, 248, 2000),
+            row("virtual", 500, 620, 806)]
+    with open(tmp_path / results.CSV_NAME, "w", newline="") as handle:
+        writer = csvlib.DictWriter(handle, fieldnames=results.COLUMNS, restval="")
+        writer.writeheader()
+        writer.writerows({key: value for key, value in r.items() if key in results.COLUMNS} for r in rows)
+    results.write_metadata(tmp_path, META)
+    paths = report.render(tmp_path)
+    assert "The published headline, reproduced" in paths["html"].read_text()
+    assert "| 2.64× of 2.5× (105%) | 248 → 620 | 2.50× of 2.5× (100%) |" in paths["markdown"].read_text()
+
+
 def test_a_run_without_the_published_user_counts_in_both_modes_has_no_such_section():
     rows = [row("platform", 2500, 248, 10_000), row("virtual", 1000, 900, 900)]
     assert published.section(analyze.analyse(rows, META).aggregates, published.points()) is None

@@ -232,6 +232,16 @@ PRESETS: dict[str, Profile] = {
                 "measures its service time",
         blocks=(Block(("released",), (0,), (10,), scaled=(100, 400), workloads=(SERVICE_WORKLOAD,)),),
         ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=0, tomcat_max_threads=0),
+    "hero": Profile(
+        name="hero",
+        summary="the hero point: both modes at 2,000 users (×cores/2), released, pool 50, 1 s downstream, 2 reps, "
+                "the service on ParallelGC with a 4 GB heap",
+        # Measured here (virtual, 2 reps each): G1 with 1 GB 1,728/1,749 req/s, 30 young pauses (~2.4 s) in the 30 s
+        # hold; ParallelGC 1 GB 1,778/1,804; ParallelGC 2 GB 1,773/1,882; ParallelGC 4 GB 1,864/1,861 (6-7 pauses,
+        # app CPU 0.36-0.38 ms per request against 0.47-0.50). ZGC: 1,647/1,541, its barriers cost 0.72-0.82 ms.
+        blocks=(Block(("released",), (50,), (), scaled=(2000,)),),
+        ramp_s=10, warmup_s=60, hold_s=30, reps=2, stub_delay_ms=1000,
+        jvm_opts=("-XX:+UseParallelGC", "-Xms4g", "-Xmx4g")),
     "headline": Profile(
         name="headline",
         summary="the published experiment (500, 2,500 and 10,000 users, released, pool 50, both modes) with its "

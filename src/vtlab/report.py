@@ -178,7 +178,9 @@ def explain(analysis: Analysis) -> list[str]:
 def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
     if not platform:
         return []
-    walls = [a for a in platform if a.bottleneck == "thread-pool"]
+    # the wall where it held: an overloaded row past it (refusals, a cliff) is told with the invalid rows
+    walls = ([a for a in platform if a.bottleneck == "thread-pool" and a.valid]
+             or [a for a in platform if a.bottleneck == "thread-pool"])
     if walls:
         wall = walls[-1]
         ms, source = wall.line.service_time_ms, wall.line.service_time_source  # the wall row's own scenario
@@ -430,7 +432,8 @@ def page(run_dir, head, story, figures, analysis: Analysis, metadata, others, ex
         parts.append(f"<section id='scenario-{section.key}'><h2>{esc(section.title)}</h2><ul class='story'>"
                      + "".join(f"<li>{esc(s)}</li>" for s in section.verdict) + "</ul>"
                      + _html_table(section.columns, section.table)
-                     + f"<figure>{charts.scenario(section.title, section.chart)}</figure></section>")
+                     + (f"<figure>{charts.scenario(section.title, section.chart)}</figure>" if section.chart else "")
+                     + "</section>")
     parts.append(seconds)
     if failures:
         parts.append("<h2>Failed rows</h2>" + _html_table(FAILED_COLUMNS, failures, "failed-rows"))
