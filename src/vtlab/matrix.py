@@ -307,10 +307,12 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
             else:
                 userservice.preflight(app, target.call)
 
-        started = userservice.virtual_threads_started(java, app.pid, first_request, folder) \
-            if app.pid is not None else first_request()
-        read_meters, source = userservice.meters(app, target)
-        if app.pid is not None:  # a --url service runs the mode the user states: nothing to prove it by
+        if app.pid is None:  # a --url service runs the mode the user states: nothing to prove it by
+            first_request()
+            read_meters, source = userservice.meters(app, target)
+        else:
+            started = userservice.virtual_threads_started(java, app.pid, first_request, folder)
+            read_meters, source = userservice.meters(app, target)
             reading = read_meters() if read_meters else None
             userservice.check_mode(virtual, started, (reading or {}).get("tomcat_threads_config"))
         rig.meter_sources[slug] = source

@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab import load, procs, rig, runtimes, sample, series, services
@@ -88,7 +88,7 @@ class Target:
     call: Call
     jar: Path | None = None
     url: str | None = None
-    metrics_url: str | None = None           # --url: its Prometheus endpoint, if the user gives one
+    metrics_url: str | None = None           # --url: its Prometheus or actuator metrics endpoint, if given
     env: tuple[tuple[str, str], ...] = ()    # --service-env, in order; {stub_url} stands for vtlab's stub
     args: tuple[str, ...] = ()
     health: str = "/actuator/health"
@@ -96,7 +96,7 @@ class Target:
     db: str = "none"                         # none | vtlab (a fresh database per row) | url (--db-url)
     db_url: str | None = None
     boot_version: str = ""
-    uses_stub: bool = field(default=False)
+    uses_stub: bool = False      # a --service-env names {stub_url}: vtlab's stub runs beside it
     actuator: bool = True        # the jar carries Spring Boot's actuator (BOOT-INF/lib)
     health_given: bool = False   # --health was given: its path is the only sign of health
 
@@ -323,7 +323,7 @@ def _never_healthy(tier: Tier, how: str) -> str:
 def preflight(tier: Tier, call: Call) -> None:
     """One request before the row's load: a 404 or a 500 stops the run with the response shown."""
     if call.script:
-        return  # the script's own first iteration is its preflight (load.preflight runs it)
+        return  # the script's own first iteration is its preflight (script_preflight runs it)
     first = str(call.ids[0])
     if call.ids_file:
         first = next((line.strip() for line in call.ids_file.read_text().splitlines() if line.strip()), first)
