@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from vtlab import build, netdelay, postgres, procs
-from vtlab.settings import HOST
+from vtlab.settings import HOST, PG_HOST
 
 MESSAGES = 20
 
@@ -66,13 +66,13 @@ def round_trips_ms(port: int, count: int = MESSAGES) -> list[float]:
 
 
 def test_no_latency_adds_next_to_nothing(toxiproxy, echo_port):
-    samples = round_trips_ms(toxiproxy.add("zero", echo_port, 0, 0))
+    samples = round_trips_ms(toxiproxy.add("zero", "127.0.0.1", echo_port, 0, 0))
     print(f"latency 0: median {statistics.median(samples):.2f} ms, max {max(samples):.2f} ms")
     assert statistics.median(samples) < 5
 
 
 def test_latency_applies_to_both_directions(toxiproxy, echo_port):
-    samples = round_trips_ms(toxiproxy.add("fixed", echo_port, 25, 0))
+    samples = round_trips_ms(toxiproxy.add("fixed", "127.0.0.1", echo_port, 25, 0))
     print(f"latency 25: median {statistics.median(samples):.2f} ms, "
           f"min {min(samples):.2f}, max {max(samples):.2f} ms")
     assert 45 <= statistics.median(samples) <= 75
@@ -80,7 +80,7 @@ def test_latency_applies_to_both_directions(toxiproxy, echo_port):
 
 
 def test_a_removed_proxy_stops_listening(toxiproxy, echo_port):
-    port = toxiproxy.add("short-lived", echo_port, 0, 0)
+    port = toxiproxy.add("short-lived", "127.0.0.1", echo_port, 0, 0)
     assert round_trips_ms(port)
     toxiproxy.remove("short-lived")
     with pytest.raises(OSError):
@@ -88,8 +88,8 @@ def test_a_removed_proxy_stops_listening(toxiproxy, echo_port):
 
 
 def test_jitter_widens_the_spread(toxiproxy, echo_port):
-    steady = round_trips_ms(toxiproxy.add("steady", echo_port, 25, 0))
-    jittery = round_trips_ms(toxiproxy.add("jittery", echo_port, 25, 10))
+    steady = round_trips_ms(toxiproxy.add("steady", "127.0.0.1", echo_port, 25, 0))
+    jittery = round_trips_ms(toxiproxy.add("jittery", "127.0.0.1", echo_port, 25, 10))
     spread_steady, spread_jittery = max(steady) - min(steady), max(jittery) - min(jittery)
     print(f"spread jitter 0: {spread_steady:.2f} ms, jitter 10: {spread_jittery:.2f} ms "
           f"(min {min(jittery):.2f}, max {max(jittery):.2f})")
@@ -105,19 +105,19 @@ def test_jitter_widens_the_spread(toxiproxy, echo_port):
 ])
 def test_rejects_impossible_delays(toxiproxy, echo_port, latency, jitter, message):
     with pytest.raises(ValueError, match=message):
-        toxiproxy.add(f"bad{latency}{jitter}", echo_port, latency, jitter)
+        toxiproxy.add(f"bad{latency}{jitter}", "127.0.0.1", echo_port, latency, jitter)
 
 
 def test_a_refused_api_call_says_why(toxiproxy, echo_port):
-    toxiproxy.add("twice", echo_port, 1, 0)
+    toxiproxy.add("twice", "127.0.0.1", echo_port, 1, 0)
     with pytest.raises(RuntimeError, match="proxy already exists"):
-        toxiproxy.add("twice", echo_port, 1, 0)
+        toxiproxy.add("twice", "127.0.0.1", echo_port, 1, 0)
 
 
 def test_stop_leaves_no_process_and_frees_the_ports(tmp_path, echo_port):
     proxy = netdelay.start(build.build_toxiproxy(), tmp_path / "toxiproxy.log")
     api_port = int(proxy.api_url.rsplit(":", 1)[1])
-    listen_port = proxy.add("short-lived", echo_port, 1, 0)
+    listen_port = proxy.add("short-lived", "127.0.0.1", echo_port, 1, 0)
     assert procs.port_in_use(api_port) and procs.port_in_use(listen_port)
     proxy.stop()
     assert proxy.proc.poll() is not None
@@ -170,7 +170,7 @@ def cluster():
 
 def test_postgres_through_the_proxy_pays_the_latency_per_round_trip(toxiproxy, cluster):
     latency = 20
-    port = toxiproxy.add("postgres", cluster.port, latency, 0)
+    port = toxiproxy.add("postgres", PG_HOST, cluster.port, latency, 0)
     credentials = cluster.credentials()
     # psql's \timing measures each statement from the client, after connect and authentication.
     argv = [str(cluster.psql), "-h", HOST, "-p", str(port), "-U", credentials.user, "-d", credentials.database,

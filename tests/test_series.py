@@ -153,3 +153,33 @@ def test_a_series_cut_short_by_a_hard_kill_keeps_what_was_written(tmp_path):
     kept = series.read_k6(path).requests
     assert 0 < len(kept) < 2000  # the complete lines before the cut, in order, none half-read
     assert [r.end_s for r in kept] == pytest.approx([(1000 + t) / 1000 for t in range(len(kept))])
+
+
+def test_runners_get_k6s_segments_that_add_up_to_the_whole():
+    from vtlab import load
+
+    assert load.runner_arguments(0, 1) == []
+    assert [load.segment(i, 3) for i in range(3)] == ["0:1/3", "1/3:2/3", "2/3:1"]
+    assert load.segment_sequence(4) == "0,1/4,1/2,3/4,1"
+    assert load.runner_arguments(1, 2) == ["--execution-segment", "1/2:1", "--execution-segment-sequence", "0,1/2,1"]
+
+
+def test_runners_series_merge_onto_the_first_runners_clock_with_every_request_and_the_sum_of_their_users(tmp_path):
+    first, second = tmp_path / "a.runner-1-of-2.csv.gz", tmp_path / "a.runner-2-of-2.csv.gz"
+    write_k6(first, ["r,1500.000,100,200,hold,a,true", "v,1000.000,10", "v,2000.000,10",
+                     "d,1800.000,hold,1"], start_unix_ms=1_000_000)
+    # the second runner started 250 ms later: its times move by +250 ms, its users add to the first's
+    write_k6(second, ["r,1500.000,300,200,hold,b,true", "r,1600.000,5,500,hold,b,false", "v,1100.000,7"],
+             start_unix_ms=1_000_250)
+    merged = tmp_path / "a.k6.csv.gz"
+    series.merge([first, second], merged)
+    assert series.k6_start_unix_s(merged) == 1_000.0
+    k6 = series.read_k6(merged)
+    assert sorted((r.end_s, r.duration_ms, r.ok) for r in k6.requests) == [
+        (1.5, 100.0, True), (1.75, 300.0, True), (1.85, 5.0, False)]
+    assert k6.dropped == [(1.8, "hold", 1)]
+    # second 1: 10 + 7; second 2: the first runner's 10 and the second's last reading, 7
+    assert [n for _, n in k6.vus] == [17, 17]
+    result = series.load_result(k6, 0)
+    assert (result.requests, result.ok_requests, result.ok_half_a, result.ok_half_b) == (3, 2, 1, 1)
+    assert result.max_ms == 300.0

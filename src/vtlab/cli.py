@@ -11,9 +11,9 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vtlab import (cores, dimensions, doctor, ownership, plan, postgres, prereqs, procs, results, runtimes, shapes,
-                   targetflags, userservice)
-from vtlab.settings import RESULTS
+from vtlab import (cores, dimensions, doctor, k8sflags, k8srun, ownership, plan, postgres, prereqs, procs, results,
+                   runtimes, shapes, targetflags, userservice)
+from vtlab.settings import APP_HOST, RESULTS
 
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
 
@@ -151,6 +151,9 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "--jdk value"),
     ("--jvm-opts", "jvm_opts", jvm_options, "the service's JVM options, every row alike, after vtlab's own heap and "
      "JFR settings, e.g. '-XX:+UseParallelGC' (recorded in metadata)"),
+    ("--runners", "runners", bounded_int(1, 64, "k6 processes"), "k6 processes sharing each row's load on k6's "
+     "execution segments, their requests merged into the row's one series (default 1; on Kubernetes the TestRun's "
+     "parallelism)"),
 ]
 
 
@@ -158,7 +161,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="vtlab", description=(
         "Platform vs virtual threads on a real blocking Spring Boot service, measured and explained."))
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_run, _add_doctor, _add_setup, _add_db, _add_report, _add_bench_stub, _add_test):
+    for add in (_add_run, _add_k8s, _add_doctor, _add_setup, _add_db, _add_report, _add_bench_stub, _add_test):
         add(sub)
     return top
 
@@ -180,13 +183,37 @@ def _add_run(sub) -> None:
     run.set_defaults(func=cmd_run)
 
 
-def _add_plan_flags(command: argparse.ArgumentParser) -> None:
+# On Kubernetes, --context names kubectl's context, as in kubectl itself; the per-request context is then
+# --request-context.
+K8S_RENAMED = {"--context": "--request-context"}
+
+
+def _add_k8s(sub) -> None:
+    k8s = sub.add_parser("k8s", help="the same plan on a Kubernetes cluster (k6-operator runners)",
+                         description="Render the plan as Kubernetes manifests, or run it on a cluster row by row.")
+    actions = k8s.add_subparsers(dest="k8s_action", required=True, metavar="ACTION")
+    render = actions.add_parser("render", help="write the manifests of every tier and row (nothing is applied)")
+    _add_plan_flags(render, K8S_RENAMED)
+    k8sflags.add(render)
+    render.add_argument("--out", type=Path, required=True, help="the folder to write the manifests into")
+    render.set_defaults(func=cmd_k8s)
+    run = actions.add_parser("run", help="measure the plan on a cluster through kubectl (needs the k6-operator)")
+    _add_plan_flags(run, K8S_RENAMED)
+    k8sflags.add(run)
+    run.add_argument("--context", dest="kube_context", required=True, metavar="CTX", help="the kubectl context")
+    run.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
+    run.add_argument("--resume", action="store_true", help="skip rows already in --out's CSV")
+    run.set_defaults(func=cmd_k8s)
+
+
+def _add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | None = None) -> None:
+    """The plan's flags; `renamed`: flags a command spells otherwise (k8s: --context is kubectl's)."""
     presets = plan.profiles()
     command.add_argument("--profile", choices=list(presets),
                          help="preset matrix (default quick; service with --service or --url): "
                               + "; ".join(f"{n}: {p.summary}" for n, p in presets.items()))
     for flag, dest, parse, words in PLAN_FLAGS:
-        command.add_argument(flag, dest=dest, type=parse, help=words)
+        command.add_argument((renamed or {}).get(flag, flag), dest=dest, type=parse, help=words)
 
 
 def _add_doctor(sub) -> None:
@@ -281,6 +308,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         the_plan = _plan(args, target)
     except ValueError as err:
         return usage_error(str(err))
+    if args.k6_dashboard and the_plan.runners > 1:
+        return usage_error(f"--k6-dashboard with --runners {the_plan.runners}: each runner's dashboard would show only "
+                           "its share of the load; drop one of them")
     run_dir = args.out
     if args.resume and run_dir is None:
         previous = sorted(p for p in RESULTS.glob("*") if (p / "matrix.csv").exists())
@@ -351,8 +381,8 @@ def _target_problem(target: userservice.Target) -> str | None:
 
     if target.url:
         userservice.check_reachable(target.url)
-    if target.port and procs.port_in_use(target.port):
-        raise userservice.TargetError(f"--port {target.port}: the port is taken on 127.0.0.1 by another process; "
+    if target.port and procs.port_in_use(target.port, APP_HOST):
+        raise userservice.TargetError(f"--port {target.port}: the port is taken on {APP_HOST} by another process; "
                                       "free it or leave --port out (vtlab picks a free one)")
     try:
         with tempfile.TemporaryDirectory(prefix="vtlab-script-") as folder:
@@ -360,6 +390,35 @@ def _target_problem(target: userservice.Target) -> str | None:
     except ValueError as err:
         return str(err)
     return None
+
+
+def cmd_k8s(args: argparse.Namespace) -> int:
+    from vtlab import k8smanifests, k8srun, matrix
+
+    try:
+        the_plan = _plan(args)
+        cluster = k8sflags.cluster(args)
+    except ValueError as err:
+        return usage_error(str(err))
+    problem = k8sflags.unsupported(the_plan)
+    if problem:
+        return usage_error(f"{problem} (on Kubernetes)")
+    if args.k8s_action == "render":
+        k8srun.write(k8smanifests.render(the_plan, cluster), args.out)
+        print(f"vtlab k8s render: {len(the_plan.rows)} rows, {the_plan.runners} runner(s) each, namespace "
+              f"{cluster.namespace}: {args.out}")
+        return 0
+    run_dir = args.out or matrix.default_run_dir(RESULTS)
+    if (run_dir / results.CSV_NAME).exists() and not args.resume:
+        return usage_error(f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it")
+    kubectl, facts = k8srun.preflight(args.kube_context, cluster.namespace)
+    procs.install_signal_handlers()
+    try:
+        failed = k8srun.run(kubectl, facts, the_plan, cluster, run_dir)
+    finally:
+        procs.stop_all()
+    _report_and_headline(run_dir, [])
+    return 1 if failed else 0
 
 
 def _report_and_headline(run_dir: Path, others: list[Path]) -> int:
@@ -475,7 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except prereqs.MissingPrerequisite as err:
         print(f"vtlab: missing prerequisite: {err}", file=sys.stderr)
         return 3
-    except userservice.TargetError as err:
+    except (userservice.TargetError, k8srun.ClusterError) as err:
         print(f"\nvtlab: {err}", file=sys.stderr)
         return 3
     except subprocess.CalledProcessError as err:

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from vtlab import ownership, prereqs, procs
-from vtlab.settings import APP_PORT, PG_PORT, RESULTS, STUB_PORT
+from vtlab.settings import APP_HOST, APP_PORT, PG_HOST, PG_PORT, RESULTS, STUB_HOST, STUB_PORT
 
 OK, WARN, INFO = "ok", "warning", "info"
 # Each user holds one socket in k6 and one in the service, each process within its own limit; the
@@ -153,13 +153,14 @@ def free_disk(rows: int) -> Finding:
 # --- what else is on the machine --------------------------------------------------------------------
 
 def ports(pg_running: bool) -> list[Finding]:
-    wanted = [("the service", APP_PORT, "VTLAB_APP_PORT"), ("the stub", STUB_PORT, "VTLAB_STUB_PORT")]
+    wanted = [("the service", APP_HOST, APP_PORT, "VTLAB_APP_PORT"),
+              ("the stub", STUB_HOST, STUB_PORT, "VTLAB_STUB_PORT")]
     if not pg_running:  # vtlab's own PostgreSQL, already up, holds its port rightly
-        wanted.append(("PostgreSQL", PG_PORT, "VTLAB_PG_PORT"))
+        wanted.append(("PostgreSQL", PG_HOST, PG_PORT, "VTLAB_PG_PORT"))
     findings = []
-    for tier, port, variable in wanted:
-        if procs.port_in_use(port):
-            findings.append(Finding(WARN, f"port {port}", f"taken on 127.0.0.1 ({tier} needs it)",
+    for tier, host, port, variable in wanted:
+        if procs.port_in_use(port, host):
+            findings.append(Finding(WARN, f"port {port}", f"taken on {host} ({tier} needs it)",
                                     "the run cannot start that tier",
                                     f"stop what listens there (ss -ltnp 'sport = :{port}') "
                                     f"or choose another port: export {variable}=PORT"))

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from vtlab import procs, shapes
@@ -92,31 +93,60 @@ def vus_for(spec_model: str, concurrency: int, rate: int) -> int:
 
 
 def env_for(spec: LoadSpec, summary: Path) -> dict[str, str]:
-    """What the load scripts read: the rig's phases and model (phases.js), the workload, the user's settings."""
+    """k6's environment: this one's, and what the load scripts read (script_env)."""
+    return {**os.environ, **script_env(spec, str(summary))}
+
+
+def script_env(spec: LoadSpec, summary: str) -> dict[str, str]:
+    """What the load scripts read: the rig's phases and model (phases.js), the workload, the user's settings.
+    `summary`: where handleSummary writes k6's summary (a file, or "stdout")."""
     before, hold = spec.stages()
     return {
-        **os.environ,
         "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
         "RAMP_S": str(spec.ramp_s), "WARMUP_S": str(spec.warmup_s), "HOLD_S": str(spec.hold_s),
         "COOLDOWN_S": str(spec.cooldown_s), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
         "WORKLOAD": spec.workload, "SLEEP_MS": str(spec.sleep_ms), "CPU_WORK": str(spec.cpu_work),
         "MAX_CUSTOMER_ID": str(spec.max_customer_id),
         "WARMUP_STAGES": json.dumps(before), "HOLD_STAGES": json.dumps(hold),
-        "SUMMARY": str(summary), "K6_NO_USAGE_REPORT": "true", **dict(spec.script_env),
+        "SUMMARY": summary, "K6_NO_USAGE_REPORT": "true", **dict(spec.script_env),
     }
 
 
+# Several k6 processes share one row's load by execution segments: `--execution-segment 1/4:2/4` runs that
+# quarter of every scenario's VUs or arrivals, and `--execution-segment-sequence` names all the segments so
+# the quarters add up to the whole. It is what the k6-operator gives the runners of a TestRun with
+# `parallelism: N`. Their summaries stand alone (percentiles cannot be averaged): vtlab merges their raw
+# series instead (series.merge).
+
+def segment_sequence(count: int) -> str:
+    """k6's --execution-segment-sequence for `count` equal runners, e.g. 0,1/3,2/3,1."""
+    return ",".join(str(Fraction(i, count)) for i in range(count + 1))
+
+
+def segment(index: int, count: int) -> str:
+    """Runner `index` (0-based) of `count`: its --execution-segment, e.g. 1/3:2/3."""
+    return f"{Fraction(index, count)}:{Fraction(index + 1, count)}"
+
+
+def runner_arguments(index: int, count: int) -> list[str]:
+    """The k6 flags that make one process runner `index` of `count` (none for a single runner)."""
+    if count == 1:
+        return []
+    return ["--execution-segment", segment(index, count), "--execution-segment-sequence", segment_sequence(count)]
+
+
 def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
-          dashboard: Path | None = None):
+          dashboard: Path | None = None, runner: tuple[int, int] = (0, 1)):
     """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
-    web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1)."""
+    web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1). `runner`:
+    this process's index and the number of processes sharing the row's load (runner_arguments)."""
     env = env_for(spec, summary)
     if dashboard is not None:
         # a point per second, like vtlab's own series (k6's default of 10 s skips a short row's report)
         env.update({"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1", "K6_WEB_DASHBOARD_PERIOD": "1s",
                     "K6_WEB_DASHBOARD_EXPORT": str(dashboard)})
     argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", "--out", f"vtlab={series}",
-            str(spec.script)]
+            *runner_arguments(*runner), str(spec.script)]
     return procs.spawn(argv, env=env, log=log, cpus=cpus)
 
 

@@ -15,7 +15,7 @@ from vtlab import (build, cores, dimensions, holdstats, liveness, load, metadata
 from vtlab import rig as rig_constants
 from vtlab.plan import Plan, Row, estimated_row_s
 from vtlab.progress import Progress
-from vtlab.settings import APP_PORT, HOST, STUB_PORT, Java
+from vtlab.settings import APP_PORT, HOST, PG_HOST, STUB_HOST, STUB_PORT, Java
 
 # The first row of a run also warms the tiers every later row finds warm (the stub's JIT, PostgreSQL's
 # buffers): with the profile's warm-up alone it was the one row whose hold still climbed (pools:
@@ -48,6 +48,7 @@ class Rig:
     target: userservice.Target | None = None  # the user's service instead of vtlab's own
     # a user's service: each row's slug -> where its meters came from ("" when it exposes none)
     meter_sources: dict[str, str] = field(default_factory=dict)
+    runners: int = 1  # k6 processes sharing each row's load (plan.runners)
 
 
 def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
@@ -133,7 +134,7 @@ def _own_rig(java: Java, plan: Plan, run_dir: Path, keep: bool, core_map: dict[s
     if keep:
         print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
     rig = Rig(java, k6, k6_version, pg, stub, stub_settings, core_map, pg.max_seeded_order_id(),
-              pg.max_customer_id(), run_dir, k6_dashboard=k6_dashboard)
+              pg.max_customer_id(), run_dir, k6_dashboard=k6_dashboard, runners=plan.runners)
     if any(_delayed(row) for row in plan.rows):
         # Shares the cores with the tiers it sits between; its CPU is sampled as its own tier.
         rig.toxiproxy = netdelay.start(build.build_toxiproxy(), logs / "toxiproxy.log", core_map["stub"])
@@ -155,7 +156,7 @@ def _user_rig(java: Java, plan: Plan, run_dir: Path, core_map: dict[str, set[int
     stub = _start_stub(java, (plan.stub_delay_ms, plan.stub_jitter_ms), run_dir, core_map, False) \
         if target.uses_stub else None
     return Rig(java, k6, load.k6_version(k6), pg, stub, (plan.stub_delay_ms, plan.stub_jitter_ms), core_map, 0, 0,
-               run_dir, k6_dashboard=k6_dashboard, target=target)
+               run_dir, k6_dashboard=k6_dashboard, target=target, runners=plan.runners)
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,7 @@ class Drive:
     measured: load.LoadResult
     cpu: sample.Series
     meters: sample.Series
-    pids: dict[str, int | None]  # the tiers whose CPU was sampled
+    pids: dict[str, int | tuple[int, ...] | None]  # the tiers whose CPU was sampled (k6: each runner)
     k6_hold_start: float         # when k6's hold began (series.hold_start_s)
     hold_start: float            # the samplers' hold: k6's, less the start-up slack at its front
     hold_end: float
@@ -257,7 +258,7 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
             problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
         if problems:
             raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
-        spec = load.LoadSpec(app.base_url, row.load_model, _users(plan, row), row.target_rps, plan.ramp_s, warmup_s,
+        spec = load.LoadSpec(app.base_url, row.load_model, users(plan, row), row.target_rps, plan.ramp_s, warmup_s,
                              plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload, row.sleep_ms,
                              row.cpu_work, rig.max_customer_id, plan.shape(row))
         watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
@@ -296,7 +297,7 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
         app = userservice.attach(target)
     forget = procs.on_cleanup(app.stop)
     try:
-        spec = load.LoadSpec(app.base_url, row.load_model, _users(plan, row), row.target_rps, plan.ramp_s, warmup_s,
+        spec = load.LoadSpec(app.base_url, row.load_model, users(plan, row), row.target_rps, plan.ramp_s, warmup_s,
                              plan.hold_s, 1, plan.cooldown_s, row.workload, shape=plan.shape(row),
                              script=target.call.entry_script(rig.run_dir / "k6"),
                              script_env=tuple(target.call.k6_env().items()))
@@ -332,7 +333,7 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
     return values, info
 
 
-def _users(plan: Plan, row: Row) -> int:
+def users(plan: Plan, row: Row) -> int:
     """k6's users for a row: an open-model spike needs users for its peak rate, not only for the base one."""
     shape = plan.shape(row)
     return round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
@@ -371,11 +372,19 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     k6_series = series.k6_path(series_dir, slug)
     constants = rig_constants.CURRENT
     started_unix = time.time()
-    k6_proc = load.start(rig.k6, spec, summary, log, rig.core_map["load"], k6_series,
-                         summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None)
+    count = rig.runners
+    parts = [series.part_path(k6_series, i, count) if count > 1 else k6_series for i in range(count)]
+    summaries = [summary.with_name(f"{slug}.runner-{i + 1}-of-{count}.json") if count > 1 else summary
+                 for i in range(count)]
+    for stale in (*parts, *summaries):
+        stale.unlink(missing_ok=True)
+    k6_procs = [load.start(rig.k6, spec, summaries[i], log.with_name(f"k6-{slug}.runner-{i + 1}-of-{count}.log")
+                           if count > 1 else log, rig.core_map["load"], parts[i],
+                           summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None, (i, count))
+                for i in range(count)]
     started = time.monotonic()
     pids = {"app": app.pid, "pg": rig.pg.postmaster_pid() if rig.pg else None,
-            "stub": rig.stub.pid if rig.stub else None, "load": k6_proc.pid,
+            "stub": rig.stub.pid if rig.stub else None, "load": tuple(proc.pid for proc in k6_procs),
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
     cpu = sample.Sampler(constants.cpu_interval_s, sample.cpu_reader(lambda: pids))
     # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
@@ -384,7 +393,7 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     cpu.start()
     meters.start()
     try:
-        while k6_proc.poll() is None:
+        while any(proc.poll() is None for proc in k6_procs):
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
             progress.tick(started, sample.rate(meters.series, "requests_total"))
             if watch is not None:
@@ -398,17 +407,22 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     finally:
         # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
         cpu_series, meter_series = series.since(cpu.stop(), started), series.since(meters.stop(), started)
-        if k6_proc.poll() is None:
-            procs.terminate(k6_proc)
-        ownership.release(k6_proc.pid)  # k6 ends on its own: cross it off like a stopped tier
+        for proc in k6_procs:
+            if proc.poll() is None:
+                procs.terminate(proc)
+            ownership.release(proc.pid)  # k6 ends on its own: cross it off like a stopped tier
         series.write_samples(series.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
-    if not summary.exists() or not k6_series.exists():
-        raise procs.TierDied(LOAD, procs.ended(k6_proc.returncode) + " without a summary", log)
-    # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summary
-    # vouches that k6 ended and carries the run-long count of acknowledged writes.
-    summary_result = load.read_summary(summary, k6_proc.returncode)
+    for proc, part, own in zip(k6_procs, parts, summaries, strict=True):
+        if not own.exists() or not part.exists():
+            raise procs.TierDied(LOAD, procs.ended(proc.returncode) + " without a summary", log)
+    if count > 1:
+        series.merge(parts, k6_series)  # the row's one series: every runner's requests on one clock
+    # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summaries
+    # vouch that k6 ended and carry the run-long count of acknowledged writes.
+    exit_code = max((proc.returncode for proc in k6_procs), key=abs)
+    writes = sum(load.read_summary(own, exit_code).acknowledged_writes for own in summaries)
     requests = series.read_k6(k6_series, series.k6_start_unix_s(k6_series) - started_unix)
-    measured = series.load_result(requests, k6_proc.returncode, acknowledged_writes=summary_result.acknowledged_writes)
+    measured = series.load_result(requests, exit_code, acknowledged_writes=writes)
     hold_start = series.hold_start_s(requests, spec.hold_start_s)
     return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + constants.k6_start_slack_s,
                  hold_start + spec.hold_s, requests,
@@ -437,12 +451,13 @@ def _route(rig: Rig, row: Row, slug: str) -> tuple[dict[str, str], str, list[str
     proxies: list[str] = []
     if row.db_latency_ms or row.db_jitter_ms:
         assert rig.toxiproxy is not None
-        port = rig.toxiproxy.add(f"pg-{slug}", rig.pg.port, row.db_latency_ms, row.db_jitter_ms)
+        port = rig.toxiproxy.add(f"pg-{slug}", PG_HOST, rig.pg.port, row.db_latency_ms, row.db_jitter_ms)
         proxies.append(f"pg-{slug}")
-        db_env["DB_URL"] = db_env["DB_URL"].replace(f":{rig.pg.port}/", f":{port}/")
+        db_env["DB_URL"] = db_env["DB_URL"].replace(f"//{PG_HOST}:{rig.pg.port}/", f"//{HOST}:{port}/")
     if row.downstream_latency_ms or row.downstream_jitter_ms:
         assert rig.toxiproxy is not None
-        port = rig.toxiproxy.add(f"stub-{slug}", STUB_PORT, row.downstream_latency_ms, row.downstream_jitter_ms)
+        port = rig.toxiproxy.add(f"stub-{slug}", STUB_HOST, STUB_PORT, row.downstream_latency_ms,
+                                 row.downstream_jitter_ms)
         proxies.append(f"stub-{slug}")
         stub_url = f"http://{HOST}:{port}"
     return db_env, stub_url, proxies

@@ -7,7 +7,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from vtlab.settings import REPO
+from vtlab.settings import APP_HOST, PG_HOST, REPO, STUB_HOST
 
 
 def cpu_model() -> str:
@@ -45,6 +45,7 @@ def java_version(java: Path) -> str:
 
 
 def collect(java: Path, k6_version: str, core_map: str) -> dict[str, object]:
+    addresses = {"service": APP_HOST, "stub": STUB_HOST, "PostgreSQL": PG_HOST}
     return {
         "host": {
             "cpu_model": cpu_model(),
@@ -53,7 +54,8 @@ def collect(java: Path, k6_version: str, core_map: str) -> dict[str, object]:
             "memory_gib": memory_gib(),
             "kernel": platform.release(),
             "os": platform.platform(),
-            "loopback": "all tiers on one host over 127.0.0.1: no network latency between them",
+            "loopback": "all tiers on one host over loopback: no network latency between them",
+            "addresses": addresses,
         },
         "versions": {
             "java": java_version(java),

@@ -61,14 +61,14 @@ class Toxiproxy:
     def pid(self) -> int:
         return self.proc.pid
 
-    def add(self, name: str, upstream_port: int, latency_ms: int, jitter_ms: int = 0) -> int:
-        """A proxy to 127.0.0.1:`upstream_port` delaying each direction by `latency_ms` ± `jitter_ms`
+    def add(self, name: str, upstream_host: str, upstream_port: int, latency_ms: int, jitter_ms: int = 0) -> int:
+        """A proxy to `upstream_host`:`upstream_port` delaying each direction by `latency_ms` ± `jitter_ms`
         (see the module docstring for the exact distribution); returns the port it listens on."""
         check_delay(latency_ms, jitter_ms)
         # Port 0: the kernel picks a free port at bind time and the API reports it, so there is no
         # window in which another process could take a port we picked beforehand.
         created = self._post("/proxies", {"name": name, "listen": f"{HOST}:0",
-                                          "upstream": f"{HOST}:{upstream_port}", "enabled": True})
+                                          "upstream": f"{upstream_host}:{upstream_port}", "enabled": True})
         listen_port = int(created["listen"].rsplit(":", 1)[1])
         for stream in STREAMS:
             self._post(f"/proxies/{name}/toxics",

@@ -95,6 +95,7 @@ class Profile:
     spike_s: int = shapes.Shape.spike_s
     step_count: int = shapes.Shape.steps
     jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own (heap, JFR)
+    runners: int = 1  # k6 processes sharing each row's load (execution segments), merged into one series
 
 
 # The published experiment `--profile headline` repeats (reference/published.csv, tucanoo-springboot-virtualthreads):
@@ -324,6 +325,7 @@ class Overrides:
     java_home: str | None = None  # another runtime; its major version (from its release file) is its jdk value
     java_home_jdk: int | None = None
     jvm_opts: tuple[str, ...] | None = None
+    runners: int | None = None
 
 
 @dataclass(frozen=True)
@@ -343,6 +345,7 @@ class Plan:
     step_count: int = shapes.Shape.steps
     java_homes: dict = field(default_factory=dict)  # jdk value -> a --java-home for it (else vtlab's own)
     jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own, every row alike
+    runners: int = 1  # k6 processes sharing each row's load (locally, or the k6-operator's parallelism)
 
     def shape(self, row: Row) -> shapes.Shape:
         """The row's load shape with the plan's settings for it."""
@@ -354,6 +357,7 @@ class Plan:
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
                 "spike_s": self.spike_s, "step_count": self.step_count,
                 "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
+                "runners": self.runners,
                 "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
@@ -383,7 +387,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
-                tuple(setting["jvm_opts"]))
+                tuple(setting["jvm_opts"]), setting["runners"])
 
 
 def _java_homes(overrides: Overrides) -> dict[int, str]:
@@ -431,7 +435,7 @@ def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
 # The profile's scalar settings a flag of the same name replaces.
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
-           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts")
+           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners")
 
 
 def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab import ownership, prereqs, procs
-from vtlab.settings import HOST, SQL
+from vtlab.settings import PG_HOST, SQL
 
 DB_NAME = "vtlab"
 DB_USER = "vtlab"
@@ -76,7 +76,7 @@ class Postgres:
 
     def credentials(self) -> Credentials:
         password = self.password_file.read_text().strip()
-        return Credentials(HOST, self.port, DB_USER, password, DB_NAME)
+        return Credentials(PG_HOST, self.port, DB_USER, password, DB_NAME)
 
     def init(self) -> None:
         if self.initialised:
@@ -108,11 +108,13 @@ class Postgres:
         self.init()
         if self.running():
             return False
-        if procs.port_in_use(self.port):
-            raise RuntimeError(f"port {self.port} on 127.0.0.1 is taken by another process; "
+        if procs.port_in_use(self.port, PG_HOST):
+            raise RuntimeError(f"port {self.port} on {PG_HOST} is taken by another process; "
                                "stop it or choose another port")
+        # the address at every start, not only in the conf written at init: a cluster keeps working when
+        # VTLAB_PG_HOST moves it
         argv = [str(self.bin / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log), "-w", "-t", "60",
-                "start"]
+                "-o", f"-c listen_addresses={PG_HOST}", "start"]
         self._run_as_server(argv, cpus=cpus)
         # pg_ctl leaves the postmaster running on its own: no parent-death signal reaches it, the ledger does
         ownership.record("PostgreSQL", self.postmaster_pid(), group=False, stop_signal=signal.SIGINT)
@@ -174,7 +176,7 @@ class Postgres:
         self._admin(f"ALTER ROLE {name} PASSWORD '{password}'")  # scram-sha-256: password_encryption
         self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         self._admin(f"CREATE DATABASE {name} OWNER {name}")
-        return Credentials(HOST, self.port, name, password, name)
+        return Credentials(PG_HOST, self.port, name, password, name)
 
     def _admin(self, sql: str) -> None:
         # on standard input, not the command line: other local users can read a process's arguments
@@ -199,7 +201,7 @@ class Postgres:
     # --- helpers ---------------------------------------------------------------------------
 
     def _psql_argv(self, database: str = DB_NAME) -> list[str]:
-        return [str(self.psql), "-h", HOST, "-p", str(self.port), "-U", DB_USER, "-d", database, "-X"]
+        return [str(self.psql), "-h", PG_HOST, "-p", str(self.port), "-U", DB_USER, "-d", database, "-X"]
 
     def _psql_env(self) -> dict[str, str]:
         return {**os.environ, "PGPASSWORD": self.credentials().password, "PGCONNECT_TIMEOUT": "10"}

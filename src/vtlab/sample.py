@@ -191,9 +191,10 @@ class Sampler(threading.Thread):
         return self.series
 
 
-def cpu_reader(tiers: Callable[[], Mapping[str, int | None]], rss_of: str = "app"
+def cpu_reader(tiers: Callable[[], Mapping[str, int | tuple[int, ...] | None]], rss_of: str = "app"
                ) -> Callable[[], dict[str, float]]:
-    """Cumulative CPU ticks per tier's process tree, plus the RSS of one tier's root."""
+    """Cumulative CPU ticks per tier's process tree (or trees: a tier of several processes, like k6's runners),
+    plus the RSS of one tier's root."""
     def read() -> dict[str, float]:
         table = process_table()
         host = Path("/proc/stat").read_text()
@@ -203,7 +204,8 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | None]], rss_of: str = "app
             reading["harness_ticks"] = table[os.getpid()].own  # its reaped children are tiers
         for name, pid in tiers().items():
             if pid:
-                reading[f"{name}_ticks"] = tree_ticks(table, pid)
+                reading[f"{name}_ticks"] = sum(tree_ticks(table, one) for one in (pid if isinstance(pid, tuple)
+                                                                                   else (pid,)))
         pid = tiers().get(rss_of)
         if pid:
             try:

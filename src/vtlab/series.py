@@ -25,6 +25,8 @@ from vtlab import load, sample
 K6_SUFFIX = ".k6.csv.gz"
 SAMPLES_SUFFIX = ".samples.csv.gz"
 SOURCES = ("cpu", "meters")
+# The column line under the header of vtlab's k6 output (load/k6build/series), as it writes it.
+K6_COLUMNS = "# r,end_ms,duration_ms,status,phase,half,expected | v,t_ms,vus | d,t_ms,scenario,count\n"
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def samples_path(series_dir: Path, slug: str) -> Path:
 def read_k6(path: Path, offset_s: float = 0.0) -> K6Series:
     """The k6 output's lines, times moved by `offset_s` (the output's start on the series' clock)."""
     found = K6Series()
-    for line in _lines(path):
+    for line in complete_lines(path):
         if line.startswith("#"):
             continue
         parts = line.rstrip("\n").split(",")
@@ -73,7 +75,7 @@ def read_k6(path: Path, offset_s: float = 0.0) -> K6Series:
     return found
 
 
-def _lines(path: Path) -> Iterator[str]:
+def complete_lines(path: Path) -> Iterator[str]:
     """The file's complete lines; a k6 killed hard leaves its gzip stream cut short: what came before counts."""
     with gzip.open(path, "rt") as handle:
         try:
@@ -86,9 +88,50 @@ def _lines(path: Path) -> Iterator[str]:
 
 def k6_start_unix_s(path: Path) -> float:
     """When vtlab's k6 output started (its header), in Unix seconds."""
+    return k6_start_unix_ms(path) / 1000
+
+
+def k6_start_unix_ms(path: Path) -> int:
     with gzip.open(path, "rt") as handle:
         header = handle.readline()
-    return int(header.split("start_unix_ms=")[1]) / 1000
+    return int(header.split("start_unix_ms=")[1].split()[0])
+
+
+def part_path(merged: Path, index: int, count: int) -> Path:
+    """Where runner `index` of `count` writes its own series, beside the merged one (kept, so the merge can be
+    checked against each runner's own summary)."""
+    return merged.with_name(merged.name.replace(K6_SUFFIX, f".runner-{index + 1}-of-{count}.csv.gz"))
+
+
+def merge(parts: Sequence[Path], into: Path) -> None:
+    """One series from several runners' (load.runner_arguments): every line of every part, each part's times
+    moved onto the clock of the part that started first (the headers' start_unix_ms). Counts are then sums and
+    percentiles are computed over all requests, exactly as for one process. A part cut short by a killed runner
+    contributes its complete lines, as a single runner's would."""
+    starts = [k6_start_unix_ms(part) for part in parts]
+    origin = min(starts)
+    vus: list[dict[int, tuple[float, int]]] = []  # per part: second -> its last reading (t_ms, VUs) in it
+    with gzip.open(into, "wt") as out:
+        out.write(f"# vtlab series v1 start_unix_ms={origin} merged_from={len(parts)}\n{K6_COLUMNS}")
+        for part, start in zip(parts, starts, strict=True):
+            vus.append({})
+            for line in complete_lines(part):
+                if line.startswith("#"):
+                    continue
+                kind, at, rest = line.split(",", 2)
+                at_ms = float(at) + start - origin
+                if kind == "v":
+                    vus[-1][math.floor(at_ms / 1000)] = (at_ms, int(rest))
+                else:
+                    out.write(f"{kind},{at_ms:.3f},{rest}")
+        # k6's active VUs are each runner's own: the whole load's are their sum, second by second (a runner
+        # without a reading in a second still has the VUs of its last one)
+        last = [0] * len(vus)
+        for second in sorted(set().union(*vus)):
+            readings = [part.get(second) for part in vus]
+            last = [reading[1] if reading else before for reading, before in zip(readings, last, strict=True)]
+            at_ms = max(reading[0] for reading in readings if reading)
+            out.write(f"v,{at_ms:.3f},{sum(last)}\n")
 
 
 def write_samples(path: Path, cpu: sample.Series, meters: sample.Series, origin_unix_s: float) -> None:

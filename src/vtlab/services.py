@@ -10,7 +10,7 @@ from pathlib import Path
 
 from vtlab import procs
 from vtlab.rig import PINNING_SETTINGS
-from vtlab.settings import APP_JAR, HOST, REACTIVE_JAR, STUB_JAR, Java
+from vtlab.settings import APP_HOST, APP_JAR, REACTIVE_JAR, STUB_HOST, STUB_JAR, Java
 
 HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
 
@@ -43,10 +43,10 @@ class Tier:
 
 def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
                cpus: set[int] | None, detached: bool = False) -> Tier:
-    env = java_env({"SERVER_ADDRESS": HOST, "SERVER_PORT": str(port),
+    env = java_env({"SERVER_ADDRESS": STUB_HOST, "SERVER_PORT": str(port),
                      "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms)})
     argv = [str(java.java), "-Xmx512m", "-jar", str(STUB_JAR)]
-    return _start("stub", argv, env, port, log, cpus, "/actuator/health", detached=detached)
+    return _start("stub", STUB_HOST, argv, env, port, log, cpus, "/actuator/health", detached=detached)
 
 
 @dataclass(frozen=True)
@@ -89,23 +89,23 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
     # Actuator on a port of its own: a saturated request pool would otherwise queue the rig's
     # scrapes behind the load, and the samples would go missing exactly on the rows that matter.
     management_port = procs.free_port()
-    env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": HOST,
+    env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": APP_HOST,
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
     argv = [str(java.java), "-Xmx1g", *config.jvm_flags(), *jvm_opts,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             # JFR's chunks beside the recording, not in /tmp: a killed service leaves them in the run folder
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
             "-jar", str(REACTIVE_JAR if config.reactive else APP_JAR)]
-    return _start("service", argv, env, port, log, cpus, "/actuator/health", management_port)
+    return _start("service", APP_HOST, argv, env, port, log, cpus, "/actuator/health", management_port)
 
 
-def _start(name: str, argv: list[str], env: dict[str, str], port: int, log: Path,
+def _start(name: str, host: str, argv: list[str], env: dict[str, str], port: int, log: Path,
            cpus: set[int] | None, health: str, management_port: int | None = None, detached: bool = False) -> Tier:
-    if procs.port_in_use(port):
-        raise RuntimeError(f"port {port} on {HOST} is already taken; cannot start the {name}")
+    if procs.port_in_use(port, host):
+        raise RuntimeError(f"port {port} on {host} is already taken; cannot start the {name}")
     proc = procs.spawn(argv, env=env, log=log, cpus=cpus, name=name, detached=detached)
-    base_url = f"http://{HOST}:{port}"
-    tier = Tier(name, proc, log, base_url, f"http://{HOST}:{management_port}" if management_port else base_url)
+    base_url = f"http://{host}:{port}"
+    tier = Tier(name, proc, log, base_url, f"http://{host}:{management_port}" if management_port else base_url)
     try:
         procs.wait_http_ok(tier.management_url + health, proc, HEALTH_TIMEOUT_S, log, name)
     except BaseException:

@@ -25,7 +25,12 @@ TOXIPROXY_BUILD = LOAD / "toxiproxybuild"
 TOXIPROXY_VERSION = "v2.5.0"  # pinned in load/toxiproxybuild/go.mod; the newest the module proxy serves
 PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
 
-HOST = "127.0.0.1"
+HOST = "127.0.0.1"  # the harness's own listeners (k6's API, the latency proxy) and the default of every tier
+# Each tier's address: any of 127.0.0.0/8, which Linux routes to loopback, so a run can put every tier on an
+# address of its own and prove that no code path assumes one host (tests/test_e2e_beyond.py).
+APP_HOST = os.environ.get("VTLAB_APP_HOST", HOST)
+STUB_HOST = os.environ.get("VTLAB_STUB_HOST", HOST)
+PG_HOST = os.environ.get("VTLAB_PG_HOST", HOST)
 # Fixed by default (5544 as in the published rig); overridable so tests never collide with a run.
 PG_PORT = int(os.environ.get("VTLAB_PG_PORT", "5544"))
 STUB_PORT = int(os.environ.get("VTLAB_STUB_PORT", "8081"))

@@ -24,7 +24,7 @@ from pathlib import Path
 from vtlab import load, procs, rig, runtimes, sample, series, services
 from vtlab.rig import PINNING_SETTINGS
 from vtlab.services import Tier
-from vtlab.settings import HOST, LOAD, Java
+from vtlab.settings import APP_HOST, LOAD, Java
 
 MIN_BOOT = (3, 2)           # spring.threads.virtual.enabled arrived in Spring Boot 3.2
 HEALTH_TIMEOUT_S = 180      # a user's service may migrate a schema before it answers
@@ -208,9 +208,9 @@ def service_env(target: Target, virtual: bool, port: int, management_port: int, 
     user's own settings (they win, except that a changed thread mode is caught by the mode check)."""
     ours = {
         "SPRING_THREADS_VIRTUAL_ENABLED": str(virtual).lower(),
-        "SERVER_ADDRESS": HOST, "SERVER_PORT": str(port),
+        "SERVER_ADDRESS": APP_HOST, "SERVER_PORT": str(port),
         # the actuator on a port of its own: the rig's scrapes never queue behind the load
-        "MANAGEMENT_SERVER_PORT": str(management_port), "MANAGEMENT_SERVER_ADDRESS": HOST,
+        "MANAGEMENT_SERVER_PORT": str(management_port), "MANAGEMENT_SERVER_ADDRESS": APP_HOST,
         "MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE": ACTUATOR_EXPOSED,
         "MANAGEMENT_ENDPOINTS_WEB_BASE_PATH": "/actuator",
         # Tomcat's thread and connection meters come from its MBeans, which Boot leaves off by default
@@ -226,8 +226,8 @@ def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stu
     """A fresh JVM of the user's jar for one row, healthy; TargetError with its log's tail when it never is."""
     assert target.jar is not None
     port = target.port or procs.free_port()
-    if procs.port_in_use(port):
-        raise TargetError(f"--port {port}: the port is taken on {HOST} by another process; free it or leave --port "
+    if procs.port_in_use(port, APP_HOST):
+        raise TargetError(f"--port {port}: the port is taken on {APP_HOST} by another process; free it or leave --port "
                           "out (vtlab picks a free one)")
     management_port = procs.free_port()
     env = {**_inherited(), **service_env(target, virtual, port, management_port, db_env, stub_url)}
@@ -236,7 +236,7 @@ def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stu
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
             "-jar", str(target.jar), *target.args]
     proc = procs.spawn(argv, env=env, log=log, cpus=cpus, name="service")
-    tier = Tier("service", proc, log, f"http://{HOST}:{port}", f"http://{HOST}:{management_port}")
+    tier = Tier("service", proc, log, f"http://{APP_HOST}:{port}", f"http://{APP_HOST}:{management_port}")
     try:
         _wait_healthy(tier, target)
     except BaseException:

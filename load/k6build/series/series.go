@@ -6,6 +6,10 @@
 //
 // k6's own CSV output writes some fourteen samples per request with every tag; at ~1,700 req/s on two
 // shared cores that is CPU the service would have had. This keeps the few fields vtlab reads.
+//
+// `--out vtlab=-` writes the same lines, uncompressed, to standard output: a k6-operator runner's pod has no
+// file vtlab can fetch after it ends, but its log streams (`kubectl logs -f`), and no k6 log line starts as
+// these do.
 package series
 
 import (
@@ -30,7 +34,7 @@ type Output struct {
 	output.SampleBuffer
 
 	path    string
-	file    *os.File
+	file    *os.File // nil when writing to standard output
 	gz      *gzip.Writer
 	out     *bufio.Writer
 	flusher *output.PeriodicFlusher
@@ -52,15 +56,20 @@ func (o *Output) Description() string { return "vtlab series (" + o.path + ")" }
 // Start opens the file; times in it are milliseconds since this moment, which precedes the test's start
 // by the few milliseconds k6 takes to begin executing (the header records it as Unix time too).
 func (o *Output) Start() error {
-	file, err := os.Create(o.path)
-	if err != nil {
-		return err
+	if o.path == "-" {
+		o.out = bufio.NewWriterSize(os.Stdout, 1<<16)
+	} else {
+		file, err := os.Create(o.path)
+		if err != nil {
+			return err
+		}
+		o.file, o.gz = file, gzip.NewWriter(file)
+		o.out = bufio.NewWriterSize(o.gz, 1<<16)
 	}
-	o.file, o.gz = file, gzip.NewWriter(file)
-	o.out = bufio.NewWriterSize(o.gz, 1<<16)
 	o.start = time.Now()
 	fmt.Fprintf(o.out, "# vtlab series v1 start_unix_ms=%d\n", o.start.UnixMilli())
 	fmt.Fprintln(o.out, "# r,end_ms,duration_ms,status,phase,half,expected | v,t_ms,vus | d,t_ms,scenario,count")
+	var err error
 	o.flusher, err = output.NewPeriodicFlusher(time.Second, o.flush)
 	return err
 }
@@ -73,6 +82,9 @@ func (o *Output) Stop() error {
 	defer o.mu.Unlock()
 	if err := o.out.Flush(); err != nil {
 		return err
+	}
+	if o.file == nil {
+		return nil
 	}
 	if err := o.gz.Close(); err != nil {
 		return err
@@ -87,6 +99,9 @@ func (o *Output) flush() {
 		for _, sample := range container.GetSamples() {
 			o.write(sample)
 		}
+	}
+	if o.file == nil {
+		o.out.Flush() // a log is read as it grows: each second's lines reach it that second
 	}
 }
 

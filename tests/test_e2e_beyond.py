@@ -1,0 +1,104 @@
+"""Beyond one machine, proved on one: every tier on an address of its own, and one row's load on several k6
+processes (k6's execution segments, the k6-operator's mechanism) merged into the same figures as one process's.
+
+The whole module runs its tiers on different loopback addresses (the service on 127.0.0.4, the stub on
+127.0.0.2, PostgreSQL on 127.0.0.3): each binds only its own, so a code path that assumed 127.0.0.1 would be
+refused a connection and fail its row.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from vtlab import procs, series
+
+REPO = Path(__file__).resolve().parent.parent
+ADDRESSES = {"VTLAB_APP_HOST": "127.0.0.4", "VTLAB_STUB_HOST": "127.0.0.2", "VTLAB_PG_HOST": "127.0.0.3"}
+# Pure waiting (the service sleeps 200 ms a request): a latency the generator's split cannot move, at a load
+# (60 users, ~300 req/s) far below what the service, the host or k6 would queue at.
+MERGE_LOAD = ["--modes", "virtual", "--workload", "sleep", "--sleep-ms", "200", "--conc", "60", "--pools", "10",
+              "--ramp", "2", "--warmup", "10", "--hold", "20", "--reps", "1"]
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def apart_env():
+    base = Path(tempfile.mkdtemp(prefix="vtlab-e2e-apart-", dir="/tmp"))
+    os.chmod(base, 0o755)
+    env = {**os.environ, **ADDRESSES, "VTLAB_PGDATA": str(base / "pgdata"),
+           "VTLAB_PG_PORT": str(procs.free_port()), "VTLAB_APP_PORT": str(procs.free_port()),
+           "VTLAB_STUB_PORT": str(procs.free_port()), "VTLAB_RESULTS": str(base / "results"),
+           "VTLAB_STATE": str(base / "state")}
+    yield env
+    subprocess.run([str(REPO / "vtlab"), "db", "stop"], env=env, capture_output=True)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def run(env: dict[str, str], run_dir: Path, *flags: str) -> list[dict[str, str]]:
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--out", str(run_dir), *flags], env=env,
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    with open(run_dir / "matrix.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    with open(run_dir / "analysis.csv", newline="") as handle:
+        verdicts = list(csv.DictReader(handle))
+    assert len(verdicts) == len(rows)
+    for row, verdict in zip(rows, verdicts, strict=True):
+        row.update(valid=verdict["valid"], flags=verdict["flags"])
+    return rows
+
+
+def hold_count(summary: Path) -> int:
+    return int(json.loads(summary.read_text())["metrics"]["http_reqs{phase:hold}"]["values"]["count"])
+
+
+def test_three_runners_on_execution_segments_merge_to_one_processs_counts_and_percentiles(apart_env, tmp_path):
+    one = run(apart_env, tmp_path / "one", *MERGE_LOAD)[0]
+    three = run(apart_env, tmp_path / "three", *MERGE_LOAD, "--runners", "3")[0]
+    for row in (one, three):
+        assert row["valid"] == "true" and float(row["error_rate"]) == 0, row
+
+    # counts: the merged row holds exactly every runner's own count of the hold (k6's summary of each)
+    slug = next((tmp_path / "three" / "k6").glob("*.runner-1-of-3.json")).name.replace(".runner-1-of-3.json", "")
+    summaries = [tmp_path / "three" / "k6" / f"{slug}.runner-{i}-of-3.json" for i in (1, 2, 3)]
+    counts = [hold_count(summary) for summary in summaries]
+    assert all(count > 0 for count in counts)
+    assert int(three["http_reqs"]) == sum(counts), (three["http_reqs"], counts)
+    merged = series.read_k6(series.k6_path(tmp_path / "three" / "series", slug))
+    # the three runners' users add up to the plan's 60 (20 each), second by second
+    assert max(n for _, n in merged.vus) == 60
+
+    # percentiles: the merged p50 and p99 within 2% of the single process's at the same total load
+    for column in ("p50_ms", "p99_ms"):
+        assert abs(float(three[column]) / float(one[column]) - 1) <= 0.02, (column, one[column], three[column])
+    assert abs(float(three["throughput_rps"]) / float(one["throughput_rps"]) - 1) <= 0.03
+    with gzip.open(series.k6_path(tmp_path / "three" / "series", slug), "rt") as handle:
+        assert "merged_from=3" in handle.readline()
+
+
+def test_every_tier_on_an_address_of_its_own_measures_a_valid_row(apart_env, tmp_path):
+    # the order-summary workload reaches PostgreSQL and the stub; --db-latency also routes through the proxy
+    rows = run(apart_env, tmp_path / "apart", "--modes", "virtual", "--conc", "20", "--ramp", "2", "--warmup", "5",
+               "--hold", "8", "--reps", "1", "--conn-mode", "released", "--stub-delay", "100",
+               "--db-latency", "0,5")
+    assert len(rows) == 2
+    for row in rows:
+        assert row["valid"] == "true" and float(row["error_rate"]) == 0 and int(row["http_reqs"]) > 0, row
+        assert float(row["p50_ms"]) >= 100  # the stub's delay: the service reached the stub on 127.0.0.2
+        assert int(row["hikari_active_max"]) >= 1  # and PostgreSQL on 127.0.0.3
+    meta = json.loads((tmp_path / "apart" / "metadata.json").read_text())
+    assert meta["host"]["addresses"] == {"service": "127.0.0.4", "stub": "127.0.0.2", "PostgreSQL": "127.0.0.3"}
+    pg_log = (Path(apart_env["VTLAB_PGDATA"]) / "server.log").read_text()
+    assert 'listening on IPv4 address "127.0.0.3"' in pg_log and '"127.0.0.1"' not in pg_log
+    for name in ("VTLAB_APP_PORT", "VTLAB_STUB_PORT"):
+        assert not procs.port_in_use(int(apart_env[name]), "127.0.0.1")
