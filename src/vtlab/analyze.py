@@ -50,7 +50,7 @@ class Context:
     """What the analysis needs beyond one row: the run's machine and the low-load service times."""
     host_cpus: int
     shared_cores: bool
-    load_cpus: int
+    load_cpus: float
     service_time_s: dict[tuple[str, ...], float]  # scenario_of(row) -> seconds
     rig: rig_constants.Constants = rig_constants.CURRENT  # what the run measured with (metadata.json)
     # scenario_of(row) -> (thread mode, users) of the row whose p50 is the scenario's service time
@@ -74,9 +74,13 @@ def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
     sets = {part.split("=", 1)[1] for part in core_map.split() if "=" in part}
     load_set = next((p.split("=", 1)[1] for p in core_map.split() if p.startswith("load=")), "")
     rig = rig_constants.from_metadata(metadata)
-    shared = len(sets) <= 1
+    # a cluster run's tiers have nodes of their own, and its runners the CPU their limits give them
+    cluster = metadata.get("cluster") if isinstance(metadata.get("cluster"), dict) else {}
+    shared = len(sets) <= 1 and not cluster
+    load_cpus = (float(cluster["load_cpus"]) if cluster.get("load_cpus")
+                 else len(cores.parse_cpu_list(load_set)) if load_set else host_cpus)
     lowest = _lowest_load_rows(rows, rig.tomcat_max_threads)
-    return Context(host_cpus, shared, len(cores.parse_cpu_list(load_set)) if load_set else host_cpus,
+    return Context(host_cpus, shared, load_cpus,
                    {key: seconds for key, (_, seconds, _) in lowest.items()}, rig,
                    {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared),
                    bool((metadata.get("target") or {}).get("url")))

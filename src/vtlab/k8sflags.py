@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 
 from vtlab import k8smanifests
 from vtlab.k8smanifests import Cluster
 from vtlab.plan import Plan
 
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")  # a DNS-1123 label: a namespace's rule
-_QUANTITY = re.compile(r"^\d+(\.\d+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$")
+# Kubernetes quantities as vtlab writes them: cores (2, 0.5, 500m) and bytes (2Gi, 512Mi)
+_QUANTITY = {"CORES": re.compile(r"^\d+(\.\d+)?m?$"), "SIZE": re.compile(r"^\d+(Ki|Mi|Gi|Ti|k|M|G|T)?$")}
 _IMAGE_TIERS = {"service": "service", "stub": "stub", "k6": "k6", "postgres": "postgres"}
 
 
@@ -22,7 +24,7 @@ def namespace(text: str) -> str:
     return text
 
 
-def tier_setting(what: str) -> callable:
+def tier_setting(what: str) -> Callable[[str], tuple[str, str]]:
     """TIER=VALUE for one of the tiers (k8smanifests.TIERS); the value checked as a Kubernetes quantity for CPU and
     memory, or as KEY=VALUE (a node label) for node selectors."""
     def parse(text: str) -> tuple[str, str]:
@@ -33,9 +35,9 @@ def tier_setting(what: str) -> callable:
         if what == "KEY=VALUE" and "=" not in value:
             raise argparse.ArgumentTypeError(f"{text!r} is not accepted; use TIER=KEY=VALUE (a node label), "
                                              "e.g. service=vtlab.dev/pool=app")
-        if what != "KEY=VALUE" and not _QUANTITY.match(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not accepted; {value!r} is not a Kubernetes quantity "
-                                             "(e.g. 2, 500m, 2Gi)")
+        if what in _QUANTITY and not _QUANTITY[what].match(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not accepted; {value!r} is not a Kubernetes quantity of "
+                                             + ("cores (e.g. 2, 500m)" if what == "CORES" else "memory (e.g. 2Gi)"))
         return tier, value
     return parse
 

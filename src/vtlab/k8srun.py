@@ -135,7 +135,9 @@ def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Pa
             "started": _now(), "target": {"kubernetes": {"images": cluster.images, "runners": plan.runners,
                                                           "resources": cluster.resources,
                                                           "operator_crd": k8smanifests.K6_OPERATOR_VERSION}},
-            "versions": {"vtlab_commit": metadata.git_commit()}}
+            "versions": {"vtlab_commit": metadata.git_commit()},
+            # the analysis's facts of the CPU budget: tiers apart, the runners' cores (analyze.context)
+            "cluster": {"load_cpus": plan.runners * cores(cluster.resources["load"][0])}}
     results.write_metadata(run_dir, meta)
     _prepare(kubectl, files, cluster)
     failed = 0
@@ -156,6 +158,11 @@ def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Pa
     meta["finished"] = _now()
     results.write_metadata(run_dir, meta)
     return failed
+
+
+def cores(quantity: str) -> float:
+    """A Kubernetes CPU quantity in cores: "2" -> 2.0, "500m" -> 0.5."""
+    return float(quantity[:-1]) / 1000 if quantity.endswith("m") else float(quantity)
 
 
 def write(files: dict[str, list[dict]], folder: Path) -> None:
