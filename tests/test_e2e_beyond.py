@@ -100,5 +100,3 @@ def test_every_tier_on_an_address_of_its_own_measures_a_valid_row(apart_env, tmp
     assert meta["host"]["addresses"] == {"service": "127.0.0.4", "stub": "127.0.0.2", "PostgreSQL": "127.0.0.3"}
     pg_log = (Path(apart_env["VTLAB_PGDATA"]) / "server.log").read_text()
     assert 'listening on IPv4 address "127.0.0.3"' in pg_log and '"127.0.0.1"' not in pg_log
-    for name in ("VTLAB_APP_PORT", "VTLAB_STUB_PORT"):
-        assert not procs.port_in_use(int(apart_env[name]), "127.0.0.1")

@@ -17,7 +17,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from vtlab import cli, k8smanifests, k8srun, plan, series
+from vtlab import cli, k8smanifests, k8srun, matrix, plan, results, sample, series
 
 REPO = Path(__file__).resolve().parent.parent
 KUBERNETES = "1.34"  # the Kubernetes version the manifests are validated against
@@ -174,18 +174,61 @@ def test_k8s_run_names_a_missing_operator(tmp_path):
     assert "the k6-operator is not installed" in result.stderr and "testruns.k6.io" in result.stderr
 
 
-def test_a_runners_log_becomes_its_series_part_and_its_summary(tmp_path):
-    log = tmp_path / "vtlab-load-r01-1-abcde.log"
-    log.write_text("\n".join([
-        'time="2026-11-25T10:00:00Z" level=info msg="k6 starting"',
-        "# vtlab series v1 start_unix_ms=1000000", "# r,end_ms,duration_ms,status,phase,half,expected | v,...",
-        "r,1500.000,100,200,hold,a,true", "v,1000.000,10",
-        'time="2026-11-25T10:00:02Z" level=warning msg="Request Failed"',
-        "r,1600.000,5,0,hold,b,false", '{"metrics":{"http_reqs{phase:hold}":{"values":{"count":2}}}}', ""]))
-    part = k8srun._runner_part(log, tmp_path)
+def runner_log(path: Path, counted: int | None) -> Path:
+    """A k6-operator runner's log as `kubectl logs` gives it: k6's own lines among vtlab's series, then the
+    summary handleSummary wrote to standard output (`counted`: its hold count; None: the runner never finished)."""
+    lines = ['time="2026-11-25T10:00:00Z" level=info msg="k6 starting"',
+             "# vtlab series v1 start_unix_ms=1000000", "# r,end_ms,duration_ms,status,phase,half,expected | v,...",
+             "r,900.000,50,200,warmup,none,true", "r,1500.000,100,200,hold,a,true", "v,1000.000,10",
+             'time="2026-11-25T10:00:02Z" level=warning msg="Request Failed"', "r,1600.000,5,0,hold,b,false"]
+    if counted is not None:
+        lines.append(json.dumps({"metrics": {"http_reqs{phase:hold}": {"values": {"count": counted}}}}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_runners_log_becomes_its_series_part_when_its_summary_vouches_for_every_line(tmp_path):
+    part = k8srun._runner_part(runner_log(tmp_path / "vtlab-load-r01-1-abcde.log", 2))
     with gzip.open(part, "rt") as handle:
         assert handle.readline().startswith("# vtlab series v1 start_unix_ms=1000000")
     k6 = series.read_k6(part)
-    assert [(r.duration_ms, r.ok) for r in k6.requests] == [(100.0, True), (5.0, False)] and k6.vus == [(1.0, 10)]
-    summary = json.loads((tmp_path / "vtlab-load-r01-1-abcde.summary.json").read_text())
-    assert summary["metrics"]["http_reqs{phase:hold}"]["values"]["count"] == 2
+    assert [(r.duration_ms, r.phase, r.ok) for r in k6.requests] == [
+        (50.0, "warmup", True), (100.0, "hold", True), (5.0, "hold", False)] and k6.vus == [(1.0, 10)]
+    with pytest.raises(RuntimeError, match="holds 2 of the 3 requests"):  # a line lost on the way
+        k8srun._runner_part(runner_log(tmp_path / "lost.log", 3))
+    with pytest.raises(RuntimeError, match="without k6's summary"):
+        k8srun._runner_part(runner_log(tmp_path / "cut.log", None))
+
+
+def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_line(tmp_path):
+    """What `k8s run` does after the cluster answered: the runners' parts merged, the kubelet's cumulative CPU and
+    the actuator's meters over the hold, into a line the run's CSV takes."""
+    the_plan = plan.build("quick", plan.Overrides(concurrency=(100,), modes=("virtual",), hold_s=10, warmup_s=2,
+                                                  ramp_s=1, reps=1, conn_modes=("released",)))
+    row = the_plan.rows[0]
+    spec = k8smanifests.load_spec(the_plan, row, 0)
+    parts = []
+    for runner, start_ms in enumerate((1_000_000, 1_000_040)):
+        lines = [f"r,{(spec.hold_start_s + 0.5 + i * 0.1) * 1000:.3f},{101 + runner},200,hold,"
+                 f"{'a' if i < 50 else 'b'},true" for i in range(100)]
+        lines += [f"v,{second * 1000:.3f},50" for second in range(1, spec.duration_s)]
+        path = tmp_path / f"runner-{runner}.csv.gz"
+        with gzip.open(path, "wt") as handle:
+            handle.write(f"# vtlab series v1 start_unix_ms={start_ms}\n" + "\n".join(lines) + "\n")
+        parts.append(path)
+    merged = tmp_path / "row.k6.csv.gz"
+    series.merge(parts, merged)
+    requests = series.read_k6(merged)
+    ticks = [(t, {"app_ticks": 40.0 * t, "pg_ticks": 5.0 * t, "stub_ticks": 3.0 * t, "load_ticks": 20.0 * t,
+                  "host_busy": 50.0 * t, "host_total": 400.0 * t, "host_irq": 0.0, "harness_ticks": 0.0,
+                  "rss_kb": 300_000.0}) for t in range(0, spec.duration_s + 5, 2)]
+    meters = [(t, {"requests_total": 100.0 * t, "hikari_active": 3.0, "hikari_pending": 0.0, "jvm_threads": 40.0})
+              for t in range(0, spec.duration_s + 5, 2)]
+    drive = k8srun.drive_of(requests, 0, sample.Series(ticks), sample.Series(meters), spec)
+    values = matrix.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"}, {}, False,
+                               "vtlab/k6:1", "kubernetes lab")
+    assert values["http_reqs"] == 200 and values["p50_ms"] == 101.5 and values["max_ms"] == 102.0
+    assert values["app_cpu_pct"] == pytest.approx(40.0) and values["load_cpu_pct"] == pytest.approx(20.0)
+    assert values["foreign_cpu_pct"] == pytest.approx((50 - 40) / 400 * 100)  # the service's node beside it
+    results.CsvWriter(tmp_path / "matrix.csv").append(values)
+    assert len(results.read_rows(tmp_path / "matrix.csv")) == 1

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from vtlab import (cores, dimensions, doctor, k8sflags, k8srun, ownership, plan, postgres, prereqs, procs, results,
                    runtimes, shapes, targetflags, userservice)
-from vtlab.settings import APP_HOST, RESULTS
+from vtlab.settings import APP_HOST, PG_HOST, RESULTS
 
 # --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
 
@@ -192,12 +192,15 @@ def _add_k8s(sub) -> None:
     k8s = sub.add_parser("k8s", help="the same plan on a Kubernetes cluster (k6-operator runners)",
                          description="Render the plan as Kubernetes manifests, or run it on a cluster row by row.")
     actions = k8s.add_subparsers(dest="k8s_action", required=True, metavar="ACTION")
-    render = actions.add_parser("render", help="write the manifests of every tier and row (nothing is applied)")
+    # no abbreviations: --context would otherwise be taken for --context-kb where it is not a flag (render)
+    render = actions.add_parser("render", help="write the manifests of every tier and row (nothing is applied)",
+                                allow_abbrev=False)
     _add_plan_flags(render, K8S_RENAMED)
     k8sflags.add(render)
     render.add_argument("--out", type=Path, required=True, help="the folder to write the manifests into")
     render.set_defaults(func=cmd_k8s)
-    run = actions.add_parser("run", help="measure the plan on a cluster through kubectl (needs the k6-operator)")
+    run = actions.add_parser("run", help="measure the plan on a cluster through kubectl (needs the k6-operator)",
+                             allow_abbrev=False)
     _add_plan_flags(run, K8S_RENAMED)
     k8sflags.add(run)
     run.add_argument("--context", dest="kube_context", required=True, metavar="CTX", help="the kubectl context")
@@ -408,10 +411,19 @@ def cmd_k8s(args: argparse.Namespace) -> int:
         print(f"vtlab k8s render: {len(the_plan.rows)} rows, {the_plan.runners} runner(s) each, namespace "
               f"{cluster.namespace}: {args.out}")
         return 0
+    if args.resume and args.out is None:
+        return usage_error("--resume: give --out RUN_DIR, the cluster run to continue")
     run_dir = args.out or matrix.default_run_dir(RESULTS)
     if (run_dir / results.CSV_NAME).exists() and not args.resume:
         return usage_error(f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it")
-    kubectl, facts = k8srun.preflight(args.kube_context, cluster.namespace)
+    problem = results.why_not_appendable(run_dir / results.CSV_NAME) if args.resume else None
+    if problem:
+        return usage_error(f"--resume: {problem}")
+    kubectl, facts = k8srun.preflight(args.kube_context, cluster.namespace,
+                                      len(k8smanifests.TIERS) - (cluster.db_url is not None))
+    problem = results.why_not_writable(run_dir)  # after the cluster's checks: a refused run leaves no folder
+    if problem:
+        return usage_error(f"--out: {problem}")
     procs.install_signal_handlers()
     try:
         failed = k8srun.run(kubectl, facts, the_plan, cluster, run_dir)
@@ -478,7 +490,7 @@ def cmd_db(args: argparse.Namespace) -> int:
         started = pg.start()
         ownership.release(pg.postmaster_pid())  # it is meant to outlive this command
         postgres.write_env_file(pg.credentials(), STATE / "db.env")
-        print(f"PostgreSQL {'started' if started else 'already running'} on 127.0.0.1:{pg.port} "
+        print(f"PostgreSQL {'started' if started else 'already running'} on {PG_HOST}:{pg.port} "
               f"(data {pg.data_dir}; credentials in {STATE / 'db.env'})")
     elif args.action == "stop":
         pg.stop()
@@ -486,7 +498,7 @@ def cmd_db(args: argparse.Namespace) -> int:
     elif args.action == "status":
         running = pg.initialised and pg.running()
         seeded = running and pg.seeded()
-        print(f"PostgreSQL on 127.0.0.1:{pg.port}: {'running' if running else 'stopped'}"
+        print(f"PostgreSQL on {PG_HOST}:{pg.port}: {'running' if running else 'stopped'}"
               + (f", {'seeded' if seeded else 'not seeded'}" if running else "")
               + f" (data {pg.data_dir})")
         return 0 if running else 3

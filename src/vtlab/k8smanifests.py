@@ -19,17 +19,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vtlab import dimensions, load, matrix, postgres
+from vtlab import dimensions, load, matrix, postgres, services
 from vtlab.plan import Plan, Row
 from vtlab.settings import LOAD, SQL
 
 LABEL = "vtlab.dev/tier"
+NAME_LABEL = "vtlab.dev/name"  # on a pod: the Deployment, StatefulSet or Job it belongs to
 ROW_ANNOTATION = "vtlab.dev/row"
 TIERS = ("service", "postgres", "stub", "load")
 SECRET = "vtlab-db"  # key "password": made by `vtlab k8s run`, or by hand (README)
 DB_SERVICE, STUB_SERVICE, SCRIPTS, SQL_CONFIG = "vtlab-postgres", "vtlab-stub", "vtlab-k6-scripts", "vtlab-sql"
+SEED_JOB = "vtlab-seed"
 APP_PORT, MANAGEMENT_PORT, STUB_PORT, PG_PORT = 8080, 9090, 8081, 5432
-SERVICE_HEAP = "-Xmx1g"  # as a local run's service; its container gets the heap and room for stacks and JIT
 
 # CPU (cores) and memory per container, requests equal to limits. The service's 2 cores match the hero point's
 # budget on this project's 2-core reference machine; each k6 runner gets 1 core and is split further by --runners.
@@ -92,31 +93,40 @@ def _postgres(cluster: Cluster) -> list[dict]:
         password, {"name": "POSTGRES_INITDB_ARGS", "value": "--auth-host=scram-sha-256"},
         {"name": "POSTGRES_HOST_AUTH_METHOD", "value": "scram-sha-256"},
         {"name": "PGDATA", "value": "/var/lib/postgresql/data/pgdata"}])
-    # the settings of a local run's instance (postgres.SERVER_SETTINGS), as the server's own flags
-    server["args"] = ["-c", "password_encryption=scram-sha-256", "-c", "max_connections=500",
-                      "-c", "shared_buffers=256MB"]
+    server["args"] = _server_flags()
     server["ports"] = [{"name": "postgres", "containerPort": PG_PORT}]
     server["readinessProbe"] = {"exec": {"command": ["pg_isready", "-U", postgres.DB_USER, "-d", postgres.DB_NAME]},
                                 "periodSeconds": 2}
     server["volumeMounts"] = [{"name": "data", "mountPath": "/var/lib/postgresql/data"}]
-    pod = _pod("postgres", cluster, [server], [{"name": "data", "emptyDir": {}}])
+    pod = _pod("postgres", DB_SERVICE, cluster, [server], [{"name": "data", "emptyDir": {}}])
     seed = _container("seed", cluster.images["postgres"], cluster, "postgres", [
         {"name": "PGPASSWORD", "valueFrom": {"secretKeyRef": {"name": SECRET, "key": "password"}}}])
     connect = f"-h {DB_SERVICE} -U {postgres.DB_USER} -d {postgres.DB_NAME}"
     seed["command"] = ["sh", "-c", f"until pg_isready {connect}; do sleep 2; done && "
                        f"psql {connect} -X -v ON_ERROR_STOP=1 -f /sql/schema.sql -f /sql/seed.sql"]
     seed["volumeMounts"] = [{"name": "sql", "mountPath": "/sql"}]
-    seed_pod = _pod("postgres", cluster, [seed], [{"name": "sql", "configMap": {"name": SQL_CONFIG}}])
+    seed_pod = _pod("postgres", SEED_JOB, cluster, [seed], [{"name": "sql", "configMap": {"name": SQL_CONFIG}}])
     seed_pod["spec"]["restartPolicy"] = "Never"
     return [
         _config_map(cluster, SQL_CONFIG, {name: (SQL / name).read_text() for name in ("schema.sql", "seed.sql")}),
-        _service_of("postgres", DB_SERVICE, cluster, [{"name": "postgres", "port": PG_PORT}]),
+        _service_of("postgres", DB_SERVICE, cluster, [{"name": "postgres", "port": PG_PORT}], headless=True),
         {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _meta(DB_SERVICE, cluster, "postgres"),
-         "spec": {"serviceName": DB_SERVICE, "replicas": 1, "selector": {"matchLabels": _labels("postgres")},
-                  "template": pod}},
-        {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta("vtlab-seed", cluster, "postgres"),
+         "spec": {"serviceName": DB_SERVICE, "replicas": 1,
+                  "selector": {"matchLabels": _labels("postgres", DB_SERVICE)}, "template": pod}},
+        {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(SEED_JOB, cluster, "postgres"),
          "spec": {"backoffLimit": 2, "template": seed_pod}},
     ]
+
+
+def _server_flags() -> list[str]:
+    """A local run's server settings (postgres.SERVER_SETTINGS) as the server's own flags; where it listens is the
+    image's (every address of the pod, port 5432)."""
+    flags = []
+    for line in postgres.SERVER_SETTINGS.splitlines():
+        key, _, value = line.partition(" = ")
+        if value and key not in ("listen_addresses", "port", "unix_socket_directories"):
+            flags += ["-c", f"{key}={value.strip(chr(39))}"]
+    return flags
 
 
 def _stub(plan: Plan, cluster: Cluster) -> list[dict]:
@@ -124,11 +134,11 @@ def _stub(plan: Plan, cluster: Cluster) -> list[dict]:
         {"name": "SERVER_ADDRESS", "value": "0.0.0.0"}, {"name": "SERVER_PORT", "value": str(STUB_PORT)},
         {"name": "STUB_DELAY_MS", "value": str(plan.stub_delay_ms)},
         {"name": "STUB_JITTER_MS", "value": str(plan.stub_jitter_ms)}])
-    stub["command"] = ["java", "-Xmx512m", "-jar", "/app/stub.jar"]
+    stub["command"] = ["java", services.STUB_HEAP, "-jar", "/app/stub.jar"]
     stub["ports"] = [{"name": "http", "containerPort": STUB_PORT}]
     stub["readinessProbe"] = _http_probe("/actuator/health", "http")
     return [_service_of("stub", STUB_SERVICE, cluster, [{"name": "http", "port": STUB_PORT}]),
-            _deployment(STUB_SERVICE, "stub", cluster, _pod("stub", cluster, [stub]))]
+            _deployment(STUB_SERVICE, "stub", cluster, _pod("stub", STUB_SERVICE, cluster, [stub]))]
 
 
 def _load_config(cluster: Cluster) -> list[dict]:
@@ -151,7 +161,7 @@ def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
         {"name": "SERVER_ADDRESS", "value": "0.0.0.0"}, {"name": "SERVER_PORT", "value": str(APP_PORT)},
         {"name": "MANAGEMENT_PORT", "value": str(MANAGEMENT_PORT)}]
     app = _container("service", cluster.images["service"], cluster, "service", env)
-    app["command"] = ["java", SERVICE_HEAP, *config.jvm_flags(), *plan.jvm_opts,
+    app["command"] = ["java", services.SERVICE_HEAP, *config.jvm_flags(), *plan.jvm_opts,
                       f"-XX:StartFlightRecording=filename=/jfr/{dimensions.slug(row)}.jfr,"
                       "settings=/jfc/pinning.jfc,dumponexit=true",
                       "-XX:FlightRecorderOptions=repository=/jfr/repository", "-jar", "/app/app.jar"]
@@ -159,8 +169,8 @@ def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
                     {"name": "management", "containerPort": MANAGEMENT_PORT}]
     app["readinessProbe"] = _http_probe("/actuator/health", "management")
     app["volumeMounts"] = [{"name": "jfr", "mountPath": "/jfr"}, {"name": "jfc", "mountPath": "/jfc"}]
-    pod = _pod("service", cluster, [app], [{"name": "jfr", "emptyDir": {}},
-                                           {"name": "jfc", "configMap": {"name": "vtlab-jfr"}}])
+    pod = _pod("service", name, cluster, [app], [{"name": "jfr", "emptyDir": {}},
+                                                 {"name": "jfc", "configMap": {"name": "vtlab-jfr"}}])
     pod["spec"]["terminationGracePeriodSeconds"] = 60  # JFR writes its recording on SIGTERM
     service = _service_of("service", name, cluster, [{"name": "http", "port": APP_PORT},
                                                      {"name": "management", "port": MANAGEMENT_PORT}])
@@ -170,19 +180,22 @@ def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
     return [service, deployment]
 
 
-def load_spec(plan: Plan, row: Row, index: int, max_order_id: int, max_customer_id: int) -> load.LoadSpec:
-    """The row's load as a local run gives it, against the row's service in the cluster."""
+def load_spec(plan: Plan, row: Row, index: int) -> load.LoadSpec:
+    """The row's load as a local run gives it, against the row's service in the cluster and the seeded database."""
     return load.LoadSpec(f"http://{service_name(index)}:{APP_PORT}", row.load_model, matrix.users(plan, row),
-                         row.target_rps, plan.ramp_s, matrix.warmup_for(plan, index), plan.hold_s, max_order_id,
-                         plan.cooldown_s, row.workload, row.sleep_ms, row.cpu_work, max_customer_id, plan.shape(row))
+                         row.target_rps, plan.ramp_s, matrix.warmup_for(plan, index), plan.hold_s,
+                         postgres.SEED_ORDERS, plan.cooldown_s, row.workload, row.sleep_ms, row.cpu_work,
+                         postgres.SEED_CUSTOMERS, plan.shape(row))
 
 
 def _testrun(plan: Plan, row: Row, index: int, cluster: Cluster) -> dict:
-    spec = load_spec(plan, row, index, postgres.SEED_ORDERS, postgres.SEED_CUSTOMERS)
+    spec = load_spec(plan, row, index)
     env = [{"name": key, "value": value} for key, value in load.script_env(spec, "stdout").items()]
     runner = _pod_spec_fields("load", cluster)
     runner.update(image=cluster.images["k6"], env=env, resources=_resources(cluster, "load"),
                   metadata={"labels": _labels("load")})
+    # the operator's starter (it un-pauses the runners) is load too: off the service's node like them
+    starter = {**_pod_spec_fields("load", cluster), "metadata": {"labels": _labels("load")}}
     return {
         "apiVersion": "k6.io/v1alpha1", "kind": "TestRun",
         "metadata": {**_meta(testrun_name(index), cluster, "load"),
@@ -197,14 +210,16 @@ def _testrun(plan: Plan, row: Row, index: int, cluster: Cluster) -> dict:
             # (k6 includes system variables only in `run`): the scripts' phases come from there, so it is skipped.
             "initializer": {"disabled": True},
             "runner": runner,
+            "starter": starter,
         },
     }
 
 
 # --- shared shapes ---------------------------------------------------------------------------------------------
 
-def _labels(tier: str) -> dict[str, str]:
-    return {"app.kubernetes.io/part-of": "vtlab", LABEL: tier}
+def _labels(tier: str, name: str | None = None) -> dict[str, str]:
+    """Every object's labels; a pod's also name what it belongs to, which its Service and controller select."""
+    return {"app.kubernetes.io/part-of": "vtlab", LABEL: tier, **({NAME_LABEL: name} if name else {})}
 
 
 def _meta(name: str, cluster: Cluster, tier: str) -> dict:
@@ -215,17 +230,16 @@ def _config_map(cluster: Cluster, name: str, data: dict[str, str]) -> dict:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(name, cluster, "config"), "data": data}
 
 
-def _service_of(tier: str, name: str, cluster: Cluster, ports: list[dict]) -> dict:
-    return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(name, cluster, tier),
-            "spec": {"selector": {**_labels(tier), "vtlab.dev/name": name} if tier == "service" else _labels(tier),
-                     "ports": [{**port, "targetPort": port["name"]} for port in ports]}}
+def _service_of(tier: str, name: str, cluster: Cluster, ports: list[dict], headless: bool = False) -> dict:
+    spec = {"selector": _labels(tier, name), "ports": [{**port, "targetPort": port["name"]} for port in ports]}
+    if headless:  # a StatefulSet's own: its name resolves to the pod itself
+        spec["clusterIP"] = "None"
+    return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(name, cluster, tier), "spec": spec}
 
 
 def _deployment(name: str, tier: str, cluster: Cluster, pod: dict) -> dict:
-    selector = {**_labels(tier), "vtlab.dev/name": name}
-    pod["metadata"]["labels"] = {**pod["metadata"]["labels"], "vtlab.dev/name": name}
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(name, cluster, tier),
-            "spec": {"replicas": 1, "selector": {"matchLabels": selector}, "template": pod}}
+            "spec": {"replicas": 1, "selector": {"matchLabels": _labels(tier, name)}, "template": pod}}
 
 
 def _container(name: str, image: str, cluster: Cluster, tier: str, env: list[dict]) -> dict:
@@ -237,11 +251,11 @@ def _resources(cluster: Cluster, tier: str) -> dict:
     return {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}
 
 
-def _pod(tier: str, cluster: Cluster, containers: list[dict], volumes: list[dict] | None = None) -> dict:
+def _pod(tier: str, name: str, cluster: Cluster, containers: list[dict], volumes: list[dict] | None = None) -> dict:
     spec: dict = {**_pod_spec_fields(tier, cluster), "containers": containers}
     if volumes:
         spec["volumes"] = volumes
-    return {"metadata": {"labels": _labels(tier)}, "spec": spec}
+    return {"metadata": {"labels": _labels(tier, name)}, "spec": spec}
 
 
 def _pod_spec_fields(tier: str, cluster: Cluster) -> dict:

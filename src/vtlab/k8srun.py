@@ -25,8 +25,8 @@ from pathlib import Path
 
 import yaml
 
-from vtlab import (dimensions, holdstats, k8smanifests, matrix, metadata, prereqs, procs, results, sample, series,
-                   services)
+from vtlab import (dimensions, k8smanifests, load, matrix, metadata, ownership, postgres, prereqs, procs, results,
+                   sample, series, services)
 from vtlab import rig as rig_constants
 from vtlab.k8smanifests import Cluster
 from vtlab.plan import Plan, Row
@@ -85,9 +85,9 @@ def _last_line(text: str) -> str:
 
 # --- before anything is made ------------------------------------------------------------------------------------
 
-def preflight(context: str, namespace: str) -> tuple[Kubectl, dict]:
-    """kubectl, a reachable cluster, the k6-operator's TestRun CRD and a node per tier — or exit 3 saying which is
-    missing. Returns kubectl and the cluster's facts for the metadata."""
+def preflight(context: str, namespace: str, tiers: int) -> tuple[Kubectl, dict]:
+    """kubectl, a reachable cluster, the k6-operator's TestRun CRD and a node for each of the `tiers` — or exit 3
+    saying which is missing. Returns kubectl and the cluster's facts for the metadata."""
     binary = shutil.which("kubectl")
     if binary is None:
         raise prereqs.MissingPrerequisite(
@@ -108,10 +108,9 @@ def preflight(context: str, namespace: str) -> tuple[Kubectl, dict]:
         raise ClusterError(f"--context {context}: the k6-operator is not installed (no CustomResourceDefinition "
                            f"testruns.k6.io: {_last_line(found.stderr)}); {OPERATOR_INSTALL}")
     nodes = [node for node in kubectl.json("nodes")["items"] if not node["spec"].get("unschedulable")]
-    if len(nodes) < len(k8smanifests.TIERS):
-        raise ClusterError(f"--context {context}: {len(nodes)} schedulable node(s); vtlab keeps its "
-                           f"{len(k8smanifests.TIERS)} tiers ({', '.join(k8smanifests.TIERS)}) on nodes of their "
-                           "own (pod anti-affinity), so it needs at least that many")
+    if len(nodes) < tiers:
+        raise ClusterError(f"--context {context}: {len(nodes)} schedulable node(s); vtlab keeps its {tiers} tiers "
+                           "on nodes of their own (pod anti-affinity), so it needs at least that many")
     crd = json.loads(found.stdout)
     facts = {"context": context, "namespace": namespace, "server": version.get("gitVersion", ""),
              "testrun_crd_versions": [v["name"] for v in crd["spec"].get("versions", [])],
@@ -132,12 +131,12 @@ def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Pa
     csv_path = run_dir / results.CSV_NAME
     writer, done = results.CsvWriter(csv_path), results.done_keys(csv_path)
     meta = {"host": {"kubernetes": facts}, "plan": plan.describe(), "rig": dataclasses.asdict(CONSTANTS),
-            "started": _now(), "target": {"kubernetes": {"images": cluster.images, "runners": plan.runners,
-                                                          "resources": cluster.resources,
-                                                          "operator_crd": k8smanifests.K6_OPERATOR_VERSION}},
+            "started": matrix.now(), "target": {"kubernetes": {"images": cluster.images, "runners": plan.runners,
+                                                                "resources": cluster.resources,
+                                                                "operator_crd": k8smanifests.K6_OPERATOR_VERSION}},
             "versions": {"vtlab_commit": metadata.git_commit()},
             # the analysis's facts of the CPU budget: tiers apart, the runners' cores (analyze.context)
-            "cluster": {"load_cpus": plan.runners * cores(cluster.resources["load"][0])}}
+            "cluster": {"load_cpus": plan.runners * cpu_cores(cluster.resources["load"][0])}}
     results.write_metadata(run_dir, meta)
     _prepare(kubectl, files, cluster)
     failed = 0
@@ -147,20 +146,20 @@ def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Pa
         documents = files[f"rows/{k8smanifests.row_file(index, row)}"]
         print(f"vtlab k8s: row {index + 1}/{len(plan.rows)}: {dimensions.label(row)}", flush=True)
         try:
-            values = _measure(kubectl, plan, row, index, documents, run_dir, java.jfr)
-        except (RuntimeError, subprocess.TimeoutExpired) as err:
-            print(f"vtlab k8s: the row failed: {err}", flush=True)
+            values = _measure(kubectl, plan, row, index, documents, run_dir, java.jfr, cluster.images["k6"])
+        except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as err:
+            print(f"vtlab k8s: the row failed: {err!r}", flush=True)
             values = matrix.failed_row(row, procs.TierDied("cluster", str(err), None))
             failed += 1
         finally:
             kubectl.delete(documents)
         writer.append(values)
-    meta["finished"] = _now()
+    meta["finished"] = matrix.now()
     results.write_metadata(run_dir, meta)
     return failed
 
 
-def cores(quantity: str) -> float:
+def cpu_cores(quantity: str) -> float:
     """A Kubernetes CPU quantity in cores: "2" -> 2.0, "500m" -> 0.5."""
     return float(quantity[:-1]) / 1000 if quantity.endswith("m") else float(quantity)
 
@@ -177,37 +176,53 @@ def _prepare(kubectl: Kubectl, files: dict[str, list[dict]], cluster: Cluster) -
     """The long-lived tiers: the namespace, the database's password, PostgreSQL seeded, the stub, the scripts."""
     kubectl.apply(files["00-namespace.yaml"])
     if kubectl.run("get", "secret", k8smanifests.SECRET, check=False).returncode != 0:
+        if cluster.db_url is not None:
+            raise ClusterError(f"--db-url: the service reads your database's password from the Secret "
+                               f"{k8smanifests.SECRET}; create it first: kubectl -n {cluster.namespace} create secret "
+                               f"generic {k8smanifests.SECRET} --from-file=password=FILE")
         kubectl.apply([{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
                         "metadata": {"name": k8smanifests.SECRET, "namespace": cluster.namespace},
                         "stringData": {"password": secrets.token_hex(16)}}])
     if "10-postgres.yaml" in files:
         kubectl.apply(files["10-postgres.yaml"])
-        kubectl.run("rollout", "status", f"statefulset/{k8smanifests.DB_SERVICE}", f"--timeout={READY_TIMEOUT_S}s",
-                    timeout=READY_TIMEOUT_S + 30)
-        kubectl.run("wait", "--for=condition=complete", "job/vtlab-seed", f"--timeout={SEED_TIMEOUT_S}s",
+        _rollout(kubectl, f"statefulset/{k8smanifests.DB_SERVICE}")
+        if not _seeded(kubectl):
+            # a pod moved since the seed ran (its data is an emptyDir): seed again
+            kubectl.delete([d for d in files["10-postgres.yaml"] if d["kind"] == "Job"])
+            kubectl.apply([d for d in files["10-postgres.yaml"] if d["kind"] == "Job"])
+        kubectl.run("wait", "--for=condition=complete", f"job/{k8smanifests.SEED_JOB}", f"--timeout={SEED_TIMEOUT_S}s",
                     timeout=SEED_TIMEOUT_S + 30)
     kubectl.apply(files["20-stub.yaml"] + files["30-load.yaml"])
-    kubectl.run("rollout", "status", f"deployment/{k8smanifests.STUB_SERVICE}", f"--timeout={READY_TIMEOUT_S}s",
-                timeout=READY_TIMEOUT_S + 30)
+    _rollout(kubectl, f"deployment/{k8smanifests.STUB_SERVICE}")
+
+
+def _rollout(kubectl: Kubectl, what: str) -> None:
+    kubectl.run("rollout", "status", what, f"--timeout={READY_TIMEOUT_S}s", timeout=READY_TIMEOUT_S + 30)
+
+
+def _seeded(kubectl: Kubectl) -> bool:
+    counted = kubectl.run("exec", f"statefulset/{k8smanifests.DB_SERVICE}", "--", "psql", "-U", postgres.DB_USER,
+                          "-d", postgres.DB_NAME, "-tAc", "SELECT count(*) FROM orders", check=False)
+    return counted.returncode == 0 and counted.stdout.strip() == str(postgres.SEED_ORDERS)
 
 
 def _measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list[dict], run_dir: Path,
-             jfr_tool: Path) -> dict[str, object]:
+             jfr_tool: Path, k6_image: str) -> dict[str, object]:
     slug, name, testrun = dimensions.slug(row), k8smanifests.service_name(index), k8smanifests.testrun_name(index)
     service_documents, testrun_document = documents[:-1], documents[-1]
     kubectl.delete([testrun_document])  # a TestRun of an interrupted run would refuse the name
     kubectl.apply(service_documents)
-    kubectl.run("rollout", "status", f"deployment/{name}", f"--timeout={READY_TIMEOUT_S}s",
-                timeout=READY_TIMEOUT_S + 30)
-    info = json.loads(kubectl.proxied(name, "http", "/api/runtime-info"))
+    _rollout(kubectl, f"deployment/{name}")
+    info = _runtime_info(kubectl, name)
     problems = services.check_effective(info, matrix.app_config(row))
     if problems:
         raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
 
-    spec = k8smanifests.load_spec(plan, row, index, 0, 0)
+    spec = k8smanifests.load_spec(plan, row, index)
     logs = run_dir / "k8s" / slug
-    logs.mkdir(parents=True, exist_ok=True)
-    cpu = sample.Sampler(CONSTANTS.cpu_interval_s, _cpu_reader(kubectl, name))
+    shutil.rmtree(logs, ignore_errors=True)  # an earlier attempt's runners are not this row's
+    logs.mkdir(parents=True)
+    cpu = sample.Sampler(CONSTANTS.cpu_interval_s, _cpu_reader(kubectl, name, testrun))
     meters = sample.Sampler(CONSTANTS.meter_interval_s, _meters_reader(kubectl, name))
     started_unix, started = time.time(), time.monotonic()
     cpu.start()
@@ -232,8 +247,8 @@ def _measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list
         for follower in followers.values():
             if follower.poll() is None:
                 procs.terminate(follower)
-    exit_codes = _runner_exit_codes(kubectl, testrun)
-    parts = [_runner_part(log, logs) for log in sorted(logs.glob("*.log"))]
+            ownership.release(follower.pid)
+    parts = [_runner_part(logs / f"{pod}.log") for pod in sorted(followers)]
     if len(parts) != plan.runners:
         raise RuntimeError(f"{len(parts)} of {plan.runners} runners' series came back")
     series_dir = run_dir / "series"
@@ -242,21 +257,33 @@ def _measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list
     series.merge(parts, k6_series)
     series.write_samples(series.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
     requests = series.read_k6(k6_series, series.k6_start_unix_s(k6_series) - started_unix)
-    exit_code = max(exit_codes, key=abs) if exit_codes else -1
+    exit_codes = _runner_exit_codes(kubectl, testrun)
+    drive = drive_of(requests, max(exit_codes, key=abs) if exit_codes else -1, cpu_series, meter_series, spec)
+    pinned = sample.pinned_by_reason(jfr_tool, _recording(kubectl, name, slug, run_dir))
+    return matrix.row_values(row, plan, spec, drive, info, pinned, False, k6_image, f"kubernetes {kubectl.context}")
+
+
+def drive_of(requests: series.K6Series, exit_code: int, cpu: sample.Series, meters: sample.Series,
+             spec: load.LoadSpec) -> matrix.Drive:
+    """What a cluster row's load produced, as a local row's: the merged runners' requests, the samplers' series,
+    the hold on their clock. The service's node is the host, so its CPU is what a neighbour would be measured
+    against (the other tiers run on nodes of their own)."""
     measured = series.load_result(requests, exit_code)
     k6_hold = series.hold_start_s(requests, spec.hold_start_s)
-    hold = holdstats.Hold(measured, cpu_series, meter_series, k6_hold + CONSTANTS.k6_start_slack_s,
-                          k6_hold + spec.hold_s, plan.hold_s, ("app",), False)
-    pinned = sample.pinned_by_reason(jfr_tool, _recording(kubectl, name, slug, run_dir))
-    return {"ts_iso": _now(), **dimensions.values(row), **holdstats.columns(hold),
-            "pinned_events": "" if pinned is None else sum(pinned.values()),
-            "pinned_reasons": "" if pinned is None else sample.format_reasons(pinned),
-            "ramp_s": plan.ramp_s, "warmup_s": spec.warmup_s, "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
-            "app_cpus": info.get("availableProcessors", ""),
-            "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),
-            "jdk_version": info.get("jdkVersion", ""), "spring_boot_version": info.get("springBootVersion", ""),
-            "hikari_version": info.get("pool", {}).get("version", ""), "core_map": f"kubernetes {kubectl.context}",
-            "failed_tier": "", "failure": "", "failure_log": ""}
+    return matrix.Drive(measured, cpu, meters, {"app": 1}, k6_hold, k6_hold + CONSTANTS.k6_start_slack_s,
+                        k6_hold + spec.hold_s, requests, {"stall": "", "thread_dump": ""})
+
+
+def _runtime_info(kubectl: Kubectl, service: str) -> dict:
+    """The service's runtime-info; its Service may take a moment after the rollout to have the pod behind it."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return json.loads(kubectl.proxied(service, "http", "/api/runtime-info"))
+        except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(2)
 
 
 def _follow_runners(kubectl: Kubectl, testrun: str, logs: Path, followers: dict[str, subprocess.Popen]) -> None:
@@ -271,16 +298,25 @@ def _follow_runners(kubectl: Kubectl, testrun: str, logs: Path, followers: dict[
              pod_name], log=logs / f"{pod_name}.log", name="kubectl logs")
 
 
-def _runner_part(log: Path, folder: Path) -> Path:
-    """A runner's log as a series part (gzip, vtlab's format): its series lines; k6's own log lines and the
-    summary line (handleSummary to stdout) are not requests."""
-    part = folder / log.name.replace(".log", ".csv.gz")
+def _runner_part(log: Path) -> Path:
+    """A runner's log as a series part (gzip, vtlab's format): its series lines; k6's own log lines are not
+    requests. Its summary (handleSummary to stdout: one JSON line) vouches that no line was lost on the way:
+    the part's hold holds exactly the requests the runner counted in it."""
+    part = log.with_suffix(".csv.gz")
+    summary = None
     with open(log, errors="replace") as source, gzip.open(part, "wt") as out:
         for line in source:
             if line.startswith(("# vtlab series", "# r,", "r,", "v,", "d,")) and line.endswith("\n"):
                 out.write(line)
             elif line.startswith('{"'):
-                (folder / log.name.replace(".log", ".summary.json")).write_text(line)
+                summary = json.loads(line)
+    if summary is None:
+        raise RuntimeError(f"the runner's log {log.name} ends without k6's summary: the runner did not finish")
+    counted = int(summary["metrics"].get("http_reqs{phase:hold}", {}).get("values", {}).get("count", 0))
+    kept = sum(1 for r in series.read_k6(part).requests if r.phase == "hold")
+    if kept != counted:
+        raise RuntimeError(f"the runner's log {log.name} holds {kept} of the {counted} requests k6 counted in the "
+                           "hold: lines were lost on the way (the kubelet's log rotation?)")
     return part
 
 
@@ -294,35 +330,46 @@ def _runner_exit_codes(kubectl: Kubectl, testrun: str) -> list[int]:
     return codes
 
 
-def _cpu_reader(kubectl: Kubectl, service: str):
-    """Each tier's cumulative CPU, from the kubelet of every node running one of its pods (pod-level
-    usageCoreNanoSeconds, in /proc's clock ticks), and the service's node as the host: its busy time against its
-    capacity, so what else ran there shows as a neighbour."""
-    cores: dict[str, int] = {}
+def _cpu_reader(kubectl: Kubectl, service: str, testrun: str):
+    """Each tier's cumulative CPU, from the kubelet of every node running one of the row's pods (pod-level
+    usageCoreNanoSeconds, in /proc's clock ticks): the row's service, PostgreSQL, the stub and the row's runners,
+    nothing of an earlier row still shutting down. The service's node stands for the host: its busy time against
+    its capacity over the kubelet's own clock, so what else ran there shows as a neighbour."""
+    node_cores: dict[str, int] = {}
+
+    def tier_of(pod: dict) -> str | None:
+        labels = pod["metadata"].get("labels", {})
+        tier = labels.get(k8smanifests.LABEL)
+        mine = {"service": labels.get(k8smanifests.NAME_LABEL) == service, "load": labels.get("k6_cr") == testrun,
+                "postgres": labels.get(k8smanifests.NAME_LABEL) == k8smanifests.DB_SERVICE,
+                "stub": True}.get(tier, False)
+        return tier if mine and not pod["metadata"].get("deletionTimestamp") else None
 
     def read() -> dict[str, float]:
-        pods = kubectl.json("pods", "-l", "app.kubernetes.io/part-of=vtlab")["items"] + kubectl.json(
-            "pods", "-l", "app=k6,runner=true")["items"]
-        tiers = {pod["metadata"]["name"]: pod["metadata"].get("labels", {}).get(k8smanifests.LABEL, "load")
-                 for pod in pods}
-        service_node = next((pod["spec"].get("nodeName") for pod in pods
-                             if pod["metadata"].get("labels", {}).get("vtlab.dev/name") == service), None)
+        pods = kubectl.json("pods", "-l", "app.kubernetes.io/part-of=vtlab")["items"]
+        tiers = {pod["metadata"]["name"]: tier for pod in pods if (tier := tier_of(pod))}
+        nodes = {pod["spec"].get("nodeName") for pod in pods if pod["metadata"]["name"] in tiers}
+        service_node = next((pod["spec"].get("nodeName") for pod in pods if tiers.get(pod["metadata"]["name"])
+                             == "service"), None)
         reading: dict[str, float] = {"host_irq": 0.0, "harness_ticks": 0.0}
-        for node in {pod["spec"].get("nodeName") for pod in pods if pod["spec"].get("nodeName")}:
+        for node in nodes - {None}:
             summary = json.loads(kubectl.raw(f"/api/v1/nodes/{node}/proxy/stats/summary"))
             for pod in summary.get("pods", []):
                 tier = tiers.get(pod["podRef"]["name"]) if pod["podRef"]["namespace"] == kubectl.namespace else None
                 used = pod.get("cpu", {}).get("usageCoreNanoSeconds")
-                if tier in TIER_KEYS and used is not None:
-                    key = f"{TIER_KEYS[tier]}_ticks"
-                    reading[key] = reading.get(key, 0.0) + used / 1e9 * sample.CLOCK_TICKS
-                    if tier == "service" and "workingSetBytes" in pod.get("memory", {}):
-                        reading["rss_kb"] = pod["memory"]["workingSetBytes"] / 1024
+                if tier is None or used is None:
+                    continue
+                key = f"{TIER_KEYS[tier]}_ticks"
+                reading[key] = reading.get(key, 0.0) + used / 1e9 * sample.CLOCK_TICKS
+                if tier == "service" and "workingSetBytes" in pod.get("memory", {}):
+                    reading["rss_kb"] = pod["memory"]["workingSetBytes"] / 1024
             if node == service_node:
-                if node not in cores:
-                    cores[node] = int(kubectl.json("node", node)["status"]["capacity"]["cpu"])
-                reading["host_busy"] = summary["node"]["cpu"]["usageCoreNanoSeconds"] / 1e9 * sample.CLOCK_TICKS
-                reading["host_total"] = time.time() * cores[node] * sample.CLOCK_TICKS
+                if node not in node_cores:
+                    node_cores[node] = int(kubectl.json("node", node)["status"]["capacity"]["cpu"])
+                cpu = summary["node"]["cpu"]
+                at = dt.datetime.fromisoformat(cpu["time"].replace("Z", "+00:00")).timestamp()
+                reading["host_busy"] = cpu["usageCoreNanoSeconds"] / 1e9 * sample.CLOCK_TICKS
+                reading["host_total"] = at * node_cores[node] * sample.CLOCK_TICKS
         return reading
     return read
 
@@ -340,12 +387,12 @@ def _recording(kubectl: Kubectl, service: str, slug: str, run_dir: Path) -> Path
     """The service's JFR recording, dumped in its pod and copied here (the pod goes with the row)."""
     local = run_dir / "jfr" / f"{slug}.jfr"
     local.parent.mkdir(parents=True, exist_ok=True)
-    pod = kubectl.json("pods", "-l", f"vtlab.dev/name={service}")["items"][0]["metadata"]["name"]
+    local.unlink(missing_ok=True)
+    pods = kubectl.json("pods", "-l", f"{k8smanifests.NAME_LABEL}={service}")["items"]
+    if not pods:
+        return local  # missing: the row's pinning is "not read", never "none"
+    pod = pods[0]["metadata"]["name"]
     remote = f"/jfr/{slug}.jfr"
     kubectl.run("exec", pod, "--", "jcmd", "1", "JFR.dump", f"filename={remote}", check=False)
     kubectl.run("cp", f"{kubectl.namespace}/{pod}:{remote}", str(local), check=False, timeout=300)
     return local
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

@@ -65,7 +65,7 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
     writer = results.CsvWriter(csv_path)
     done = results.done_keys(csv_path)
     meta = metadata.collect(java.java, rig.k6_version, cores.describe_map(core_map))
-    meta.update(plan=plan.describe(), rig=rig_constants.record(), started=_now(),
+    meta.update(plan=plan.describe(), rig=rig_constants.record(), started=now(),
                 host_before_run=_watch_neighbours(rig).record(), doctor=doctor or [], k6_dashboard=k6_dashboard)
     if target is not None:
         meta["target"] = target.describe()
@@ -111,7 +111,7 @@ def run(plan: Plan, run_dir: Path, keep: bool, core_map: dict[str, set[int]],
         if "service" not in meta:
             meta["service"] = runtime_info  # the defaults the service runs with, read from the live objects
             results.write_metadata(run_dir, meta)
-    meta["finished"] = _now()
+    meta["finished"] = now()
     results.write_metadata(run_dir, meta)
     return Outcome(csv_path, failed)
 
@@ -177,7 +177,7 @@ def _watch_neighbours(rig: Rig) -> neighbours.HostLoad:
 
 def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
     """A row a dead tier ended: its dimensions and what died, every measurement empty — never a number."""
-    return {**{column: "" for column in results.COLUMNS}, "ts_iso": _now(), **dimensions.values(row),
+    return {**{column: "" for column in results.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
             "failed_tier": died.tier, "failure": died.how, "failure_log": died.log_tail}
 
 
@@ -270,7 +270,6 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
         forget()
         _unroute(rig, proxies)
     values = _row(row, plan, spec, drive, info, rig, sample.pinned_by_reason(rig.java.jfr, jfr))
-    values.update(_shape_figures(spec, drive))
     values.update(_write_check(rig.pg, row, drive.measured))
     return values, info
 
@@ -328,7 +327,6 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
     info = userservice.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
     pinned = sample.pinned_by_reason(rig.java.jfr, jfr) if target.started_by_vtlab else None
     values = _row(row, plan, spec, drive, info, rig, pinned)
-    values.update(_shape_figures(spec, drive))
     values.update(_write_check(rig.pg, row, drive.measured))
     return values, info
 
@@ -378,8 +376,8 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
                  for i in range(count)]
     for stale in (*parts, *summaries):
         stale.unlink(missing_ok=True)
-    k6_procs = [load.start(rig.k6, spec, summaries[i], log.with_name(f"k6-{slug}.runner-{i + 1}-of-{count}.log")
-                           if count > 1 else log, rig.core_map["load"], parts[i],
+    logs = [log.with_name(f"k6-{slug}.runner-{i + 1}-of-{count}.log") if count > 1 else log for i in range(count)]
+    k6_procs = [load.start(rig.k6, spec, summaries[i], logs[i], rig.core_map["load"], parts[i],
                            summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None, (i, count))
                 for i in range(count)]
     started = time.monotonic()
@@ -395,6 +393,11 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     try:
         while any(proc.poll() is None for proc in k6_procs):
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
+            early = time.monotonic() - started < spec.duration_s - 5  # runners end within moments of each other
+            for proc, own_log in zip(k6_procs, logs, strict=True):
+                if count > 1 and early and proc.poll() is not None:
+                    # one runner gone: the row would go on at a share of its load
+                    raise procs.TierDied(LOAD, procs.ended(proc.returncode) + " before the others", own_log)
             progress.tick(started, sample.rate(meters.series, "requests_total"))
             if watch is not None:
                 # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
@@ -412,9 +415,9 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
                 procs.terminate(proc)
             ownership.release(proc.pid)  # k6 ends on its own: cross it off like a stopped tier
         series.write_samples(series.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
-    for proc, part, own in zip(k6_procs, parts, summaries, strict=True):
+    for proc, part, own, own_log in zip(k6_procs, parts, summaries, logs, strict=True):
         if not own.exists() or not part.exists():
-            raise procs.TierDied(LOAD, procs.ended(proc.returncode) + " without a summary", log)
+            raise procs.TierDied(LOAD, procs.ended(proc.returncode) + " without a summary", own_log)
     if count > 1:
         series.merge(parts, k6_series)  # the row's one series: every runner's requests on one clock
     # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summaries
@@ -480,11 +483,19 @@ def _write_check(pg: postgres.Postgres, row: Row, measured: load.LoadResult) -> 
 
 def _row(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, rig: Rig,
          pinned: dict[str, int] | None) -> dict[str, object]:
-    """The CSV line: the row's dimensions, then what was measured during the hold, then the context."""
+    return row_values(row, plan, spec, drive, info, pinned, rig.toxiproxy is not None, rig.k6_version,
+                      cores.describe_map(rig.core_map))
+
+
+def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, pinned: dict[str, int] | None,
+               proxy: bool, k6_version: str, placement: str) -> dict[str, object]:
+    """The CSV line: the row's dimensions, then what was measured during the hold, then the context
+    (`placement`: where the tiers ran, a core map or a cluster). Columns a row has no figure for are empty."""
     hold = holdstats.Hold(drive.measured, drive.cpu, drive.meters, drive.hold_start, drive.hold_end, plan.hold_s,
-                          tuple(tier for tier, pid in drive.pids.items() if pid), rig.toxiproxy is not None)
-    return {"ts_iso": _now(), **dimensions.values(row), **holdstats.columns(hold), **_pinning(pinned),
-            **_conditions(plan, spec, info, rig), **drive.stall, "failed_tier": "", "failure": "", "failure_log": ""}
+                          tuple(tier for tier, pid in drive.pids.items() if pid), proxy)
+    return {**{column: "" for column in results.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
+            **holdstats.columns(hold), **_pinning(pinned), **_conditions(plan, spec, info, k6_version, placement),
+            **drive.stall, **_shape_figures(spec, drive), "failed_tier": "", "failure": "", "failure_log": ""}
 
 
 def _shape_figures(spec: load.LoadSpec, drive: Drive) -> dict[str, object]:
@@ -502,18 +513,18 @@ def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
             "pinned_reasons": "" if pinned is None else sample.format_reasons(pinned)}
 
 
-def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, rig: Rig) -> dict[str, object]:
+def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, k6_version: str, placement: str) -> dict[str, object]:
     """What the row ran with: phases, the service's runtime as it reported itself, versions, cores."""
     return {"ramp_s": plan.ramp_s, "warmup_s": spec.warmup_s, "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
             "jfr_pinned_threshold_ms": rig_constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),
             "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),
             "jdk_version": info.get("jdkVersion", ""), "spring_boot_version": info.get("springBootVersion", ""),
-            "hikari_version": info.get("pool", {}).get("version", ""), "k6_version": rig.k6_version,
-            "core_map": cores.describe_map(rig.core_map)}
+            "hikari_version": info.get("pool", {}).get("version", ""), "k6_version": k6_version,
+            "core_map": placement}
 
 
-def _now() -> str:
+def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 

@@ -28,7 +28,7 @@ WRITTEN_ID_START = 1_000_000_000_000
 # Sized for the rig: pools of up to a few hundred connections, a read-mostly working set.
 SERVER_SETTINGS = """
 # --- vtlab ---
-listen_addresses = '127.0.0.1'
+listen_addresses = '{host}'
 port = {port}
 unix_socket_directories = ''
 password_encryption = 'scram-sha-256'
@@ -57,7 +57,7 @@ class Credentials:
 
 
 class Postgres:
-    """One cluster in `data_dir`, listening on 127.0.0.1:`port` with scram-sha-256 auth only."""
+    """One cluster in `data_dir`, listening on PG_HOST (127.0.0.1 unless moved):`port`, scram-sha-256 auth only."""
 
     def __init__(self, data_dir: Path, port: int):
         self.bin = prereqs.find_pg_bin()
@@ -95,7 +95,7 @@ class Postgres:
                                  "--pwfile", str(pwfile), "--auth=scram-sha-256", "-E", "UTF8",
                                  "--locale=C"])
         with open(self.data_dir / "postgresql.conf", "a") as conf:
-            conf.write(SERVER_SETTINGS.format(port=self.port))
+            conf.write(SERVER_SETTINGS.format(host=PG_HOST, port=self.port))
         self.password_file.write_text(password + "\n")
         self.password_file.chmod(0o600)
 
@@ -107,6 +107,9 @@ class Postgres:
         """Start the server; returns False when it was already running (then we leave it be)."""
         self.init()
         if self.running():
+            if not procs.port_in_use(self.port, PG_HOST):
+                raise RuntimeError(f"vtlab's PostgreSQL runs, but not on {PG_HOST}:{self.port} (VTLAB_PG_HOST moved "
+                                   "it); stop it first: ./vtlab db stop")
             return False
         if procs.port_in_use(self.port, PG_HOST):
             raise RuntimeError(f"port {self.port} on {PG_HOST} is taken by another process; "

@@ -41,11 +41,15 @@ class Tier:
             procs.terminate(self.proc)
 
 
+# The JVMs' heaps, locally and in a cluster's pods alike (k8smanifests): the service's, and the stub's.
+SERVICE_HEAP, STUB_HEAP = "-Xmx1g", "-Xmx512m"
+
+
 def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
                cpus: set[int] | None, detached: bool = False) -> Tier:
     env = java_env({"SERVER_ADDRESS": STUB_HOST, "SERVER_PORT": str(port),
                      "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms)})
-    argv = [str(java.java), "-Xmx512m", "-jar", str(STUB_JAR)]
+    argv = [str(java.java), STUB_HEAP, "-jar", str(STUB_JAR)]
     return _start("stub", STUB_HOST, argv, env, port, log, cpus, "/actuator/health", detached=detached)
 
 
@@ -88,10 +92,10 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
               log: Path, jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = ()) -> Tier:
     # Actuator on a port of its own: a saturated request pool would otherwise queue the rig's
     # scrapes behind the load, and the samples would go missing exactly on the rows that matter.
-    management_port = procs.free_port()
+    management_port = procs.free_port(APP_HOST)
     env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": APP_HOST,
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
-    argv = [str(java.java), "-Xmx1g", *config.jvm_flags(), *jvm_opts,
+    argv = [str(java.java), SERVICE_HEAP, *config.jvm_flags(), *jvm_opts,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             # JFR's chunks beside the recording, not in /tmp: a killed service leaves them in the run folder
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",

@@ -2,9 +2,9 @@
 
 `--service PATH.jar`: any Spring Boot 3.2+ executable jar, one fresh JVM per row, flipped between the thread
 modes the way Boot reads it from the environment (SPRING_THREADS_VIRTUAL_ENABLED), with vtlab's JFR pinning
-capture, its port and actuator on 127.0.0.1, and the database vtlab provides. `--url URL`: a service vtlab
-does not start, called as it is. Either way `--endpoint` or `--script` says what to call. Nothing here knows
-vtlab's own service: no endpoint, meter or setting of it is assumed.
+capture, its port and actuator on 127.0.0.1 (or VTLAB_APP_HOST), and the database vtlab provides.
+`--url URL`: a service vtlab does not start, called as it is. Either way `--endpoint` or `--script` says what
+to call. Nothing here knows vtlab's own service: no endpoint, meter or setting of it is assumed.
 """
 
 from __future__ import annotations
@@ -165,9 +165,9 @@ def parse_ids(text: str) -> tuple[int, int]:
 
 # Settings vtlab gives the service itself, each for a reason a --service-env would defeat: (name, use instead).
 OWNED_SETTINGS = {"SPRING_THREADS_VIRTUAL_ENABLED": "--modes", "SERVER_PORT": "--port",
-                  "SERVER_ADDRESS": "nothing: it binds to 127.0.0.1",
+                  "SERVER_ADDRESS": "nothing: it binds to 127.0.0.1 (or VTLAB_APP_HOST)",
                   "MANAGEMENT_SERVER_PORT": "nothing: vtlab picks it",
-                  "MANAGEMENT_SERVER_ADDRESS": "nothing: it binds to 127.0.0.1",
+                  "MANAGEMENT_SERVER_ADDRESS": "nothing: it binds to 127.0.0.1 (or VTLAB_APP_HOST)",
                   "MANAGEMENT_ENDPOINTS_WEB_BASE_PATH": "nothing: vtlab reads /actuator"}
 
 
@@ -225,11 +225,11 @@ def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stu
           jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = ()) -> Tier:
     """A fresh JVM of the user's jar for one row, healthy; TargetError with its log's tail when it never is."""
     assert target.jar is not None
-    port = target.port or procs.free_port()
+    port = target.port or procs.free_port(APP_HOST)
     if procs.port_in_use(port, APP_HOST):
         raise TargetError(f"--port {port}: the port is taken on {APP_HOST} by another process; free it or leave --port "
                           "out (vtlab picks a free one)")
-    management_port = procs.free_port()
+    management_port = procs.free_port(APP_HOST)
     env = {**_inherited(), **service_env(target, virtual, port, management_port, db_env, stub_url)}
     argv = [str(java.java), "-Xmx1g", *jvm_opts,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
