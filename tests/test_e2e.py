@@ -32,6 +32,11 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def rig_env():
+    yield from isolated_rig()
+
+
+def isolated_rig(extra: dict[str, str] | None = None):
+    """The environment of a module's runs: its own cluster, ports and results folder (plus `extra`), removed after."""
     # Outside pytest's own temp root: the unprivileged database user must reach the data folder, and any other
     # pytest on the machine resets that root to mode 700 (and deletes all but its 3 newest folders).
     base = Path(tempfile.mkdtemp(prefix="vtlab-e2e-", dir="/tmp"))
@@ -39,7 +44,7 @@ def rig_env():
     env = {**os.environ, "VTLAB_PGDATA": str(base / "vtlab-e2e" / "pgdata"),
            "VTLAB_PG_PORT": str(procs.free_port()), "VTLAB_APP_PORT": str(procs.free_port()),
            "VTLAB_STUB_PORT": str(procs.free_port()), "VTLAB_RESULTS": str(base / "results"),
-           "VTLAB_STATE": str(base / "state")}
+           "VTLAB_STATE": str(base / "state"), **(extra or {})}
     yield env
     # the cluster's data persists between runs by design; the test removes its own
     subprocess.run([str(REPO / "vtlab"), "db", "stop"], env=env, capture_output=True)
