@@ -97,6 +97,8 @@ export function phaseNow() {
   return ['cooldown', 'none'];
 }
 
+// To the harness's file, or ('stdout') to a k6-operator runner's log, where it is a line of its own after the
+// series (`vtlab k8s run` checks each runner's series against it).
 export function handleSummary(data) {
-  return { [__ENV.SUMMARY]: JSON.stringify(data) };
+  return { [__ENV.SUMMARY]: JSON.stringify(data) + '\n' };
 }

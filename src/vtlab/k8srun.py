@@ -138,22 +138,26 @@ def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Pa
             # the analysis's facts of the CPU budget: tiers apart, the runners' cores (analyze.context)
             "cluster": {"load_cpus": plan.runners * cpu_cores(cluster.resources["load"][0])}}
     results.write_metadata(run_dir, meta)
-    _prepare(kubectl, files, cluster)
     failed = 0
-    for index, row in enumerate(plan.rows):
-        if dimensions.key(row) in done:
-            continue
-        documents = files[f"rows/{k8smanifests.row_file(index, row)}"]
-        print(f"vtlab k8s: row {index + 1}/{len(plan.rows)}: {dimensions.label(row)}", flush=True)
-        try:
-            values = _measure(kubectl, plan, row, index, documents, run_dir, java.jfr, cluster.images["k6"])
-        except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as err:
-            print(f"vtlab k8s: the row failed: {err!r}", flush=True)
-            values = matrix.failed_row(row, procs.TierDied("cluster", str(err), None))
-            failed += 1
-        finally:
-            kubectl.delete(documents)
-        writer.append(values)
+    try:
+        _prepare(kubectl, files, cluster)
+        for index, row in enumerate(plan.rows):
+            if dimensions.key(row) in done:
+                continue
+            documents = files[f"rows/{k8smanifests.row_file(index, row)}"]
+            print(f"vtlab k8s: row {index + 1}/{len(plan.rows)}: {dimensions.label(row)}", flush=True)
+            try:
+                values = _measure(kubectl, plan, row, index, documents, run_dir, java.jfr, cluster.images["k6"])
+            except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as err:
+                print(f"vtlab k8s: the row failed: {err!r}", flush=True)
+                values = matrix.failed_row(row, procs.TierDied("cluster", str(err), None))
+                failed += 1
+            finally:
+                kubectl.delete(documents)
+            writer.append(values)
+    finally:
+        # the tiers go with the run, however it ends; the namespace and the database's Secret stay for --resume
+        kubectl.delete([d for name, docs in files.items() if name[:2] in ("10", "20", "30") for d in docs])
     meta["finished"] = matrix.now()
     results.write_metadata(run_dir, meta)
     return failed

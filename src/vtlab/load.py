@@ -135,6 +135,33 @@ def runner_arguments(index: int, count: int) -> list[str]:
     return ["--execution-segment", segment(index, count), "--execution-segment-sequence", segment_sequence(count)]
 
 
+@dataclass(frozen=True)
+class Runner:
+    """One k6 process of a row and its files: its series, its summary, its log."""
+    proc: subprocess.Popen
+    series: Path
+    summary: Path
+    log: Path
+
+
+def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,
+                  series: Path, dashboard: Path | None = None) -> list[Runner]:
+    """The row's `count` k6 processes, each on its execution segment. One writes the row's own files; several each
+    their own beside them (`<name>.runner-2-of-3.<ext>`), for the caller to merge (series.merge) and keep."""
+    def own(path: Path, index: int) -> Path:
+        stem, ext = ((path.name.removesuffix(".k6.csv.gz"), ".csv.gz") if path.name.endswith(".k6.csv.gz")
+                     else (path.stem, path.suffix))
+        return path if count == 1 else path.with_name(f"{stem}.runner-{index + 1}-of-{count}{ext}")
+
+    runners = []
+    for index in range(count):
+        paths = own(series, index), own(summary, index), own(log, index)
+        for stale in paths[:2]:
+            stale.unlink(missing_ok=True)
+        runners.append(Runner(start(k6, spec, paths[1], paths[2], cpus, paths[0], dashboard, (index, count)), *paths))
+    return runners
+
+
 def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
           dashboard: Path | None = None, runner: tuple[int, int] = (0, 1)):
     """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own

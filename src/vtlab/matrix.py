@@ -370,19 +370,11 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     k6_series = series.k6_path(series_dir, slug)
     constants = rig_constants.CURRENT
     started_unix = time.time()
-    count = rig.runners
-    parts = [series.part_path(k6_series, i, count) if count > 1 else k6_series for i in range(count)]
-    summaries = [summary.with_name(f"{slug}.runner-{i + 1}-of-{count}.json") if count > 1 else summary
-                 for i in range(count)]
-    for stale in (*parts, *summaries):
-        stale.unlink(missing_ok=True)
-    logs = [log.with_name(f"k6-{slug}.runner-{i + 1}-of-{count}.log") if count > 1 else log for i in range(count)]
-    k6_procs = [load.start(rig.k6, spec, summaries[i], logs[i], rig.core_map["load"], parts[i],
-                           summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None, (i, count))
-                for i in range(count)]
+    runners = load.start_runners(rig.k6, spec, rig.runners, summary, log, rig.core_map["load"], k6_series,
+                                 summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None)
     started = time.monotonic()
     pids = {"app": app.pid, "pg": rig.pg.postmaster_pid() if rig.pg else None,
-            "stub": rig.stub.pid if rig.stub else None, "load": tuple(proc.pid for proc in k6_procs),
+            "stub": rig.stub.pid if rig.stub else None, "load": tuple(runner.proc.pid for runner in runners),
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
     cpu = sample.Sampler(constants.cpu_interval_s, sample.cpu_reader(lambda: pids))
     # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
@@ -391,13 +383,13 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     cpu.start()
     meters.start()
     try:
-        while any(proc.poll() is None for proc in k6_procs):
+        while any(runner.proc.poll() is None for runner in runners):
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
             early = time.monotonic() - started < spec.duration_s - 5  # runners end within moments of each other
-            for proc, own_log in zip(k6_procs, logs, strict=True):
-                if count > 1 and early and proc.poll() is not None:
+            for runner in runners:
+                if len(runners) > 1 and early and runner.proc.poll() is not None:
                     # one runner gone: the row would go on at a share of its load
-                    raise procs.TierDied(LOAD, procs.ended(proc.returncode) + " before the others", own_log)
+                    raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " before the others", runner.log)
             progress.tick(started, sample.rate(meters.series, "requests_total"))
             if watch is not None:
                 # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
@@ -410,20 +402,20 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
     finally:
         # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
         cpu_series, meter_series = series.since(cpu.stop(), started), series.since(meters.stop(), started)
-        for proc in k6_procs:
-            if proc.poll() is None:
-                procs.terminate(proc)
-            ownership.release(proc.pid)  # k6 ends on its own: cross it off like a stopped tier
+        for runner in runners:
+            if runner.proc.poll() is None:
+                procs.terminate(runner.proc)
+            ownership.release(runner.proc.pid)  # k6 ends on its own: cross it off like a stopped tier
         series.write_samples(series.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
-    for proc, part, own, own_log in zip(k6_procs, parts, summaries, logs, strict=True):
-        if not own.exists() or not part.exists():
-            raise procs.TierDied(LOAD, procs.ended(proc.returncode) + " without a summary", own_log)
-    if count > 1:
-        series.merge(parts, k6_series)  # the row's one series: every runner's requests on one clock
+    for runner in runners:
+        if not runner.summary.exists() or not runner.series.exists():
+            raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " without a summary", runner.log)
+    if len(runners) > 1:  # the row's one series: every runner's requests on one clock
+        series.merge([runner.series for runner in runners], k6_series)
     # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summaries
     # vouch that k6 ended and carry the run-long count of acknowledged writes.
-    exit_code = max((proc.returncode for proc in k6_procs), key=abs)
-    writes = sum(load.read_summary(own, exit_code).acknowledged_writes for own in summaries)
+    exit_code = max((runner.proc.returncode for runner in runners), key=abs)
+    writes = sum(load.read_summary(runner.summary, exit_code).acknowledged_writes for runner in runners)
     requests = series.read_k6(k6_series, series.k6_start_unix_s(k6_series) - started_unix)
     measured = series.load_result(requests, exit_code, acknowledged_writes=writes)
     hold_start = series.hold_start_s(requests, spec.hold_start_s)

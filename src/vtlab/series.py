@@ -97,12 +97,6 @@ def k6_start_unix_ms(path: Path) -> int:
     return int(header.split("start_unix_ms=")[1].split()[0])
 
 
-def part_path(merged: Path, index: int, count: int) -> Path:
-    """Where runner `index` of `count` writes its own series, beside the merged one (kept, so the merge can be
-    checked against each runner's own summary)."""
-    return merged.with_name(merged.name.replace(K6_SUFFIX, f".runner-{index + 1}-of-{count}.csv.gz"))
-
-
 def merge(parts: Sequence[Path], into: Path) -> None:
     """One series from several runners' (load.runner_arguments): every line of every part, each part's times
     moved onto the clock of the part that started first (the headers' start_unix_ms). Counts are then sums and
