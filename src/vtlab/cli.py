@@ -396,7 +396,7 @@ def _target_problem(target: userservice.Target) -> str | None:
 
 
 def cmd_k8s(args: argparse.Namespace) -> int:
-    from vtlab import k8smanifests, k8srun, matrix
+    from vtlab import k8smanifests, matrix
 
     try:
         the_plan = _plan(args)
