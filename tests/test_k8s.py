@@ -5,6 +5,8 @@ kept current, and `vtlab k8s run` refusing clearly when kubectl, the cluster or 
 from __future__ import annotations
 
 import copy
+import csv
+import datetime
 import gzip
 import json
 import os
@@ -17,7 +19,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from vtlab import cli, k8smanifests, k8srun, matrix, plan, results, sample, series
+from vtlab import cli, k8smanifests, k8srun, kubeletstats, matrix, plan, results, sample, series
 
 REPO = Path(__file__).resolve().parent.parent
 KUBERNETES = "1.34"  # the Kubernetes version the manifests are validated against
@@ -137,8 +139,13 @@ def test_k8s_run_without_a_reachable_cluster_exits_3_saying_what_is_missing(tmp_
     assert result.returncode == 3 and "install it" in result.stderr and "kubectl" in result.stderr, result.stderr
 
 
-def test_k8s_run_names_a_missing_operator(tmp_path):
-    """A reachable API server without the TestRun CRD: a local HTTP server answering kubectl as one would."""
+@pytest.mark.parametrize(("code", "reason", "said"), [
+    (404, "NotFound", "the k6-operator is not installed"),
+    (403, "Forbidden", "may not read CustomResourceDefinitions"),
+])
+def test_k8s_run_names_a_missing_operator_or_a_user_who_may_not_look(tmp_path, code, reason, said):
+    """A reachable API server without the TestRun CRD, or one that will not show it to this user: a local HTTP
+    server answering kubectl as one would."""
     import http.server
     import threading
 
@@ -146,9 +153,13 @@ def test_k8s_run_names_a_missing_operator(tmp_path):
         def do_GET(self):  # noqa: N802 (the standard library's name)
             found = self.path.startswith("/version")
             body = json.dumps({"gitVersion": "v1.34.0"} if found else {
-                "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404,
-                "message": 'customresourcedefinitions.apiextensions.k8s.io "testruns.k6.io" not found'}).encode()
-            self.send_response(200 if found else 404)
+                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason": reason,
+                "code": code, "details": {"name": "testruns.k6.io", "group": "apiextensions.k8s.io",
+                                          "kind": "customresourcedefinitions"},
+                "message": 'customresourcedefinitions.apiextensions.k8s.io "testruns.k6.io" ' + (
+                    "not found" if code == 404 else 'is forbidden: User "lab" cannot get resource '
+                    '"customresourcedefinitions" in API group "apiextensions.k8s.io" at the cluster scope')}).encode()
+            self.send_response(200 if found else code)
             self.send_header("Content-Type", "application/json")
             self.end_headers()
             self.wfile.write(body)
@@ -171,7 +182,8 @@ def test_k8s_run_names_a_missing_operator(tmp_path):
     finally:
         server.shutdown()
     assert result.returncode == 3, result.stderr
-    assert "the k6-operator is not installed" in result.stderr and "testruns.k6.io" in result.stderr
+    assert said in result.stderr and "testruns.k6.io" in result.stderr, result.stderr
+    assert not (tmp_path / "run").exists()
 
 
 def runner_log(path: Path, counted: int | None) -> Path:
@@ -232,3 +244,146 @@ def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_lin
     assert values["foreign_cpu_pct"] == pytest.approx((50 - 40) / 400 * 100)  # the service's node beside it
     results.CsvWriter(tmp_path / "matrix.csv").append(values)
     assert len(results.read_rows(tmp_path / "matrix.csv")) == 1
+
+
+def kubelet_summary(node: str, pods: dict[str, tuple[str, float]], node_cores_used: float, refreshed: float) -> dict:
+    """A node's /stats/summary as the kubelet gives it: every counter as of its last refresh (`refreshed`, Unix s),
+    stamped with that moment; `pods`: name -> (namespace, cores it uses all the time)."""
+    stamp = datetime.datetime.fromtimestamp(refreshed, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f") + "123Z"
+    return {"node": {"nodeName": node, "cpu": {"time": stamp, "usageCoreNanoSeconds": int(node_cores_used * refreshed
+                                                                                          * 1e9)}},
+            "pods": [{"podRef": {"name": name, "namespace": namespace},
+                      "cpu": {"time": stamp, "usageCoreNanoSeconds": int(cores * refreshed * 1e9)},
+                      "memory": {"workingSetBytes": 512 << 20}} for name, (namespace, cores) in pods.items()]}
+
+
+def test_the_kubelets_cpu_counters_refreshed_every_10_s_give_each_tiers_true_mean_and_peak():
+    """cAdvisor refreshes a pod's CPU every ~10 s; read every 2 s, a tier's counter stands still four reads in five
+    and then jumps. Resampled on the kubelet's own times, the hold shows the tiers' real, steady use."""
+    origin = 1_800_000_000.0  # the row's clock starts here (Unix s); the kubelet refreshes at origin + 3.7 + 10 k
+    tiers = {"svc-1": "app", "pg-0": "pg", "stub-1": "stub", "load-1": "load", "load-2": "load"}
+    cores = {"svc-1": 0.4, "pg-0": 0.05, "stub-1": 0.03, "load-1": 0.1, "load-2": 0.1}
+    layout = {"node-a": ["svc-1"], "node-b": ["pg-0"], "node-c": ["stub-1"], "node-d": ["load-1", "load-2"]}
+    observed = []
+    for t in range(0, 80, 2):
+        refreshed = origin + 3.7 + 10 * ((t - 3.7) // 10)
+        reading: dict[str, float] = {}
+        for node, names in layout.items():
+            pods = {name: ("vtlab", cores[name]) for name in names}
+            pods["other-tenant"] = ("kube-system", 0.5)  # not the row's: never counted as a tier
+            used = sum(cores[name] for name in names) + 0.1  # the node's own daemons beside the pods
+            reading.update(kubeletstats.observe(kubelet_summary(node, pods, used, refreshed), "vtlab", tiers,
+                                                "node-a", 4))
+        observed.append((float(t), reading))
+    stale = sample.Series([(t, {"app_ticks": r["app@svc-1"]}) for t, r in observed])  # stamped when read
+    assert sample.cpu_percent(stale, "app", 20, 60)[1] > 150  # the kubelet's bookkeeping, not the service
+
+    series_ = kubeletstats.resample(sample.Series(observed), origin)
+    for tier, share in (("app", 40), ("pg", 5), ("stub", 3), ("load", 20)):
+        mean, peak = sample.cpu_percent(series_, tier, 20, 60)
+        assert mean == pytest.approx(share, rel=1e-3) and peak == pytest.approx(share, rel=1e-3), tier
+    assert sample.host_percent(series_, 20, 60) == pytest.approx((0.4 + 0.1) / 4 * 100, rel=1e-3)
+    assert sample.foreign_percent(series_, ["app"], 20, 60) == pytest.approx(0.1 / 4 * 100, rel=1e-2)
+    assert sample.maximum(series_, "rss_kb", 20, 60) == 512 * 1024
+    # after the kubelet's last observation (73.7 s) a tier is unknown, never idle
+    assert "app_ticks" in series_.points[-4][1] and "app_ticks" not in series_.points[-3][1]  # 72 s; 74 s
+
+
+def test_a_runner_that_has_gone_leaves_its_tier_unknown_from_its_last_observation():
+    points = [(t, {"load@r-1": 100.0 * t, "load@r-1@at": 1000.0 + t, "load@r-2": 100.0 * t,
+                   **({"load@r-2@at": 1000.0 + t} if t < 20 else {})}) for t in range(0, 40, 10)]
+    for _, reading in points:
+        if "load@r-2@at" not in reading:
+            del reading["load@r-2"]
+    series_ = kubeletstats.resample(sample.Series(points), 1000.0)
+    assert [("load_ticks" in reading) for _, reading in series_.points] == [True, True, False, False]
+    assert series_.points[1][1]["load_ticks"] == 2000.0
+
+
+def test_k8s_run_resumes_only_a_cluster_run_of_the_same_images_runners_and_resources(tmp_path):
+    env = {**os.environ, "KUBECONFIG": str(tmp_path / "no-such-kubeconfig")}
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "matrix.csv").write_text("")
+    args = cli.parser().parse_args(["k8s", "run", "--context", "lab", "--runners", "2"])
+    recorded = k8srun.target(cli._plan(args), cli.k8sflags.cluster(args))
+
+    def resume(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(REPO / "vtlab"), "k8s", "run", "--context", "lab", "--resume", "--out",
+                               str(run_dir), *flags], env=env, capture_output=True, text=True, timeout=120)
+
+    for target in (None, {**recorded, "kubernetes": {**recorded["kubernetes"], "runners": 1}}):  # local; 1 runner
+        results.write_metadata(run_dir, {"target": target} if target else {})
+        result = resume("--runners", "2")
+        assert result.returncode == 2 and "--resume" in result.stderr and "not measured on a cluster with these" \
+            in result.stderr, result.stderr
+    results.write_metadata(run_dir, {"target": recorded})
+    result = resume("--runners", "2")  # the same: on to the cluster, which is not there
+    assert result.returncode == 3 and "cannot be reached" in result.stderr, result.stderr
+
+
+@pytest.fixture
+def simulated_cluster(tmp_path, monkeypatch):
+    """kubectl on PATH answering as a cluster with the k6-operator would (tests/fakecluster.py), and a real JFR
+    recording for the service's pod to give back."""
+    from vtlab import prereqs
+
+    state, bin_dir = tmp_path / "cluster", tmp_path / "bin"
+    state.mkdir()
+    bin_dir.mkdir()
+    kubectl = bin_dir / "kubectl"
+    kubectl.write_text(f"#!/bin/sh\nexec {sys.executable} {REPO / 'tests' / 'fakecluster.py'} \"$@\"\n")
+    kubectl.chmod(0o755)
+    java = prereqs.find_jdk()
+    program = tmp_path / "Idle.java"
+    program.write_text("class Idle { public static void main(String[] args) {} }\n")
+    recording = tmp_path / "service.jfr"
+    subprocess.run([str(java.java), f"-XX:StartFlightRecording=filename={recording},settings="
+                    f"{REPO / 'load' / 'pinning.jfc'},dumponexit=true", str(program)], check=True, timeout=120,
+                   capture_output=True)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_CLUSTER_DIR", str(state))
+    monkeypatch.setenv("FAKE_CLUSTER_JFR", str(recording))
+    # the simulated kubelet refreshes every second, and the first row needs no 30 s more: the JIT is not real here
+    monkeypatch.setattr(k8srun, "KUBELET_REFRESH_S", 2)
+    monkeypatch.setattr(matrix, "FIRST_ROW_EXTRA_WARMUP_S", 0)
+    return state, java
+
+
+def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_report(simulated_cluster, tmp_path):
+    """Everything `vtlab k8s run` does with what a cluster answers, on a simulated one: the preflight, the seed, a
+    row's service checked against the row, its TestRun's two runners followed and merged, the kubelet's CPU and
+    the actuator's meters over the hold, the JFR recording read back, every object deleted, the analysis and
+    report of a local run. The simulated numbers are known: each runner 50 req/s at 102 and 103 ms; the service
+    0.4 of a core, each runner 0.1, its node's own daemons 0.1 of its 4 cores."""
+    from vtlab import prereqs, report
+
+    state, java = simulated_cluster
+    the_plan = plan.build("quick", plan.Overrides(concurrency=(20,), modes=("platform", "virtual"), hold_s=6,
+                                                  warmup_s=2, ramp_s=1, reps=1, conn_modes=("released",),
+                                                  runners=2))
+    cluster = k8smanifests.Cluster()
+    kubectl, facts = k8srun.preflight("lab", cluster)
+    run_dir = tmp_path / "run"
+    assert k8srun.run(kubectl, facts, the_plan, cluster, run_dir, prereqs.find_jdk().jfr) == 0
+
+    rows = results.read_rows(run_dir / "matrix.csv")
+    assert [row["thread_mode"] for row in rows] == ["platform", "virtual"]
+    for row in rows:
+        assert int(row["http_reqs"]) == 2 * 50 * 6, row  # both runners' hold, every request of it
+        assert float(row["throughput_rps"]) == pytest.approx(100, rel=0.02)
+        assert 102 <= float(row["p50_ms"]) <= 103 and float(row["max_ms"]) == 103
+        assert float(row["app_cpu_pct"]) == pytest.approx(40, rel=0.05)
+        assert float(row["load_cpu_pct"]) == pytest.approx(20, rel=0.05)
+        assert float(row["app_cpu_pct_max"]) < 1.2 * float(row["app_cpu_pct"])  # not the kubelet's bookkeeping
+        assert float(row["foreign_cpu_pct"]) == pytest.approx(0.1 / 4 * 100, rel=0.2)
+        assert int(row["pinned_events"]) == 0  # the recording came back and was read
+    with open(report.render(run_dir, [])["analysis"], newline="") as handle:
+        verdicts = list(csv.DictReader(handle))
+    assert [(v["valid"], v["flags"]) for v in verdicts] == [("true", "")] * 2, verdicts
+
+    # every row's objects and the run's tiers are gone; the namespace and the database's Secret stay (--resume)
+    left = json.loads((state / "objects.json").read_text())
+    assert sorted(left) == ["Namespace/vtlab", "Secret/vtlab-db"]
+    calls = (state / "calls.log").read_text()
+    assert calls.count("logs -f vtlab-load-r02-") == 2  # each runner of the second row followed once

@@ -186,3 +186,12 @@ def test_the_hero_profile_runs_the_service_on_its_tuned_jvm_and_a_flag_replaces_
     assert hero.describe()["jvm_opts"] == ["-XX:+UseParallelGC", "-Xms4g", "-Xmx4g"]  # recorded with the run
     assert plan.build("hero", plan.Overrides(jvm_opts=("-XX:+UseSerialGC",))).jvm_opts == ("-XX:+UseSerialGC",)
     assert plan.build("quick", plan.Overrides()).jvm_opts == ()
+
+
+def test_more_runners_than_the_smallest_rows_users_is_refused_naming_the_flag():
+    with pytest.raises(ValueError, match="--runners 101: .* the 100 users .* at most --runners 100"):
+        plan.build("quick", plan.Overrides(runners=101))
+    assert plan.build("quick", plan.Overrides(runners=100)).runners == 100
+    vus = load.vus_for("open", 0, 50)  # the open model's users: the VUs that serve 50 arrivals a second
+    with pytest.raises(ValueError, match=f"--runners {vus + 1}: .* the {vus} users"):
+        plan.build("quick", plan.Overrides(model="open", rates=(50,), runners=vus + 1))

@@ -419,14 +419,18 @@ def cmd_k8s(args: argparse.Namespace) -> int:
     problem = results.why_not_appendable(run_dir / results.CSV_NAME) if args.resume else None
     if problem:
         return usage_error(f"--resume: {problem}")
-    kubectl, facts = k8srun.preflight(args.kube_context, cluster.namespace,
-                                      len(k8smanifests.TIERS) - (cluster.db_url is not None))
+    if args.resume and results.read_metadata(run_dir).get("target") != k8srun.target(the_plan, cluster):
+        return usage_error(f"--resume: {run_dir} was not measured on a cluster with these images, runners, "
+                           "resources, node selectors and database (its metadata.json's target); resume it with "
+                           "the flags it was started with")
+    java = prereqs.find_jdk()  # its `jfr` reads the recordings back; before the cluster is touched
+    kubectl, facts = k8srun.preflight(args.kube_context, cluster)
     problem = results.why_not_writable(run_dir)  # after the cluster's checks: a refused run leaves no folder
     if problem:
         return usage_error(f"--out: {problem}")
     procs.install_signal_handlers()
     try:
-        failed = k8srun.run(kubectl, facts, the_plan, cluster, run_dir)
+        failed = k8srun.run(kubectl, facts, the_plan, cluster, run_dir, java.jfr)
     finally:
         procs.stop_all()
     _report_and_headline(run_dir, [])

