@@ -31,6 +31,7 @@ SERVICE_RPS, RUNNER_RPS, KUBELET_REFRESH_S, NODE_OVERHEAD = 100.0, 50.0, 1.0, 0.
 CORES = {"service": 0.4, "postgres": 0.05, "stub": 0.03, "load": 0.1}
 NODES = {"service": "node-a", "postgres": "node-b", "stub": "node-c", "load": "node-d"}
 TIER = "vtlab.dev/tier"
+KINDS = {"deployment": "Deployment", "statefulset": "StatefulSet"}  # as kubectl names them, as the objects are
 
 
 def objects() -> dict[str, dict]:
@@ -68,7 +69,8 @@ def duration_s(testrun: dict) -> float:
 
 def pod(name: str, tier: str, labels: dict, started: float, finished: float | None = None) -> dict:
     done = finished is not None and time.time() >= finished
-    return {"metadata": {"name": name, "labels": {**labels, TIER: tier}, "annotations": {"started": started}},
+    return {"metadata": {"name": name, "labels": {**labels, TIER: tier},
+                         "annotations": {"started": started, "finished": finished}},
             "spec": {"nodeName": NODES[tier]},
             "status": {"phase": "Succeeded" if done else "Running",
                        "containerStatuses": [{"state": {"terminated": {"exitCode": 0}} if done else {"running": {}}}]}}
@@ -91,6 +93,10 @@ def pods() -> list[dict]:
             end = document["applied"] + duration_s(document)
             found += [pod(f"{name}-{i}-x{i}yz", "load", labels, document["applied"], end)
                       for i in range(1, document["spec"]["parallelism"] + 1)]
+            # the operator's starter: labelled like the runners but for "runner", done in a second and a half
+            starter = {**document["spec"]["starter"]["metadata"]["labels"], "app": "k6", "k6_cr": name}
+            found.append(pod(f"{name}-starter-abcde", "load", starter, document["applied"],
+                             document["applied"] + 1.5))
     return found
 
 
@@ -105,7 +111,8 @@ def rfc3339(at: float) -> str:
 
 def stats_summary(node: str) -> dict:
     refreshed = math.floor(time.time() / KUBELET_REFRESH_S) * KUBELET_REFRESH_S
-    mine = [p for p in pods() if p["spec"]["nodeName"] == node]
+    # a pod whose container has exited is no longer in the summary
+    mine = [p for p in pods() if p["spec"]["nodeName"] == node and p["status"]["phase"] == "Running"]
     used = []
     for p in mine:
         tier = p["metadata"]["labels"][TIER]
@@ -207,6 +214,10 @@ def get(args: list[str]) -> None:
         answer({}) if f"Secret/{rest[0]}" in objects() else refuse(f'secrets "{rest[0]}" not found')
     if kind == "pods":
         answer({"items": selected(rest[rest.index("-l") + 1])})
+    if kind == "job":
+        if f"Job/{rest[0]}" not in objects():
+            refuse(f'jobs.batch "{rest[0]}" not found')
+        answer({"status": {"conditions": [{"type": "Complete", "status": "True"}]}})
     if kind == "testrun":
         testrun = objects().get(f"TestRun/{rest[0]}")
         if testrun is None:
@@ -236,11 +247,15 @@ def main(argv: list[str]) -> None:
         testrun = objects()[f"TestRun/{testrun_name}"]
         time.sleep(max(0.0, testrun["applied"] + duration_s(testrun) - time.time()))
         sys.stdout.write(runner_log(testrun, index))
-    elif verb == "exec" and "psql" in rest:
-        answer("1000000")
+    elif verb in ("rollout", "exec") and "/" in rest[verb == "rollout"]:  # rollout status KIND/NAME, exec KIND/NAME
+        kind, name = rest[verb == "rollout"].split("/")
+        if f"{KINDS[kind]}/{name}" not in objects():
+            refuse(f'{kind}s.apps "{name}" not found')
+        if "psql" in rest:
+            answer("1000000")
     elif verb == "cp":  # the service's JFR recording: a real one the test made
         shutil.copy(os.environ["FAKE_CLUSTER_JFR"], rest[-1])
-    elif verb not in ("rollout", "wait", "exec"):
+    elif verb != "exec":  # jcmd in the service's pod
         refuse(f"the fake cluster has no answer for {verb}")
 
 

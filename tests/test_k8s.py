@@ -285,8 +285,8 @@ def test_the_kubelets_cpu_counters_refreshed_every_10_s_give_each_tiers_true_mea
     assert sample.host_percent(series_, 20, 60) == pytest.approx((0.4 + 0.1) / 4 * 100, rel=1e-3)
     assert sample.foreign_percent(series_, ["app"], 20, 60) == pytest.approx(0.1 / 4 * 100, rel=1e-2)
     assert sample.maximum(series_, "rss_kb", 20, 60) == 512 * 1024
-    # after the kubelet's last observation (73.7 s) a tier is unknown, never idle
-    assert "app_ticks" in series_.points[-4][1] and "app_ticks" not in series_.points[-3][1]  # 72 s; 74 s
+    # after the kubelet's last observation (73.7 s) every tier is unknown, never idle: no sample at 74–78 s
+    assert [t for t, _ in series_.points][-1] == 72 and "app_ticks" in series_.points[-1][1]
 
 
 def test_a_runner_that_has_gone_leaves_its_tier_unknown_from_its_last_observation():
@@ -296,7 +296,7 @@ def test_a_runner_that_has_gone_leaves_its_tier_unknown_from_its_last_observatio
         if "load@r-2@at" not in reading:
             del reading["load@r-2"]
     series_ = kubeletstats.resample(sample.Series(points), 1000.0)
-    assert [("load_ticks" in reading) for _, reading in series_.points] == [True, True, False, False]
+    assert [t for t, _ in series_.points] == [0, 10]  # from 20 s on the tier, the only one, is unknown: no sample
     assert series_.points[1][1]["load_ticks"] == 2000.0
 
 
@@ -345,7 +345,7 @@ def simulated_cluster(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_CLUSTER_DIR", str(state))
     monkeypatch.setenv("FAKE_CLUSTER_JFR", str(recording))
     # the simulated kubelet refreshes every second, and the first row needs no 30 s more: the JIT is not real here
-    monkeypatch.setattr(k8srun, "KUBELET_REFRESH_S", 2)
+    monkeypatch.setattr(kubeletstats, "REFRESH_S", 2)
     monkeypatch.setattr(matrix, "FIRST_ROW_EXTRA_WARMUP_S", 0)
     return state, java
 
@@ -359,7 +359,7 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
     from vtlab import prereqs, report
 
     state, java = simulated_cluster
-    the_plan = plan.build("quick", plan.Overrides(concurrency=(20,), modes=("platform", "virtual"), hold_s=6,
+    the_plan = plan.build("quick", plan.Overrides(concurrency=(20,), modes=("platform", "virtual"), hold_s=10,
                                                   warmup_s=2, ramp_s=1, reps=1, conn_modes=("released",),
                                                   runners=2))
     cluster = k8smanifests.Cluster()
@@ -370,7 +370,7 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
     rows = results.read_rows(run_dir / "matrix.csv")
     assert [row["thread_mode"] for row in rows] == ["platform", "virtual"]
     for row in rows:
-        assert int(row["http_reqs"]) == 2 * 50 * 6, row  # both runners' hold, every request of it
+        assert int(row["http_reqs"]) == 2 * 50 * 10, row  # both runners' hold, every request of it
         assert float(row["throughput_rps"]) == pytest.approx(100, rel=0.02)
         assert 102 <= float(row["p50_ms"]) <= 103 and float(row["max_ms"]) == 103
         assert float(row["app_cpu_pct"]) == pytest.approx(40, rel=0.05)
@@ -387,3 +387,15 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
     assert sorted(left) == ["Namespace/vtlab", "Secret/vtlab-db"]
     calls = (state / "calls.log").read_text()
     assert calls.count("logs -f vtlab-load-r02-") == 2  # each runner of the second row followed once
+
+
+def test_the_kubelets_times_are_read_in_their_own_zone_whatever_this_machines():
+    for zone in ("UTC", "Europe/Berlin", "America/New_York"):
+        done = subprocess.run([sys.executable, "-c", "from vtlab import kubeletstats as k; print(k.unix_s("
+                               "'1970-01-01T00:00:01.500000000Z'), k.unix_s('1970-01-01T00:00:02Z'), "
+                               "k.unix_s('1970-01-01T01:00:03.25+01:00'))"],
+                              env={**os.environ, "TZ": zone, "PYTHONPATH": str(REPO / "src")},
+                              capture_output=True, text=True, check=True)
+        assert done.stdout.split() == ["1.5", "2.0", "3.25"], zone
+    with pytest.raises(ValueError, match="without its zone"):
+        kubeletstats.unix_s("1970-01-01T00:00:01.5")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vtlab import dimensions, load, matrix, postgres, services
+from vtlab import dimensions, kubeletstats, load, matrix, postgres, services
 from vtlab.plan import Plan, Row
 from vtlab.settings import LOAD, SQL
 
@@ -181,10 +181,13 @@ def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
 
 
 def load_spec(plan: Plan, row: Row, index: int) -> load.LoadSpec:
-    """The row's load as a local run gives it, against the row's service in the cluster and the seeded database."""
+    """The row's load as a local run gives it, against the row's service in the cluster and the seeded database.
+    Its runners keep loading a kubelet refresh past the hold: a runner's CPU is observed only while its pod runs,
+    and the hold's end has to lie between two observations (kubeletstats)."""
+    cooldown_s = max(plan.cooldown_s, kubeletstats.REFRESH_S + 5)
     return load.LoadSpec(f"http://{service_name(index)}:{APP_PORT}", row.load_model, matrix.users(plan, row),
                          row.target_rps, plan.ramp_s, matrix.warmup_for(plan, index), plan.hold_s,
-                         postgres.SEED_ORDERS, plan.cooldown_s, row.workload, row.sleep_ms, row.cpu_work,
+                         postgres.SEED_ORDERS, cooldown_s, row.workload, row.sleep_ms, row.cpu_work,
                          postgres.SEED_CUSTOMERS, plan.shape(row))
 
 

@@ -9,7 +9,8 @@ kubeletstats) and the service's meters from its actuator, both through the API s
 report are then the local run's own.
 
 This module was written against kubectl's and the k6-operator's documented behaviour; vtlab's own machine has
-no cluster, so what is tested here is everything up to the cluster (README "Beyond one machine").
+no cluster, so it is tested against a simulated one (tests/fakecluster.py) that answers as they document, not
+against their real behaviour (README "Beyond one machine").
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from vtlab.plan import Plan, Row
 CONSTANTS = dataclasses.replace(rig_constants.CURRENT, cpu_interval_s=2.0, meter_interval_s=2.0)
 TIER_KEYS = {"service": "app", "postgres": "pg", "stub": "stub", "load": "load"}  # the CSV's names for them
 READY_TIMEOUT_S, SEED_TIMEOUT_S = 600, 3600
-KUBELET_REFRESH_S = 15  # cAdvisor's housekeeping: 10 s, stretched to 15 s when nothing changes (kubeletstats)
 OPERATOR_INSTALL = ("install the k6-operator (https://grafana.com/docs/k6/latest/set-up/set-up-distributed-k6/"
                     "install-k6-operator/), e.g. `kubectl apply --server-side -f https://raw.githubusercontent.com/"
                     "grafana/k6-operator/main/bundle.yaml`")
@@ -112,7 +112,17 @@ def preflight(context: str, cluster: Cluster) -> tuple[Kubectl, dict]:
     if why:
         raise ClusterError(f"--context {context}: the cluster cannot be reached ({why}); check "
                            "`kubectl config get-contexts` and that the cluster is up")
-    version = json.loads(answer.stdout)
+    try:
+        return kubectl, _cluster_facts(kubectl, context, cluster, json.loads(answer.stdout))
+    except ClusterError:
+        raise
+    except RuntimeError as err:  # a call that got no answer in time: the cluster, not the flags
+        raise ClusterError(f"--context {context}: {err}") from err
+
+
+def _cluster_facts(kubectl: Kubectl, context: str, cluster: Cluster, version: dict) -> dict:
+    """The operator, the nodes and the --db-url Secret checked (ClusterError naming what is missing), and what the
+    metadata keeps of the cluster."""
     found = kubectl.run("get", "crd", "testruns.k6.io", "-o", "json", check=False)
     if found.returncode != 0 and _forbidden(found):
         raise ClusterError(f"--context {context}: may not read CustomResourceDefinitions ({_last_line(found.stderr)}), "
@@ -143,7 +153,7 @@ def preflight(context: str, cluster: Cluster) -> tuple[Kubectl, dict]:
                         "memory": n["status"]["capacity"].get("memory"),
                         "instance_type": n["metadata"].get("labels", {}).get("node.kubernetes.io/instance-type", "")}
                        for n in nodes]}
-    return kubectl, facts
+    return facts
 
 
 # --- the run ----------------------------------------------------------------------------------------------------
@@ -217,12 +227,14 @@ def _prepare(kubectl: Kubectl, files: dict[str, list[dict]], cluster: Cluster) -
     if "10-postgres.yaml" in files:
         kubectl.apply(files["10-postgres.yaml"])
         _rollout(kubectl, f"statefulset/{k8smanifests.DB_SERVICE}")
-        _seed_done(kubectl)  # the Job just applied, or an earlier run's
-        if not _seeded(kubectl):
-            # a pod moved since the seed ran (its data is an emptyDir): seed again
+        # the Job just applied, or an earlier run's; seeded again when it failed or its data is gone (a pod
+        # moved since: the data is an emptyDir)
+        if _seed_outcome(kubectl) != "Complete" or not _seeded(kubectl):
             kubectl.delete([d for d in files["10-postgres.yaml"] if d["kind"] == "Job"])
             kubectl.apply([d for d in files["10-postgres.yaml"] if d["kind"] == "Job"])
-            _seed_done(kubectl)
+            if _seed_outcome(kubectl) != "Complete":
+                raise RuntimeError(f"the seed Job failed twice: kubectl -n {cluster.namespace} logs "
+                                   f"job/{k8smanifests.SEED_JOB}")
     kubectl.apply(files["20-stub.yaml"] + files["30-load.yaml"])
     _rollout(kubectl, f"deployment/{k8smanifests.STUB_SERVICE}")
 
@@ -231,9 +243,16 @@ def _rollout(kubectl: Kubectl, what: str) -> None:
     kubectl.run("rollout", "status", what, f"--timeout={READY_TIMEOUT_S}s", timeout=READY_TIMEOUT_S + 30)
 
 
-def _seed_done(kubectl: Kubectl) -> None:
-    kubectl.run("wait", "--for=condition=complete", f"job/{k8smanifests.SEED_JOB}", f"--timeout={SEED_TIMEOUT_S}s",
-                timeout=SEED_TIMEOUT_S + 30)
+def _seed_outcome(kubectl: Kubectl) -> str:
+    """How the seed Job ended, "Complete" or "Failed", once it has (`kubectl wait` waits for one condition: a
+    failed Job would keep it waiting until its timeout)."""
+    deadline = time.monotonic() + SEED_TIMEOUT_S
+    while time.monotonic() < deadline:
+        for condition in kubectl.json("job", k8smanifests.SEED_JOB).get("status", {}).get("conditions", []):
+            if condition.get("type") in ("Complete", "Failed") and condition.get("status") == "True":
+                return condition["type"]
+        time.sleep(5)
+    raise RuntimeError(f"the seed Job {k8smanifests.SEED_JOB} did not end in {SEED_TIMEOUT_S} s")
 
 
 def _seeded(kubectl: Kubectl) -> bool:
@@ -279,7 +298,7 @@ def _measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list
         for follower in followers.values():
             follower.wait(timeout=120)  # a runner's log ends with its pod
         # the kubelet's next refresh, so that the hold's end lies between two observations of the tiers still up
-        time.sleep(KUBELET_REFRESH_S)
+        time.sleep(kubeletstats.REFRESH_S)
     finally:
         meter_series = series.since(meters.stop(), started)
         cpu_series = kubeletstats.resample(series.since(cpu.stop(), started), started_unix)
@@ -380,7 +399,9 @@ def _cpu_reader(kubectl: Kubectl, service: str, testrun: str):
     def tier_of(pod: dict) -> str | None:
         labels = pod["metadata"].get("labels", {})
         tier = labels.get(k8smanifests.LABEL)
-        mine = {"service": labels.get(k8smanifests.NAME_LABEL) == service, "load": labels.get("k6_cr") == testrun,
+        # the load: the row's runners, not the operator's starter (labelled like them, gone in a few seconds)
+        mine = {"service": labels.get(k8smanifests.NAME_LABEL) == service,
+                "load": labels.get("k6_cr") == testrun and labels.get("runner") == "true",
                 "postgres": labels.get(k8smanifests.NAME_LABEL) == k8smanifests.DB_SERVICE,
                 "stub": True}.get(tier, False)
         return TIER_KEYS[tier] if mine and not pod["metadata"].get("deletionTimestamp") else None

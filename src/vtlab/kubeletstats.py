@@ -18,6 +18,8 @@ from collections.abc import Mapping
 
 from vtlab.sample import CLOCK_TICKS, Series
 
+REFRESH_S = 15  # cAdvisor's housekeeping: every 10 s, stretched to 15 s when nothing changes
+
 # Observation keys: "<tier>@<pod>" (ticks) and "<tier>@<pod>@at" (Unix seconds of the kubelet's reading); the
 # host (the service's node) as "host@<node>", its cores as "host_cores".
 _AT = "@at"
@@ -52,11 +54,14 @@ def observe(summary: dict, namespace: str, tiers: Mapping[str, str], host_node: 
 def unix_s(timestamp: str) -> float:
     """An RFC 3339 time as the kubelet writes it (e.g. 2026-11-25T10:00:02.123456789Z) in Unix seconds."""
     text = timestamp.replace("Z", "+00:00")
-    if "." in text:  # Python takes at most microseconds
+    if "." in text:  # Python takes at most microseconds: the fraction's leading digits, then its zone
         whole, _, rest = text.partition(".")
-        digits = "".join(c for c in rest if c.isdigit())
-        text = f"{whole}.{digits[:6]}{rest[len(digits):]}"
-    return dt.datetime.fromisoformat(text).timestamp()
+        fraction = rest[:len(rest) - len(rest.lstrip("0123456789"))]
+        text = f"{whole}.{fraction[:6].ljust(6, '0')}{rest[len(fraction):]}"
+    moment = dt.datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"{timestamp!r}: the kubelet's time without its zone")
+    return moment.timestamp()
 
 
 def resample(observed: Series, origin_unix_s: float) -> Series:
@@ -76,7 +81,7 @@ def resample(observed: Series, origin_unix_s: float) -> Series:
     for key, points in counters.items():
         counters[key] = sorted(set(points))
     resampled = []
-    for t, reading in observed.points:
+    for t, reading in observed.points:  # a sample that knows no tier is no sample (holdstats counts them)
         at = origin_unix_s + t
         sample = {"host_irq": 0.0, "harness_ticks": 0.0}
         if "rss_kb" in reading:
@@ -91,7 +96,8 @@ def resample(observed: Series, origin_unix_s: float) -> Series:
                     sample.update(host_busy=total, host_total=at * cores * CLOCK_TICKS)
                 else:
                     sample[f"{tier}_ticks"] = total
-        resampled.append((t, sample))
+        if any(key.endswith("_ticks") and key != "harness_ticks" for key in sample) or "host_busy" in sample:
+            resampled.append((t, sample))
     return Series(resampled)
 
 

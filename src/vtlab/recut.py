@@ -27,12 +27,17 @@ def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, ob
     when None); failed rows as they were."""
     metadata = results.read_metadata(run_dir)
     slack_s = rig_constants.from_metadata(metadata).k6_start_slack_s
+    # on a cluster the service's node is the host, and the other tiers run on nodes of their own (k8srun.drive_of)
+    host_tiers = ("app",) if metadata.get("cluster") else None
     rows = results.read_rows(run_dir / results.CSV_NAME)
-    return [dict(row) if analyze.failed(row) else recut_row(run_dir / "series", row, window, slack_s)
+    return [dict(row) if analyze.failed(row) else recut_row(run_dir / "series", row, window, slack_s, host_tiers)
             for row in rows]
 
 
-def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, slack_s: float) -> dict[str, object]:
+def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, slack_s: float,
+              host_tiers: tuple[str, ...] | None = None) -> dict[str, object]:
+    """One row's measured columns from its series; `host_tiers`: the tiers sharing the host whose neighbours
+    foreign_cpu_pct counts (None: every sampled tier, as on one machine)."""
     slug = dimensions.slug(dimensions.parse(row))
     k6_file, samples_file = series.k6_path(series_dir, slug), series.samples_path(series_dir, slug)
     if not (k6_file.exists() and samples_file.exists()):
@@ -47,7 +52,7 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, s
                                   int(analyze.num(row, "writes_acknowledged", 0)))
     sampled = tuple(sorted({name.removesuffix("_ticks") for _, reading in cpu.points for name in reading
                             if name.endswith("_ticks") and name != "harness_ticks"}))
-    hold = holdstats.Hold(measured, cpu, meters, start, end, end - start if window else hold_s, sampled,
+    hold = holdstats.Hold(measured, cpu, meters, start, end, end - start if window else hold_s, host_tiers or sampled,
                           proxy=bool(row.get("proxy_cpu_pct")))
     shape = shapes.from_row(row)
     load = int(analyze.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
