@@ -21,9 +21,12 @@ from vtlab import series
 
 REPO = Path(__file__).resolve().parent.parent
 ADDRESSES = {"VTLAB_APP_HOST": "127.0.0.4", "VTLAB_STUB_HOST": "127.0.0.2", "VTLAB_PG_HOST": "127.0.0.3"}
-# Pure waiting (the service sleeps 200 ms a request): a latency the generator's split cannot move, at a load
-# (60 users, ~300 req/s) far below what the service, the host or k6 would queue at.
-MERGE_LOAD = ["--modes", "virtual", "--workload", "sleep", "--sleep-ms", "200", "--conc", "60", "--pools", "10",
+# Pure waiting (the service sleeps 1,000 ms a request, the hero point's downstream): a latency the generator's
+# split cannot move, at a load (300 users, ~300 req/s) far below what the service, the host or k6 would queue
+# at. The host's jitter adds a few milliseconds to the tail whatever the wait: against 1,000 ms they are
+# ~0.5% (measured: p99 1,003.9-1,005.8 ms over six runs, three of one runner and three of three), where a
+# 200 ms wait's p99 spread over 211.2-214.4 ms here, and was once 3.8% apart in CI with nothing wrong in the merge.
+MERGE_LOAD = ["--modes", "virtual", "--workload", "sleep", "--sleep-ms", "1000", "--conc", "300", "--pools", "10",
               "--ramp", "2", "--warmup", "10", "--hold", "20", "--reps", "1"]
 
 pytestmark = pytest.mark.e2e
@@ -52,6 +55,11 @@ def hold_count(summary: Path) -> int:
     return int(json.loads(summary.read_text())["metrics"]["http_reqs{phase:hold}"]["values"]["count"])
 
 
+def hold_percentile(summary: Path, pct: str) -> float:
+    metrics = json.loads(summary.read_text())["metrics"]
+    return float(metrics["http_req_duration{phase:hold,expected_response:true}"]["values"][pct])
+
+
 def test_three_runners_on_execution_segments_merge_to_one_processs_counts_and_percentiles(apart_env, tmp_path):
     one = run(apart_env, tmp_path / "one", *MERGE_LOAD)[0]
     three = run(apart_env, tmp_path / "three", *MERGE_LOAD, "--runners", "3")[0]
@@ -65,11 +73,15 @@ def test_three_runners_on_execution_segments_merge_to_one_processs_counts_and_pe
     assert all(count > 0 for count in counts)
     assert int(three["http_reqs"]) == sum(counts), (three["http_reqs"], counts)
     merged = series.read_k6(series.k6_path(tmp_path / "three" / "series", slug))
-    # the three runners' users add up to the plan's 60 (20 each), second by second
-    assert max(n for _, n in merged.vus) == 60
+    # the three runners' users add up to the plan's 300 (100 each), second by second
+    assert max(n for _, n in merged.vus) == 300
 
-    # percentiles: the merged p50 and p99 within 2% of the single process's at the same total load
-    for column in ("p50_ms", "p99_ms"):
+    for column, pct in (("p50_ms", "p(50)"), ("p99_ms", "p(99)")):
+        # percentiles over every runner's requests: a percentile of the union lies within the runners' own, as
+        # k6 computed each from its part (within a rank's width: k6 interpolates between ranks)
+        own = [hold_percentile(summary, pct) for summary in summaries]
+        assert min(own) - 0.5 <= float(three[column]) <= max(own) + 0.5, (column, three[column], own)
+        # and within 2% of the single process's at the same total load
         assert abs(float(three[column]) / float(one[column]) - 1) <= 0.02, (column, one[column], three[column])
     assert abs(float(three["throughput_rps"]) / float(one["throughput_rps"]) - 1) <= 0.03
     with gzip.open(series.k6_path(tmp_path / "three" / "series", slug), "rt") as handle:
