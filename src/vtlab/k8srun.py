@@ -160,6 +160,7 @@ def _cluster_facts(kubectl: Kubectl, context: str, cluster: Cluster, version: di
 
 def target(plan: Plan, cluster: Cluster) -> dict:
     """What a cluster run measured with, beyond the plan (metadata "target"): a resumed run must match it."""
+    # through JSON, as metadata.json gives it back (tuples as lists), so that the two compare equal
     return json.loads(json.dumps({"kubernetes": {
         "images": cluster.images, "runners": plan.runners, "resources": cluster.resources,
         "node_selectors": cluster.node_selectors, "db_url": cluster.db_url is not None,
@@ -220,7 +221,8 @@ def write(files: dict[str, list[dict]], folder: Path) -> None:
 def _prepare(kubectl: Kubectl, files: dict[str, list[dict]], cluster: Cluster) -> None:
     """The long-lived tiers: the namespace, the database's password, PostgreSQL seeded, the stub, the scripts."""
     kubectl.apply(files["00-namespace.yaml"])
-    if kubectl.run("get", "secret", k8smanifests.SECRET, check=False).returncode != 0:  # --db-url: preflight's
+    # the password's Secret, made when absent (with --db-url it is the user's, which preflight found)
+    if kubectl.run("get", "secret", k8smanifests.SECRET, check=False).returncode != 0:
         kubectl.apply([{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
                         "metadata": {"name": k8smanifests.SECRET, "namespace": cluster.namespace},
                         "stringData": {"password": secrets.token_hex(16)}}])

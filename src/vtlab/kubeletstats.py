@@ -81,23 +81,21 @@ def resample(observed: Series, origin_unix_s: float) -> Series:
     for key, points in counters.items():
         counters[key] = sorted(set(points))
     resampled = []
-    for t, reading in observed.points:  # a sample that knows no tier is no sample (holdstats counts them)
+    for t, reading in observed.points:
         at = origin_unix_s + t
-        sample = {"host_irq": 0.0, "harness_ticks": 0.0}
-        if "rss_kb" in reading:
-            sample["rss_kb"] = reading["rss_kb"]
         by_tier: dict[str, list[float | None]] = {}
         for key, points in counters.items():
             by_tier.setdefault(key.split("@")[0], []).append(interpolate(points, at))
-        for tier, values in by_tier.items():
-            if all(value is not None for value in values):
-                total = sum(value for value in values if value is not None)
-                if tier == "host":
-                    sample.update(host_busy=total, host_total=at * cores * CLOCK_TICKS)
-                else:
-                    sample[f"{tier}_ticks"] = total
-        if any(key.endswith("_ticks") and key != "harness_ticks" for key in sample) or "host_busy" in sample:
-            resampled.append((t, sample))
+        known = {tier: sum(values) for tier, values in by_tier.items() if None not in values}
+        if not known:  # a sample that knows no tier is no sample (holdstats counts them)
+            continue
+        sample = {"host_irq": 0.0, "harness_ticks": 0.0}
+        if "rss_kb" in reading:
+            sample["rss_kb"] = reading["rss_kb"]
+        if "host" in known:
+            sample.update(host_busy=known.pop("host"), host_total=at * cores * CLOCK_TICKS)
+        sample.update({f"{tier}_ticks": ticks for tier, ticks in known.items()})
+        resampled.append((t, sample))
     return Series(resampled)
 
 
