@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from vtlab import analyze
-from vtlab.scenarios import common
+from vtlab.explain import analyze
+from vtlab.report.scenarios import common
 
 META = {"host": {"cpus_available": 2}, "core_map": "app=0-1 pg=0-1 stub=0-1 load=0-1"}
 
@@ -274,8 +274,8 @@ def test_the_same_run_reports_the_same_under_any_hash_seed(tmp_path):
         run_dir.mkdir()
         for part in ("matrix.csv", "metadata.json"):
             shutil.copy(fixture / part, run_dir / part)
-        subprocess.run([sys.executable, "-c", f"from vtlab import report; from pathlib import Path; "
-                        f"report.render(Path({str(run_dir)!r}))"], check=True, env={"PYTHONHASHSEED": seed,
+        subprocess.run([sys.executable, "-c", f"from vtlab.report import render; from pathlib import Path; "
+                        f"render.render(Path({str(run_dir)!r}))"], check=True, env={"PYTHONHASHSEED": seed,
                         "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"})
         outputs.append([(run_dir / name).read_text() for name in ("analysis.csv", "report.md", "charts.json")])
     assert outputs[0] == outputs[1]
@@ -286,11 +286,11 @@ def test_the_same_run_reports_the_same_under_any_hash_seed(tmp_path):
 def test_a_verdict_is_immutable_and_its_csv_line_follows_the_columns():
     import dataclasses
 
-    from vtlab import verdicts
+    from vtlab.explain import model
     result = verdict(row())
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.bottleneck = "cpu"  # type: ignore[misc]
-    line = dict(zip(verdicts.COLUMNS, verdicts.cells(result), strict=True))
+    line = dict(zip(model.COLUMNS, model.cells(result), strict=True))
     assert (line["thread_mode"], line["concurrency"], line["stub_delay_ms"]) == ("virtual", "100", "1000")
     assert (line["bottleneck"], line["valid"], line["flags"]) == ("downstream", "true", "")
 

@@ -1,6 +1,6 @@
 import pytest
 
-from vtlab import cores
+from vtlab.core import cores
 
 
 def test_small_machines_share_every_cpu():

@@ -6,22 +6,24 @@ import dataclasses
 
 import pytest
 
-from vtlab import dimensions, plan, results
-from vtlab.dimensions import DIMENSIONS, Row
+from vtlab.core import dimensions
+from vtlab.plan import expansion
+from vtlab.results import table
+from vtlab.core.dimensions import DIMENSIONS, Row
 
 # A value unlike every default, per type, to see each dimension reach the label and the slug.
 ODD = {int: 7, str: "odd"}
 
 
 def every_profile_row() -> list[tuple[str, Row]]:
-    rows = [(name, row) for name in plan.profiles() for row in plan.build(name, plan.Overrides()).rows]
-    rows += [("open", row) for row in plan.build("quick", plan.Overrides(model="open", rates=(50, 100))).rows]
+    rows = [(name, row) for name in expansion.profiles() for row in expansion.build(name, expansion.Overrides()).rows]
+    rows += [("open", row) for row in expansion.build("quick", expansion.Overrides(model="open", rates=(50, 100))).rows]
     return rows
 
 
 def test_every_profile_row_has_a_unique_slug_and_resume_key():
-    for name in plan.profiles():
-        rows = plan.build(name, plan.Overrides(reps=2)).rows
+    for name in expansion.profiles():
+        rows = expansion.build(name, expansion.Overrides(reps=2)).rows
         assert len({dimensions.slug(row) for row in rows}) == len(rows), name
         assert len({dimensions.key(row) for row in rows}) == len(rows), name
         # repetitions of one scenario share its aggregation key, nothing else does
@@ -42,7 +44,7 @@ def test_row_is_the_registry():
 
 @pytest.mark.parametrize("dimension", DIMENSIONS, ids=lambda d: d.name)
 def test_each_dimension_is_a_csv_column_and_reaches_label_slug_and_keys_as_declared(dimension):
-    assert dimension.name in results.COLUMNS
+    assert dimension.name in table.COLUMNS
     base = Row(thread_mode="virtual", concurrency=10, hikari_pool=5, rep=1)
     odd = "open" if dimension.name == "load_model" else ODD[dimension.kind]  # the one other load model
     changed = dataclasses.replace(base, **{dimension.name: odd},
@@ -58,15 +60,15 @@ def test_each_dimension_is_a_csv_column_and_reaches_label_slug_and_keys_as_decla
 
 def test_a_csv_line_reads_back_as_the_row_it_was_measured_as():
     for _, row in every_profile_row():
-        cells = {name: results.format_value(value) for name, value in dimensions.values(row).items()}
+        cells = {name: table.format_value(value) for name, value in dimensions.values(row).items()}
         assert dimensions.parse(cells) == row
 
 
 def test_an_older_csv_without_a_dimension_reads_its_default(tmp_path):
     path = tmp_path / "matrix.csv"
-    header = [c for c in results.COLUMNS if c not in ("pool_impl", "context", "workload")]
+    header = [c for c in table.COLUMNS if c not in ("pool_impl", "context", "workload")]
     path.write_text(",".join(header) + "\n" + ",".join("1" if c == "concurrency" else "" for c in header) + "\n")
-    (line,) = results.read_rows(path)
+    (line,) = table.read_rows(path)
     assert (line["pool_impl"], line["context"], line["workload"], line["tomcat_max_threads"]) == (
         "hikari", "none", "order-summary", "200")
     assert dimensions.parse(line).concurrency == 1

@@ -22,7 +22,7 @@ import browser
 import pytest
 import test_series
 
-from vtlab import postgres, procs
+from vtlab.rig import postgres, procs
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "--conn-mode", "released"]
@@ -123,7 +123,7 @@ def assert_opens_in_chromium(run_dir: Path, rows: list[dict[str, str]]) -> None:
     thread modes per scenario, and each linked k6 dashboard draws its own charts once its script ran."""
     if browser.CHROMIUM is None and not os.environ.get("CI"):
         return  # a machine without Chromium; CI installs it and never skips this
-    from vtlab import dimensions
+    from vtlab.core import dimensions
 
     profile = run_dir.parent / "chromium-profile"
     page = browser.dom(run_dir / "report.html", profile)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_e2e import isolated_rig
 
-from vtlab import series
+from vtlab.series import store
 
 REPO = Path(__file__).resolve().parent.parent
 ADDRESSES = {"VTLAB_APP_HOST": "127.0.0.4", "VTLAB_STUB_HOST": "127.0.0.2", "VTLAB_PG_HOST": "127.0.0.3"}
@@ -72,7 +72,7 @@ def test_three_runners_on_execution_segments_merge_to_one_processs_counts_and_pe
     counts = [hold_count(summary) for summary in summaries]
     assert all(count > 0 for count in counts)
     assert int(three["http_reqs"]) == sum(counts), (three["http_reqs"], counts)
-    merged = series.read_k6(series.k6_path(tmp_path / "three" / "series", slug))
+    merged = store.read_k6(store.k6_path(tmp_path / "three" / "series", slug))
     # the three runners' users add up to the plan's 300 (100 each), second by second
     assert max(n for _, n in merged.vus) == 300
 
@@ -84,7 +84,7 @@ def test_three_runners_on_execution_segments_merge_to_one_processs_counts_and_pe
         # and within 2% of the single process's at the same total load
         assert abs(float(three[column]) / float(one[column]) - 1) <= 0.02, (column, one[column], three[column])
     assert abs(float(three["throughput_rps"]) / float(one["throughput_rps"]) - 1) <= 0.03
-    with gzip.open(series.k6_path(tmp_path / "three" / "series", slug), "rt") as handle:
+    with gzip.open(store.k6_path(tmp_path / "three" / "series", slug), "rt") as handle:
         assert "merged_from=3" in handle.readline()
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_e2e import REPO, rig_env, rows_of  # noqa: F401  (rig_env: the fixture)
 
-from vtlab import postgres, prereqs, procs
+from vtlab.rig import postgres, prereqs, procs
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import report
+from vtlab.report import render
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUNS = sorted(path.parent for path in FIXTURES.glob("*/expected"))
@@ -22,7 +22,7 @@ def test_a_committed_run_reports_as_it_did(fixture, name, tmp_path):
     run_dir.mkdir()
     for part in ("matrix.csv", "metadata.json"):
         shutil.copy(fixture / part, run_dir / part)
-    report.render(run_dir)
+    render.render(run_dir)
     assert (run_dir / name).read_text() == (fixture / "expected" / name).read_text()
 
 

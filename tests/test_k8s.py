@@ -19,7 +19,12 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from vtlab import cli, k8smanifests, k8srun, kubeletstats, matrix, plan, results, sample, series
+from vtlab.cli import commands
+from vtlab.targets import k8smanifests, k8srun, kubeletstats
+from vtlab.measure import loop, samplers
+from vtlab.plan import expansion
+from vtlab.results import table
+from vtlab.series import store
 
 REPO = Path(__file__).resolve().parent.parent
 KUBERNETES = "1.34"  # the Kubernetes version the manifests are validated against
@@ -35,8 +40,8 @@ def validate(document: dict) -> None:
 
 
 def rendered(*flags: str) -> dict[str, list[dict]]:
-    args = cli.parser().parse_args(["k8s", "render", "--out", "unused", *flags])
-    return k8smanifests.render(cli._plan(args), cli.k8sflags.cluster(args))
+    args = commands.parser().parse_args(["k8s", "render", "--out", "unused", *flags])
+    return k8smanifests.render(commands._plan(args), commands.k8sflags.cluster(args))
 
 
 def documents(files: dict[str, list[dict]]) -> list[dict]:
@@ -47,7 +52,8 @@ def test_every_rendered_manifest_is_valid_for_kubernetes_and_the_k6_operator():
     files = rendered("--runners", "4", "--node-selector", "service=vtlab.dev/pool=app", "--cpu", "service=4",
                      "--memory", "service=4Gi", "--namespace", "bench")
     kinds = [document["kind"] for document in documents(files)]
-    assert kinds.count("TestRun") == kinds.count("Deployment") - 1 == len(plan.build("quick", plan.Overrides()).rows)
+    rows = expansion.build("quick", expansion.Overrides()).rows
+    assert kinds.count("TestRun") == kinds.count("Deployment") - 1 == len(rows)
     for document in documents(files):
         validate(document)
 
@@ -88,7 +94,7 @@ def test_each_tier_has_a_known_cpu_budget_and_nodes_of_its_own_and_nothing_assum
 
 def test_a_rows_load_reaches_that_rows_service_with_the_rows_settings():
     files = rendered()
-    rows = plan.build("quick", plan.Overrides()).rows
+    rows = expansion.build("quick", expansion.Overrides()).rows
     for index, row in enumerate(rows):
         service, deployment, testrun = files[f"rows/{k8smanifests.row_file(index, row)}"]
         env = {e["name"]: e.get("value") for e in testrun["spec"]["runner"]["env"]}
@@ -203,7 +209,7 @@ def test_a_runners_log_becomes_its_series_part_when_its_summary_vouches_for_ever
     part = k8srun._runner_part(runner_log(tmp_path / "vtlab-load-r01-1-abcde.log", 2))
     with gzip.open(part, "rt") as handle:
         assert handle.readline().startswith("# vtlab series v1 start_unix_ms=1000000")
-    k6 = series.read_k6(part)
+    k6 = store.read_k6(part)
     assert [(r.duration_ms, r.phase, r.ok) for r in k6.requests] == [
         (50.0, "warmup", True), (100.0, "hold", True), (5.0, "hold", False)] and k6.vus == [(1.0, 10)]
     with pytest.raises(RuntimeError, match="holds 2 of the 3 requests"):  # a line lost on the way
@@ -215,8 +221,8 @@ def test_a_runners_log_becomes_its_series_part_when_its_summary_vouches_for_ever
 def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_line(tmp_path):
     """What `k8s run` does after the cluster answered: the runners' parts merged, the kubelet's cumulative CPU and
     the actuator's meters over the hold, into a line the run's CSV takes."""
-    the_plan = plan.build("quick", plan.Overrides(concurrency=(100,), modes=("virtual",), hold_s=10, warmup_s=2,
-                                                  ramp_s=1, reps=1, conn_modes=("released",)))
+    the_plan = expansion.build("quick", expansion.Overrides(concurrency=(100,), modes=("virtual",), hold_s=10,
+                                                            warmup_s=2, ramp_s=1, reps=1, conn_modes=("released",)))
     row = the_plan.rows[0]
     spec = k8smanifests.load_spec(the_plan, row, 0)
     parts = []
@@ -229,21 +235,21 @@ def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_lin
             handle.write(f"# vtlab series v1 start_unix_ms={start_ms}\n" + "\n".join(lines) + "\n")
         parts.append(path)
     merged = tmp_path / "row.k6.csv.gz"
-    series.merge(parts, merged)
-    requests = series.read_k6(merged)
+    store.merge(parts, merged)
+    requests = store.read_k6(merged)
     ticks = [(t, {"app_ticks": 40.0 * t, "pg_ticks": 5.0 * t, "stub_ticks": 3.0 * t, "load_ticks": 20.0 * t,
                   "host_busy": 50.0 * t, "host_total": 400.0 * t, "host_irq": 0.0, "harness_ticks": 0.0,
                   "rss_kb": 300_000.0}) for t in range(0, spec.duration_s + 5, 2)]
     meters = [(t, {"requests_total": 100.0 * t, "hikari_active": 3.0, "hikari_pending": 0.0, "jvm_threads": 40.0})
               for t in range(0, spec.duration_s + 5, 2)]
-    drive = k8srun.drive_of(requests, 0, sample.Series(ticks), sample.Series(meters), spec)
-    values = matrix.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"}, {}, False,
+    drive = k8srun.drive_of(requests, 0, samplers.Series(ticks), samplers.Series(meters), spec)
+    values = loop.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"}, {}, False,
                                "vtlab/k6:1", "kubernetes lab")
     assert values["http_reqs"] == 200 and values["p50_ms"] == 101.5 and values["max_ms"] == 102.0
     assert values["app_cpu_pct"] == pytest.approx(40.0) and values["load_cpu_pct"] == pytest.approx(20.0)
     assert values["foreign_cpu_pct"] == pytest.approx((50 - 40) / 400 * 100)  # the service's node beside it
-    results.CsvWriter(tmp_path / "matrix.csv").append(values)
-    assert len(results.read_rows(tmp_path / "matrix.csv")) == 1
+    table.CsvWriter(tmp_path / "matrix.csv").append(values)
+    assert len(table.read_rows(tmp_path / "matrix.csv")) == 1
 
 
 def kubelet_summary(node: str, pods: dict[str, tuple[str, float]], node_cores_used: float, refreshed: float) -> dict:
@@ -275,16 +281,16 @@ def test_the_kubelets_cpu_counters_refreshed_every_10_s_give_each_tiers_true_mea
             reading.update(kubeletstats.observe(kubelet_summary(node, pods, used, refreshed), "vtlab", tiers,
                                                 "node-a", 4))
         observed.append((float(t), reading))
-    stale = sample.Series([(t, {"app_ticks": r["app@svc-1"]}) for t, r in observed])  # stamped when read
-    assert sample.cpu_percent(stale, "app", 20, 60)[1] > 150  # the kubelet's bookkeeping, not the service
+    stale = samplers.Series([(t, {"app_ticks": r["app@svc-1"]}) for t, r in observed])  # stamped when read
+    assert samplers.cpu_percent(stale, "app", 20, 60)[1] > 150  # the kubelet's bookkeeping, not the service
 
-    series_ = kubeletstats.resample(sample.Series(observed), origin)
+    series_ = kubeletstats.resample(samplers.Series(observed), origin)
     for tier, share in (("app", 40), ("pg", 5), ("stub", 3), ("load", 20)):
-        mean, peak = sample.cpu_percent(series_, tier, 20, 60)
+        mean, peak = samplers.cpu_percent(series_, tier, 20, 60)
         assert mean == pytest.approx(share, rel=1e-3) and peak == pytest.approx(share, rel=1e-3), tier
-    assert sample.host_percent(series_, 20, 60) == pytest.approx((0.4 + 0.1) / 4 * 100, rel=1e-3)
-    assert sample.foreign_percent(series_, ["app"], 20, 60) == pytest.approx(0.1 / 4 * 100, rel=1e-2)
-    assert sample.maximum(series_, "rss_kb", 20, 60) == 512 * 1024
+    assert samplers.host_percent(series_, 20, 60) == pytest.approx((0.4 + 0.1) / 4 * 100, rel=1e-3)
+    assert samplers.foreign_percent(series_, ["app"], 20, 60) == pytest.approx(0.1 / 4 * 100, rel=1e-2)
+    assert samplers.maximum(series_, "rss_kb", 20, 60) == 512 * 1024
     # after the kubelet's last observation (73.7 s) every tier is unknown, never idle: no sample at 74–78 s
     assert [t for t, _ in series_.points][-1] == 72 and "app_ticks" in series_.points[-1][1]
 
@@ -292,7 +298,7 @@ def test_the_kubelets_cpu_counters_refreshed_every_10_s_give_each_tiers_true_mea
 def test_a_runner_that_has_gone_leaves_its_tier_unknown_from_its_last_observation():
     points = [(t, {"load@r-1": 100.0 * t, "load@r-1@at": 1000.0 + t,
                    **({"load@r-2": 100.0 * t, "load@r-2@at": 1000.0 + t} if t < 20 else {})}) for t in range(0, 40, 10)]
-    series_ = kubeletstats.resample(sample.Series(points), 1000.0)
+    series_ = kubeletstats.resample(samplers.Series(points), 1000.0)
     assert [t for t, _ in series_.points] == [0, 10]  # from 20 s on the tier, the only one, is unknown: no sample
     assert series_.points[1][1]["load_ticks"] == 2000.0
 
@@ -302,19 +308,19 @@ def test_k8s_run_resumes_only_a_cluster_run_of_the_same_images_runners_and_resou
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "matrix.csv").write_text("")
-    args = cli.parser().parse_args(["k8s", "run", "--context", "lab", "--runners", "2"])
-    recorded = k8srun.target(cli._plan(args), cli.k8sflags.cluster(args))
+    args = commands.parser().parse_args(["k8s", "run", "--context", "lab", "--runners", "2"])
+    recorded = k8srun.target(commands._plan(args), commands.k8sflags.cluster(args))
 
     def resume(*flags: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(REPO / "vtlab"), "k8s", "run", "--context", "lab", "--resume", "--out",
                                str(run_dir), *flags], env=env, capture_output=True, text=True, timeout=120)
 
     for target in (None, {**recorded, "kubernetes": {**recorded["kubernetes"], "runners": 1}}):  # local; 1 runner
-        results.write_metadata(run_dir, {"target": target} if target else {})
+        table.write_metadata(run_dir, {"target": target} if target else {})
         result = resume("--runners", "2")
         assert result.returncode == 2 and "--resume" in result.stderr and "not measured on a cluster with these" \
             in result.stderr, result.stderr
-    results.write_metadata(run_dir, {"target": recorded})
+    table.write_metadata(run_dir, {"target": recorded})
     result = resume("--runners", "2")  # the same: on to the cluster, which is not there
     assert result.returncode == 3 and "cannot be reached" in result.stderr, result.stderr
 
@@ -323,7 +329,7 @@ def test_k8s_run_resumes_only_a_cluster_run_of_the_same_images_runners_and_resou
 def simulated_cluster(tmp_path, monkeypatch):
     """kubectl on PATH answering as a cluster with the k6-operator would (tests/fakecluster.py), and a real JFR
     recording for the service's pod to give back."""
-    from vtlab import prereqs
+    from vtlab.rig import prereqs
 
     state, bin_dir = tmp_path / "cluster", tmp_path / "bin"
     state.mkdir()
@@ -343,7 +349,7 @@ def simulated_cluster(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_CLUSTER_JFR", str(recording))
     # the simulated kubelet refreshes every second, and the first row needs no 30 s more: the JIT is not real here
     monkeypatch.setattr(kubeletstats, "REFRESH_S", 2)
-    monkeypatch.setattr(matrix, "FIRST_ROW_EXTRA_WARMUP_S", 0)
+    monkeypatch.setattr(loop, "FIRST_ROW_EXTRA_WARMUP_S", 0)
     return state, java
 
 
@@ -353,10 +359,11 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
     the actuator's meters over the hold, the JFR recording read back, every object deleted, the analysis and
     report of a local run. The simulated numbers are known: each runner 50 req/s at 102 and 103 ms; the service
     0.4 of a core, each runner 0.1, its node's own daemons 0.1 of its 4 cores."""
-    from vtlab import prereqs, report
+    from vtlab.rig import prereqs
+    from vtlab.report import render
 
     state, java = simulated_cluster
-    the_plan = plan.build("quick", plan.Overrides(concurrency=(20,), modes=("platform", "virtual"), hold_s=10,
+    the_plan = expansion.build("quick", expansion.Overrides(concurrency=(20,), modes=("platform", "virtual"), hold_s=10,
                                                   warmup_s=2, ramp_s=1, reps=1, conn_modes=("released",),
                                                   runners=2))
     cluster = k8smanifests.Cluster()
@@ -364,7 +371,7 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
     run_dir = tmp_path / "run"
     assert k8srun.run(kubectl, facts, the_plan, cluster, run_dir, prereqs.find_jdk().jfr) == 0
 
-    rows = results.read_rows(run_dir / "matrix.csv")
+    rows = table.read_rows(run_dir / "matrix.csv")
     assert [row["thread_mode"] for row in rows] == ["platform", "virtual"]
     for row in rows:
         assert int(row["http_reqs"]) == 2 * 50 * 10, row  # both runners' hold, every request of it
@@ -375,7 +382,7 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
         assert float(row["app_cpu_pct_max"]) < 1.2 * float(row["app_cpu_pct"])  # not the kubelet's bookkeeping
         assert float(row["foreign_cpu_pct"]) == pytest.approx(0.1 / 4 * 100, rel=0.2)
         assert int(row["pinned_events"]) == 0  # the recording came back and was read
-    with open(report.render(run_dir, [])["analysis"], newline="") as handle:
+    with open(render.render(run_dir, [])["analysis"], newline="") as handle:
         verdicts = list(csv.DictReader(handle))
     assert [(v["valid"], v["flags"]) for v in verdicts] == [("true", "")] * 2, verdicts
 
@@ -388,7 +395,7 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
 
 def test_the_kubelets_times_are_read_in_their_own_zone_whatever_this_machines():
     for zone in ("UTC", "Europe/Berlin", "America/New_York"):
-        done = subprocess.run([sys.executable, "-c", "from vtlab import kubeletstats as k; print(k.unix_s("
+        done = subprocess.run([sys.executable, "-c", "from vtlab.targets import kubeletstats as k; print(k.unix_s("
                                "'1970-01-01T00:00:01.500000000Z'), k.unix_s('1970-01-01T00:00:02Z'), "
                                "k.unix_s('1970-01-01T01:00:03.25+01:00'))"],
                               env={**os.environ, "TZ": zone, "PYTHONPATH": str(REPO / "src")},

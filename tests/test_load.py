@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import build, load, ownership, series
+from vtlab.rig import build, ownership
+from vtlab.measure import load
+from vtlab.series import store
 
 FIXTURE = Path(__file__).parent / "fixtures" / "k6-summary.json"
 
@@ -66,8 +68,8 @@ def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
             proc.wait(timeout=60)
             ownership.release(proc.pid)
             result = load.read_summary(summary, proc.returncode)
-            k6 = series.read_k6(kept)
-            from_series = series.load_result(k6, proc.returncode)
+            k6 = store.read_k6(kept)
+            from_series = store.load_result(k6, proc.returncode)
     finally:
         server.shutdown()
     failed = result.failures_by_status
@@ -87,5 +89,5 @@ def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
                                               ok_per_second=from_series.ok_per_second)  # the summary has none
     assert sum(from_series.ok_per_second) <= from_series.ok_requests and len(from_series.ok_per_second) in (2, 3)
     assert {r.phase for r in k6.requests} == {"warmup", "hold", "cooldown"} and k6.vus
-    assert [line["ok"] + line["failed"] for line in series.per_second(k6)] and sum(
-        line["ok"] + line["failed"] for line in series.per_second(k6)) == len(k6.requests)
+    assert [line["ok"] + line["failed"] for line in store.per_second(k6)] and sum(
+        line["ok"] + line["failed"] for line in store.per_second(k6)) == len(k6.requests)

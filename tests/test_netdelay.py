@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import build, netdelay, postgres, procs
-from vtlab.settings import HOST, PG_HOST
+from vtlab.rig import build, netdelay, postgres, procs
+from vtlab.core.settings import HOST, PG_HOST
 
 MESSAGES = 20
 
@@ -129,7 +129,7 @@ def test_ctrl_c_stops_a_proxy_nobody_stopped(tmp_path):
     """In a child of its own: the stop_all that SIGINT runs would also stop this module's proxy."""
     script = ("import sys, time\n"
               "from pathlib import Path\n"
-              "from vtlab import build, netdelay, procs\n"
+              "from vtlab.rig import build, netdelay, procs\n"
               "procs.install_signal_handlers()\n"
               "proxy = netdelay.start(build.build_toxiproxy(), Path(sys.argv[1]))\n"
               "print(proxy.pid, flush=True)\n"

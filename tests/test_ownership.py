@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import ownership
-from vtlab.settings import REPO
+from vtlab.rig import ownership
+from vtlab.core.settings import REPO
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
 
@@ -28,7 +28,7 @@ def ledgers(tmp_path, monkeypatch):
 def harness(state: Path, body: str) -> str:
     """Run `body` as a vtlab harness that SIGKILLs itself at the end; returns what it printed."""
     script = ("import os, signal, subprocess, sys\n"
-              "from vtlab import ownership, procs\n" + body +
+              "from vtlab.rig import ownership, procs\n" + body +
               "\nsys.stdout.flush()\nos.kill(os.getpid(), signal.SIGKILL)\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30,
                             env={**os.environ, "VTLAB_STATE": str(state), "PYTHONPATH": str(REPO / "src")})

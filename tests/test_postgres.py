@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import postgres, procs
+from vtlab.rig import postgres, procs
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from vtlab import procs
+from vtlab.rig import procs
 
 
 def alive(pid: int) -> bool:

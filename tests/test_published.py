@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from test_analyze import BASE, META
 
-from vtlab import analyze, plan, published
+from vtlab.explain import analyze
+from vtlab.plan import expansion
+from vtlab.report import published
 
 
 def test_the_published_experiment_is_read_from_the_projects_own_copy():
@@ -42,16 +44,17 @@ def test_each_measured_ratio_stands_beside_the_published_one_and_both_ceilings()
 def test_a_run_at_the_published_points_is_reported_with_the_published_section(tmp_path):
     import csv as csvlib
 
-    from vtlab import report, results
+    from vtlab.report import render
+    from vtlab.results import table
 
     rows = [row("platform", 100, 124, 805), row("virtual", 100, 124, 805), row("platform", 500, 248, 2000),
             row("virtual", 500, 620, 806)]
-    with open(tmp_path / results.CSV_NAME, "w", newline="") as handle:
-        writer = csvlib.DictWriter(handle, fieldnames=results.COLUMNS, restval="")
+    with open(tmp_path / table.CSV_NAME, "w", newline="") as handle:
+        writer = csvlib.DictWriter(handle, fieldnames=table.COLUMNS, restval="")
         writer.writeheader()
-        writer.writerows({key: value for key, value in r.items() if key in results.COLUMNS} for r in rows)
-    results.write_metadata(tmp_path, META)
-    paths = report.render(tmp_path)
+        writer.writerows({key: value for key, value in r.items() if key in table.COLUMNS} for r in rows)
+    table.write_metadata(tmp_path, META)
+    paths = render.render(tmp_path)
     assert "The published headline, reproduced" in paths["html"].read_text()
     assert "| 2.64× of 2.5× (105%) | 248 → 620 | 2.50× of 2.5× (100%) |" in paths["markdown"].read_text()
 
@@ -62,8 +65,8 @@ def test_a_run_without_the_published_user_counts_in_both_modes_has_no_such_secti
 
 
 def test_the_headline_profile_keeps_the_published_users_and_scales_the_delay_to_the_cpus():
-    assert plan.headline_delay_ms(2) == 800 and plan.headline_delay_ms(16) == 100 and plan.headline_delay_ms(4) == 400
-    rows = plan.build("headline", plan.Overrides()).rows
+    assert [expansion.headline_delay_ms(cpus) for cpus in (2, 4, 16)] == [800, 400, 100]
+    rows = expansion.build("headline", expansion.Overrides()).rows
     assert sorted({r.concurrency for r in rows}) == [500, 2500, 10_000]
     assert {(r.conn_mode, r.hikari_pool, r.tomcat_max_threads) for r in rows} == {("released", 50, 200)}
     assert {r.thread_mode for r in rows} == {"platform", "virtual"}

@@ -13,7 +13,9 @@ import pytest
 import browser
 import test_analyze
 
-from vtlab import analyze, charts, cli, report
+from vtlab.explain import analyze
+from vtlab.report import charts, render
+from vtlab.cli import commands
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
 PUBLISHED = Path(__file__).resolve().parents[1] / "reference" / "published.csv"
@@ -23,7 +25,7 @@ PUBLISHED = Path(__file__).resolve().parents[1] / "reference" / "published.csv"
 def rendered(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("report") / "quick-run"
     shutil.copytree(FIXTURE, run_dir)
-    return run_dir, report.render(run_dir, [PUBLISHED])
+    return run_dir, render.render(run_dir, [PUBLISHED])
 
 
 def analysis_rows(run_dir: Path) -> list[dict[str, str]]:
@@ -91,7 +93,7 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
         return test_analyze.row(thread_mode=mode, rep=rep, concurrency=1000, throughput_rps=rps,
                                 throughput_ci95_rps=ci, ok_requests="")
     def headline(*rows):
-        return report.headline(analyze.analyse(list(rows), test_analyze.META).aggregates)
+        return render.headline(analyze.analyse(list(rows), test_analyze.META).aggregates)
     one_rep = headline(line("platform", 200, 2), line("virtual", 900, 30))
     assert one_rep[0]["platform"].startswith("200.0 ± 2.0 ") and one_rep[0]["virtual"].startswith("900.0 ± 30.0 ")
     assert one_rep[0]["ratio"] == "4.50× [4.31–4.70]"  # 870 / 202 to 930 / 198
@@ -105,11 +107,11 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
 
 def test_report_command_rerenders_and_rejects_bad_input(rendered, capsys, tmp_path):
     run_dir, paths = rendered
-    assert cli.main(["report", str(run_dir)]) == 0
+    assert commands.main(["report", str(run_dir)]) == 0
     assert "virtual req/s" in capsys.readouterr().out
-    assert cli.main(["report", str(tmp_path)]) == 2
+    assert commands.main(["report", str(tmp_path)]) == 2
     assert "matrix.csv" in capsys.readouterr().err
-    assert cli.main(["report", str(run_dir), "--compare", str(tmp_path / "nope.csv")]) == 2
+    assert commands.main(["report", str(run_dir), "--compare", str(tmp_path / "nope.csv")]) == 2
     assert "--compare" in capsys.readouterr().err
 
 
@@ -136,7 +138,7 @@ def test_html_renders_in_headless_chromium_with_its_charts_and_tables(rendered, 
 def test_a_failed_row_is_listed_apart_and_changes_no_verdict(tmp_path):
     """The quick run plus one row a dead service ended: the headline, story and every other line of
     analysis.csv read exactly as without it; the row is listed under Failed rows, with no bottleneck."""
-    from vtlab import results
+    from vtlab.results import table
     clean, broken = tmp_path / "clean", tmp_path / "broken"
     with open(FIXTURE / "matrix.csv", newline="") as handle:
         measured = list(csv.DictReader(handle))
@@ -146,10 +148,10 @@ def test_a_failed_row_is_listed_apart_and_changes_no_verdict(tmp_path):
     for run_dir, rows in ((clean, measured), (broken, [*measured, dead])):
         run_dir.mkdir()
         shutil.copy(FIXTURE / "metadata.json", run_dir)
-        writer = results.CsvWriter(run_dir / "matrix.csv")
+        writer = table.CsvWriter(run_dir / "matrix.csv")
         for row in rows:
-            writer.append({column: row.get(column, "") for column in results.COLUMNS})
-        report.render(run_dir)
+            writer.append({column: row.get(column, "") for column in table.COLUMNS})
+        render.render(run_dir)
     clean_md, broken_md = (clean / "report.md").read_text(), (broken / "report.md").read_text()
     assert "Failed rows" not in clean_md
     assert broken_md.startswith(clean_md.rstrip("\n"))  # every verdict and sentence as without it
@@ -166,8 +168,8 @@ def test_the_same_run_renders_the_same_html(tmp_path):
     """matplotlib salts its SVG element ids at random unless told otherwise: a re-render must not differ."""
     run_dir = tmp_path / "quick-run"
     shutil.copytree(FIXTURE, run_dir)
-    first = report.render(run_dir)["html"].read_text()
-    assert report.render(run_dir)["html"].read_text() == first
+    first = render.render(run_dir)["html"].read_text()
+    assert render.render(run_dir)["html"].read_text() == first
 
 
 def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp_path):
@@ -178,13 +180,13 @@ def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp
     rows = [at("platform", 150, 149.8, 1030), at("platform", 400, 197.9, 10200),
             at("virtual", 150, 149.9, 1020), at("virtual", 400, 398.6, 1060)]
     analysis = analyze.analyse(rows, test_analyze.META)
-    story = " ".join(report.explain(analysis))
+    story = " ".join(render.explain(analysis))
     assert "platform threads: kept up with 150 req/s offered" in story
     assert "offered 400 req/s it delivered 197.9 (95% interval 196–200) — its wall (thread-pool)" in story
     assert "virtual threads: kept up with 400 req/s offered" in story
     assert "Offered 400 req/s, virtual threads delivered 2.01× [1.98–2.04]" in story
     assert "measured only the scenarios below" not in story
-    head = report.headline(analysis.aggregates)
+    head = render.headline(analysis.aggregates)
     assert [line["concurrency"] for line in head] == ["150/s", "400/s"] and head[1]["ratio"].startswith("2.01×")
     _, data = charts.hero(analysis.aggregates, [], 200, "open")
     assert data["virtual"]["offered_rps"] == [150, 400] and data["platform"]["throughput_rps"] == [149.8, 197.9]
@@ -195,6 +197,6 @@ def test_every_row_shows_the_p99_of_all_responses_and_the_error_mix_when_request
     failing = test_analyze.row(error_rate=0.2, errors_by_status="503=1200,0=12", p99_ms=1050, p99_all_ms=10000,
                                ok_requests="")
     clean = test_analyze.row(concurrency=50, p99_all_ms=1049)
-    html_table = report._every_row(analyze.analyse([failing, clean], test_analyze.META))
+    html_table = render._every_row(analyze.analyse([failing, clean], test_analyze.META))
     assert "<td>1,050 (10,000)</td><td>20.00% (503=1200,0=12)</td>" in html_table
     assert "<td>1,050</td><td>0.00%</td>" in html_table  # nothing failed: one p99, no mix

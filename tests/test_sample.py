@@ -2,20 +2,20 @@ import json
 import math
 from pathlib import Path
 
-from vtlab import sample
+from vtlab.measure import samplers
 
 STAT = "1234 (java (main) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 40 0 12345 0 0"
 
 
 def test_stat_parsing_survives_spaces_and_parens_in_the_command():
-    assert sample.parse_stat(STAT) == (1, 300, 0)
+    assert samplers.parse_stat(STAT) == (1, 300, 0)
 
 
 def test_tree_ticks_sums_descendants_only_with_what_their_ended_children_used():
-    P = sample.ProcStat
+    P = samplers.ProcStat
     table = {10: P(1, 100, 40), 11: P(10, 5, 0), 12: P(11, 7, 3), 20: P(1, 1000, 0)}
-    assert sample.tree_ticks(table, 10) == 155
-    assert sample.tree_ticks(table, 99) == 0
+    assert samplers.tree_ticks(table, 10) == 155
+    assert samplers.tree_ticks(table, 99) == 0
 
 
 def test_a_tree_keeps_the_cpu_of_children_that_exit_while_it_is_sampled():
@@ -28,14 +28,14 @@ def test_a_tree_keeps_the_cpu_of_children_that_exit_while_it_is_sampled():
                                f"subprocess.run([sys.executable, '-c', {burst!r}])"])
     totals = []
     while parent.poll() is None:
-        totals.append(sample.tree_ticks(sample.process_table(), parent.pid))
+        totals.append(samplers.tree_ticks(samplers.process_table(), parent.pid))
         time.sleep(0.05)
     assert all(b >= a for a, b in zip(totals, totals[1:], strict=False)), totals
-    assert max(totals) >= 0.5 * sample.CLOCK_TICKS  # two ended children at least: 0.6 s; live ones alone < 0.4 s
+    assert max(totals) >= 0.5 * samplers.CLOCK_TICKS  # two ended children at least: 0.6 s; live ones alone < 0.4 s
 
 
 def test_host_stat():
-    busy, total = sample.parse_host_stat("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4\n")
+    busy, total = samplers.parse_host_stat("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4\n")
     assert (busy, total) == (150, 1000)
 
 
@@ -49,7 +49,7 @@ http_server_requests_seconds_count{method="GET",status="404",uri="/api/order-sum
 http_server_requests_seconds_count{method="GET",status="200",uri="/actuator/prometheus"} 40
 unrelated_metric 9
 """
-    values = sample.parse_prometheus(text)
+    values = samplers.parse_prometheus(text)
     assert values == {"hikari_active": 12.0, "hikari_pending": 3.0, "jvm_threads": 57.0, "requests_total": 105.0}
 
 
@@ -63,7 +63,7 @@ jvm_gc_pause_seconds_count{action="end of minor GC",cause="G1 Evacuation Pause",
 jvm_gc_pause_seconds_sum{action="end of minor GC",cause="G1 Evacuation Pause",gc="G1 Young Generation"} 0.25
 r2dbc_pool_pending_connections{name="connectionFactory"} 3.0
 """
-    values = sample.parse_prometheus(text)
+    values = samplers.parse_prometheus(text)
     assert values == {"hikari_active": 7.0, "hikari_pending": 5.0, "heap_used_bytes": 1500.0,
                       "gc_pauses": 4.0, "gc_pause_s": 0.25}
 
@@ -85,38 +85,38 @@ r2dbc_pool_usage_seconds_count{name="connectionFactory"} 1200
 r2dbc_pool_usage_seconds_sum{name="connectionFactory"} 2.5
 r2dbc_pool_acquired_connections{name="connectionFactory"} 1.0
 """
-    values = sample.parse_prometheus(text)
+    values = samplers.parse_prometheus(text)
     assert values == {"pool_borrows": 1200.0, "pool_acquire_s": 13.75, "pool_timeouts": 2.0, "pool_usage_s": 2.5,
                       "hikari_active": 1.0}
 
 
 def test_increase_of_a_counter_over_a_window():
-    series = sample.Series([(0.0, {"c": 1.0}), (1.0, {"c": 4.0}), (2.0, {"c": 10.0}), (3.0, {"c": 11.0})])
-    assert sample.increase(series, "c", 0.5, 2.5) == 6.0
-    assert math.isnan(sample.increase(series, "c", 2.5, 3.5))
+    series = samplers.Series([(0.0, {"c": 1.0}), (1.0, {"c": 4.0}), (2.0, {"c": 10.0}), (3.0, {"c": 11.0})])
+    assert samplers.increase(series, "c", 0.5, 2.5) == 6.0
+    assert math.isnan(samplers.increase(series, "c", 2.5, 3.5))
 
 
 def test_cpu_percent_over_a_window():
-    tick = sample.CLOCK_TICKS
-    series = sample.Series([(t * 0.25, {"app_ticks": t * 0.25 * tick * 1.5}) for t in range(41)])
-    mean, peak = sample.cpu_percent(series, "app", 1.0, 9.0)
+    tick = samplers.CLOCK_TICKS
+    series = samplers.Series([(t * 0.25, {"app_ticks": t * 0.25 * tick * 1.5}) for t in range(41)])
+    mean, peak = samplers.cpu_percent(series, "app", 1.0, 9.0)
     assert math.isclose(mean, 150.0, rel_tol=1e-6)
     assert math.isclose(peak, 150.0, rel_tol=1e-6)
-    assert all(math.isnan(v) for v in sample.cpu_percent(series, "pg", 1.0, 9.0))
+    assert all(math.isnan(v) for v in samplers.cpu_percent(series, "pg", 1.0, 9.0))
 
 
 def test_maximum_and_rate():
-    series = sample.Series([(0.0, {"x": 1.0}), (1.0, {"x": 5.0}), (2.0, {"x": 3.0}), (3.0, {"x": 9.0})])
-    assert sample.maximum(series, "x", 0.5, 2.5) == 5.0
-    assert math.isnan(sample.maximum(series, "y", 0, 3))
-    assert sample.rate(series, "x") == (9.0 - 1.0) / 3.0
+    series = samplers.Series([(0.0, {"x": 1.0}), (1.0, {"x": 5.0}), (2.0, {"x": 3.0}), (3.0, {"x": 9.0})])
+    assert samplers.maximum(series, "x", 0.5, 2.5) == 5.0
+    assert math.isnan(samplers.maximum(series, "y", 0, 3))
+    assert samplers.rate(series, "x") == (9.0 - 1.0) / 3.0
 
 
 def test_sampler_reads_this_process_tree():
     import os
     import time
 
-    sampler = sample.Sampler(0.05, sample.cpu_reader(lambda: {"app": os.getpid()}))
+    sampler = samplers.Sampler(0.05, samplers.cpu_reader(lambda: {"app": os.getpid()}))
     sampler.start()
     deadline = time.monotonic() + 0.5
     while time.monotonic() < deadline:
@@ -129,7 +129,7 @@ def test_sampler_reads_this_process_tree():
 
 
 def test_missing_recording_counts_as_unknown(tmp_path):
-    assert sample.pinned_by_reason(Path("/bin/false"), tmp_path / "none.jfr") is None
+    assert samplers.pinned_by_reason(Path("/bin/false"), tmp_path / "none.jfr") is None
 
 
 def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text():
@@ -141,12 +141,12 @@ def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text
         {"type": "jdk.VirtualThreadPinned", "values": {}},
         {"type": "jdk.ThreadPark", "values": {}},
     ]}}
-    counts = sample.count_reasons(json.dumps(recording))
-    assert counts == {"Native or VM frame on stack": 2, "Holding monitor(s)": 1, sample.NO_REASON_FIELD: 1}
-    text = sample.format_reasons(counts)
+    counts = samplers.count_reasons(json.dumps(recording))
+    assert counts == {"Native or VM frame on stack": 2, "Holding monitor(s)": 1, samplers.NO_REASON_FIELD: 1}
+    text = samplers.format_reasons(counts)
     assert text.startswith("Native or VM frame on stack=2;")
-    assert sample.parse_reasons(text) == counts
-    assert sample.count_reasons('{"recording": {"events": []}}') == {}
+    assert samplers.parse_reasons(text) == counts
+    assert samplers.count_reasons('{"recording": {"events": []}}') == {}
 
 
 def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used():
@@ -157,7 +157,7 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
     import time
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        sampler = sample.Sampler(0.25, sample.cpu_reader(lambda: {"app": busy.pid}))
+        sampler = samplers.Sampler(0.25, samplers.cpu_reader(lambda: {"app": busy.pid}))
         sampler.start()
         time.sleep(2.5)
         series = sampler.stop()
@@ -168,8 +168,8 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
     (_, first), (_, last) = series.points[0], series.points[-1]
     hog_share = (last["app_ticks"] - first["app_ticks"]) / (last["host_total"] - first["host_total"]) * 100
     assert hog_share > 100 / os.cpu_count() / 4  # it got CPU, however busy the machine is
-    as_tier = sample.foreign_percent(series, ["app"], start, end)
-    as_neighbour = sample.foreign_percent(series, [], start, end)
+    as_tier = samplers.foreign_percent(series, ["app"], start, end)
+    as_neighbour = samplers.foreign_percent(series, [], start, end)
     assert as_neighbour >= hog_share - 1  # a neighbour: all of its CPU is foreign
     assert as_tier <= as_neighbour - hog_share + 1  # a tier: none of it is
     assert all("harness_ticks" in reading for _, reading in series.points)
@@ -178,43 +178,43 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
 def test_foreign_cpu_leaves_out_interrupts_and_reads_nan_without_samples():
     def point(busy, irq, app, harness, total):
         return {"host_busy": busy, "host_irq": irq, "app_ticks": app, "harness_ticks": harness, "host_total": total}
-    series = sample.Series([(0.0, point(0, 0, 0, 0, 0)), (1.0, point(100, 20, 50, 10, 200))])
-    assert sample.foreign_percent(series, ["app"], 0, 1) == 10.0  # (100 - 20 - 50 - 10) / 200
-    assert math.isnan(sample.foreign_percent(series, ["app"], 0.5, 1))
+    series = samplers.Series([(0.0, point(0, 0, 0, 0, 0)), (1.0, point(100, 20, 50, 10, 200))])
+    assert samplers.foreign_percent(series, ["app"], 0, 1) == 10.0  # (100 - 20 - 50 - 10) / 200
+    assert math.isnan(samplers.foreign_percent(series, ["app"], 0.5, 1))
 
 
 def test_rate_over_a_window_uses_the_readings_inside_it():
-    series = sample.Series([(0.0, {"c": 0}), (1.0, {"c": 10}), (3.0, {"c": 50}), (9.0, {"c": 1000})])
-    assert sample.rate_over(series, "c", 0.5, 3.5) == 20.0  # (50 - 10) / (3 - 1)
-    assert math.isnan(sample.rate_over(series, "c", 0.5, 2.0))
+    series = samplers.Series([(0.0, {"c": 0}), (1.0, {"c": 10}), (3.0, {"c": 50}), (9.0, {"c": 1000})])
+    assert samplers.rate_over(series, "c", 0.5, 3.5) == 20.0  # (50 - 10) / (3 - 1)
+    assert math.isnan(samplers.rate_over(series, "c", 0.5, 2.0))
 
 
 def test_batch_means_give_the_mean_rate_and_a_half_width_that_grows_with_the_noise():
-    steady = sample.Series([(t / 2, {"c": 50.0 * t}) for t in range(61)])  # 100/s, 2 Hz, 30 s
-    rate, half = sample.batch_means(steady, "c", 0, 30)
+    steady = samplers.Series([(t / 2, {"c": 50.0 * t}) for t in range(61)])  # 100/s, 2 Hz, 30 s
+    rate, half = samplers.batch_means(steady, "c", 0, 30)
     assert rate == 100.0 and half == 0.0
     import random
     rng, total, points = random.Random(7), 0.0, []
     for t in range(61):
         points.append((t / 2, {"c": total}))
         total += rng.choice((20.0, 80.0))  # 100/s on average, noisy per half second
-    rate, half = sample.batch_means(sample.Series(points), "c", 0, 30)
+    rate, half = samplers.batch_means(samplers.Series(points), "c", 0, 30)
     assert abs(rate - 100) < 25 and 0 < half < 40
     assert abs(rate - 100) < 2 * half  # the interval is about the size of the error it makes
-    assert sample.batch_means(steady, "c", 0, 5)[1] == 0.0  # a short hold: fewer batches
-    assert math.isnan(sample.batch_means(steady, "c", 0, 2.5)[1])  # too few samples for three
-    assert sample.t_975(9) == 2.262 and sample.t_975(100) == 2.045
+    assert samplers.batch_means(steady, "c", 0, 5)[1] == 0.0  # a short hold: fewer batches
+    assert math.isnan(samplers.batch_means(steady, "c", 0, 2.5)[1])  # too few samples for three
+    assert samplers.t_975(9) == 2.262 and samplers.t_975(100) == 2.045
 
 
 def test_a_trend_is_the_drift_over_the_whole_series_with_a_half_width_from_its_noise():
     import random
     rng = random.Random(3)
     flat = [100 + rng.choice((-10, 10)) for _ in range(30)]
-    drift, half = sample.trend(flat)
+    drift, half = samplers.trend(flat)
     assert abs(drift) < half < 0.2  # no drift the noise cannot explain
     climbing = [80 + 40 * i / 29 + rng.choice((-5, 5)) for i in range(30)]  # 80 -> 120 req/s
-    drift, half = sample.trend(climbing)
+    drift, half = samplers.trend(climbing)
     assert 0.3 < drift < 0.5 and half < drift
-    assert sample.trend([100.0] * 30) == (0.0, 0.0)
-    assert all(math.isnan(x) for x in sample.trend([100.0] * 6))  # too short for four batches
-    assert all(math.isnan(x) for x in sample.trend([0.0] * 30))
+    assert samplers.trend([100.0] * 30) == (0.0, 0.0)
+    assert all(math.isnan(x) for x in samplers.trend([100.0] * 6))  # too short for four batches
+    assert all(math.isnan(x) for x in samplers.trend([0.0] * 30))

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import cli, recut, results, sample, series, timeline
+from vtlab.cli import commands
+from vtlab.series import recut, store
+from vtlab.results import table
+from vtlab.measure import samplers
+from vtlab.report import timeline
 
 QUICK_RUN = Path(__file__).parent / "fixtures" / "quick-run"
 
@@ -20,9 +24,9 @@ def write_k6(path, lines, start_unix_ms=1_000_000):
 
 def test_percentiles_follow_k6s_rule():
     # k6's TrendSink.P: rank pct × (n − 1), linear between its neighbours
-    assert series.percentile([10.0, 20.0, 30.0, 40.0], 0.5) == 25.0
-    assert series.percentile([10.0, 20.0, 30.0, 40.0], 0.99) == pytest.approx(39.7)
-    assert series.percentile([7.0], 0.99) == 7.0 and series.percentile([], 0.5) == 0.0
+    assert store.percentile([10.0, 20.0, 30.0, 40.0], 0.5) == 25.0
+    assert store.percentile([10.0, 20.0, 30.0, 40.0], 0.99) == pytest.approx(39.7)
+    assert store.percentile([7.0], 0.99) == 7.0 and store.percentile([], 0.5) == 0.0
 
 
 def test_the_tagged_hold_and_a_window_give_k6s_figures(tmp_path):
@@ -39,8 +43,8 @@ def test_the_tagged_hold_and_a_window_give_k6s_figures(tmp_path):
         "d,4000.000,hold,1",
         "d,2000.000,warmup,3",
     ])
-    k6 = series.read_k6(path)
-    tagged = series.load_result(k6, 0)
+    k6 = store.read_k6(path)
+    tagged = store.load_result(k6, 0)
     assert (tagged.requests, tagged.ok_requests, tagged.ok_half_a, tagged.ok_half_b) == (5, 3, 2, 1)
     assert tagged.error_rate == pytest.approx(0.4) and tagged.failures_by_status == {"0": 1, "503": 1}
     assert tagged.p50_ms == 120 and tagged.max_ms == 150 and tagged.mean_ms == pytest.approx(370 / 3)
@@ -49,7 +53,7 @@ def test_the_tagged_hold_and_a_window_give_k6s_figures(tmp_path):
     # successes by the whole second they started in, from the first hold request; the partial last one left out
     assert tagged.ok_per_second == (2, 0)
     # a window counts the requests that started in it, and splits its halves at its middle
-    window = series.load_result(k6, 0, (4.0, 6.5))
+    window = store.load_result(k6, 0, (4.0, 6.5))
     # started: 4.05, 4.05 (failed), 5.08 and 6.0 (the cool-down's): halves split at 5.25
     assert (window.requests, window.ok_requests, window.ok_half_a, window.ok_half_b) == (4, 2, 1, 1)
     assert window.dropped_iterations == 1
@@ -60,19 +64,19 @@ def test_per_second_counts_every_request_once_by_its_end(tmp_path):
     path = tmp_path / "row.k6.csv.gz"
     write_k6(path, ["v,500.000,2", "r,1100.000,10,200,hold,a,true", "r,1900.000,30,200,hold,a,true",
                     "r,3500.000,20,503,hold,b,false", "v,3600.000,5"])
-    seconds = series.per_second(series.read_k6(path))
+    seconds = store.per_second(store.read_k6(path))
     assert [s["t_s"] for s in seconds] == [0, 1, 2, 3]
     assert [(s["ok"], s["failed"], s["vus"]) for s in seconds] == [(0, 0, 2), (2, 0, 2), (0, 0, 2), (0, 1, 5)]
     assert seconds[1]["p50_ms"] == 20 and math.isnan(seconds[2]["p99_ms"])
 
 
 def test_samples_round_trip_on_k6s_clock(tmp_path):
-    cpu = sample.Series([(100.25, {"app_ticks": 10.0, "rss_kb": 2048.0}), (100.5, {"app_ticks": 25.0})])
-    meters = sample.Series([(100.4, {"jvm_threads": 31.0, "gc_pause_s": 0.1 + 0.2})])
+    cpu = samplers.Series([(100.25, {"app_ticks": 10.0, "rss_kb": 2048.0}), (100.5, {"app_ticks": 25.0})])
+    meters = samplers.Series([(100.4, {"jvm_threads": 31.0, "gc_pause_s": 0.1 + 0.2})])
     path = tmp_path / "row.samples.csv.gz"
-    cpu, meters = series.since(cpu, 100.0), series.since(meters, 100.0)
-    series.write_samples(path, cpu, meters, origin_unix_s=1_700_000_000.5)
-    cpu_back, meters_back, origin = series.read_samples(path)
+    cpu, meters = store.since(cpu, 100.0), store.since(meters, 100.0)
+    store.write_samples(path, cpu, meters, origin_unix_s=1_700_000_000.5)
+    cpu_back, meters_back, origin = store.read_samples(path)
     assert origin == 1_700_000_000.5
     # to the bit: a re-cut computes on exactly the numbers the row did
     assert cpu_back.points == cpu.points and meters_back.points == meters.points
@@ -82,12 +86,12 @@ def test_samples_round_trip_on_k6s_clock(tmp_path):
 def test_a_rows_seconds_are_drawn_with_its_phases_and_hover_values(tmp_path):
     write_k6(tmp_path / "r1.k6.csv.gz", [f"r,{t * 1000 + 500}.000,{100 + t},200,hold,a,true" for t in range(12)]
              + ["v,1000.000,3"], start_unix_ms=1_700_000_000_000)
-    cpu = sample.Series([(t / 4, {"app_ticks": t * 10.0, "load_ticks": t * 2.0}) for t in range(48)])
-    meters = sample.Series([(t / 2, {"jvm_threads": 30.0 + t, "hikari_active": 2.0}) for t in range(24)])
-    series.write_samples(tmp_path / "r1.samples.csv.gz", cpu, meters, origin_unix_s=1_700_000_000.0)
+    cpu = samplers.Series([(t / 4, {"app_ticks": t * 10.0, "load_ticks": t * 2.0}) for t in range(48)])
+    meters = samplers.Series([(t / 2, {"jvm_threads": 30.0 + t, "hikari_active": 2.0}) for t in range(24)])
+    store.write_samples(tmp_path / "r1.samples.csv.gz", cpu, meters, origin_unix_s=1_700_000_000.0)
     seconds = timeline.seconds_of(tmp_path, "r1").per_second
     assert seconds[3]["ok"] == 1 and seconds[3]["jvm_threads"] == 37.0 and seconds[3]["pool_active"] == 2.0
-    assert seconds[3]["app_cpu"] == pytest.approx(40 * 100 / sample.CLOCK_TICKS)
+    assert seconds[3]["app_cpu"] == pytest.approx(40 * 100 / samplers.CLOCK_TICKS)
     svg = timeline.svg(seconds, timeline.phases({"ramp_s": 2, "warmup_s": 3, "hold_s": 6, "cooldown_s": 1}), "row 1")
     assert svg.count("<title>hold: 5–11 s</title>") == 5  # the hold shaded in every drawn panel
     assert "<title>3–4 s: successful/s 1, failed/s 0" in svg and "JVM threads 37" in svg
@@ -108,17 +112,17 @@ def test_a_scenarios_modes_are_overlaid_second_by_second_on_the_same_axes():
 
 def test_a_recut_needs_both_ends_of_its_window(tmp_path, capsys):
     (tmp_path / "matrix.csv").write_text("thread_mode\n")
-    assert cli.main(["report", str(tmp_path), "--hold-from", "30"]) == 2
+    assert commands.main(["report", str(tmp_path), "--hold-from", "30"]) == 2
     assert "--hold-from and --hold-to go together" in capsys.readouterr().err
-    assert cli.main(["report", str(tmp_path), "--hold-from", "60", "--hold-to", "30"]) == 2
+    assert commands.main(["report", str(tmp_path), "--hold-from", "60", "--hold-to", "30"]) == 2
     assert "need 0 <= from < to" in capsys.readouterr().err
 
 
 def recut_differences(run_dir: Path) -> list[dict[str, tuple[str, str]]]:
     """Per row, the CSV cells that cutting its kept series again at its own hold does not give back."""
-    rows = results.read_rows(run_dir / results.CSV_NAME)
-    return [{column: (row[column], results.format_value(cut[column])) for column in row
-             if column != "ts_iso" and results.format_value(cut[column]) != row[column]}
+    rows = table.read_rows(run_dir / table.CSV_NAME)
+    return [{column: (row[column], table.format_value(cut[column])) for column in row
+             if column != "ts_iso" and table.format_value(cut[column]) != row[column]}
             for row, cut in zip(rows, recut.recut_rows(run_dir), strict=True)]
 
 
@@ -126,11 +130,11 @@ def test_the_committed_quick_run_cut_again_at_its_hold_gives_its_csv_back(tmp_pa
     assert list((QUICK_RUN / "series").glob("*.k6.csv.gz"))  # the run kept its series, and they are committed
     run_dir = tmp_path / "quick-run"
     shutil.copytree(QUICK_RUN, run_dir)
-    assert recut_differences(run_dir) == [{} for _ in results.read_rows(run_dir / results.CSV_NAME)]
+    assert recut_differences(run_dir) == [{} for _ in table.read_rows(run_dir / table.CSV_NAME)]
     # another window is a run of its own beside it, and the run itself is left as it was
     before = (run_dir / "matrix.csv").read_text()
-    assert cli.main(["report", str(run_dir), "--hold-from", "60", "--hold-to", "75"]) == 0
-    cut = results.read_rows(run_dir / "recut-60-75" / "matrix.csv")
+    assert commands.main(["report", str(run_dir), "--hold-from", "60", "--hold-to", "75"]) == 0
+    cut = table.read_rows(run_dir / "recut-60-75" / "matrix.csv")
     assert [row["hold_s"] for row in cut] == ["15"] * len(cut) and (run_dir / "matrix.csv").read_text() == before
     assert (run_dir / "recut-60-75" / "report.html").exists()
 
@@ -139,10 +143,10 @@ def test_the_hold_begins_where_k6_tagged_its_first_request_not_where_the_plan_pu
     path = tmp_path / "row.k6.csv.gz"
     write_k6(path, ["r,5000.000,100,200,warmup,none,true", "r,5600.000,100,200,hold,a,true",
                     "r,5900.000,200,200,hold,a,true"])
-    k6 = series.read_k6(path)
-    assert series.hold_start_s(k6, 5.0) == pytest.approx(5.5)  # k6 began 0.5 s after its process
-    assert series.hold_start_s(k6, 6.0) == 6.0  # a tag cannot start the hold early: the plan's moment
-    assert series.hold_start_s(series.K6Series(), 5.0) == 5.0
+    k6 = store.read_k6(path)
+    assert store.hold_start_s(k6, 5.0) == pytest.approx(5.5)  # k6 began 0.5 s after its process
+    assert store.hold_start_s(k6, 6.0) == 6.0  # a tag cannot start the hold early: the plan's moment
+    assert store.hold_start_s(store.K6Series(), 5.0) == 5.0
 
 
 def test_a_series_cut_short_by_a_hard_kill_keeps_what_was_written(tmp_path):
@@ -150,13 +154,13 @@ def test_a_series_cut_short_by_a_hard_kill_keeps_what_was_written(tmp_path):
     write_k6(path, [f"r,{1000 + t}.000,10,200,hold,a,true" for t in range(2000)])
     whole = path.read_bytes()
     path.write_bytes(whole[: len(whole) * 2 // 3])
-    kept = series.read_k6(path).requests
+    kept = store.read_k6(path).requests
     assert 0 < len(kept) < 2000  # the complete lines before the cut, in order, none half-read
     assert [r.end_s for r in kept] == pytest.approx([(1000 + t) / 1000 for t in range(len(kept))])
 
 
 def test_runners_get_k6s_segments_that_add_up_to_the_whole():
-    from vtlab import load
+    from vtlab.measure import load
 
     assert load.runner_arguments(0, 1) == []
     assert [load.segment(i, 3) for i in range(3)] == ["0:1/3", "1/3:2/3", "2/3:1"]
@@ -172,14 +176,14 @@ def test_runners_series_merge_onto_the_first_runners_clock_with_every_request_an
     write_k6(second, ["r,1500.000,300,200,hold,b,true", "r,1600.000,5,500,hold,b,false", "v,1100.000,7"],
              start_unix_ms=1_000_250)
     merged = tmp_path / "a.k6.csv.gz"
-    series.merge([first, second], merged)
-    assert series.k6_start_unix_s(merged) == 1_000.0
-    k6 = series.read_k6(merged)
+    store.merge([first, second], merged)
+    assert store.k6_start_unix_s(merged) == 1_000.0
+    k6 = store.read_k6(merged)
     assert sorted((r.end_s, r.duration_ms, r.ok) for r in k6.requests) == [
         (1.5, 100.0, True), (1.75, 300.0, True), (1.85, 5.0, False)]
     assert k6.dropped == [(1.8, "hold", 1)]
     # second 1: 10 + 7; second 2: the first runner's 10 and the second's last reading, 7
     assert [n for _, n in k6.vus] == [17, 17]
-    result = series.load_result(k6, 0)
+    result = store.load_result(k6, 0)
     assert (result.requests, result.ok_requests, result.ok_half_a, result.ok_half_b) == (3, 2, 1, 1)
     assert result.max_ms == 300.0

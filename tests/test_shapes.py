@@ -4,8 +4,10 @@ import math
 
 import pytest
 
-from vtlab import load, plan, shapestats
-from vtlab.shapes import Shape
+from vtlab.measure import load
+from vtlab.plan import expansion
+from vtlab.series import shapestats
+from vtlab.core.shapes import Shape
 
 
 def test_a_spike_steps_up_for_its_length_and_back_inside_the_hold():
@@ -30,10 +32,10 @@ def test_a_staircase_starts_at_its_first_step_and_ends_at_the_rows_load():
 
 def test_the_plan_refuses_a_shape_that_does_not_fit_its_hold():
     with pytest.raises(ValueError, match="--hold 20 is too short for --spike-s 10"):
-        plan.build("quick", plan.Overrides(shapes=("spike",), hold_s=20))
+        expansion.build("quick", expansion.Overrides(shapes=("spike",), hold_s=20))
     with pytest.raises(ValueError, match="each step needs at least 5 s"):
-        plan.build("quick", plan.Overrides(shapes=("steps",), hold_s=30, step_count=8))
-    spike = plan.build("spike", plan.Overrides())
+        expansion.build("quick", expansion.Overrides(shapes=("steps",), hold_s=30, step_count=8))
+    spike = expansion.build("spike", expansion.Overrides())
     assert {row.shape for row in spike.rows} == {"spike"} and spike.shape(spike.rows[0]).spike_s == 10
 
 
@@ -77,7 +79,9 @@ def test_a_recut_measures_a_spike_where_it_ran_whatever_the_window(tmp_path):
     find it there, not a third of the way into the window."""
     from test_series import write_k6
 
-    from vtlab import dimensions, recut, sample, series
+    from vtlab.core import dimensions
+    from vtlab.series import recut, store
+    from vtlab.measure import samplers
 
     row = {"thread_mode": "virtual", "concurrency": "10", "ramp_s": "2", "warmup_s": "3", "hold_s": "60",
            "cooldown_s": "0", "shape": "spike", "spike_multiple": "3", "spike_s": "10", "k6_exit": "0"}
@@ -89,9 +93,9 @@ def test_a_recut_measures_a_spike_where_it_ran_whatever_the_window(tmp_path):
         inside = hold_start + 16 <= start < hold_start + 26
         phase = "hold" if hold_start <= start < hold_start + 60 else ("warmup" if start < hold_start else "cooldown")
         lines.append(f"r,{(start + (3 if inside else 1)) * 1000:.3f},{3000 if inside else 1000},200,{phase},none,true")
-    write_k6(series.k6_path(tmp_path, slug), lines, start_unix_ms=1_000_000)
-    series.write_samples(series.samples_path(tmp_path, slug), sample.Series([(0.0, {"app_ticks": 0.0})]),
-                         sample.Series([]), origin_unix_s=1_000.0)
+    write_k6(store.k6_path(tmp_path, slug), lines, start_unix_ms=1_000_000)
+    store.write_samples(store.samples_path(tmp_path, slug), samplers.Series([(0.0, {"app_ticks": 0.0})]),
+                         samplers.Series([]), origin_unix_s=1_000.0)
     own = recut.recut_row(tmp_path, row, None, 2.0)
     assert (own["base_p99_ms"], own["spike_p99_ms"]) == (1000, 3000)
     later = recut.recut_row(tmp_path, row, (30.0, 60.0), 2.0)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from vtlab import stalls
-from vtlab.settings import Java
+from vtlab.measure import stalls
+from vtlab.core.settings import Java
 
 
 def watch(tmp_path, jcmd_dir: Path | None = None) -> stalls.Watch:
@@ -35,7 +35,7 @@ def test_users_waiting_while_nothing_completes_is_a_stall_said_once(tmp_path):
 
 @pytest.mark.skipif(not Path("/usr/lib/jvm").exists(), reason="needs a JDK")
 def test_the_dump_is_json_from_jcmd_of_a_live_jvm(tmp_path):
-    from vtlab import prereqs
+    from vtlab.rig import prereqs
     java = prereqs.find_jdk()
     source = tmp_path / "Idle.java"
     source.write_text("class Idle { public static void main(String[] a) throws Exception { Thread.sleep(60_000); } }")

@@ -11,8 +11,11 @@ import pytest
 from test_analyze import BASE, META
 from test_cli import run_cli
 
-from vtlab import analyze, plan, report, userservice
-from vtlab.verdicts import Verdict
+from vtlab.explain import analyze
+from vtlab.plan import expansion
+from vtlab.report import render
+from vtlab.targets import userservice
+from vtlab.explain.model import Verdict
 
 
 def boot_jar(path, manifest: str):
@@ -92,10 +95,10 @@ def test_malformed_target_values_say_what_they_accept(call, words):
 
 
 def test_a_user_service_plan_keeps_the_users_dimensions_only():
-    rows = plan.build("service", plan.Overrides(workloads=(plan.SERVICE_WORKLOAD,))).rows
+    rows = expansion.build("service", expansion.Overrides(workloads=(expansion.SERVICE_WORKLOAD,))).rows
     assert {(r.thread_mode, r.workload, r.hikari_pool, r.tomcat_max_threads) for r in rows} == {
         ("platform", "service", 0, 0), ("virtual", "service", 0, 0)}
-    spike = plan.build("spike", plan.Overrides(workloads=(plan.SERVICE_WORKLOAD,))).rows
+    spike = expansion.build("spike", expansion.Overrides(workloads=(expansion.SERVICE_WORKLOAD,))).rows
     assert {r.shape for r in spike} == {"spike"} and {r.workload for r in spike} == {"service"}
 
 
@@ -127,9 +130,9 @@ def test_wrong_target_flags_are_usage_errors_naming_the_flag(capsys, tmp_path, a
 
 
 def cli_code(capsys, argv):
-    from vtlab import cli
+    from vtlab.cli import commands
 
-    code = cli.main(["run", *argv, "--dry-run"])
+    code = commands.main(["run", *argv, "--dry-run"])
     return code, capsys.readouterr().err
 
 
@@ -138,12 +141,12 @@ def test_a_taken_port_and_an_unreachable_url_are_the_environments_fault(capsys, 
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        from vtlab import cli
+        from vtlab.cli import commands
 
-        code = cli.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--port", str(port),
+        code = commands.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--port", str(port),
                          "--out", str(tmp_path / "run")])
         assert code == 3 and f"--port {port}: the port is taken" in capsys.readouterr().err
-    code = cli.main(["run", "--url", f"http://127.0.0.1:{port}", "--modes", "virtual", "--endpoint", "GET /x",
+    code = commands.main(["run", "--url", f"http://127.0.0.1:{port}", "--modes", "virtual", "--endpoint", "GET /x",
                      "--out", str(tmp_path / "run2")])
     assert code == 3 and "cannot be reached" in capsys.readouterr().err
     for run in ("run", "run2"):  # nothing started, nothing written
@@ -190,7 +193,7 @@ def test_what_a_user_service_does_not_expose_is_said_never_guessed():
     assert math.isnan(result.ceilings.pool) and math.isnan(result.ceilings.threads) and math.isnan(result.ceilings.cpu)
     assert [text.split(":")[0] for text in result.ceilings.missing] == ["pool", "cpu", "thread-pool"]
     assert result.limit == "concurrency"  # the one ceiling its measurements allow
-    story = report._not_measured_story([result])
+    story = render._not_measured_story([result])
     assert story and "its CPU and memory" in story[0] and "tomcat_threads_config_max_threads" in story[0]
 
 
@@ -260,12 +263,13 @@ def test_more_flags_that_do_not_fit_a_users_service_are_refused(capsys, tmp_path
 
 
 def test_resuming_a_run_of_another_service_is_refused(capsys, tmp_path):
-    from vtlab import cli, results
+    from vtlab.cli import commands
+    from vtlab.results import table
 
     run = tmp_path / "run"
     run.mkdir()
-    (run / "matrix.csv").write_text(",".join(results.COLUMNS) + "\n")
-    results.write_metadata(run, {"target": {"jar": "/elsewhere/other.jar", "url": "", "call": "GET /y"}})
-    code = cli.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--out", str(run), "--resume",
+    (run / "matrix.csv").write_text(",".join(table.COLUMNS) + "\n")
+    table.write_metadata(run, {"target": {"jar": "/elsewhere/other.jar", "url": "", "call": "GET /y"}})
+    code = commands.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--out", str(run), "--resume",
                      "--dry-run"])
     assert code == 2 and "measured /elsewhere/other.jar (GET /y)" in capsys.readouterr().err

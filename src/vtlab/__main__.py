@@ -1,3 +1,3 @@
-from vtlab.cli import main
+from vtlab.cli.commands import main
 
 raise SystemExit(main())

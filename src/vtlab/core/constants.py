@@ -1,0 +1,55 @@
+"""The rig's own constants that a row's numbers depend on.
+
+Each run writes them into metadata.json ("rig"); the analysis reads them back from there, so a CSV
+analysed later or on another machine is judged by what that run really had. The values below are what
+this version of vtlab measures with, and stand in for runs recorded before the record existed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+
+from vtlab.core.settings import LOAD
+
+PINNING_SETTINGS = LOAD / "pinning.jfc"
+
+
+def _jfc_threshold_ms() -> int:
+    """jdk.VirtualThreadPinned's threshold as the recording settings file states it."""
+    match = re.search(r'<setting name="threshold">\s*(\d+)\s*ms', PINNING_SETTINGS.read_text())
+    if not match:
+        raise ValueError(f"{PINNING_SETTINGS} states no threshold in ms")
+    return int(match.group(1))
+
+
+@dataclass(frozen=True)
+class Constants:
+    cpu_interval_s: float = 0.25       # per-tier CPU and RSS sampler: 4 Hz
+    meter_interval_s: float = 0.5      # the service's Prometheus meters: 2 Hz
+    k6_start_slack_s: float = 2.0      # k6 initialises its VUs before its clock starts; kept out of the hold
+    jfr_pinned_threshold_ms: int = field(default_factory=_jfc_threshold_ms)
+    k6_thresholds_exit: int = 99       # k6's exit code when a threshold (validity, not speed) was crossed
+    tomcat_max_threads: int = 200      # the service's request threads unless a row sets them (Spring Boot's default)
+    pool_timeout_ms: int = 5000        # the service's DB_POOL_TIMEOUT_MS default: a borrow waiting longer fails
+    # Machine CPU (100% = every CPU) that no tier used above which a row is flagged: a neighbour that
+    # busy takes a tenth of a core's worth from a 2-core machine's tiers.
+    foreign_cpu_flag_pct: float = 5.0
+
+
+CURRENT = Constants()
+
+
+def record() -> dict[str, object]:
+    return asdict(CURRENT)
+
+
+def from_metadata(metadata: Mapping[str, object]) -> Constants:
+    """The constants a run recorded; any it did not record (older runs) are this version's."""
+    recorded = metadata.get("rig")
+    if not isinstance(recorded, Mapping):
+        return CURRENT
+    known = {f.name: f.type for f in fields(Constants)}
+    return Constants(**{name: (float if "float" in str(kind) else int)(recorded[name])
+                        for name, kind in known.items() if name in recorded})

@@ -1,0 +1,194 @@
+"""What the analysis concludes, typed and immutable: a Verdict per row, an Aggregate per scenario, and
+analysis.csv's columns with the cells of one Verdict.
+
+A Verdict carries the row's dimensions (a `dimensions.Row`), the measured figures the report quotes, and
+what the analysis decided from them; nothing downstream reads a verdict by a string key.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from vtlab.core import dimensions
+from vtlab.results import table
+from vtlab.core.constants import Constants
+
+if TYPE_CHECKING:
+    from vtlab.explain.analyze import Context
+
+NAN = math.nan
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The row's measured figures that a verdict is told beside, as read (NaN where not measured)."""
+    throughput_rps: float = NAN
+    throughput_ci95_rps: float = NAN
+    error_rate: float = NAN
+    p50_ms: float = NAN
+    p99_ms: float = NAN             # successful responses only (k6's expected_response)
+    p99_all_ms: float = NAN         # every response of the hold, failed ones too
+    rss_mb_max: float = NAN
+    heap_used_mb_max: float = NAN
+    gc_pauses: float = NAN
+    gc_pause_ms: float = NAN
+    jvm_threads_max: float = NAN
+    hikari_pending_max: float = NAN     # sampled at 2 Hz: the fallback where the pool keeps no timers
+    pool_out_mean: float = NAN          # exact, from the pool's timers: mean connections out
+    pool_waiting_mean: float = NAN      # exact: mean threads waiting for a connection
+    app_cpu_pct: float = NAN
+    proxy_cpu_pct: float = NAN
+    app_cpu_ms_per_req: float = NAN
+    host_cpu_pct: float = NAN
+    vt_parallelism: float = NAN
+    pinned_events: float = NAN
+    rows_inserted: float = NAN
+    writes_acknowledged: float = NAN
+    writes_lost: float = NAN
+    pinned_reasons: str = ""
+    writes_ok: str = ""             # "true" / "false" / "" (no write check ran)
+    errors_by_status: str = ""      # failed responses by HTTP status, e.g. "503=580,0=12"
+    # what the load's shape measured (shapestats.py): a spike, a staircase, a soak
+    base_p99_ms: float = NAN
+    spike_p99_ms: float = NAN
+    spike_failed: float = NAN
+    recovery_s: float = NAN
+    knee_load: float = NAN
+    rss_drift_mb_per_min: float = NAN
+    threads_drift_per_min: float = NAN
+    gc_pause_ms_per_min: float = NAN
+    steps_rps: str = ""             # "users=req/s;…" per step
+    steps_p99_ms: str = ""
+    jdk_version: str = ""           # the runtime the live service reported (e.g. "21.0.8+9-LTS")
+    stall: str = ""                 # "stalled …": users waited while next to nothing completed (vtlab.measure.stalls)
+    thread_dump: str = ""           # the JSON thread dump taken during the stall, relative to the run folder
+
+
+MEASURED_NUMBERS = tuple(f.name for f in fields(Measured) if f.type in ("float", float))
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """Little's-law ceilings in req/s, one per resource (inf where the resource cannot limit)."""
+    concurrency: float = NAN
+    threads: float = NAN
+    pool: float = NAN
+    cpu: float = NAN
+    # Ceilings computed from the row's own throughput-bound measurement (its own p50, its own CPU busy share,
+    # its own connections out): "attained" against them is true by construction, not a prediction that held.
+    restated: tuple[str, ...] = ()
+    # Ceilings that could not be computed, each with the measurement that was missing (a user's service that
+    # exposes no pool or Tomcat meters, a --url service whose CPU vtlab cannot see): "pool: …".
+    missing: tuple[str, ...] = ()
+
+
+# Each limit's name and its Ceilings field, in the order that breaks a tie.
+LIMITS = (("concurrency", "concurrency"), ("thread-pool", "threads"), ("connection-pool", "pool"), ("cpu", "cpu"))
+
+
+@dataclass(frozen=True)
+class Failure:
+    """How a row ended when a tier died during it: its numbers are not a measurement."""
+    tier: str
+    how: str = ""
+    log: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    row: Any                        # dimensions.Row: every dimension of the row, typed
+    measured: Measured
+    service_time_ms: float = NAN
+    service_time_source: str = ""
+    cpu_ms_per_req: float = NAN
+    ceilings: Ceilings = Ceilings()
+    ceiling_rps: float = NAN        # the lowest finite ceiling
+    limit: str = ""                 # which ceiling that is ("concurrency", "thread-pool", ...)
+    attained: float = NAN           # throughput / ceiling
+    bottleneck: str = ""            # what the measurements say held the row back; "" for a failed row
+    valid: bool = False
+    flags: tuple[str, ...] = ()
+    queued: bool = False            # its latency includes waiting for a thread or connection by design
+    failure: Failure | None = None  # set for a row a tier died in
+
+    @property
+    def failed(self) -> bool:
+        return self.failure is not None
+
+    @property
+    def limit_restated(self) -> bool:
+        """Whether the ceiling that set the limit restates this row's own measurement (attained is then moot)."""
+        return dict(LIMITS).get(self.limit, "") in self.ceilings.restated
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One scenario over its repetitions: median with min-max over the valid reps (all reps if none is)."""
+    row: Any                        # the first repetition's dimensions (all but rep are every rep's)
+    reps: int
+    valid_reps: int
+    throughput_median: float
+    throughput_min: float
+    throughput_max: float
+    interval_low: float             # the reps' 95% within-row intervals joined: where the throughput lies
+    interval_high: float
+    spread: float
+    spread_warning: bool
+    p99_median: float
+    ceiling_rps: float
+    limit: str
+    bottleneck: str
+    bottlenecks_seen: str           # "a/b" when reps named different walls, else ""
+    valid: bool
+    flags: tuple[str, ...]
+    line: Verdict                   # the scenario told as one row: its reps' median figures, this verdict
+    members: tuple[Verdict, ...] = ()  # the repetitions themselves, in the CSV's order
+
+    @property
+    def interval_known(self) -> bool:
+        """Whether the interval says anything: reps to spread over, or a within-row interval."""
+        return self.reps > 1 or not math.isnan(self.line.measured.throughput_ci95_rps)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    context: Context                # the machine, the low-load service times, the rig constants
+    verdicts: tuple[Verdict, ...]   # the measured rows, in the CSV's order: all any story or chart sees
+    aggregates: tuple[Aggregate, ...]
+    failed: tuple[Verdict, ...] = ()  # rows a tier died in: listed, never judged
+
+    @property
+    def rig(self) -> Constants:
+        return self.context.rig
+
+    @property
+    def lines(self) -> tuple[Verdict, ...]:
+        """One verdict per scenario, its repetitions combined: what the scenario sections tell."""
+        return tuple(a.line for a in self.aggregates)
+
+
+# analysis.csv: every dimension of the row (from the registry), then what was measured and the verdict.
+VERDICT_COLUMNS = (
+    "throughput_rps", "throughput_ci95_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
+    "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
+    "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags", "ceilings_restated",
+)
+COLUMNS = (*dimensions.NAMES, *VERDICT_COLUMNS)
+
+
+def cells(verdict: Verdict) -> list[str]:
+    """One line of analysis.csv."""
+    m, c = verdict.measured, verdict.ceilings
+    values: dict[str, object] = {
+        **dimensions.values(verdict.row),
+        "throughput_rps": m.throughput_rps, "throughput_ci95_rps": m.throughput_ci95_rps, "p99_ms": m.p99_ms,
+        "error_rate": m.error_rate, "service_time_ms": verdict.service_time_ms,
+        "service_time_source": verdict.service_time_source, "cpu_ms_per_req": verdict.cpu_ms_per_req,
+        "ceiling_concurrency_rps": c.concurrency, "ceiling_threads_rps": c.threads, "ceiling_pool_rps": c.pool,
+        "ceiling_cpu_rps": c.cpu, "ceiling_rps": verdict.ceiling_rps, "limit": verdict.limit,
+        "attained": verdict.attained, "bottleneck": verdict.bottleneck, "valid": verdict.valid,
+        "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated),
+    }
+    return [table.format_value(values[column]) for column in COLUMNS]

@@ -1,0 +1,92 @@
+"""Repetitions of one scenario aggregated: the median with min-max over the valid reps and the spread
+warning (pyperf's rule), deterministic on ties."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+
+from vtlab.core import dimensions
+from vtlab.explain.model import MEASURED_NUMBERS, Aggregate, Measured, Verdict
+
+SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
+
+# Repetitions of one scenario: rows equal in every key dimension but the repetition (the registry's).
+SCENARIO = dimensions.SCENARIO_KEY
+
+
+def most_common(values: Sequence[str]) -> str:
+    """The most frequent value; a tie goes to the one seen first (rep order), never to a set's hash order."""
+    return max(dict.fromkeys(values), key=values.count) if values else ""
+
+
+def aggregate(verdicts: Sequence[Verdict]) -> tuple[Aggregate, ...]:
+    """One line per scenario (in order of first appearance): median with min-max over valid reps, and the
+    spread warning. Failed rows never reach here."""
+    groups: dict[tuple[str, ...], list[Verdict]] = defaultdict(list)
+    for verdict in verdicts:
+        if not verdict.failed:
+            groups[dimensions.key(verdict.row, SCENARIO)].append(verdict)
+    return tuple(_aggregate(members) for members in groups.values())
+
+
+def _aggregate(members: Sequence[Verdict]) -> Aggregate:
+    valid = [m for m in members if m.valid] or list(members)
+    rps = [m.measured.throughput_rps for m in valid]
+    p99 = [m.measured.p99_ms for m in valid if not math.isnan(m.measured.p99_ms)]
+    median = statistics.median(rps)
+    spread = (max(rps) - min(rps)) / median if median else 0.0
+    walls = [m.bottleneck for m in valid]
+    low, high = interval(valid)
+    ceiling = statistics.median(m.ceiling_rps for m in valid)
+    limit, wall = most_common([m.limit for m in valid]), most_common(walls)
+    is_valid = any(m.valid for m in members)
+    flags = tuple(sorted({flag for m in members for flag in m.flags}))
+    # the rep whose throughput is nearest the median (the first such) is told with every figure's median
+    told = next(m for m in valid if m.measured.throughput_rps == _nearest(rps, median))
+    line = dataclasses.replace(
+        told, measured=_median_measured(valid, told, median, max(median - low, high - median)),
+        ceiling_rps=ceiling, limit=limit, bottleneck=wall, valid=is_valid,
+        flags=tuple(dict.fromkeys(flag for m in members for flag in m.flags)),  # in the order the reps raised them
+        attained=median / ceiling if ceiling and not math.isinf(ceiling) else math.nan)
+    return Aggregate(
+        row=members[0].row, reps=len(members), valid_reps=sum(1 for m in members if m.valid),
+        throughput_median=median, throughput_min=min(rps), throughput_max=max(rps),
+        interval_low=low, interval_high=high,
+        spread=spread, spread_warning=spread >= SPREAD_WARNING and len(rps) > 1,
+        p99_median=statistics.median(p99) if p99 else math.nan, ceiling_rps=ceiling, limit=limit, bottleneck=wall,
+        # reps that name different walls: the line names the most common and says it was not unanimous
+        bottlenecks_seen="/".join(dict.fromkeys(walls)) if len(set(walls)) > 1 else "",
+        valid=is_valid, flags=flags, line=line, members=tuple(members))
+
+
+def interval(reps: Sequence[Verdict]) -> tuple[float, float]:
+    """Where the scenario's throughput lies: every rep's 95% within-row interval (batch means over the hold),
+    joined — it covers the noise inside a row and the spread between reps. A rep without one (a short hold,
+    an older CSV) counts as its point."""
+    def half(m: Verdict) -> float:
+        ci = m.measured.throughput_ci95_rps
+        return 0.0 if math.isnan(ci) else ci
+    return (min(m.measured.throughput_rps - half(m) for m in reps),
+            max(m.measured.throughput_rps + half(m) for m in reps))
+
+
+def _nearest(values: Sequence[float], target: float) -> float:
+    return min(values, key=lambda value: abs(value - target))
+
+
+def _median_measured(reps: Sequence[Verdict], told: Verdict, throughput: float, half_width: float) -> Measured:
+    """Each measured figure's median over the reps (NaN where none measured it); the throughput's interval
+    is the reps' joined one, told as a half-width around the median; words (pinning reasons, the write check)
+    are the told rep's."""
+    def median(name: str) -> float:
+        values = [getattr(m.measured, name) for m in reps if not math.isnan(getattr(m.measured, name))]
+        return statistics.median(values) if values else math.nan
+    figures = {name: median(name) for name in MEASURED_NUMBERS}
+    figures["throughput_rps"] = throughput
+    if len(reps) > 1:
+        figures["throughput_ci95_rps"] = half_width
+    return dataclasses.replace(told.measured, **figures)

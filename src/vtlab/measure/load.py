@@ -1,0 +1,218 @@
+"""Run k6 for one row and read back what it measured during the hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from vtlab.rig import procs
+from vtlab.core import shapes
+from vtlab.core.settings import LOAD
+
+SCRIPT = LOAD / "orders.js"
+
+# In the open model, enough VUs are pre-allocated to carry the target rate at this latency
+# before k6 must grow the pool (and, past 2x, drop iterations, which the row then records).
+OPEN_MODEL_LATENCY_ALLOWANCE_S = 2.0
+# The statuses orders.js counts failures under (its FAILURE_STATUSES).
+FAILURE_STATUSES = ("0", "400", "404", "500", "502", "503", "504", "other")
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    base_url: str
+    model: str            # closed | open
+    concurrency: int      # closed: VUs; open: pre-allocated VUs
+    rate: int             # open model: iterations per second (0 for closed)
+    ramp_s: int
+    warmup_s: int
+    hold_s: int
+    max_id: int
+    cooldown_s: int = 3   # long enough for requests started in the hold to finish
+    workload: str = "order-summary"
+    sleep_ms: int = 0
+    cpu_work: int = 0
+    max_customer_id: int = 1
+    shape: shapes.Shape = shapes.Shape()
+    script: Path = SCRIPT                       # a user's service: the entry script around theirs (userservice.Call)
+    script_env: tuple[tuple[str, str], ...] = ()  # what that script reads besides the rig's phases
+
+    @property
+    def duration_s(self) -> int:
+        return self.ramp_s + self.warmup_s + self.hold_s + self.cooldown_s
+
+    @property
+    def hold_start_s(self) -> int:
+        return self.ramp_s + self.warmup_s
+
+    @property
+    def load(self) -> int:
+        """What the shape moves: users (closed model) or arrivals per second (open model)."""
+        return self.rate if self.model == "open" else self.concurrency
+
+    def stages(self) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+        """k6's stages for the ramp and warm-up, and for the hold and cool-down, at the shape's loads."""
+        start = self.shape.start_load(self.load)
+        before = [{"duration": f"{self.ramp_s}s", "target": start}, {"duration": f"{self.warmup_s}s", "target": start}]
+        hold = [{"duration": f"{seconds}s", "target": target}
+                for seconds, target in self.shape.hold_targets(self.load, self.hold_s, self.cooldown_s)]
+        return before, hold
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    ok_requests: int
+    ok_half_a: int
+    ok_half_b: int
+    requests: int
+    error_rate: float
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    p999_ms: float
+    max_ms: float
+    mean_ms: float                 # successful responses; with the rate, Little's law gives the requests in flight
+    p99_all_ms: float              # every response of the hold, failed ones too
+    failures_by_status: dict[str, int]   # the hold's failed requests; "0": no response at all
+    dropped_iterations: int
+    exit_code: int
+    acknowledged_writes: int = 0   # write workload: every 201 of the run, all phases
+    ok_per_second: tuple[int, ...] = ()  # the hold's successful requests by the second they started in
+
+    def throughput(self, hold_s: int) -> float:
+        return self.ok_requests / hold_s
+
+
+def vus_for(spec_model: str, concurrency: int, rate: int) -> int:
+    if spec_model == "open":
+        return max(10, int(rate * OPEN_MODEL_LATENCY_ALLOWANCE_S))
+    return concurrency
+
+
+def env_for(spec: LoadSpec, summary: Path) -> dict[str, str]:
+    """k6's environment: this one's, and what the load scripts read (script_env)."""
+    return {**os.environ, **script_env(spec, str(summary))}
+
+
+def script_env(spec: LoadSpec, summary: str) -> dict[str, str]:
+    """What the load scripts read: the rig's phases and model (phases.js), the workload, the user's settings.
+    `summary`: where handleSummary writes k6's summary (a file, or "stdout")."""
+    before, hold = spec.stages()
+    return {
+        "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
+        "RAMP_S": str(spec.ramp_s), "WARMUP_S": str(spec.warmup_s), "HOLD_S": str(spec.hold_s),
+        "COOLDOWN_S": str(spec.cooldown_s), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
+        "WORKLOAD": spec.workload, "SLEEP_MS": str(spec.sleep_ms), "CPU_WORK": str(spec.cpu_work),
+        "MAX_CUSTOMER_ID": str(spec.max_customer_id),
+        "WARMUP_STAGES": json.dumps(before), "HOLD_STAGES": json.dumps(hold),
+        "SUMMARY": summary, "K6_NO_USAGE_REPORT": "true", **dict(spec.script_env),
+    }
+
+
+# Several k6 processes share one row's load by execution segments: `--execution-segment 1/4:2/4` runs that
+# quarter of every scenario's VUs or arrivals, and `--execution-segment-sequence` names all the segments so
+# the quarters add up to the whole. It is what the k6-operator gives the runners of a TestRun with
+# `parallelism: N`. Their summaries stand alone (percentiles cannot be averaged): vtlab merges their raw
+# series instead (series.merge).
+
+def segment_sequence(count: int) -> str:
+    """k6's --execution-segment-sequence for `count` equal runners, e.g. 0,1/3,2/3,1."""
+    return ",".join(str(Fraction(i, count)) for i in range(count + 1))
+
+
+def segment(index: int, count: int) -> str:
+    """Runner `index` (0-based) of `count`: its --execution-segment, e.g. 1/3:2/3."""
+    return f"{Fraction(index, count)}:{Fraction(index + 1, count)}"
+
+
+def runner_arguments(index: int, count: int) -> list[str]:
+    """The k6 flags that make one process runner `index` of `count` (none for a single runner)."""
+    if count == 1:
+        return []
+    return ["--execution-segment", segment(index, count), "--execution-segment-sequence", segment_sequence(count)]
+
+
+@dataclass(frozen=True)
+class Runner:
+    """One k6 process of a row and its files: its series, its summary, its log."""
+    proc: subprocess.Popen
+    series: Path
+    summary: Path
+    log: Path
+
+
+def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,
+                  series: Path, dashboard: Path | None = None) -> list[Runner]:
+    """The row's `count` k6 processes, each on its execution segment. One writes the row's own files; several each
+    their own beside them (`<name>.runner-2-of-3.<ext>`), for the caller to merge (series.merge) and keep."""
+    def own(path: Path, index: int) -> Path:
+        stem, ext = ((path.name.removesuffix(".k6.csv.gz"), ".csv.gz") if path.name.endswith(".k6.csv.gz")
+                     else (path.stem, path.suffix))
+        return path if count == 1 else path.with_name(f"{stem}.runner-{index + 1}-of-{count}{ext}")
+
+    runners = []
+    for index in range(count):
+        paths = own(series, index), own(summary, index), own(log, index)
+        for stale in paths[:2]:
+            stale.unlink(missing_ok=True)
+        runners.append(Runner(start(k6, spec, paths[1], paths[2], cpus, paths[0], dashboard, (index, count)), *paths))
+    return runners
+
+
+def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
+          dashboard: Path | None = None, runner: tuple[int, int] = (0, 1)):
+    """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
+    web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1). `runner`:
+    this process's index and the number of processes sharing the row's load (runner_arguments)."""
+    env = env_for(spec, summary)
+    if dashboard is not None:
+        # a point per second, like vtlab's own series (k6's default of 10 s skips a short row's report)
+        env.update({"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1", "K6_WEB_DASHBOARD_PERIOD": "1s",
+                    "K6_WEB_DASHBOARD_EXPORT": str(dashboard)})
+    argv = [str(k6), "run", "--quiet", "--no-color", "--address", "127.0.0.1:0", "--out", f"vtlab={series}",
+            *runner_arguments(*runner), str(spec.script)]
+    return procs.spawn(argv, env=env, log=log, cpus=cpus)
+
+
+
+def read_summary(summary: Path, exit_code: int) -> LoadResult:
+    metrics = json.loads(summary.read_text())["metrics"]
+
+    def value(metric: str, key: str) -> float:
+        return float(metrics.get(metric, {}).get("values", {}).get(key, 0.0))
+
+    latency = "http_req_duration{phase:hold,expected_response:true}"
+    half_a = int(value("vtlab_ok{half:a}", "count"))
+    half_b = int(value("vtlab_ok{half:b}", "count"))
+    requests = int(value("http_reqs{phase:hold}", "count"))
+    return LoadResult(
+        ok_requests=half_a + half_b,
+        ok_half_a=half_a,
+        ok_half_b=half_b,
+        requests=requests,
+        error_rate=value("http_req_failed{phase:hold}", "rate"),
+        p50_ms=value(latency, "p(50)"),
+        p95_ms=value(latency, "p(95)"),
+        p99_ms=value(latency, "p(99)"),
+        p999_ms=value(latency, "p(99.9)"),
+        max_ms=value(latency, "max"),
+        mean_ms=value(latency, "avg"),
+        p99_all_ms=value("http_req_duration{phase:hold}", "p(99)"),
+        failures_by_status={status: count for status in FAILURE_STATUSES
+                            if (count := int(value(f"vtlab_failed{{status:{status}}}", "count")))},
+        # the open model's hold is a scenario of its own: the warm-up's drops are the ramp's, not the row's
+        dropped_iterations=int(value("dropped_iterations{scenario:hold}", "count")
+                               if "dropped_iterations{scenario:hold}" in metrics
+                               else value("dropped_iterations", "count")),
+        exit_code=exit_code,
+        acknowledged_writes=int(value("vtlab_created", "count")),
+    )
+
+
+def k6_version(k6: Path) -> str:
+    out = subprocess.run([str(k6), "version"], capture_output=True, text=True, check=True).stdout
+    return out.split()[1] if len(out.split()) > 1 else out.strip()

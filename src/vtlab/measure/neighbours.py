@@ -1,0 +1,72 @@
+"""Other processes on the machine: how busy it is before a run starts, and who keeps it busy.
+
+A row's numbers assume the machine is vtlab's. Each row records the CPU no tier used (foreign_cpu_pct,
+see samplers.foreign_percent); this module looks once before the first row, so a user learns that a
+build or a browser is eating a core before spending an hour measuring beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from vtlab.measure import samplers
+
+WATCH_S = 3.0  # long enough to see a steady neighbour, short enough to wait for at every run
+TOP = 3
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    pid: int
+    command: str
+    cpu_pct: float  # of one core
+
+
+@dataclass(frozen=True)
+class HostLoad:
+    busy_pct: float  # of the whole machine, every process but ours
+    top: list[Neighbour]
+
+    def describe(self) -> str:
+        return ", ".join(f"{n.command} (pid {n.pid}) {n.cpu_pct:.0f}% of a core" for n in self.top) or "none"
+
+    def record(self) -> dict[str, object]:
+        return {"busy_pct": round(self.busy_pct, 1), "watched_s": WATCH_S,
+                "top": [{"pid": n.pid, "command": n.command, "cpu_pct": round(n.cpu_pct, 1)} for n in self.top]}
+
+
+def watch(ours: set[int], seconds: float = WATCH_S) -> HostLoad:
+    """The machine's CPU over `seconds` that processes outside the trees rooted at `ours` used."""
+    first_host, first = _host_ticks(), samplers.process_table()
+    time.sleep(seconds)
+    last_host, last = _host_ticks(), samplers.process_table()
+    mine = _trees(last, ours | {os.getpid()})
+    used = {pid: last[pid].total - first[pid].total for pid in last  # a build's finished compilers too
+            if pid in first and pid not in mine and last[pid].total > first[pid].total}
+    total = last_host - first_host
+    busy = sum(used.values()) / total * 100 if total > 0 else float("nan")
+    heaviest = sorted(used.items(), key=lambda item: (-item[1], item[0]))[:TOP]
+    return HostLoad(busy, [Neighbour(pid, _command(pid), ticks / samplers.CLOCK_TICKS / seconds * 100)
+                           for pid, ticks in heaviest])
+
+
+def _host_ticks() -> int:
+    return samplers.parse_host_stat(Path("/proc/stat").read_text())[1]
+
+
+def _trees(table: dict[int, samplers.ProcStat], roots: set[int]) -> set[int]:
+    found, frontier = set(roots), set(roots)
+    while frontier:
+        frontier = {pid for pid, stat in table.items() if stat.ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return "?"

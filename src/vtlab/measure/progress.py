@@ -1,0 +1,64 @@
+"""The live line a run prints: current row, rows left, ETA, the current request rate, each row's result."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+from vtlab.core import dimensions
+from vtlab.rig import procs
+from vtlab.plan.expansion import Row
+
+
+class Progress:
+    """One live line: current row, rows left, ETA, current request rate."""
+
+    def __init__(self, total: int, row_estimate_s: float):
+        self.total = total
+        self.row_estimate_s = row_estimate_s
+        self.durations: list[float] = []
+        self.tty = sys.stdout.isatty()
+        self.index = 0
+        self.row: Row | None = None
+        self.row_started = time.monotonic()
+        self.last_print = 0.0
+
+    def begin(self, index: int, row: Row) -> None:
+        self.index, self.row, self.row_started = index, row, time.monotonic()
+        if not self.tty:
+            print(f"[{index + 1}/{self.total}] {dimensions.label(row)}", flush=True)
+
+    def tick(self, load_started: float, current_rps: float) -> None:
+        now = time.monotonic()
+        per_row = sum(self.durations) / len(self.durations) if self.durations else self.row_estimate_s
+        left = max(0.0, per_row - (now - self.row_started)) + per_row * (self.total - self.index - 1)
+        line = (f"[{self.index + 1}/{self.total}] {dimensions.label(self.row) if self.row else ''} | "
+                f"{now - load_started:4.0f} s | {current_rps:7.1f} req/s | "
+                f"{self.total - self.index - 1} rows left, ETA {_clock(left)}")
+        if self.tty:
+            print("\r" + line[:160].ljust(160), end="", flush=True)
+        elif now - self.last_print >= 15:
+            print("  " + line, flush=True)
+            self.last_print = now
+
+    def failed(self, died: procs.TierDied) -> None:
+        self.durations.append(time.monotonic() - self.row_started)
+        print(("\n" if self.tty else "") + f"  -> FAILED: the {died.tier} {died.how}", flush=True)
+
+    def end(self, row: dict[str, object]) -> None:
+        self.durations.append(time.monotonic() - self.row_started)
+        summary = (f"  -> {float(row['throughput_rps']):.1f} req/s ok, p99 {float(row['p99_ms']):.0f} ms, "
+                   f"errors {float(row['error_rate']) * 100:.2f}%, app CPU {_pct(row['app_cpu_pct'])}, "
+                   f"k6 CPU {_pct(row['load_cpu_pct'])}")
+        print(("\n" if self.tty else "") + summary, flush=True)
+
+
+def _pct(value: object) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return "n/a" if math.isnan(number) else f"{number:.0f}%"
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s"

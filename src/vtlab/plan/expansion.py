@@ -1,0 +1,524 @@
+"""What a run measures: profiles, flag values, and their expansion into rows.
+
+A profile is a list of blocks (each a small cartesian product) plus phase lengths. A flag given on
+the command line replaces that dimension in every block, so `--conc 500` keeps the profile's
+modes, pools and connection modes but measures only at 500.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, replace
+
+from vtlab.core import dimensions, constants, shapes
+from vtlab.core.dimensions import Row
+from vtlab.measure.load import vus_for
+
+MODES = ("platform", "virtual")
+# webflux: the reactive twin (services/reactive-app) on the order-summary workload; not in the default modes
+ALL_MODES = ("platform", "virtual", "webflux")
+CONN_MODES = ("released", "held")
+# synchronized-platform-http: the same monitor, the call on a client whose completions run on platform threads
+# (on JDK 21 the plain synchronized path deadlocks instead: its response needs a carrier to complete)
+PATH_MODES = ("normal", "synchronized", "synchronized-platform-http", "pinned-control")
+PINNING_PATHS = ("normal", "synchronized", "pinned-control")  # the pinning profile's: JEP 491 and its control
+MODELS = ("closed", "open")
+# order-summary: the blocking DB read + downstream call; write: an insert + the call; offload: the
+# read + call on an explicit executor; fanout: the read and two calls, one after the other or at once;
+# sleep: pure waiting; cpu: pure computation.
+WORKLOADS = ("order-summary", "write", "offload", "fanout", "sleep", "cpu")
+# offload: the order-summary work handed to an explicit executor the request thread waits on.
+EXECUTORS = ("platform", "virtual")
+FANOUTS = ("sequential", "structured")        # fanout workload: StructuredTaskScope or one after the other
+POOL_IMPLS = ("hikari", "agroal")             # the JDBC pool of the blocking service
+CONTEXTS = ("none", "threadlocal", "scopedvalue")  # how a per-request context is carried
+DEFAULT_WORKLOAD = "order-summary"
+# The user's own service (--service JAR or --url): whatever its --endpoint or --script calls. Not a --workload:
+# a target sets it, and it clears every dimension of vtlab's own service (pools, paths, Tomcat threads).
+SERVICE_WORKLOAD = "service"
+JDKS = (21, 25)                               # the service's runtimes vtlab installs (vtlab.rig.runtimes)
+# What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
+# service refuses to load them; the plan refuses such rows first, naming the flags. (flag, value, why)
+NEEDS_JDK25 = (
+    ("--path-mode", "pinned-control", lambda r: r.path_mode == "pinned-control",
+     "the control blocks inside an FFM upcall (FFM is final only from JDK 22; vtlab's build is release 25)"),
+    ("--context", "scopedvalue", lambda r: r.context == "scopedvalue", "ScopedValue is final only in JDK 25"),
+    ("--fanout", "structured", lambda r: r.fanout == "structured",
+     "StructuredTaskScope is JDK 25's preview API (JDK 21's differs)"),
+)
+
+
+@dataclass(frozen=True)
+class Block:
+    conn_modes: tuple[str, ...]
+    pools: tuple[int, ...]
+    concurrency: tuple[int, ...]
+    modes: tuple[str, ...] = MODES
+    path_modes: tuple[str, ...] = ("normal",)
+    rates: tuple[int, ...] = ()
+    workloads: tuple[str, ...] = (DEFAULT_WORKLOAD,)
+    tomcat_threads: tuple[int, ...] = ()  # empty: the profile's (or --tomcat-threads) for every row
+    scaled: tuple[int, ...] = ()  # concurrencies that grow with the machine's cores (see profiles())
+    executors: tuple[str, ...] = ("platform",)  # offload workload only (cleared for the others)
+    fanouts: tuple[str, ...] = ("sequential",)  # fanout workload only
+    pool_impls: tuple[str, ...] = ("hikari",)
+    contexts: tuple[str, ...] = ("none",)
+    db_latencies: tuple[int, ...] = (0,)          # ms added per direction between service and PostgreSQL
+    downstream_latencies: tuple[int, ...] = (0,)  # ms added per direction between service and stub
+    shapes: tuple[str, ...] = ("steady",)         # the load's shape during the hold (vtlab.core.shapes)
+    jdks: tuple[int, ...] = (25,)                 # the service's Java runtime (major version)
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    blocks: tuple[Block, ...]
+    ramp_s: int
+    warmup_s: int
+    hold_s: int
+    reps: int
+    stub_delay_ms: int
+    summary: str
+    stub_jitter_ms: int = 0
+    tomcat_max_threads: int = constants.CURRENT.tomcat_max_threads
+    model: str = "closed"
+    cooldown_s: int = 3
+    sleep_ms: int = 5000
+    cpu_work: int = 5000
+    offload_pool: int = 50
+    context_kb: int = 64
+    db_jitter_ms: int = 0
+    downstream_jitter_ms: int = 0
+    spike_multiple: float = shapes.Shape.multiple
+    spike_s: int = shapes.Shape.spike_s
+    step_count: int = shapes.Shape.steps
+    jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own (heap, JFR)
+    runners: int = 1  # k6 processes sharing each row's load (execution segments), merged into one series
+
+
+# The published experiment `--profile headline` repeats (reference/published.csv, tucanoo-springboot-virtualthreads):
+# a 100 ms downstream, measured on a host of 16 logical CPUs. Its user counts are kept (2.5×, 12.5× and 50×
+# Tomcat's 200 threads); its delay grows as this machine's CPUs are fewer, so that every Little's-law rate — the
+# platform wall (200 threads ÷ delay), each virtual point (users ÷ delay) — asks the same of each CPU as it did
+# there: 800 ms on 2 CPUs, 100 ms on 16.
+PUBLISHED_DELAY_MS = 100
+PUBLISHED_CPUS = 16
+HEADLINE_USERS = (500, 2500, 10_000)
+
+
+def headline_delay_ms(cpus: int) -> int:
+    return round(PUBLISHED_DELAY_MS * PUBLISHED_CPUS / max(cpus, 1))
+
+
+def _scale() -> int:
+    """How many 2-core units this machine has: the top concurrency grows with it, so virtual
+    threads still reach well past the platform wall without saturating a larger CPU budget."""
+    return max(1, len(os.sched_getaffinity(0)) // 2)
+
+
+# Block.scaled concurrencies grow with the machine (× _scale()); CORES in tomcat_threads stands for its CPU count.
+CORES = -1
+
+# The presets. The stub answers after 1 s: the platform wall is 200 threads / 1 s = 200 req/s, far below
+# what 2 cores can serve (~2,000 req/s), so virtual threads have room to pass it while the service,
+# PostgreSQL and k6 together stay well under the two cores (k6: ~0.25 ms CPU per request).
+PRESETS: dict[str, Profile] = {
+    "quick": Profile(
+        name="quick",
+        summary="released: both modes at 100/400/1000 users; held: both modes at 100 users (pool 50)",
+        # Held: 100 users share 50 connections held ~1 s each, so a request waits ~1 s for one —
+        # the pool is the wall, yet no wait nears the 5 s pool timeout (200 users did: 5-15% 503s).
+        # Warm-up: at 1,000 virtual-thread users the JIT was still settling 50 s after start.
+        blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
+                Block(("held",), (50,), (100,))),
+        ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000),
+    "lean": Profile(
+        name="lean",
+        summary="released only: both modes at 400 and 1000 users, shorter phases",
+        blocks=(Block(("released",), (50,), (400,), scaled=(1000,)),),
+        ramp_s=5, warmup_s=25, hold_s=20, reps=1, stub_delay_ms=1000),
+    "full": Profile(
+        name="full",
+        summary="both conn modes, pools 10/50/100, 50..2000 users, 3 reps, 60 s phases",
+        blocks=(Block(("released",), (50,), (), scaled=(50, 100, 200, 400, 800, 1200, 1600)),
+                Block(("held",), (10, 50, 100), (), scaled=(400,))),
+        ramp_s=15, warmup_s=60, hold_s=60, reps=3, stub_delay_ms=1000),
+    # Scenario presets: each answers one question in a few minutes on 2 cores.
+    "pinning": Profile(
+        name="pinning",
+        summary="JEP 491 check: normal, synchronized and the pinned-control path, both modes at 50 users",
+        # A 100 ms downstream: the control pins both carriers, so it serves ~2 / 0.1 s = 20 req/s
+        # and 50 users queue ~2.5 s, well inside k6's timeout.
+        # At ~450 req/s the fresh JVM (and, in the first row, the stub) was still compiling after 30 s.
+        blocks=(Block(("released",), (50,), (), scaled=(50,), path_modes=PINNING_PATHS),),
+        ramp_s=5, warmup_s=35, hold_s=20, reps=1, stub_delay_ms=100),
+    "jep491": Profile(
+        name="jep491",
+        summary="JEP 491 before and after: the normal, synchronized and synchronized-platform-http paths on JDK 21 "
+                "and JDK 25, virtual threads at 50 users, 100 ms downstream",
+        # 50 users are 25× the 2 carriers. On 25 both synchronized paths unmount like the normal one (~450 req/s
+        # on 2 cores). On 21 the plain synchronized path deadlocks: every carrier pinned, the response's
+        # completion needs one, nothing completes (a stall, captured with a thread dump); on the client with
+        # platform-thread completions each request pins its carrier for the 100 ms call, so the carriers are
+        # the pool: 2 / 0.1 s = 20 req/s, 50 users queueing ~2.5 s.
+        blocks=(Block(("released",), (50,), (), scaled=(50,), modes=("virtual",),
+                      path_modes=("normal", "synchronized", "synchronized-platform-http"), jdks=JDKS),),
+        ramp_s=5, warmup_s=35, hold_s=20, reps=1, stub_delay_ms=100),
+    "write": Profile(
+        name="write",
+        summary="POST /api/orders (insert + downstream call), both modes at 400 users, every write checked",
+        blocks=(Block(("released",), (50,), (), scaled=(400,), workloads=("write",)),),
+        ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+    "offload": Profile(
+        name="offload",
+        summary="order-summary work on an explicit executor (fixed platform pool of 50 vs virtual per task), "
+                "Tomcat on both thread modes, 400 users",
+        # The narrowest pool on the path sets the wall: 50 platform offload threads cap at 50 req/s
+        # whatever Tomcat runs on; a virtual executor behind platform Tomcat still stops at its 200.
+        blocks=(Block(("released",), (50,), (), scaled=(400,), workloads=("offload",), executors=EXECUTORS),),
+        ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, offload_pool=50),
+    "sleep": Profile(
+        name="sleep",
+        summary="1,000 users, each request sleeps 5 s (no database, no downstream), both modes",
+        # Platform: 200 threads / 5 s = 40 req/s, so 1,000 users wait ~25 s; the cool-down lets the
+        # last requests started in the hold finish before k6 stops.
+        blocks=(Block(("released",), (50,), (), scaled=(1000,), workloads=("sleep",)),),
+        ramp_s=5, warmup_s=30, hold_s=50, cooldown_s=35, reps=1, stub_delay_ms=1000, sleep_ms=5000),
+    "cpu": Profile(
+        name="cpu",
+        summary="CPU-bound requests (no I/O): platform pools of cores and 200 threads vs virtual",
+        blocks=(Block(("released",), (50,), (), scaled=(20,), modes=("platform",), workloads=("cpu",),
+                      tomcat_threads=(CORES, constants.CURRENT.tomcat_max_threads)),
+                Block(("released",), (50,), (), scaled=(20,), modes=("virtual",), workloads=("cpu",))),
+        # 50,000 SHA-256 rounds are ~8 ms of CPU: heavy enough that k6's ~0.25 ms per request stays a
+        # small share of the cores (5,000 rounds gave ~0.8 ms and k6 took a quarter of the machine).
+        ramp_s=5, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000, cpu_work=50_000),
+    "fanout": Profile(
+        name="fanout",
+        summary="one lookup + two 1 s downstream calls per request, sequential vs StructuredTaskScope, "
+                "both modes at 400 users",
+        # Sequential: ~2 s per request, so 200 platform threads give ~100 req/s and 400 users ~200;
+        # structured: ~1 s, twice that. The stub sees two calls per request (≤ 800 calls/s).
+        blocks=(Block(("released",), (50,), (), scaled=(400,), workloads=("fanout",), fanouts=FANOUTS),),
+        ramp_s=10, warmup_s=30, hold_s=30, reps=1, stub_delay_ms=1000),
+    "pools": Profile(
+        name="pools",
+        summary="HikariCP vs Agroal at their wall: 20 connections held across a 50 ms call, 200 users, "
+                "both modes",
+        # Held: each request keeps its connection ~52 ms, so 20 connections cap at ~380 req/s and 200
+        # users queue for them: the pool's hand-off is what is measured.
+        blocks=(Block(("held",), (20,), (), scaled=(200,), pool_impls=POOL_IMPLS),),
+        ramp_s=5, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=50),
+    "latency": Profile(
+        name="latency",
+        summary="PostgreSQL on loopback vs 20±5 ms away (each direction, through Toxiproxy), pool 10, "
+                "400 users, both modes",
+        # On loopback the query holds a connection ~1 ms and 400 virtual users reach ~400 req/s; 20 ms
+        # each way make it ~42 ms, so 10 connections cap both modes near 10 / 0.042 = 240 req/s.
+        blocks=(Block(("released",), (10,), (), scaled=(400,), db_latencies=(0, 20)),),
+        ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=1000, db_jitter_ms=5),
+    "context": Profile(
+        name="context",
+        summary="1,000 virtual-thread users each carrying a 64 KB request context: none vs ThreadLocal "
+                "vs ScopedValue (RSS, heap, GC)",
+        # A 2 s downstream keeps 1,000 requests in flight at ~500 req/s: 64 MB of live context, with
+        # the CPU left well short of saturation so GC differences are not CPU queueing.
+        blocks=(Block(("released",), (50,), (), scaled=(1000,), modes=("virtual",), contexts=CONTEXTS),),
+        ramp_s=10, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=2000, context_kb=64),
+    "service": Profile(
+        name="service",
+        summary="your own service (--service JAR or --url): both modes at 10, 100 and 400 users; the 10-user row "
+                "measures its service time",
+        blocks=(Block(("released",), (0,), (10,), scaled=(100, 400), workloads=(SERVICE_WORKLOAD,)),),
+        ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=0, tomcat_max_threads=0),
+    "hero": Profile(
+        name="hero",
+        summary="the hero point: both modes at 2,000 users (×cores/2), released, pool 50, 1 s downstream, 2 reps, "
+                "the service on ParallelGC with a 4 GB heap",
+        # Measured here (virtual, 2 reps each): G1 with 1 GB 1,728/1,749 req/s, 30 young pauses (~2.4 s) in the 30 s
+        # hold; ParallelGC 1 GB 1,778/1,804; ParallelGC 2 GB 1,773/1,882; ParallelGC 4 GB 1,864/1,861 (6-7 pauses,
+        # app CPU 0.36-0.38 ms per request against 0.47-0.50). ZGC: 1,647/1,541, its barriers cost 0.72-0.82 ms.
+        blocks=(Block(("released",), (50,), (), scaled=(2000,)),),
+        ramp_s=10, warmup_s=60, hold_s=30, reps=2, stub_delay_ms=1000,
+        jvm_opts=("-XX:+UseParallelGC", "-Xms4g", "-Xmx4g")),
+    "headline": Profile(
+        name="headline",
+        summary="the published experiment (500, 2,500 and 10,000 users, released, pool 50, both modes) with its "
+                "100 ms downstream scaled to this machine's CPUs (× 16 ÷ CPUs)",
+        # 10,000 users take a while to connect, and the first row's JIT a minute to settle at ~1,700 req/s
+        blocks=(Block(("released",), (50,), HEADLINE_USERS),),
+        ramp_s=20, warmup_s=60, hold_s=30, reps=1, stub_delay_ms=PUBLISHED_DELAY_MS),
+    "spike": Profile(
+        name="spike",
+        summary="a sudden step from 200 to 600 users for 10 s and back, both modes: p99 before and during, "
+                "requests failed, seconds until p99 recovers",
+        # 200 users sit at the platform wall (200 threads / 1 s); ×3 queues 400 of them behind it for the
+        # spike, while virtual threads carry all 600 (~600 req/s on 2 cores).
+        blocks=(Block(("released",), (50,), (), scaled=(200,), shapes=("spike",)),),
+        ramp_s=10, warmup_s=45, hold_s=60, reps=1, stub_delay_ms=1000, spike_multiple=3, spike_s=10),
+    "soak": Profile(
+        name="soak",
+        summary="a long hold at 400 users, both modes (set its length with --hold): RSS, threads and GC "
+                "drift per minute",
+        blocks=(Block(("released",), (50,), (), scaled=(400,), shapes=("soak",)),),
+        ramp_s=10, warmup_s=45, hold_s=600, reps=1, stub_delay_ms=1000),
+    "reactive": Profile(
+        name="reactive",
+        summary="platform vs virtual threads vs the WebFlux + R2DBC twin, order summary at 1,000 users",
+        blocks=(Block(("released",), (50,), (), scaled=(1000,), modes=ALL_MODES),),
+        # The twin's JIT settles later: after 45 s of warm-up its throughput still rose 538 -> 689 req/s
+        # between the hold's halves (the thread-model rows were steady).
+        ramp_s=10, warmup_s=75, hold_s=30, reps=1, stub_delay_ms=1000),
+}
+
+
+def profiles() -> dict[str, Profile]:
+    """The presets sized for this machine."""
+    s, cores = _scale(), len(os.sched_getaffinity(0))
+
+    def sized(block: Block) -> Block:
+        return replace(block, concurrency=block.concurrency + tuple(c * s for c in block.scaled), scaled=(),
+                       tomcat_threads=tuple(cores if t == CORES else t for t in block.tomcat_threads))
+
+    presets = {name: replace(p, blocks=tuple(sized(b) for b in p.blocks)) for name, p in PRESETS.items()}
+    presets["headline"] = replace(presets["headline"], stub_delay_ms=headline_delay_ms(cores))
+    return presets
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Dimensions given on the command line; None keeps the profile's."""
+    modes: tuple[str, ...] | None = None
+    pools: tuple[int, ...] | None = None
+    concurrency: tuple[int, ...] | None = None
+    conn_modes: tuple[str, ...] | None = None
+    path_modes: tuple[str, ...] | None = None
+    rates: tuple[int, ...] | None = None
+    reps: int | None = None
+    ramp_s: int | None = None
+    warmup_s: int | None = None
+    hold_s: int | None = None
+    stub_delay_ms: int | None = None
+    stub_jitter_ms: int | None = None
+    tomcat_max_threads: int | None = None
+    model: str | None = None
+    workloads: tuple[str, ...] | None = None
+    sleep_ms: int | None = None
+    cpu_work: int | None = None
+    executors: tuple[str, ...] | None = None
+    offload_pool: int | None = None
+    fanouts: tuple[str, ...] | None = None
+    pool_impls: tuple[str, ...] | None = None
+    contexts: tuple[str, ...] | None = None
+    context_kb: int | None = None
+    db_latencies: tuple[int, ...] | None = None
+    db_jitter_ms: int | None = None
+    downstream_latencies: tuple[int, ...] | None = None
+    downstream_jitter_ms: int | None = None
+    shapes: tuple[str, ...] | None = None
+    spike_multiple: float | None = None
+    spike_s: int | None = None
+    step_count: int | None = None
+    jdks: tuple[int, ...] | None = None
+    java_home: str | None = None  # another runtime; its major version (from its release file) is its jdk value
+    java_home_jdk: int | None = None
+    jvm_opts: tuple[str, ...] | None = None
+    runners: int | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    profile: str
+    rows: tuple[Row, ...]
+    ramp_s: int
+    warmup_s: int
+    hold_s: int
+    stub_delay_ms: int
+    stub_jitter_ms: int
+    model: str
+    overrides: dict = field(default_factory=dict)
+    cooldown_s: int = 3
+    spike_multiple: float = shapes.Shape.multiple
+    spike_s: int = shapes.Shape.spike_s
+    step_count: int = shapes.Shape.steps
+    java_homes: dict = field(default_factory=dict)  # jdk value -> a --java-home for it (else vtlab's own)
+    jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own, every row alike
+    runners: int = 1  # k6 processes sharing each row's load (locally, or the k6-operator's parallelism)
+
+    def shape(self, row: Row) -> shapes.Shape:
+        """The row's load shape with the plan's settings for it."""
+        return shapes.Shape(row.shape, self.spike_multiple, self.spike_s, self.step_count)
+
+    def describe(self) -> dict:
+        return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
+                "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
+                "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
+                "spike_s": self.spike_s, "step_count": self.step_count,
+                "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
+                "runners": self.runners,
+                "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
+
+
+def build(profile_name: str, overrides: Overrides) -> Plan:
+    profile = profiles()[profile_name]
+    given = {key: value for key, value in overrides.__dict__.items() if value is not None}
+    # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).
+    setting = {name: given.get(name, getattr(profile, name)) for name in SCALARS}
+    if setting["model"] == "open" and not overrides.rates and not any(b.rates for b in profile.blocks):
+        raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
+    java_homes = _java_homes(overrides)
+    if overrides.java_home_jdk is not None and overrides.jdks is None:
+        overrides = replace(overrides, jdks=(overrides.java_home_jdk,))  # --java-home alone: rows on that runtime
+    blocks = [_apply(block, overrides) for block in profile.blocks]
+    for block in blocks:
+        _check_jitter("--db-latency", block.db_latencies, "--db-jitter", setting["db_jitter_ms"])
+        _check_jitter("--downstream-latency", block.downstream_latencies, "--downstream-jitter",
+                      setting["downstream_jitter_ms"])
+    # Reps are the outer loop so slow drift (thermal, page cache) spreads over every scenario.
+    candidates = (_shape(row, setting) for rep in range(1, setting["reps"] + 1) for block in blocks
+                  for row in _expand(block, rep, setting))
+    rows = tuple(dict.fromkeys(row for row in candidates if row is not None))  # first occurrence, in order
+    if not rows:
+        raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
+    _check_shapes(rows, setting)
+    _check_jdks(rows, java_homes)
+    _check_runners(rows, setting["runners"])
+    return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
+                setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
+                setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
+                tuple(setting["jvm_opts"]), setting["runners"])
+
+
+def _java_homes(overrides: Overrides) -> dict[int, str]:
+    if overrides.java_home is None:
+        return {}
+    if overrides.java_home_jdk is None:
+        raise ValueError(f"--java-home {overrides.java_home}: not a Java runtime (no bin/java and release file)")
+    if overrides.java_home_jdk < min(JDKS):
+        raise ValueError(f"--java-home {overrides.java_home}: JDK {overrides.java_home_jdk}; the service needs JDK "
+                         f"{min(JDKS)} or newer")
+    if overrides.jdks is not None and overrides.java_home_jdk not in overrides.jdks:
+        raise ValueError(f"--java-home {overrides.java_home} is JDK {overrides.java_home_jdk}, which --jdk "
+                         f"{','.join(map(str, overrides.jdks))} does not measure; add {overrides.java_home_jdk} "
+                         "to --jdk")
+    return {overrides.java_home_jdk: overrides.java_home}
+
+
+def _check_jdks(rows: tuple[Row, ...], java_homes: dict[int, str]) -> None:
+    """A JDK older than 25 cannot load the service's JDK-25-only parts: refuse the flag combination now."""
+    for row in rows:
+        if row.jdk not in JDKS and row.jdk not in java_homes:
+            raise ValueError(f"--jdk {row.jdk}: vtlab provides {', '.join(map(str, JDKS))}; give a JDK {row.jdk} "
+                             "with --java-home PATH")
+        if row.jdk >= 25:
+            continue
+        for flag, value, needs, why in NEEDS_JDK25:
+            if needs(row):
+                raise ValueError(f"{flag} {value} with --jdk {row.jdk} cannot run: {why}; measure it with --jdk 25 "
+                                 f"or drop {value}")
+
+
+def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
+    """A shape has to fit its hold: the spike with room before and after it, a step of at least 5 s."""
+    used = {row.shape for row in rows}
+    if "spike" in used and setting["hold_s"] < 3 * setting["spike_s"]:
+        raise ValueError(f"--shape spike: --hold {setting['hold_s']} is too short for --spike-s "
+                         f"{setting['spike_s']}: the hold needs at least 3 × the spike (before, during, after)")
+    if "spike" in used and setting["spike_multiple"] <= 1:
+        raise ValueError(f"--spike-multiple {setting['spike_multiple']:g}: the spike's load is a multiple above 1")
+    if "steps" in used and setting["hold_s"] < 5 * setting["step_count"]:
+        raise ValueError(f"--shape steps: --hold {setting['hold_s']} is too short for --steps "
+                         f"{setting['step_count']}: each step needs at least 5 s")
+
+
+def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
+    """Each runner takes its execution segment's share of a row's users: one with none would run nothing (closed
+    model) or drop every arrival it is handed (open model: its share of the VUs is what serves them)."""
+    fewest = min(row.concurrency for row in rows)
+    if runners > fewest:
+        raise ValueError(f"--runners {runners}: more k6 processes than the {fewest} users of the plan's smallest row; "
+                         f"give at most --runners {fewest}")
+
+
+# The profile's scalar settings a flag of the same name replaces.
+SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
+           "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
+           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners")
+
+
+def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
+    """Every combination of the block's dimensions, in the order rows are measured."""
+    loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
+             else [("closed", users, 0) for users in block.concurrency])
+    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, mode, executor, fanout, \
+            pool_impl, ctx, db_ms, downstream_ms, shape in itertools.product(
+                block.workloads, block.conn_modes, block.pools, block.path_modes,
+                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, block.modes,
+                block.executors, block.fanouts, block.pool_impls, block.contexts, block.db_latencies,
+                block.downstream_latencies, block.shapes):
+        yield Row(thread_mode=mode, workload=workload, load_model=model, concurrency=users, target_rps=rate,
+                  conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
+                  tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
+                  sleep_ms=setting["sleep_ms"], cpu_work=setting["cpu_work"], offload_executor=executor,
+                  offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
+                  context_kb=setting["context_kb"], db_latency_ms=db_ms, db_jitter_ms=setting["db_jitter_ms"],
+                  downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"],
+                  shape=shape, jdk=jdk, rep=rep)
+
+
+def _shape(row: Row, setting: dict) -> Row | None:
+    """Clear what a row's workload does not use, so rows that would measure the same thing collapse into
+    one; None for a combination that cannot be measured."""
+    workload = row.workload
+    if row.thread_mode == "webflux" and workload != DEFAULT_WORKLOAD:
+        return None  # the reactive twin serves the order-summary workload only
+    if workload == SERVICE_WORKLOAD:
+        # the user's service: vtlab sets none of its own service's parts, so none of them tells rows apart
+        return Row(thread_mode=row.thread_mode, workload=workload, load_model=row.load_model,
+                   concurrency=row.concurrency, target_rps=row.target_rps, hikari_pool=0, tomcat_max_threads=0,
+                   stub_delay_ms=row.stub_delay_ms, shape=row.shape, jdk=row.jdk, rep=row.rep)
+    changes: dict[str, object] = {
+        "sleep_ms": row.sleep_ms if workload == "sleep" else 0,
+        "cpu_work": row.cpu_work if workload == "cpu" else 0,
+        "offload_executor": row.offload_executor if workload == "offload" else "",
+        "fanout": row.fanout if workload == "fanout" else "",
+        "context_kb": row.context_kb if row.context != "none" else 0,
+        "db_jitter_ms": row.db_jitter_ms if row.db_latency_ms else 0,
+        "downstream_jitter_ms": row.downstream_jitter_ms if row.downstream_latency_ms else 0,
+    }
+    changes["offload_pool"] = row.offload_pool if changes["offload_executor"] == "platform" else 0
+    if workload in ("sleep", "cpu", "offload"):
+        # one row, not one per mode: sleep and cpu touch neither the pool nor the downstream, offload varies
+        # the executor instead
+        changes.update(conn_mode="released", path_mode="normal")
+    elif workload == "write":
+        changes["path_mode"] = "normal"  # the write path has no synchronized variant
+    if row.thread_mode == "webflux":
+        # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
+        changes.update(conn_mode="released", path_mode="normal", pool_impl="r2dbc", context="none", context_kb=0,
+                       tomcat_max_threads=0)
+    return replace(row, **changes)
+
+
+def _check_jitter(latency_flag: str, latencies: tuple[int, ...], jitter_flag: str, jitter: int) -> None:
+    # Toxiproxy draws each delay from latency ± jitter: a jitter above the latency would ask for negative delays.
+    if any(0 < latency < jitter for latency in latencies) or (jitter and not any(latencies)):
+        raise ValueError(f"{jitter_flag} {jitter} needs a {latency_flag} of at least {jitter} ms")
+
+
+def _apply(block: Block, overrides: Overrides) -> Block:
+    changes = {name: getattr(overrides, name) for name in BLOCK_FIELDS if getattr(overrides, name) is not None}
+    if overrides.tomcat_max_threads is not None:
+        changes["tomcat_threads"] = (overrides.tomcat_max_threads,)
+    return replace(block, **changes)
+
+
+# Block dimensions a flag of the same name replaces in every block.
+BLOCK_FIELDS = tuple(f.name for f in fields(Block) if f.name in {o.name for o in fields(Overrides)})
+
+
+def estimated_row_s(plan: Plan) -> float:
+    # JVM start + health check and stop + JFR dump take ~15 s on 2 shared cores.
+    return plan.ramp_s + plan.warmup_s + plan.hold_s + plan.cooldown_s + 15

@@ -1,0 +1,218 @@
+"""The report's figures, drawn with matplotlib and returned as inline SVG with their data series
+(so tests check what is plotted, not pixels)."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "vtlab"  # SVG ids from a fixed salt, not a random one: same run, same file
+import matplotlib.pyplot as plt  # noqa: E402
+
+from vtlab.core import dimensions  # noqa: E402
+from vtlab.results.compare import Source  # noqa: E402
+from vtlab.explain.model import Aggregate  # noqa: E402
+
+COLORS = {"platform": "#c0392b", "virtual": "#2471a3", "webflux": "#229954"}
+TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910", "proxy": "#7f8c8d"}
+# What a scenario chart can draw: the section's data names the two series ("draw"), bars then points.
+SCENARIO_AXES = {"throughput_rps": "successful requests / s", "p99_ms": "p99 latency (ms), ◆",
+                 "p50_ms": "median latency (ms), ◆", "rss_mb_max": "RSS max (MB)",
+                 "gc_pause_ms": "GC pause in the hold (ms), ◆"}
+OVERLAY_MARKERS = ["s", "^", "D", "v", "P", "X"]
+
+Series = dict[str, list[float]]
+
+
+def _svg(fig) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buffer.getvalue()
+    # matplotlib's RDF block names namespaces by URL and stamps the date: neither belongs in a report
+    # that must be self-contained and re-render identically
+    return re.sub(r"<metadata>.*?</metadata>", "", text[text.index("<svg"):], flags=re.S)
+
+
+def _f(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _log_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
+    finite = [v for v in values if v > 0 and not math.isnan(v)]
+    if finite and max(finite) / min(finite) >= 10:
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+
+
+def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int,
+         model: str = "closed") -> tuple[str, dict] | None:
+    """Throughput and p99 vs concurrency (closed model) or vs the offered rate (open model, the offered rate
+    drawn as the diagonal), both modes, released connections, normal path, platform rows at Tomcat's default
+    `threads`; bars: each point's 95% interval; the predicted ceiling of each mode drawn dashed; other runs
+    (closed-model figures) overlaid on the closed chart. None for a run with no such rows and nothing to
+    overlay."""
+    lines = [a for a in aggregates if a.row.conn_mode == "released" and a.row.path_mode == "normal"
+             and a.row.load_model == model and a.row.workload == "order-summary"
+             and not dimensions.is_variant(a.row)
+             and (a.row.thread_mode != "platform" or a.row.tomcat_max_threads == threads)]
+    others = others if model == "closed" else []
+    if not lines and not others:
+        return None
+    x_key = "concurrency" if model == "closed" else "offered_rps"
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
+    data: dict[str, Series] = {}
+    every_x: list[float] = []
+    for mode in ("platform", "virtual"):
+        points = sorted(((a.row.concurrency if model == "closed" else a.row.target_rps, a) for a in lines
+                         if a.row.thread_mode == mode), key=lambda p: p[0])
+        if not points:
+            continue
+        x = [c for c, _ in points]
+        every_x += x
+        rps = [a.throughput_median for _, a in points]
+        low = [a.throughput_median - a.interval_low for _, a in points]
+        high = [a.interval_high - a.throughput_median for _, a in points]
+        ceiling = [a.ceiling_rps for _, a in points]
+        p99 = [a.p99_median for _, a in points]
+        top.errorbar(x, rps, yerr=[low, high], marker="o", color=COLORS[mode], capsize=3, label=f"{mode} threads")
+        top.plot(x, ceiling, linestyle="--", color=COLORS[mode], alpha=0.6, label=f"{mode}: predicted ceiling")
+        bottom.plot(x, p99, marker="o", color=COLORS[mode], label=f"{mode} threads")
+        invalid = [(c, a.throughput_median) for c, a in points if not a.valid]
+        if invalid:
+            top.scatter(*zip(*invalid, strict=True), s=140, facecolors="none", edgecolors="black",
+                        label=f"{mode}: invalid row")
+        data[mode] = {x_key: x, "throughput_rps": rps, "ceiling_rps": ceiling, "p99_ms": p99}
+    for index, source in enumerate(others):
+        marker = OVERLAY_MARKERS[index % len(OVERLAY_MARKERS)]
+        for mode in ("platform", "virtual"):
+            pts = sorted((_f(r["concurrency"]), _f(r["throughput_rps"]), _f(r.get("p99_ms")))
+                         for r in source.rows if r.get("thread_mode") == mode
+                         and r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal"
+                         and not math.isnan(_f(r["concurrency"])))
+            if not pts:
+                continue
+            x = [p[0] for p in pts]
+            every_x += x
+            top.plot(x, [p[1] for p in pts], marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45,
+                     label=f"{source.label} ({mode})")
+            p99 = [(p[0], p[2]) for p in pts if not math.isnan(p[2])]
+            if p99:
+                bottom.plot(*zip(*p99, strict=False), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
+            data[f"{source.label}/{mode}"] = {"concurrency": x, "throughput_rps": [p[1] for p in pts]}
+    if model == "open" and every_x:
+        top.plot([0, max(every_x)], [0, max(every_x)], color="grey", linestyle=":", label="offered rate")
+    _log_if_wide(top, [v for series in data.values() for v in series["throughput_rps"]], axis="y")
+    top.set_ylabel("successful requests / s")
+    top.set_title("Throughput vs " + ("concurrency" if model == "closed" else "offered rate (open model)")
+                  + " (released connections)")
+    top.grid(True, alpha=0.3)
+    top.legend(fontsize=8, loc="upper left")
+    bottom.set_ylabel("p99 latency (ms)")
+    bottom.set_xlabel("concurrent users (closed model)" if model == "closed"
+                      else "offered requests / s (open model: arrivals do not wait for responses)")
+    bottom.set_yscale("log")
+    bottom.grid(True, which="both", alpha=0.3)
+    _log_if_wide(bottom, every_x)
+    return _svg(fig), data
+
+
+def pool(aggregates: Sequence[Aggregate]) -> tuple[str, dict] | None:
+    """Held mode: throughput vs pool size, with the pool's ceiling (pool / time a connection is held)."""
+    held = [a for a in aggregates if a.row.conn_mode == "held" and a.row.workload == "order-summary"
+            and not dimensions.is_variant(a.row)]
+    if not held:
+        return None
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    data: dict[str, Series] = {}
+    for mode in ("platform", "virtual"):
+        points = sorted(((a.row.hikari_pool, a) for a in held if a.row.thread_mode == mode), key=lambda p: p[0])
+        if not points:
+            continue
+        x = [p for p, _ in points]
+        rps = [a.throughput_median for _, a in points]
+        ax.plot(x, rps, marker="o", color=COLORS[mode], label=f"{mode} threads",
+                linestyle="-" if len(x) > 1 else "none", markersize=9)
+        data[mode] = {"pool": x, "throughput_rps": rps}
+    pools = sorted({a.row.hikari_pool for a in held})
+    ceiling = [min(a.ceiling_rps for a in held if a.row.hikari_pool == p) for p in pools]
+    ax.plot(pools, ceiling, linestyle="--", color="black", marker="_", markersize=30, label="pool ceiling")
+    data["ceiling"] = {"pool": pools, "ceiling_rps": ceiling}
+    ax.set_xlabel("HikariCP pool size (connections)")
+    ax.set_ylabel("successful requests / s")
+    ax.set_title("Held connections: the pool is the wall for both thread modes")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return _svg(fig), data
+
+
+def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pct: float) -> tuple[str, dict]:
+    """Per-tier CPU per row as stacked bars; the machine's capacity drawn as a line."""
+    height = max(3.0, 0.38 * len(rows) + 1.5)
+    fig, ax = plt.subplots(figsize=(8.5, height))
+    left = [0.0] * len(rows)
+    data: dict[str, list[float]] = {}
+    tiers = [("app", "app_cpu_pct"), ("pg", "pg_cpu_pct"), ("stub", "stub_cpu_pct"), ("load", "load_cpu_pct")]
+    if any(not math.isnan(_f(r.get("proxy_cpu_pct"))) for r in rows):
+        tiers.append(("proxy", "proxy_cpu_pct"))  # Toxiproxy, when the run injected latency
+    for tier, column in tiers:
+        values = [0.0 if math.isnan(_f(r.get(column))) else _f(r.get(column)) for r in rows]
+        ax.barh(range(len(rows)), values, left=left, color=TIER_COLORS[tier],
+                label=f"{tier} (k6)" if tier == "load" else tier)
+        left = [a + b for a, b in zip(left, values, strict=True)]
+        data[tier] = values
+    ax.axvline(capacity_pct, color="black", linestyle="--", label=f"machine: {capacity_pct:.0f}%")
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("CPU during the hold (% of one core)")
+    ax.set_title("Per-tier CPU per row (a saturated tier shows at a glance)")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(True, axis="x", alpha=0.3)
+    return _svg(fig), data
+
+
+def pinning(rows: Sequence[Mapping[str, object]], threshold_ms: int) -> tuple[str, dict]:
+    """jdk.VirtualThreadPinned events per path and thread mode (summed over rows)."""
+    totals: dict[str, float] = {}
+    for r in rows:
+        key = f"{r.get('path_mode')} / {r.get('thread_mode')}"
+        value = _f(r.get("pinned_events"))
+        totals[key] = totals.get(key, 0.0) + (0.0 if math.isnan(value) else value)
+    keys = sorted(totals)
+    fig, ax = plt.subplots(figsize=(8.5, 2.8))
+    ax.bar(keys, [totals[k] for k in keys],
+           color=[COLORS["virtual"] if k.endswith("virtual") else COLORS["platform"] for k in keys])
+    ax.set_ylabel("pinned events (JFR)")
+    ax.set_xlabel("path mode / thread mode")
+    ax.tick_params(axis="x", labelrotation=15, labelsize=8)
+    ax.set_title(f"Virtual-thread pinning (jdk.VirtualThreadPinned over {threshold_ms} ms)")
+    ax.set_ylim(bottom=0, top=max(1.0, max(totals.values(), default=0) * 1.2))
+    ax.grid(True, axis="y", alpha=0.3)
+    return _svg(fig), {"groups": keys, "events": [totals[k] for k in keys]}
+
+
+def scenario(title: str, data: Mapping[str, Sequence]) -> str:
+    """One scenario's variants side by side: bars (throughput unless the data says otherwise) and
+    points on a second axis (p99 unless it says otherwise)."""
+    labels = list(data["labels"])
+    bars, points = data.get("draw", ("throughput_rps", "p99_ms"))
+    fig, ax = plt.subplots(figsize=(8.5, 3.4))
+    colors = [next((c for mode, c in COLORS.items() if mode in label), COLORS["platform"]) for label in labels]
+    ax.bar(range(len(labels)), [0.0 if math.isnan(v) else v for v in data[bars]], color=colors)
+    ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=15 if len(labels) > 3 else 0)
+    ax.set_ylabel(SCENARIO_AXES[bars])
+    ax.set_title(title)
+    ax.grid(True, axis="y", alpha=0.3)
+    second = ax.twinx()
+    second.plot(range(len(labels)), data[points], color="black", marker="D", linestyle="none")
+    second.set_ylabel(SCENARIO_AXES[points])
+    second.set_ylim(bottom=0)
+    return _svg(fig)

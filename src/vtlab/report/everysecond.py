@@ -1,0 +1,73 @@
+"""The report's "Every second" section: per scenario, its thread modes overlaid on the same axes; per row,
+all its panels with a link to k6's own dashboard of the row. Drawn from the run's kept series only."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from vtlab.explain import analyze
+from vtlab.core import dimensions
+from vtlab.report import timeline
+from vtlab.report.labels import row_label, scenario_label
+from vtlab.explain.model import Verdict
+
+# rows that differ in nothing but their thread mode are one scenario's modes
+_OVERLAY_KEY = tuple(name for name in dimensions.SCENARIO_KEY if name != "thread_mode")
+
+
+def section(run_dir: Path, rows: Sequence[Mapping[str, object]], verdicts: Sequence[Verdict]) -> str:
+    """The section's HTML; a sentence instead for a run measured before vtlab kept series."""
+    series_dir = run_dir / "series"
+    kept = [(row, verdict, seconds) for row, verdict in zip(rows, verdicts, strict=True)
+            if (seconds := timeline.seconds_of(series_dir, dimensions.slug(verdict.row), _planned_hold(row)))
+            is not None]
+    if not kept:
+        return ("<h2>Every second</h2><p class='small'>This run kept no per-second series (measured before vtlab "
+                "kept them): only its aggregates can be shown.</p>")
+    return "<h2>Every second</h2>" + "".join(_overlays(kept)) + "".join(_row_figure(run_dir, *item) for item in kept)
+
+
+def _planned_hold(row: Mapping[str, object]) -> float:
+    return analyze.num(row, "ramp_s", 0) + analyze.num(row, "warmup_s", 0)
+
+
+def _overlays(kept) -> list[str]:
+    """One figure per scenario measured in more than one thread mode (the first repetition of each)."""
+    scenarios: dict[tuple[str, ...], dict[str, tuple[Mapping[str, object], Verdict, list]]] = {}
+    for row, verdict, seconds in kept:
+        scenarios.setdefault(dimensions.key(verdict.row, _OVERLAY_KEY), {}).setdefault(
+            verdict.row.thread_mode, (row, verdict, seconds))
+    figures = []
+    for modes in scenarios.values():
+        if len(modes) < 2:
+            continue
+        first_row, first, first_seconds = next(iter(modes.values()))
+        load = (f"{first.row.target_rps}/s offered" if first.row.load_model == "open"
+                else f"{first.row.concurrency} users")
+        title = f"{scenario_label(first.row)}, {load}: " + " vs ".join(modes)
+        # aligned on the hold: a run's first row warms up longer, so its hold begins later than the others'
+        by_mode = {mode: _shifted(seconds.per_second, round(seconds.hold_start_s - first_seconds.hold_start_s))
+                   for mode, (_, _, seconds) in modes.items()}
+        # each mode's k6 began its hold a little late by its own start-up; shaded: the first mode's phases
+        figures.append(f"<figure id='overlay-{html.escape(dimensions.slug(first.row))}' class='timeline overlay'>"
+                       + timeline.overlay_svg(by_mode, timeline.phases(first_row, first_seconds.hold_start_s), title)
+                       + "<figcaption class='small'>The scenario's thread modes on the same axes (first repetition "
+                         "of each), their holds aligned; hover for each second's values</figcaption></figure>")
+    return figures
+
+
+def _shifted(per_second: list[dict[str, float]], by_s: int) -> list[dict[str, float]]:
+    return [{**second, "t_s": second["t_s"] - by_s} for second in per_second if second["t_s"] >= by_s]
+
+
+def _row_figure(run_dir: Path, row: Mapping[str, object], verdict: Verdict, seconds: timeline.Seconds) -> str:
+    esc = html.escape
+    slug = dimensions.slug(verdict.row)
+    dashboard = run_dir / "k6" / f"{slug}-dashboard.html"
+    link = f" · <a href='k6/{esc(dashboard.name)}'>k6's dashboard of this row</a>" if dashboard.exists() else ""
+    return (f"<figure id='timeline-{esc(slug)}' class='timeline'>"
+            + timeline.svg(seconds.per_second, timeline.phases(row, seconds.hold_start_s), row_label(verdict.row))
+            + f"<figcaption class='small'>Shaded: ramp, warm-up, hold (what the row reports), cool-down; "
+              f"hover for each second's values{link}</figcaption></figure>")

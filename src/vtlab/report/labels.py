@@ -1,0 +1,67 @@
+"""A row's dimensions (a `dimensions.Row`, from a verdict or an aggregate) in the report's words:
+'virtual 1000 users released, pool 50'."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from vtlab.core import constants
+
+# only where no run's record is at hand; the report passes the run's
+TOMCAT_THREADS = constants.CURRENT.tomcat_max_threads
+
+
+def fmt(value: object, digits: int = 0) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return "–" if math.isnan(number) or math.isinf(number) else f"{number:,.{digits}f}"
+
+
+def row_label(row: Any, threads: int = TOMCAT_THREADS) -> str:
+    load = f"{row.target_rps}/s" if row.load_model == "open" else f"{row.concurrency} users"
+    return f"{mode_label(row, threads)} {load} {scenario_label(row)}" + (f" rep {row.rep}" if row.rep != 1 else "")
+
+
+def mode_label(row: Any, default_threads: int = TOMCAT_THREADS) -> str:
+    """'platform' with Tomcat's default pool, 'platform (2 threads)' with another size, 'virtual'."""
+    if row.thread_mode == "platform" and row.tomcat_max_threads not in (default_threads, 0):  # 0: a user's service
+        return f"platform ({row.tomcat_max_threads} threads)"
+    return str(row.thread_mode)
+
+
+def scenario_label(row: Any) -> str:
+    kind = row.workload
+    if kind == "service":
+        return "your service" + (f", downstream {fmt(row.stub_delay_ms)} ms" if row.stub_delay_ms else "")
+    if kind == "sleep":
+        return f"sleep {fmt(row.sleep_ms)} ms"
+    if kind == "cpu":
+        return f"cpu {fmt(row.cpu_work)} SHA-256 rounds"
+    if kind == "offload":
+        return (f"offload to a {fmt(row.offload_pool)}-thread platform pool"
+                if row.offload_executor == "platform" else "offload to virtual threads")
+    if kind == "fanout":
+        return f"fan-out, {row.fanout}"
+    return (("write, " if kind == "write" else "") + f"{row.conn_mode}, pool {row.hikari_pool}"
+            + ("" if row.pool_impl in ("hikari", "r2dbc") else f" ({row.pool_impl})")
+            + ("" if row.path_mode == "normal" else f", {row.path_mode}")
+            + ("" if row.context == "none" else f", {row.context} context")
+            + _latency_label(row, "db", "PostgreSQL") + _latency_label(row, "downstream", "downstream"))
+
+
+def _latency_label(row: Any, prefix: str, tier: str) -> str:
+    latency, jitter = getattr(row, f"{prefix}_latency_ms"), getattr(row, f"{prefix}_jitter_ms")
+    if not latency and not jitter:
+        return ""
+    return f", {tier} +{fmt(latency)}" + (f"±{fmt(jitter)}" if jitter else "") + " ms each way"
+
+
+def ratio_text(platform: Any, virtual: Any) -> str:
+    """virtual ÷ platform with the range the two intervals allow (low ÷ high to high ÷ low)."""
+    if not (platform and virtual and platform.throughput_median > 0):
+        return "–"
+    text = f"{virtual.throughput_median / platform.throughput_median:.2f}×"
+    if platform.interval_known and virtual.interval_known and platform.interval_low > 0:
+        text += (f" [{virtual.interval_low / platform.interval_high:.2f}–"
+                 f"{virtual.interval_high / platform.interval_low:.2f}]")
+    return text

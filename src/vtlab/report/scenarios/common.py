@@ -1,0 +1,119 @@
+"""What every scenario section is built from: the Section, its table and chart columns, and the
+small helpers that format a line of the analysis."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vtlab.core import dimensions
+from vtlab.explain import repetitions
+from vtlab.explain.model import Verdict
+
+TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p50", "p50 ms"),
+                 ("p99", "p99 ms"), ("ceiling", "ceiling req/s"), ("bottleneck", "bottleneck")]
+PINNED_COLUMN = ("pinned", "pinned events (reasons)")
+WRITES_COLUMN = ("writes", "stored / acknowledged")
+POOL_COLUMNS = [("pending", "pool waiters"), ("pinned", "pinned events (reasons)")]
+MEMORY_COLUMNS = [("rss", "RSS max MB"), ("heap", "heap max MB"), ("gc", "GC pauses · ms")]
+MODEL_COLUMNS = [("threads", "JVM threads max"), ("rss", "RSS max MB"), ("cpu_ms", "app CPU ms/req")]
+Line = Verdict  # one row's verdict: what a section tells
+Label = Callable[[Any], str]  # a row's dimensions (dimensions.Row) -> its words
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    verdict: list[str]
+    table: list[dict[str, str]]
+    chart: dict[str, list] = field(default_factory=dict)  # labels, throughput, p99: what the chart draws
+    columns: list[tuple[str, str]] = field(default_factory=lambda: list(TABLE_COLUMNS))
+
+
+def fmt(value: float, digits: int = 0) -> str:
+    return "–" if math.isnan(value) or math.isinf(value) else f"{value:,.{digits}f}"
+
+
+# A row without an interval (one rep of a CSV from before intervals, a hold too short for batches) is read as
+# ±5%: half the 10% spread pyperf warns at, about what two machines of one kind differ by at the same point.
+NO_INTERVAL_SHARE = repetitions.SPREAD_WARNING / 2
+
+
+def throughput_range(a: Line) -> tuple[float, float]:
+    """Where a line's throughput lies: its 95% interval (within the row, joined over reps)."""
+    rps, ci = a.measured.throughput_rps, a.measured.throughput_ci95_rps
+    half = rps * NO_INTERVAL_SHARE if math.isnan(ci) else ci
+    return rps - half, rps + half
+
+
+def separated(a: Line, b: Line) -> bool:
+    """Whether two lines' throughputs differ beyond their noise: their intervals do not overlap."""
+    (low_a, high_a), (low_b, high_b) = throughput_range(a), throughput_range(b)
+    return high_a < low_b or high_b < low_a
+
+
+def rps_text(a: Line) -> str:
+    """Throughput with its interval: "889.1 ± 17.9"."""
+    ci = a.measured.throughput_ci95_rps
+    return fmt(a.measured.throughput_rps, 1) + ("" if math.isnan(ci) else f" ± {fmt(ci, 1)}")
+
+
+def table_of(lines: Sequence[Line], mode_label: Label, variant: Callable[[Line], str] | None = None
+             ) -> list[dict[str, str]]:
+    return [_table_line(a, variant(a) if variant else mode_label(a.row)) for a in lines]
+
+
+def _table_line(a: Line, variant: str) -> dict[str, str]:
+    m = a.measured
+    return {"variant": variant, "load": f"{a.row.concurrency} users",
+            "rps": rps_text(a) + ("" if a.valid else " (invalid)"),
+            "p50": fmt(m.p50_ms), "p99": fmt(m.p99_ms), "ceiling": fmt(a.ceiling_rps, 1), "bottleneck": a.bottleneck,
+            "pinned": fmt(m.pinned_events) + (f" ({m.pinned_reasons})" if m.pinned_reasons else ""),
+            "writes": f"{fmt(m.rows_inserted)} / {fmt(m.writes_acknowledged)}",
+            "pending": waiters_text(a), "rss": fmt(m.rss_mb_max), "heap": fmt(m.heap_used_mb_max),
+            "gc": f"{fmt(m.gc_pauses)} · {fmt(m.gc_pause_ms)}",
+            "threads": fmt(m.jvm_threads_max), "cpu_ms": fmt(m.app_cpu_ms_per_req, 2)}
+
+
+def waiters_text(a: Line) -> str:
+    """Threads waiting for a connection: the pool's exact mean where it times its borrows, else the largest
+    2 Hz sample, labelled as such (a sample rarely catches a wait of a millisecond)."""
+    m = a.measured
+    if not math.isnan(m.pool_waiting_mean):
+        return f"{fmt(m.pool_waiting_mean, 1)} mean"
+    return f"{fmt(m.hikari_pending_max)} max (sampled)"
+
+
+def chart_of(lines: Sequence[Line], labels: Sequence[str], draw: tuple[str, str] | None = None) -> dict[str, list]:
+    chart = {"labels": list(labels), "throughput_rps": [a.measured.throughput_rps for a in lines],
+             "p99_ms": [a.measured.p99_ms for a in lines]}
+    if draw:
+        chart.update({key: [getattr(a.measured, key) for a in lines] for key in draw})
+        chart["draw"] = list(draw)
+    return chart
+
+
+def ordered(lines: Sequence[Line]) -> list[Line]:
+    return sorted(lines, key=lambda a: (a.row.thread_mode != "platform", a.row.tomcat_max_threads,
+                                        a.row.concurrency, str(a.row.rep)))
+
+
+def ratio_sentence(lines: Sequence[Line]) -> list[str]:
+    platform = [a for a in lines if a.row.thread_mode == "platform"]
+    virtual = [a for a in lines if a.row.thread_mode == "virtual"]
+    if not platform or not virtual:
+        return []
+    p, v = max(a.measured.throughput_rps for a in platform), max(a.measured.throughput_rps for a in virtual)
+    return [f"Virtual threads deliver {fmt(v / p if p else math.nan, 1)}× the platform throughput here."] if p else []
+
+
+def matching_baseline(analysed: Sequence[Line], chosen: Sequence[Line], same: Sequence[str]) -> list[Line]:
+    """The plain rows (no variant) that share `same` columns with a chosen variant row: its loopback,
+    HikariCP, no-context or blocking counterpart."""
+    keys = {dimensions.key(a.row, same) for a in chosen}
+    return [a for a in analysed if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+            and dimensions.key(a.row, same) in keys]
+

@@ -1,0 +1,70 @@
+"""Load shapes: a spike and its recovery, a staircase and its knee, a soak and its drift — per thread mode."""
+
+from __future__ import annotations
+
+import math
+
+from vtlab.report.scenarios.common import Label, Line, Section, fmt, table_of, chart_of
+from vtlab.explain.model import Analysis
+
+DRIFT_MB_PER_MIN = 1.0  # RSS moving less than this per minute over a soak is steady (a leak moves more)
+SHAPE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s over the hold"), ("p99", "p99 ms"),
+                 ("shape", "what the shape measured")]
+
+
+def section(analysis: Analysis, mode_label: Label) -> Section | None:
+    lines = sorted((a for a in analysis.lines if a.row.shape != "steady"),
+                   key=lambda a: (a.row.shape, a.row.thread_mode != "platform", a.row.concurrency))
+    if not lines:
+        return None
+    verdict = [_sentence(a, mode_label) for a in lines]
+    spikes = {a.row.thread_mode: a for a in lines if a.row.shape == "spike"}
+    if "platform" in spikes and "virtual" in spikes:
+        p, v = spikes["platform"].measured, spikes["virtual"].measured
+        verdict.append(f"Through the same spike, platform threads failed {fmt(p.spike_failed)} requests and "
+                       f"their p99 reached {fmt(p.spike_p99_ms)} ms; virtual threads failed {fmt(v.spike_failed)} "
+                       f"and reached {fmt(v.spike_p99_ms)} ms — "
+                       + ("the platform pool queued the burst that virtual threads absorbed."
+                          if _worse(p.spike_p99_ms, v.spike_p99_ms) else "neither absorbed it better."))
+    table = table_of(lines, mode_label, lambda a: f"{mode_label(a.row)}, {a.row.shape}")
+    for line, a in zip(table, lines, strict=True):
+        line["shape"] = _figures(a)
+    return Section("shapes", "Load shapes: spike, steps, soak", verdict, table,
+                   chart_of(lines, [f"{mode_label(a.row)}, {a.row.shape}" for a in lines]), SHAPE_COLUMNS)
+
+
+def _worse(platform_p99: float, virtual_p99: float) -> bool:
+    return not math.isnan(platform_p99) and not math.isnan(virtual_p99) and platform_p99 > 1.5 * virtual_p99
+
+
+def _recovery(m) -> str:
+    return "p99 had not recovered when the hold ended" if math.isnan(m.recovery_s) else \
+        f"p99 back within 1.5× of before {fmt(m.recovery_s)} s after the spike ended"
+
+
+def _sentence(a: Line, mode_label: Label) -> str:
+    m, who = a.measured, mode_label(a.row)
+    if a.row.shape == "spike":
+        return (f"{who}, spike: p99 {fmt(m.base_p99_ms)} ms before, {fmt(m.spike_p99_ms)} ms during it, "
+                f"{fmt(m.spike_failed)} requests failed during it; {_recovery(m)}.")
+    if a.row.shape == "steps":
+        return (f"{who}, steps (load=req/s: {m.steps_rps.replace(';', ', ')}): throughput kept growing with the "
+                f"load up to {fmt(m.knee_load)} — the knee; p99 per step {m.steps_p99_ms.replace(';', ', ')} ms.")
+    drifting = not abs(m.rss_drift_mb_per_min) < DRIFT_MB_PER_MIN
+    return (f"{who}, soak: RSS {_signed(m.rss_drift_mb_per_min)} MB per minute, JVM threads "
+            f"{_signed(m.threads_drift_per_min)} per minute, {fmt(m.gc_pause_ms_per_min)} ms of GC pauses per "
+            f"minute over the hold — {'drifting' if drifting else 'steady'} (±{DRIFT_MB_PER_MIN:g} MB/min).")
+
+
+def _signed(value: float) -> str:
+    return "–" if math.isnan(value) else f"{value:+.1f}"
+
+
+def _figures(a: Line) -> str:
+    m = a.measured
+    if a.row.shape == "spike":
+        return (f"p99 {fmt(m.base_p99_ms)} → {fmt(m.spike_p99_ms)} ms, {fmt(m.spike_failed)} failed, "
+                + ("no recovery" if math.isnan(m.recovery_s) else f"recovered in {fmt(m.recovery_s)} s"))
+    if a.row.shape == "steps":
+        return f"knee at {fmt(m.knee_load)}"
+    return f"RSS {_signed(m.rss_drift_mb_per_min)} MB/min, threads {_signed(m.threads_drift_per_min)}/min"

@@ -1,0 +1,207 @@
+"""The results contract: matrix.csv (schema, append + fsync, resume) and the run's metadata.
+
+Every other stage that reads results goes through this module, so the schema lives here only.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from vtlab.core import dimensions
+
+CSV_NAME = "matrix.csv"
+METADATA_NAME = "metadata.json"
+
+# The published rig's 23 columns, in its order, so results compare with it.
+DESIGN_COLUMNS = [
+    "ts_iso", "thread_mode", "hikari_pool", "path_mode", "conn_mode", "concurrency", "rep",
+    "throughput_rps", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "error_rate", "http_reqs",
+    "app_cpu_pct", "pg_cpu_pct", "load_cpu_pct", "hikari_active_max", "hikari_pending_max",
+    "jvm_threads_max", "rss_mb_max", "pinned_events",
+]
+
+EXTRA_COLUMNS = [
+    "load_model", "target_rps", "dropped_iterations", "stub_delay_ms", "tomcat_max_threads",
+    "ramp_s", "warmup_s", "hold_s", "ok_requests", "throughput_first_half_rps",
+    "throughput_second_half_rps", "app_cpu_ms_per_req", "app_cpu_pct_max", "stub_cpu_pct",
+    "load_cpu_pct_max", "host_cpu_pct", "tomcat_connections_max", "cpu_samples", "meter_samples",
+    "k6_exit", "jfr_pinned_threshold_ms", "app_cpus", "vt_parallelism", "jdk_version",
+    "spring_boot_version", "hikari_version", "k6_version", "core_map",
+    "workload", "sleep_ms", "cpu_work", "cooldown_s", "pinned_reasons",
+    "writes_ok", "rows_inserted", "writes_acknowledged", "writes_lost", "hikari_pending_share",
+    "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "context_kb",
+    "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms", "proxy_cpu_pct",
+    "gc_pauses", "gc_pause_ms", "heap_used_mb_max",
+    # the machine's CPU that neither a tier nor the harness used (100% = every CPU): a noisy neighbour
+    "foreign_cpu_pct",
+    # the pool's own exact accounting over the hold (HikariCP): borrows/s, mean connections out and mean
+    # waiters (Little's law over its timers), mean time a connection was out, borrows that timed out
+    "pool_borrows_per_s", "pool_out_mean", "pool_waiting_mean", "pool_usage_ms", "pool_timeouts",
+    # successful responses per second over the hold as the service counted them, and the 95% half-width
+    # of that mean by batch means (ten equal spans of the hold)
+    "throughput_service_rps", "throughput_ci95_rps",
+    # the steady-state test: how far the successful requests per second drifted from the hold's start to its
+    # end (least squares through batch means), in % of the hold's mean, and that drift's 95% half-width
+    "throughput_trend_pct", "throughput_trend_ci95_pct",
+    # the successful responses' mean latency (with the rate, Little's law gives the requests in flight, which
+    # an open-model row's pre-allocated users are not); p99 of every response of the hold, failed ones too;
+    # the hold's failures by status ("503=12;0=3")
+    "mean_ms", "p99_all_ms", "errors_by_status",
+    # a row a dead tier ended: which tier, how it ended, the last lines of its log; every measurement empty
+    "failed_tier", "failure", "failure_log",
+    # the load's shape during the hold (steady, spike, steps, soak), its settings, and what it measured:
+    # spike: p99 before and during it, requests failed during it, seconds until p99 recovered; steps: req/s
+    # and p99 per step ("load=value;…") and the knee; soak: RSS and thread drift per minute, GC per minute
+    "shape", "spike_multiple", "spike_s", "step_count",
+    "base_p99_ms", "spike_p99_ms", "spike_failed", "recovery_s", "steps_rps", "steps_p99_ms", "knee_load",
+    "rss_drift_mb_per_min", "threads_drift_per_min", "gc_pause_ms_per_min",
+    # the service's Java runtime (major version, the `jdk` dimension; jdk_version is what the live service
+    # reported); a stall (users waiting, next to nothing completing: "stalled: …") and the JSON thread dump
+    # taken during it, relative to the run folder
+    "jdk", "stall", "thread_dump",
+    # the limits the service reported through its meters over the hold: its pool's size, and Tomcat's request
+    # threads (-1 under virtual threads: unbounded) — what the analysis takes for a user's service, whose row
+    # sets neither
+    "pool_max", "tomcat_threads_config",
+]
+
+COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
+
+assert set(dimensions.NAMES) <= set(COLUMNS), "every row dimension has its CSV column"
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """The CSV's lines as text, with every dimension's empty or missing cell read as its default once,
+    here: nothing downstream has to know what an older CSV left out."""
+    if not path.exists():
+        return []
+    with open(path, newline="") as handle:
+        lines = list(csv.DictReader(handle))
+    for line in lines:
+        for dimension in dimensions.DIMENSIONS:
+            if line.get(dimension.name) in (None, ""):
+                line[dimension.name] = format_value(dimension.default)
+    return lines
+
+
+def done_keys(path: Path) -> set[tuple[str, ...]]:
+    """The resume keys of the rows a CSV already holds measured (compare with dimensions.key(planned_row));
+    a failed row is measured again."""
+    return {dimensions.key(dimensions.parse(line)) for line in read_rows(path) if not line.get("failed_tier")}
+
+
+def why_not_appendable(path: Path) -> str | None:
+    """Why an existing CSV cannot be continued (another version's columns, a damaged line), or None.
+    A last line cut short by a full disk or a crash mid-write is no reason: CsvWriter sets it aside."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        text = path.read_text()
+        lines = list(csv.reader(io.StringIO(text[:text.rfind("\n") + 1], newline="")))  # torn tail aside
+    except (UnicodeDecodeError, csv.Error) as err:
+        return f"{path} cannot be read as a CSV ({err}); it is left as it is: give a new --out folder"
+    if not lines or lines[0] != COLUMNS:
+        return f"{path} was written by another vtlab version (different columns); give a new --out folder"
+    body = lines[1:]
+    damaged = [number for number, line in enumerate(body, start=2) if len(line) != len(COLUMNS)]
+    if damaged:
+        return (f"{path}: line(s) {', '.join(map(str, damaged[:5]))} do not have the {len(COLUMNS)} columns every "
+                "row has (edited or damaged); nothing was changed: repair or delete those lines, then --resume")
+    return None
+
+
+def _torn(path: Path) -> bool:
+    """Whether the file's last line was cut short: every line this writer writes ends with a line break."""
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) != b"\n"
+
+
+def why_not_writable(folder: Path) -> str | None:
+    """Why a run could not write its results into `folder`, found before anything starts."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".vtlab-write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        return f"cannot write results into {folder} ({err.strerror})"
+    return None
+
+
+class ResultsNotWritten(RuntimeError):
+    """A measured row could not be written (disk full, folder gone); the rows before it are intact."""
+
+
+class CsvWriter:
+    """Appends one row at a time and fsyncs it, so a crash never loses a measured row."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        if path.exists() and path.stat().st_size > 0:
+            problem = why_not_appendable(path)
+            if problem:
+                raise ValueError(problem)
+            if _torn(path):
+                self._set_aside_torn_tail()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._write([COLUMNS])
+
+    def append(self, row: Mapping[str, object]) -> None:
+        missing = [column for column in COLUMNS if column not in row]
+        if missing:
+            raise ValueError(f"row lacks columns: {missing}")
+        try:
+            self._write([[format_value(row[column]) for column in COLUMNS]])
+        except OSError as err:
+            # Print the row so the measurement is not lost with the write; the next run sets the torn
+            # line aside and --resume measures the row again.
+            raise ResultsNotWritten(
+                f"could not write a measured row to {self.path} ({err.strerror}); every earlier row is intact. "
+                f"The row's values: {json.dumps({k: format_value(v) for k, v in row.items()})}. "
+                "Free the space (or fix the folder), then run the same command with --resume") from err
+
+    def _set_aside_torn_tail(self) -> None:
+        """Keep the cut-short last line in a side file and the intact rows in the CSV."""
+        text = self.path.read_bytes()
+        intact, torn = text[:text.rindex(b"\n") + 1], text[text.rindex(b"\n") + 1:]
+        side = self.path.with_name(self.path.name + ".torn")
+        side.write_bytes(torn)
+        replacement = self.path.with_name(self.path.name + ".tmp")
+        replacement.write_bytes(intact)
+        os.replace(replacement, self.path)
+        print(f"vtlab: {self.path}'s last line was cut short (a full disk or a crash mid-write); "
+              f"kept in {side}, the row will be measured again", file=sys.stderr)
+
+    def _write(self, lines: Iterable[list[str]]) -> None:
+        with open(self.path, "a", newline="") as handle:
+            csv.writer(handle).writerows(lines)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def format_value(value: object) -> str:
+    if isinstance(value, float):
+        if value != value:  # NaN: a reading that could not be taken stays visibly empty
+            return ""
+        return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) < 1e15 else str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def write_metadata(run_dir: Path, metadata: Mapping[str, object]) -> None:
+    path = run_dir / METADATA_NAME
+    path.write_text(json.dumps(metadata, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def read_metadata(run_dir: Path) -> dict[str, object]:
+    path = run_dir / METADATA_NAME
+    return json.loads(path.read_text()) if path.exists() else {}

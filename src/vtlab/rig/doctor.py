@@ -1,0 +1,186 @@
+"""`vtlab doctor`: what on this machine would bend the numbers or stop a run, each with the command that fixes it.
+
+Every `vtlab run` runs it too, before any tier starts (ports are checked while they are still free),
+prints the warnings and keeps every finding in metadata.json beside the rows it may explain.
+"""
+
+from __future__ import annotations
+
+import glob
+import resource
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from vtlab.rig import ownership, prereqs, procs
+from vtlab.core.settings import APP_HOST, APP_PORT, PG_HOST, PG_PORT, RESULTS, STUB_HOST, STUB_PORT
+
+OK, WARN, INFO = "ok", "warning", "info"
+# Each user holds one socket in k6 and one in the service, each process within its own limit; the
+# rest covers the JVM's jars, JFR and the pool. A run measured near the limit fails with "too many open files".
+FD_HEADROOM = 1024
+TOMCAT_ACCEPT_COUNT = 100  # Spring Boot's server.tomcat.accept-count, which the service leaves as it is
+# Per row: a JFR recording, the k6 summary and logs (a quick run's rows take 1-3 MB); ten times that
+# plus room for the database's written orders, so a long matrix never stops on a full disk.
+DISK_PER_ROW_MB = 30
+DISK_BASE_MB = 500
+
+
+@dataclass(frozen=True)
+class Finding:
+    status: str    # ok, warning or info
+    topic: str
+    found: str     # what was seen
+    meaning: str   # what it means for the numbers ("" when ok)
+    fix: str       # the one command that fixes it ("" when nothing to fix)
+
+    def line(self) -> str:
+        text = f"[{self.status:>7}] {self.topic}: {self.found}"
+        if self.meaning:
+            text += f"\n          {self.meaning}"
+        if self.fix:
+            text += f"\n          fix: {self.fix}"
+        return text
+
+
+def examine(max_users: int, rows: int, pg_running: bool) -> list[Finding]:
+    """Every check; `max_users` and `rows` come from the plan about to run (or the default one)."""
+    return [*_toolchains(), open_files(max_users), accept_backlog(), *cpu_frequency(), free_disk(rows),
+            *ports(pg_running), other_harnesses()]
+
+
+def warnings(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.status == WARN]
+
+
+def record(findings: list[Finding]) -> list[dict[str, str]]:
+    return [asdict(f) for f in findings]
+
+
+# --- toolchains ---------------------------------------------------------------------------------
+
+def _toolchains() -> list[Finding]:
+    checks: list[tuple[str, Callable[[], Path], list[str]]] = [
+        ("JDK", lambda: prereqs.find_jdk().java, ["-version"]),
+        ("Maven", prereqs.find_maven, ["-B", "-v"]),
+        ("Go", prereqs.find_go, ["version"]),
+        ("PostgreSQL", lambda: prereqs.find_pg_bin() / "postgres", ["--version"]),
+    ]
+    return [_toolchain(topic, find, argv) for topic, find, argv in checks]
+
+
+def _toolchain(topic: str, find: Callable[[], Path], version_argv: list[str]) -> Finding:
+    try:
+        tool = find()
+    except prereqs.MissingPrerequisite as missing:
+        return Finding(WARN, topic, "not found", "vtlab cannot build or run without it", str(missing))
+    try:
+        out = subprocess.run([str(tool), *version_argv], capture_output=True, text=True, timeout=30)
+        version = (out.stdout or out.stderr).strip().splitlines()[0]
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        version = "version unknown"
+    return Finding(OK, topic, f"{tool} ({version})", "", "")
+
+
+# --- limits the load runs into ------------------------------------------------------------------
+
+def raise_open_files_limit() -> None:
+    """Lift the soft limit on open files to the hard one; the tiers inherit it. Asking costs nothing."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def open_files(max_users: int) -> Finding:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = max_users + FD_HEADROOM
+    found = f"{soft} per process (tiers inherit it); the plan's largest row has {max_users} users, needing ~{need}"
+    if soft != resource.RLIM_INFINITY and soft < need:
+        return Finding(WARN, "open files", found,
+                       "k6 or the service will fail connections with 'too many open files': errors, not a wall",
+                       f"ulimit -n {max(need, 65536)}  (or raise nofile in /etc/security/limits.conf)")
+    return Finding(OK, "open files", found, "", "")
+
+
+def accept_backlog() -> Finding:
+    somaxconn = _read_int("/proc/sys/net/core/somaxconn")
+    if somaxconn is None:
+        return Finding(INFO, "listen backlog", "net.core.somaxconn not readable", "", "")
+    found = f"net.core.somaxconn {somaxconn}; Tomcat asks for {TOMCAT_ACCEPT_COUNT}"
+    if somaxconn < TOMCAT_ACCEPT_COUNT:
+        return Finding(WARN, "listen backlog", found,
+                       "connections beyond the smaller backlog are refused or retried: the ramp sees errors and "
+                       "stalls Tomcat's accept count would have queued",
+                       f"sysctl -w net.core.somaxconn={TOMCAT_ACCEPT_COUNT * 10}")
+    return Finding(OK, "listen backlog", found, "", "")
+
+
+def cpu_frequency(root: str = "/sys/devices/system/cpu") -> list[Finding]:
+    governors = sorted({Path(p).read_text().strip() for p in glob.glob(f"{root}/cpu[0-9]*/cpufreq/scaling_governor")})
+    if not governors:
+        findings = [Finding(INFO, "CPU frequency", "no cpufreq governor readable (a VM or container: the host decides)",
+                            "clock changes outside vtlab's view are one reason two machines of one kind differ", "")]
+    elif governors != ["performance"]:
+        findings = [Finding(WARN, "CPU frequency", f"governor {', '.join(governors)}",
+                            "the clock follows the load: the first seconds of a row and a light row run slower",
+                            "cpupower frequency-set -g performance")]
+    else:
+        findings = [Finding(OK, "CPU frequency", "governor performance", "", "")]
+    no_turbo, boost = _read_int(f"{root}/intel_pstate/no_turbo"), _read_int(f"{root}/cpufreq/boost")
+    if no_turbo == 0 or boost == 1:
+        fix = (f"echo 1 > {root}/intel_pstate/no_turbo" if no_turbo == 0 else f"echo 0 > {root}/cpufreq/boost")
+        findings.append(Finding(WARN, "turbo", "on", "the clock depends on temperature and on how many cores are busy: "
+                                "rows differ with the weather of the machine", fix))
+    return findings
+
+
+def free_disk(rows: int) -> Finding:
+    folder = next(p for p in (RESULTS, *RESULTS.parents) if p.exists())
+    free_mb = shutil.disk_usage(folder).free / 2**20
+    need_mb = DISK_BASE_MB + rows * DISK_PER_ROW_MB
+    found = f"{free_mb:,.0f} MB free under {folder}; {rows} rows want ~{need_mb:,} MB"
+    if free_mb < need_mb:
+        return Finding(WARN, "disk", found, "a full disk stops the run mid-way (the rows before stay in the CSV)",
+                       f"free space under {folder}, or run with --out on a larger disk")
+    return Finding(OK, "disk", found, "", "")
+
+
+# --- what else is on the machine --------------------------------------------------------------------
+
+def ports(pg_running: bool) -> list[Finding]:
+    wanted = [("the service", APP_HOST, APP_PORT, "VTLAB_APP_PORT"),
+              ("the stub", STUB_HOST, STUB_PORT, "VTLAB_STUB_PORT")]
+    if not pg_running:  # vtlab's own PostgreSQL, already up, holds its port rightly
+        wanted.append(("PostgreSQL", PG_HOST, PG_PORT, "VTLAB_PG_PORT"))
+    findings = []
+    for tier, host, port, variable in wanted:
+        if procs.port_in_use(port, host):
+            findings.append(Finding(WARN, f"port {port}", f"taken on {host} ({tier} needs it)",
+                                    "the run cannot start that tier",
+                                    f"stop what listens there (ss -ltnp 'sport = :{port}') "
+                                    f"or choose another port: export {variable}=PORT"))
+        else:
+            findings.append(Finding(OK, f"port {port}", f"free for {tier}", "", ""))
+    return findings
+
+
+def other_harnesses() -> Finding:
+    running = ownership.running_harnesses()
+    if running:
+        listed = "; ".join(f"pid {pid}: {', '.join(tiers) or 'no tier yet'}" for pid, tiers in running)
+        return Finding(WARN, "other vtlab runs", listed,
+                       "two runs on one machine share its CPU: both measure each other",
+                       "wait for it, or stop it (kill PID; its tiers stop with it)")
+    return Finding(OK, "other vtlab runs", "none (tiers a killed run left are stopped by every vtlab call)", "", "")
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        return int(Path(path).read_text().strip())
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,162 @@
+"""The two JVM tiers: the downstream stub and the service under test."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from vtlab.rig import procs
+from vtlab.core.constants import PINNING_SETTINGS
+from vtlab.core.settings import APP_HOST, APP_JAR, REACTIVE_JAR, STUB_HOST, STUB_JAR, Java
+
+HEALTH_TIMEOUT_S = 120    # a cold JVM on 2 shared cores can take a while
+
+
+def java_env(extra: dict[str, str]) -> dict[str, str]:
+    # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
+    ours = {"VT_ENABLED", "DB_POOL_MAX", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
+            "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
+            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB"}
+    base = {key: value for key, value in os.environ.items() if key not in ours}
+    return {**base, **extra}
+
+
+@dataclass
+class Tier:
+    name: str
+    proc: subprocess.Popen | None   # None: a service vtlab does not run (--url)
+    log: Path | None
+    base_url: str
+    management_url: str  # where /actuator lives: the app's own port, a port of its own, or "" (none)
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            procs.terminate(self.proc)
+
+
+# The JVMs' heaps, locally and in a cluster's pods alike (k8smanifests): the service's, and the stub's.
+SERVICE_HEAP, STUB_HEAP = "-Xmx1g", "-Xmx512m"
+
+
+def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
+               cpus: set[int] | None, detached: bool = False) -> Tier:
+    env = java_env({"SERVER_ADDRESS": STUB_HOST, "SERVER_PORT": str(port),
+                     "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms)})
+    argv = [str(java.java), STUB_HEAP, "-jar", str(STUB_JAR)]
+    return _start("stub", STUB_HOST, argv, env, port, log, cpus, "/actuator/health", detached=detached)
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    virtual: bool
+    pool: int
+    conn_mode: str
+    path_mode: str
+    tomcat_max_threads: int
+    offload_executor: str = "platform"
+    offload_pool: int = 50
+    fanout: str = "sequential"
+    pool_impl: str = "hikari"
+    context: str = "none"
+    context_kb: int = 64
+    reactive: bool = False  # the WebFlux + R2DBC twin instead of the blocking app
+    # StructuredTaskScope is a preview API in JDK 25: the fan-out rows run with preview on, both
+    # strategies, so a sequential and a structured row differ in the strategy only.
+    preview: bool = False
+
+    @property
+    def thread_mode(self) -> str:
+        return "webflux" if self.reactive else "virtual" if self.virtual else "platform"
+
+    def env(self) -> dict[str, str]:
+        if self.reactive:
+            return {"DB_POOL_MAX": str(self.pool)}
+        return {"VT_ENABLED": str(self.virtual).lower(), "DB_POOL_MAX": str(self.pool),
+                "CONN_MODE": self.conn_mode, "PATH_MODE": self.path_mode,
+                "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads), "OFFLOAD_EXECUTOR": self.offload_executor,
+                "OFFLOAD_POOL": str(self.offload_pool), "FANOUT_MODE": self.fanout, "POOL_IMPL": self.pool_impl,
+                "CONTEXT_MODE": self.context, "CONTEXT_KB": str(self.context_kb)}
+
+    def jvm_flags(self) -> list[str]:
+        return ["--enable-preview"] if self.preview else []
+
+
+def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
+              log: Path, jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = ()) -> Tier:
+    # Actuator on a port of its own: a saturated request pool would otherwise queue the rig's
+    # scrapes behind the load, and the samples would go missing exactly on the rows that matter.
+    management_port = procs.free_port(APP_HOST)
+    env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": APP_HOST,
+                     "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
+    argv = [str(java.java), SERVICE_HEAP, *config.jvm_flags(), *jvm_opts,
+            f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
+            # JFR's chunks beside the recording, not in /tmp: a killed service leaves them in the run folder
+            f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
+            "-jar", str(REACTIVE_JAR if config.reactive else APP_JAR)]
+    return _start("service", APP_HOST, argv, env, port, log, cpus, "/actuator/health", management_port)
+
+
+def _start(name: str, host: str, argv: list[str], env: dict[str, str], port: int, log: Path,
+           cpus: set[int] | None, health: str, management_port: int | None = None, detached: bool = False) -> Tier:
+    if procs.port_in_use(port, host):
+        raise RuntimeError(f"port {port} on {host} is already taken; cannot start the {name}")
+    proc = procs.spawn(argv, env=env, log=log, cpus=cpus, name=name, detached=detached)
+    base_url = f"http://{host}:{port}"
+    tier = Tier(name, proc, log, base_url, f"http://{host}:{management_port}" if management_port else base_url)
+    try:
+        procs.wait_http_ok(tier.management_url + health, proc, HEALTH_TIMEOUT_S, log, name)
+    except BaseException:
+        tier.stop()
+        raise
+    return tier
+
+
+def runtime_info(app: Tier) -> dict:
+    status, body = procs.http_get(app.base_url + "/api/runtime-info", timeout=10)
+    if status != 200:
+        raise RuntimeError(f"/api/runtime-info answered {status}")
+    return json.loads(body)
+
+
+def check_effective(info: dict, config: AppConfig) -> list[str]:
+    """Differences between what the row asked for and what the live service reports."""
+    expected = {
+        "threadMode": config.thread_mode,
+        "connMode": config.conn_mode,
+        "pathMode": config.path_mode,
+    }
+    problems = [f"{key}: asked {value}, service runs {info.get(key)}"
+                for key, value in expected.items() if info.get(key) != value]
+    pool = info.get("pool", {}).get("maximumPoolSize")
+    if pool != config.pool:
+        problems.append(f"pool: asked {config.pool}, service runs {pool}")
+    if config.reactive:
+        return problems
+    implementation = {"hikari": "HikariCP", "agroal": "Agroal"}[config.pool_impl]
+    if info.get("pool", {}).get("implementation") != implementation:
+        problems.append(f"pool implementation: asked {implementation}, service runs "
+                        f"{info.get('pool', {}).get('implementation')}")
+    if info.get("fanOutMode") != config.fanout:
+        problems.append(f"fan-out: asked {config.fanout}, service runs {info.get('fanOutMode')}")
+    context = info.get("context", {})
+    if context.get("mode") != config.context or (config.context != "none"
+                                                 and context.get("kilobytes") != config.context_kb):
+        problems.append(f"context: asked {config.context} {config.context_kb} KB, service runs "
+                        f"{context.get('mode')} {context.get('kilobytes')} KB")
+    offload = info.get("offload", {})
+    if offload.get("executor") != config.offload_executor:
+        problems.append(f"offload executor: asked {config.offload_executor}, service runs {offload.get('executor')}")
+    elif config.offload_executor == "platform" and offload.get("poolSize") != config.offload_pool:
+        problems.append(f"offload pool: asked {config.offload_pool}, service runs {offload.get('poolSize')}")
+    threads = info.get("tomcat", {}).get("maxThreads")
+    # Under virtual threads Tomcat hands requests to an unbounded executor: its limit reads -1.
+    if not config.virtual and threads != config.tomcat_max_threads:
+        problems.append(f"tomcat max threads: asked {config.tomcat_max_threads}, service runs {threads}")
+    return problems
