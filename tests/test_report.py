@@ -14,7 +14,7 @@ import browser
 import test_analyze
 
 from vtlab.explain import analyze
-from vtlab.report import charts, render
+from vtlab.report import appendix, charts, headline, render, story
 from vtlab.cli import commands
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
@@ -92,16 +92,16 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
     def line(mode, rps, ci, rep=1):
         return test_analyze.row(thread_mode=mode, rep=rep, concurrency=1000, throughput_rps=rps,
                                 throughput_ci95_rps=ci, ok_requests="")
-    def headline(*rows):
-        return render.headline(analyze.analyse(list(rows), test_analyze.META).aggregates)
-    one_rep = headline(line("platform", 200, 2), line("virtual", 900, 30))
+    def head_of(*rows):
+        return headline.headline(analyze.analyse(list(rows), test_analyze.META).aggregates)
+    one_rep = head_of(line("platform", 200, 2), line("virtual", 900, 30))
     assert one_rep[0]["platform"].startswith("200.0 ± 2.0 ") and one_rep[0]["virtual"].startswith("900.0 ± 30.0 ")
     assert one_rep[0]["ratio"] == "4.50× [4.31–4.70]"  # 870 / 202 to 930 / 198
-    reps = headline(line("platform", 200, 2), line("platform", 190, 2, rep=2), line("virtual", 900, 30),
+    reps = head_of(line("platform", 200, 2), line("platform", 190, 2, rep=2), line("virtual", 900, 30),
                     line("virtual", 950, 10, rep=2))
     assert reps[0]["virtual"].startswith("925.0 [870.0–960.0] ")
     assert reps[0]["ratio"] == "4.74× [4.31–5.11]"  # 870 / 202 to 960 / 188
-    unknown = headline(line("platform", 200, ""), line("virtual", 900, ""))
+    unknown = head_of(line("platform", 200, ""), line("virtual", 900, ""))
     assert unknown[0]["ratio"] == "4.50×"  # no interval measured: no range claimed
 
 
@@ -180,13 +180,13 @@ def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp
     rows = [at("platform", 150, 149.8, 1030), at("platform", 400, 197.9, 10200),
             at("virtual", 150, 149.9, 1020), at("virtual", 400, 398.6, 1060)]
     analysis = analyze.analyse(rows, test_analyze.META)
-    story = " ".join(render.explain(analysis))
-    assert "platform threads: kept up with 150 req/s offered" in story
-    assert "offered 400 req/s it delivered 197.9 (95% interval 196–200) — its wall (thread-pool)" in story
-    assert "virtual threads: kept up with 400 req/s offered" in story
-    assert "Offered 400 req/s, virtual threads delivered 2.01× [1.98–2.04]" in story
-    assert "measured only the scenarios below" not in story
-    head = render.headline(analysis.aggregates)
+    sentences = " ".join(story.explain(analysis))
+    assert "platform threads: kept up with 150 req/s offered" in sentences
+    assert "offered 400 req/s it delivered 197.9 (95% interval 196–200) — its wall (thread-pool)" in sentences
+    assert "virtual threads: kept up with 400 req/s offered" in sentences
+    assert "Offered 400 req/s, virtual threads delivered 2.01× [1.98–2.04]" in sentences
+    assert "measured only the scenarios below" not in sentences
+    head = headline.headline(analysis.aggregates)
     assert [line["concurrency"] for line in head] == ["150/s", "400/s"] and head[1]["ratio"].startswith("2.01×")
     _, data = charts.hero(analysis.aggregates, [], 200, "open")
     assert data["virtual"]["offered_rps"] == [150, 400] and data["platform"]["throughput_rps"] == [149.8, 197.9]
@@ -197,6 +197,83 @@ def test_every_row_shows_the_p99_of_all_responses_and_the_error_mix_when_request
     failing = test_analyze.row(error_rate=0.2, errors_by_status="503=1200,0=12", p99_ms=1050, p99_all_ms=10000,
                                ok_requests="")
     clean = test_analyze.row(concurrency=50, p99_all_ms=1049)
-    html_table = render._every_row(analyze.analyse([failing, clean], test_analyze.META))
-    assert "<td>1,050 (10,000)</td><td>20.00% (503=1200,0=12)</td>" in html_table
-    assert "<td>1,050</td><td>0.00%</td>" in html_table  # nothing failed: one p99, no mix
+    failed, fine = appendix.every_row(analyze.analyse([failing, clean], test_analyze.META).verdicts, 200).lines
+    assert (failed["p99"], failed["errors"]) == ("1,050 (10,000)", "20.00% (503=1200,0=12)")
+    assert (fine["p99"], fine["errors"]) == ("1,050", "0.00%")  # nothing failed: one p99, no mix
+
+
+# --- report.json ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    """The quick run reported by the command itself, and its report.json as parsed."""
+    run_dir = tmp_path_factory.mktemp("json") / "quick-run"
+    shutil.copytree(FIXTURE, run_dir)
+    assert commands.main(["report", str(run_dir)]) == 0
+    return run_dir, json.loads((run_dir / "report.json").read_text())
+
+
+def test_report_json_is_written_beside_the_report_with_its_schema(reported):
+    run_dir, report = reported
+    assert (run_dir / "report.html").exists() and (run_dir / "report.md").exists()
+    assert report["schema"] == "vtlab-report/1"
+    assert report["run"] == {"name": "quick-run", "started": json.loads((run_dir / "metadata.json").read_text())[
+        "started"], "rows": 8, "failed_rows": 0}
+    assert report["failed"] == [] and report["story"][0].startswith("Platform threads flatten at")
+
+
+def test_report_json_holds_one_verdict_per_row_as_analysis_csv_judged_it(reported):
+    run_dir, report = reported
+    lines = analysis_rows(run_dir)
+    with open(run_dir / "matrix.csv", newline="") as handle:
+        assert len(report["verdicts"]) == len(lines) == len(list(csv.DictReader(handle)))
+    for line, verdict in zip(lines, report["verdicts"], strict=True):
+        assert (verdict["row"]["thread_mode"], verdict["row"]["conn_mode"], verdict["row"]["concurrency"]) == (
+            line["thread_mode"], line["conn_mode"], int(line["concurrency"]))
+        assert verdict["bottleneck"] == line["bottleneck"] and verdict["limit"] == line["limit"]
+        assert verdict["valid"] is (line["valid"] == "true")
+        assert ";".join(verdict["flags"]) == line["flags"]
+        assert verdict["ceiling_rps"] == pytest.approx(float(line["ceiling_rps"]), abs=1e-3)
+        assert verdict["measured"]["throughput_ci95_rps"] == pytest.approx(float(line["throughput_ci95_rps"]),
+                                                                           abs=1e-3)
+        for name in ("concurrency", "threads", "pool", "cpu"):  # inf and an empty cell (NaN): null
+            cell, ceiling = line[f"ceiling_{name}_rps"], verdict["ceilings"][name]
+            assert ceiling is None if cell in ("", "inf") else ceiling == pytest.approx(float(cell), abs=1e-3)
+    assert any(verdict["ceilings"]["threads"] is None for verdict in report["verdicts"])  # virtual threads: none
+
+
+def test_report_json_headline_says_what_report_md_says(reported):
+    run_dir, report = reported
+    text = (run_dir / "report.md").read_text().split("\n")
+    table = [line for line in text[text.index("") + 1:] if line.startswith("| ")][1:]  # below the header
+    table = table[:len(report["headline"])]
+    assert len(report["headline"]) == 4
+    for md_line, line in zip(table, report["headline"], strict=True):
+        cells = [cell.strip() for cell in md_line.strip("|").split(" | ")]
+        assert cells[:2] == [line["scenario"], line["load"]]
+        for cell, mode in zip(cells[2:4], ("platform", "virtual"), strict=True):
+            numbers = line[mode]
+            assert cell.startswith(f"{numbers['throughput']['median']:,.1f} ")
+            assert f" · p99 {numbers['p99_median_ms']:,.0f} ms" in cell
+        ratio = line["ratio"]
+        assert cells[4] == f"{ratio['value']:.2f}× [{ratio['low']:.2f}–{ratio['high']:.2f}]"
+        assert cells[5] == f"{line['platform']['bottleneck']} / {line['virtual']['bottleneck']}"
+        assert list(line["text"].values()) == cells
+
+
+def test_report_json_writes_what_was_not_measured_as_null(tmp_path):
+    from vtlab.results import table
+
+    rows = [test_analyze.row(thread_mode=mode, throughput_ci95_rps="", p99_all_ms="", ok_requests="")
+            for mode in ("platform", "virtual")]
+    with open(tmp_path / table.CSV_NAME, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=table.COLUMNS, restval="", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    table.write_metadata(tmp_path, test_analyze.META)
+    text = render.render(tmp_path)["json"].read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    report = json.loads(text)
+    assert [v["measured"]["throughput_ci95_rps"] for v in report["verdicts"]] == [None, None]
+    assert [v["measured"]["p99_all_ms"] for v in report["verdicts"]] == [None, None]
+    assert report["headline"][0]["ratio"]["low"] is None  # no interval measured: no range claimed

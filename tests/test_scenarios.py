@@ -3,12 +3,13 @@
 from test_analyze import META, row
 
 from vtlab.explain import analyze
-from vtlab.report import render, scenarios
+from vtlab.report import headline, scenarios, story
+from vtlab.report.labels import mode_label
 from vtlab.measure import writecheck
 
 
 def sections_of(*rows):
-    return {s.key: s for s in scenarios.sections(analyze.analyse(list(rows), META), render.mode_label)}
+    return {s.key: s for s in scenarios.sections(analyze.analyse(list(rows), META), mode_label)}
 
 
 def pinning_rows(control_events: int, monitor_events: int):
@@ -133,7 +134,7 @@ def test_pools_section_compares_agroal_with_the_hikari_row_at_the_same_settings(
     assert "Agroal at 0.68× HikariCP" in text and "pinned virtual threads 40 times" in text
     # an Agroal row never enters the main story
     verdicts = analyze.analyse([hikari, same], META).verdicts
-    assert render.main_rows(verdicts) == [verdicts[0]]
+    assert story.main_rows(verdicts) == [verdicts[0]]
 
 
 def test_latency_section_names_the_moved_bottleneck_and_the_connection_time():
@@ -190,7 +191,7 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
                                   for r in costly])["reactive"].verdict)
     assert "WebFlux at 0.69× virtual threads" in text and "2.00 ms of its own CPU per request against 0.77" in text
     # the headline pairs platform with virtual only; the twin is told in its section
-    assert all("webflux" not in str(line) for line in render.headline(analyze.analyse(rows, META).aggregates))
+    assert all("webflux" not in str(line) for line in headline.headline(analyze.analyse(rows, META).aggregates))
 
 
 def test_a_difference_is_claimed_only_when_the_intervals_separate():

@@ -13,7 +13,7 @@ from test_cli import run_cli
 
 from vtlab.explain import analyze
 from vtlab.plan import expansion
-from vtlab.report import render
+from vtlab.report import story as report_story
 from vtlab.targets import userservice
 from vtlab.explain.model import Verdict
 
@@ -193,7 +193,7 @@ def test_what_a_user_service_does_not_expose_is_said_never_guessed():
     assert math.isnan(result.ceilings.pool) and math.isnan(result.ceilings.threads) and math.isnan(result.ceilings.cpu)
     assert [text.split(":")[0] for text in result.ceilings.missing] == ["pool", "cpu", "thread-pool"]
     assert result.limit == "concurrency"  # the one ceiling its measurements allow
-    story = render._not_measured_story([result])
+    story = report_story._not_measured_story([result])
     assert story and "its CPU and memory" in story[0] and "tomcat_threads_config_max_threads" in story[0]
 
 

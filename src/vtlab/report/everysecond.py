@@ -3,13 +3,13 @@ all its panels with a link to k6's own dashboard of the row. Drawn from the run'
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from vtlab.explain import analyze
 from vtlab.core import dimensions
 from vtlab.report import timeline
+from vtlab.report.document import EverySecond, Timeline
 from vtlab.report.labels import row_label, scenario_label
 from vtlab.explain.model import Verdict
 
@@ -17,23 +17,23 @@ from vtlab.explain.model import Verdict
 _OVERLAY_KEY = tuple(name for name in dimensions.SCENARIO_KEY if name != "thread_mode")
 
 
-def section(run_dir: Path, rows: Sequence[Mapping[str, object]], verdicts: Sequence[Verdict]) -> str:
-    """The section's HTML; a sentence instead for a run measured before vtlab kept series."""
+def section(run_dir: Path, rows: Sequence[Mapping[str, object]], verdicts: Sequence[Verdict]) -> EverySecond:
+    """The section's figures; a sentence instead for a run measured before vtlab kept series."""
     series_dir = run_dir / "series"
     kept = [(row, verdict, seconds) for row, verdict in zip(rows, verdicts, strict=True)
             if (seconds := timeline.seconds_of(series_dir, dimensions.slug(verdict.row), _planned_hold(row)))
             is not None]
     if not kept:
-        return ("<h2>Every second</h2><p class='small'>This run kept no per-second series (measured before vtlab "
-                "kept them): only its aggregates can be shown.</p>")
-    return "<h2>Every second</h2>" + "".join(_overlays(kept)) + "".join(_row_figure(run_dir, *item) for item in kept)
+        return EverySecond((), "This run kept no per-second series (measured before vtlab kept them): only its "
+                               "aggregates can be shown.")
+    return EverySecond((*_overlays(kept), *(_row_figure(run_dir, *item) for item in kept)))
 
 
 def _planned_hold(row: Mapping[str, object]) -> float:
     return analyze.num(row, "ramp_s", 0) + analyze.num(row, "warmup_s", 0)
 
 
-def _overlays(kept) -> list[str]:
+def _overlays(kept) -> list[Timeline]:
     """One figure per scenario measured in more than one thread mode (the first repetition of each)."""
     scenarios: dict[tuple[str, ...], dict[str, tuple[Mapping[str, object], Verdict, list]]] = {}
     for row, verdict, seconds in kept:
@@ -51,10 +51,11 @@ def _overlays(kept) -> list[str]:
         by_mode = {mode: _shifted(seconds.per_second, round(seconds.hold_start_s - first_seconds.hold_start_s))
                    for mode, (_, _, seconds) in modes.items()}
         # each mode's k6 began its hold a little late by its own start-up; shaded: the first mode's phases
-        figures.append(f"<figure id='overlay-{html.escape(dimensions.slug(first.row))}' class='timeline overlay'>"
-                       + timeline.overlay_svg(by_mode, timeline.phases(first_row, first_seconds.hold_start_s), title)
-                       + "<figcaption class='small'>The scenario's thread modes on the same axes (first repetition "
-                         "of each), their holds aligned; hover for each second's values</figcaption></figure>")
+        figures.append(Timeline(
+            f"overlay-{dimensions.slug(first.row)}", "timeline overlay",
+            timeline.overlay_svg(by_mode, timeline.phases(first_row, first_seconds.hold_start_s), title),
+            "The scenario's thread modes on the same axes (first repetition of each), their holds aligned; hover "
+            "for each second's values"))
     return figures
 
 
@@ -62,12 +63,10 @@ def _shifted(per_second: list[dict[str, float]], by_s: int) -> list[dict[str, fl
     return [{**second, "t_s": second["t_s"] - by_s} for second in per_second if second["t_s"] >= by_s]
 
 
-def _row_figure(run_dir: Path, row: Mapping[str, object], verdict: Verdict, seconds: timeline.Seconds) -> str:
-    esc = html.escape
+def _row_figure(run_dir: Path, row: Mapping[str, object], verdict: Verdict, seconds: timeline.Seconds) -> Timeline:
     slug = dimensions.slug(verdict.row)
     dashboard = run_dir / "k6" / f"{slug}-dashboard.html"
-    link = f" · <a href='k6/{esc(dashboard.name)}'>k6's dashboard of this row</a>" if dashboard.exists() else ""
-    return (f"<figure id='timeline-{esc(slug)}' class='timeline'>"
-            + timeline.svg(seconds.per_second, timeline.phases(row, seconds.hold_start_s), row_label(verdict.row))
-            + f"<figcaption class='small'>Shaded: ramp, warm-up, hold (what the row reports), cool-down; "
-              f"hover for each second's values{link}</figcaption></figure>")
+    drawn = timeline.svg(seconds.per_second, timeline.phases(row, seconds.hold_start_s), row_label(verdict.row))
+    return Timeline(f"timeline-{slug}", "timeline", drawn,
+                    "Shaded: ramp, warm-up, hold (what the row reports), cool-down; hover for each second's values",
+                    (f"k6/{dashboard.name}", "k6's dashboard of this row") if dashboard.exists() else None)

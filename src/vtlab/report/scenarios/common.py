@@ -11,6 +11,7 @@ from typing import Any
 from vtlab.core import dimensions
 from vtlab.explain import repetitions
 from vtlab.explain.model import Verdict
+from vtlab.report.labels import fmt
 
 TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p50", "p50 ms"),
                  ("p99", "p99 ms"), ("ceiling", "ceiling req/s"), ("bottleneck", "bottleneck")]
@@ -31,10 +32,6 @@ class Section:
     table: list[dict[str, str]]
     chart: dict[str, list] = field(default_factory=dict)  # labels, throughput, p99: what the chart draws
     columns: list[tuple[str, str]] = field(default_factory=lambda: list(TABLE_COLUMNS))
-
-
-def fmt(value: float, digits: int = 0) -> str:
-    return "–" if math.isnan(value) or math.isinf(value) else f"{value:,.{digits}f}"
 
 
 # A row without an interval (one rep of a CSV from before intervals, a hold too short for batches) is read as

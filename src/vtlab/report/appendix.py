@@ -1,0 +1,86 @@
+"""The report's reference parts after the story: every row with its verdict, how the ceilings were computed,
+and the environment the run was measured in (host, versions, core map, plan)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from vtlab.explain.model import Verdict
+from vtlab.report.document import Table
+from vtlab.report.labels import fmt, row_label
+
+EVERY_ROW_COLUMNS = (("row", "row"), ("rps", "req/s ± 95%"), ("p99", "p99 ms (all)"), ("errors", "errors (by status)"),
+                     ("ceiling", "ceiling req/s"), ("limit", "limit"), ("attained", "attained"),
+                     ("bottleneck", "bottleneck"), ("valid", "valid"), ("flags", "flags"),
+                     ("restated", "restated ceilings"), ("missing", "ceilings not computed"))
+
+CEILINGS = (
+    "Closed model: users ÷ service time. Platform threads: Tomcat max threads ÷ service time. "
+    "Held connections: pool ÷ service time; released: pool ÷ (service time − downstream delay). "
+    "CPU: (cores − the fixed CPU every tier burns at any load) ÷ the marginal CPU per request, both fitted "
+    "over the same scenario's rows at lower load (all tiers' CPU when they share cores).",
+    "A ceiling in the last column of Every row restates that row's own measurement, so reaching it says "
+    "nothing: the lowest-load row's users ÷ its own p50 (Little's law), cores ÷ its own CPU per request "
+    "(the utilisation law: no lower-load rows to predict from), the pool scaled by its own connections "
+    "out. The others are predictions from other rows or the design.")
+
+
+def every_row(verdicts: Sequence[Verdict], threads: int) -> Table:
+    lines = tuple({"row": row_label(a.row, threads), "rps": _row_rps(a), "p99": _p99_text(a),
+                   "errors": _errors_text(a), "ceiling": fmt(a.ceiling_rps, 1), "limit": a.limit,
+                   "attained": f"{fmt(a.attained * 100)}%", "bottleneck": a.bottleneck,
+                   "valid": "yes" if a.valid else "NO", "flags": ";".join(a.flags),
+                   "restated": ", ".join(a.ceilings.restated), "missing": "; ".join(a.ceilings.missing)}
+                  for a in verdicts)
+    return Table(EVERY_ROW_COLUMNS, lines, "rows", tuple("valid" if a.valid else "invalid" for a in verdicts))
+
+
+def _row_rps(a: Verdict) -> str:
+    ci = a.measured.throughput_ci95_rps
+    return fmt(a.measured.throughput_rps, 1) + ("" if math.isnan(ci) else f" ± {fmt(ci, 1)}")
+
+
+def _p99_text(a: Verdict) -> str:
+    """The successful responses' p99, and beside it every response's when requests failed (a failed request
+    that answered fast hides in the first; one that timed out shows in the second)."""
+    m = a.measured
+    both = m.error_rate > 0 and not math.isnan(m.p99_all_ms)
+    return fmt(m.p99_ms) + (f" ({fmt(m.p99_all_ms)})" if both else "")
+
+
+def _errors_text(a: Verdict) -> str:
+    m = a.measured
+    return f"{m.error_rate * 100:.2f}%" + (f" ({m.errors_by_status})" if m.errors_by_status else "")
+
+
+def ceiling_notes(verdicts: Sequence[Verdict]) -> tuple[str, ...]:
+    """How the ceilings were computed, then each service time they were computed from."""
+    inputs = sorted({(a.row.conn_mode, a.row.path_mode, round(a.service_time_ms, 1), a.service_time_source)
+                     for a in verdicts})
+    return (*CEILINGS, *(f"service time for {conn} / {path}: {ms} ms ({source})" for conn, path, ms, source in inputs))
+
+
+def _plan_lines(plan: object) -> dict[str, str]:
+    """The plan as the run was asked for it: its profile and phases, how many rows, and the flags that
+    changed the profile (none: the profile as it stands)."""
+    if not isinstance(plan, dict):
+        return {"plan": "not recorded"}
+    overrides = plan.get("overrides") or {}
+    phases = " · ".join(f"{name} {plan[key]} s" for name, key in (("ramp", "ramp_s"), ("warm-up", "warmup_s"),
+                                                                     ("hold", "hold_s"), ("cool-down", "cooldown_s"))
+                        if key in plan)
+    rows = plan.get("rows")
+    return {"plan": f"profile {plan.get('profile', '?')}, {plan.get('model', 'closed')} model, "
+                    f"{len(rows) if isinstance(rows, list) else '?'} rows; {phases}",
+            "plan flags": ", ".join(f"{key}={value}" for key, value in sorted(overrides.items()))
+            or "none: the profile as it stands"}
+
+
+def environment(metadata: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
+    versions = metadata.get("versions", {}) if isinstance(metadata.get("versions"), dict) else {}
+    lines = {**{f"host {k}": v for k, v in host.items()}, **{f"version {k}": v for k, v in versions.items()},
+             "core map": metadata.get("core_map", ""),
+             **_plan_lines(metadata.get("plan"))}
+    return tuple((str(key), str(value)) for key, value in lines.items())

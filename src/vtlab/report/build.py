@@ -1,0 +1,96 @@
+"""The report document, assembled once from a run's rows, metadata and analysis: every table, sentence and
+figure the writers serialise. Reads nothing but what it is given; draws the charts."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vtlab.explain import analyze
+from vtlab.explain.model import Analysis, Verdict
+from vtlab.report import appendix, charts, comparison, everysecond, headline, published, scenarios, story
+from vtlab.report.document import Document, Figure, Section, Table
+from vtlab.report.labels import TOMCAT_THREADS, mode_label, row_label
+from vtlab.results.compare import Source
+
+TITLE = "vtlab: platform vs virtual threads"
+
+CAPTIONS = {"hero": "Throughput (successful responses only; bars: min–max over reps) and p99 latency vs "
+                    "concurrency. Dashed: the Little's-law ceiling of each mode.",
+            "open": "Open model: successful responses per second vs the offered rate (dotted: what was "
+                    "offered; bars: 95% intervals) and p99 latency. No coordinated omission: arrivals keep "
+                    "coming while the service is slow.",
+            "pool": "Held connections: throughput vs pool size; dashed: pool ÷ time a connection is held.",
+            "cpu": "Mean CPU per tier during each row's hold. 100% = one core.",
+            "pinning": "JFR jdk.VirtualThreadPinned events (threshold {threshold} ms) per path and thread mode."}
+
+FAILED_COLUMNS = (("row", "row"), ("tier", "tier that died"), ("how", "how it ended"), ("log", "its log's last line"))
+
+
+def document(run_dir: Path, rows: Sequence[Mapping[str, str]], metadata: Mapping[str, object],
+             analysis: Analysis, others: Sequence[Source]) -> Document:
+    """The whole report of one run; `rows` are matrix.csv's, failed ones included (the analysis sets them apart)."""
+    threads = analysis.rig.tomcat_max_threads
+    measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
+    sections = scenarios.sections(analysis, functools.partial(mode_label, default_threads=threads))
+    beside_published = published.section(analysis.aggregates, published.points())
+    if beside_published:
+        sections.insert(0, beside_published)
+    failures = failed_rows(analysis.failed, threads)
+    pairs = headline.lines(analysis.aggregates, threads)
+    return Document(
+        title=TITLE, run_name=run_dir.name, started=str(metadata.get("started", "")),
+        headline_lines=tuple(pairs),
+        headline=Table(headline.COLUMNS, tuple(headline.words(line) for line in pairs), "headline"),
+        story=(*story.explain(analysis), *story.failures_sentence(analysis.failed)),
+        figures=tuple(_figures(measured, analysis, others, metadata)) if measured else (),
+        sections=tuple(_section(section) for section in sections),
+        every_second=everysecond.section(run_dir, measured, analysis.verdicts),
+        failed=Table(FAILED_COLUMNS, tuple(failures), "failed-rows") if failures else None,
+        compared=comparison.table(analysis.aggregates, others) if others else None,
+        every_row=appendix.every_row(analysis.verdicts, threads),
+        ceiling_notes=appendix.ceiling_notes(analysis.verdicts),
+        environment=appendix.environment(metadata),
+        verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed)
+
+
+def failed_rows(failed: Sequence[Verdict], threads: int = TOMCAT_THREADS) -> list[dict[str, str]]:
+    """The rows a tier died in, for their own table: which tier, how, and the last thing it logged."""
+    return [{"row": row_label(v.row, threads), "tier": v.failure.tier, "how": v.failure.how,
+             "log": (v.failure.log.strip().splitlines() or [""])[-1][:200]} for v in failed if v.failure]
+
+
+def _section(section: scenarios.Section) -> Section:
+    # drawn here, after the run's own figures, so matplotlib draws in the order it always has
+    return Section(section.key, section.title, tuple(section.verdict),
+                   Table(tuple(section.columns), tuple(section.table)),
+                   charts.scenario(section.title, section.chart) if section.chart else "", section.chart)
+
+
+def _figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],
+             metadata: Mapping[str, object]) -> list[Figure]:
+    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
+    cpus = int(host.get("cpus_available") or 0) or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
+    threads = analysis.rig.tomcat_max_threads
+    drawn = {name: figure for name, figure in (("hero", charts.hero(analysis.aggregates, others, threads)),
+                                               ("open", charts.hero(analysis.aggregates, [], threads, "open")),
+                                               ("pool", charts.pool(analysis.aggregates))) if figure}
+    drawn["cpu"] = charts.cpu(rows, [row_label(a.row, threads) for a in analysis.verdicts], cpus * 100)
+    threshold = analysis.rig.jfr_pinned_threshold_ms
+    drawn["pinning"] = charts.pinning(rows, threshold)
+    return [Figure(name, svg, CAPTIONS[name].format(threshold=threshold), data, _nothing_to_draw(name, data, threshold))
+            for name, (svg, data) in drawn.items()]
+
+
+def _nothing_to_draw(name: str, data: Mapping[str, Any], threshold_ms: int) -> str:
+    """A sentence instead of a chart whose axes would only frame one point or a row of zeros."""
+    if name == "pool" and len(data.get("ceiling", {}).get("pool", [])) < 2:
+        sizes = ", ".join(str(size) for size in data.get("ceiling", {}).get("pool", []))
+        return (f"Held connections were measured at one pool size ({sizes}): see the headline; "
+                "the pool chart needs two sizes (e.g. `--pools 10,50`).")
+    if name == "pinning" and not any(data.get("events", [])):
+        return (f"No row recorded a pinned virtual thread (JFR jdk.VirtualThreadPinned ≥ {threshold_ms} ms): "
+                "nothing to chart. The pinning profile has a positive control that does pin.")
+    return ""

@@ -1,0 +1,56 @@
+"""The "Compared with" table: this run's virtual/platform ratio per concurrency beside each other source's
+(another run's matrix.csv, the published figures)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from vtlab.core import dimensions
+from vtlab.explain import analyze
+from vtlab.explain.model import Aggregate
+from vtlab.report.document import Table
+from vtlab.report.labels import fmt
+from vtlab.results.compare import Source
+
+COLUMNS = (("source", "source"), ("concurrency", "concurrency"), ("platform", "platform req/s"),
+           ("virtual", "virtual req/s"), ("ratio", "ratio v/p"))
+
+Point = tuple[Any, float, float]  # a row's dimensions, its concurrency, its req/s
+
+
+def table(aggregates: Sequence[Aggregate], others: Sequence[Source]) -> Table:
+    sources = [("this run", _ratios((a.row, float(a.row.concurrency), a.throughput_median) for a in aggregates))]
+    sources += [(s.label, _ratios(_source_points(s.rows))) for s in others]
+    lines = []
+    for label, ratios in sources:
+        for conc in sorted(ratios):
+            p, v = ratios[conc]
+            lines.append({"source": label, "concurrency": f"{conc:g}", "platform": fmt(p, 0), "virtual": fmt(v, 0),
+                          "ratio": "–" if not (p > 0 and v > 0) else f"{v / p:.2f}×"})
+    return Table(COLUMNS, tuple(lines))
+
+
+def _source_points(rows: Sequence[dict[str, str]]) -> Iterator[Point]:
+    """Another source's rows as (dimensions, concurrency, req/s): those whose connection mode is released or
+    left empty (the published figures), and whose dimensions read as numbers where they should."""
+    for r in rows:
+        if r.get("conn_mode") not in ("released", ""):
+            continue
+        try:
+            row = dimensions.parse(r)
+        except ValueError:
+            continue
+        yield row, analyze.num(r, "concurrency"), analyze.num(r, "throughput_rps")
+
+
+def _ratios(points: Iterable[Point]) -> dict[float, tuple[float, float]]:
+    """(platform, virtual) req/s per concurrency of the plain order-summary rows, released, normal path."""
+    by_conc: dict[float, dict[str, float]] = {}
+    for row, concurrency, rps in points:
+        if (row.conn_mode == "released" and row.path_mode == "normal"
+                and row.workload == "order-summary" and not dimensions.is_variant(row)):
+            by_conc.setdefault(concurrency, {})[row.thread_mode] = rps
+    return {c: (m.get("platform", math.nan), m.get("virtual", math.nan)) for c, m in by_conc.items()
+            if not math.isnan(c)}

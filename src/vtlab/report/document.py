@@ -1,0 +1,88 @@
+"""The report as one typed document, built once from a run (`report.build`) and serialised by each
+writer (`report.markdown`, `report.html`, `report.json`). It holds what the report says, as text and
+tables, plus the typed analysis the machine-readable writer quotes; no writer decides anything."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vtlab.explain.model import Aggregate, Verdict
+
+Columns = tuple[tuple[str, str], ...]  # (key into a line, its title)
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: Columns
+    lines: tuple[dict[str, str], ...]
+    id: str = ""
+    line_classes: tuple[str, ...] = ()  # one per line where lines are marked (valid / invalid), else none
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A drawn chart (SVG markup) with its caption and the data series it draws; `instead` is a sentence
+    shown in its place when the chart would frame nothing worth drawing."""
+    name: str
+    svg: str
+    caption: str
+    data: dict[str, Any]
+    instead: str = ""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """One figure of the every-second section: a row's panels or a scenario's modes overlaid."""
+    id: str
+    css_class: str
+    svg: str
+    caption: str
+    link: tuple[str, str] | None = None  # (href, words) to k6's own dashboard of the row
+
+
+@dataclass(frozen=True)
+class EverySecond:
+    figures: tuple[Timeline, ...]
+    note: str = ""  # said instead when the run kept no per-second series
+
+
+@dataclass(frozen=True)
+class Section:
+    """A scenario's section: its verdict in words, its table, its chart (drawn, and the data drawn)."""
+    key: str
+    title: str
+    sentences: tuple[str, ...]
+    table: Table
+    svg: str = ""
+    chart: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HeadlineLine:
+    """One headline line's pair, platform beside virtual (either may be missing), as the table words it."""
+    scenario: str
+    load: str
+    platform: Aggregate | None
+    virtual: Aggregate | None
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str
+    run_name: str
+    started: str
+    headline_lines: tuple[HeadlineLine, ...]
+    headline: Table
+    story: tuple[str, ...]
+    figures: tuple[Figure, ...]
+    sections: tuple[Section, ...]
+    every_second: EverySecond
+    failed: Table | None
+    compared: Table | None
+    every_row: Table
+    ceiling_notes: tuple[str, ...]
+    environment: tuple[tuple[str, str], ...]
+    verdicts: tuple[Verdict, ...]       # the measured rows, as analysed: what the JSON writer quotes
+    aggregates: tuple[Aggregate, ...]
+    failed_verdicts: tuple[Verdict, ...]

@@ -1,0 +1,125 @@
+"""report.json: the report for machines (CI gates, notebooks): the same document report.md tells, as numbers.
+
+Every number is a JSON number, in the unit its key names; one not measured or not computable (NaN, ±inf)
+is null. Keys are stable; a change that renames or removes one raises SCHEMA. Top level:
+
+- ``schema``: ``"vtlab-report/1"``.
+- ``run``: ``{"name", "started", "rows", "failed_rows"}``: the run folder's name, when it started, how many rows
+  were measured and how many a tier died in.
+- ``headline``: the headline table's lines, in its order: ``{"scenario", "load", "load_model", "platform",
+  "virtual", "ratio", "text"}``. ``load`` is the concurrency (closed model) or the offered rate ("150/s", open
+  model); ``platform``/``virtual`` are an aggregate's numbers (below: ``throughput``, ``p99_median_ms``,
+  ``bottleneck``, ``valid``, ``reps``) or null where that mode was not measured; ``ratio`` is
+  ``{"value", "low", "high"}`` (virtual ÷ platform; low/high null where the intervals do not allow a range)
+  or null; ``text`` is the line exactly as report.md shows it.
+- ``story``: the report's sentences, in order.
+- ``verdicts``: one per measured row, in matrix.csv's order (as analysis.csv): ``row`` (every dimension of the
+  row, by its CSV name), ``measured`` (``throughput_rps``, ``throughput_ci95_rps``: the 95% half-width,
+  ``p50_ms``, ``p99_ms``, ``p99_all_ms``, ``error_rate``, ``errors_by_status``), ``service_time_ms``,
+  ``service_time_source``, ``cpu_ms_per_req``, ``ceilings`` (req/s, each named: ``concurrency``, ``threads``,
+  ``pool``, ``cpu``), ``ceilings_restated`` (the names of those that restate the row's own measurement),
+  ``ceiling_rps`` (the lowest), ``limit`` (which ceiling that is), ``attained`` (throughput ÷ ceiling),
+  ``bottleneck``, ``valid``, ``flags`` (why a row is not valid, or what it could not measure), ``queued``,
+  ``notes`` (the ceilings not computed and why; a stall).
+- ``aggregates``: one per scenario, its repetitions combined: ``row`` (the first repetition's dimensions),
+  ``reps``, ``valid_reps``, ``throughput`` (``median``, ``min``, ``max``, ``interval_low``, ``interval_high``:
+  the reps' 95% intervals joined, ``spread``, ``spread_warning``), ``p99_median_ms``, ``ceiling_rps``, ``limit``,
+  ``bottleneck``, ``bottlenecks_seen``, ``valid``, ``flags``.
+- ``failed``: the rows a tier died in: ``row``, ``tier``, ``how``, ``log`` (its log's tail as recorded).
+- ``sections``: the scenario sections: ``{"key", "title", "sentences"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from vtlab.core import dimensions
+from vtlab.explain.model import Aggregate, Verdict
+from vtlab.report.document import Document, HeadlineLine
+from vtlab.report.headline import words
+
+NAME = "report.json"
+SCHEMA = "vtlab-report/1"
+
+
+def serialise(document: Document) -> str:
+    report = {
+        "schema": SCHEMA,
+        "run": {"name": document.run_name, "started": document.started, "rows": len(document.verdicts),
+                "failed_rows": len(document.failed_verdicts)},
+        "headline": [_headline(line) for line in document.headline_lines],
+        "story": list(document.story),
+        "verdicts": [_verdict(verdict) for verdict in document.verdicts],
+        "aggregates": [_aggregate(aggregate) for aggregate in document.aggregates],
+        "failed": [{"row": _row(v.row), "tier": v.failure.tier, "how": v.failure.how, "log": v.failure.log}
+                   for v in document.failed_verdicts if v.failure],
+        "sections": [{"key": s.key, "title": s.title, "sentences": list(s.sentences)} for s in document.sections],
+    }
+    return json.dumps(_plain(report), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _headline(line: HeadlineLine) -> dict[str, Any]:
+    p, v = line.platform, line.virtual
+    first = p or v
+    return {"scenario": line.scenario, "load": line.load, "load_model": first.row.load_model if first else None,
+            "platform": _mode(p), "virtual": _mode(v), "ratio": _ratio(p, v), "text": words(line)}
+
+
+def _mode(line: Aggregate | None) -> dict[str, Any] | None:
+    if line is None:
+        return None
+    return {"throughput": _throughput(line), "p99_median_ms": line.p99_median, "bottleneck": line.bottleneck,
+            "valid": line.valid, "reps": line.reps}
+
+
+def _ratio(p: Aggregate | None, v: Aggregate | None) -> dict[str, Any] | None:
+    """virtual ÷ platform and the range their intervals allow, as the headline's words compute them."""
+    if not (p and v and p.throughput_median > 0):
+        return None
+    ranged = p.interval_known and v.interval_known and p.interval_low > 0
+    return {"value": v.throughput_median / p.throughput_median,
+            "low": v.interval_low / p.interval_high if ranged else None,
+            "high": v.interval_high / p.interval_low if ranged else None}
+
+
+def _throughput(line: Aggregate) -> dict[str, Any]:
+    return {"median": line.throughput_median, "min": line.throughput_min, "max": line.throughput_max,
+            "interval_low": line.interval_low, "interval_high": line.interval_high, "spread": line.spread,
+            "spread_warning": line.spread_warning}
+
+
+def _verdict(v: Verdict) -> dict[str, Any]:
+    m, c = v.measured, v.ceilings
+    return {"row": _row(v.row),
+            "measured": {"throughput_rps": m.throughput_rps, "throughput_ci95_rps": m.throughput_ci95_rps,
+                         "p50_ms": m.p50_ms, "p99_ms": m.p99_ms, "p99_all_ms": m.p99_all_ms,
+                         "error_rate": m.error_rate, "errors_by_status": m.errors_by_status},
+            "service_time_ms": v.service_time_ms, "service_time_source": v.service_time_source,
+            "cpu_ms_per_req": v.cpu_ms_per_req,
+            "ceilings": {"concurrency": c.concurrency, "threads": c.threads, "pool": c.pool, "cpu": c.cpu},
+            "ceilings_restated": list(c.restated), "ceiling_rps": v.ceiling_rps, "limit": v.limit,
+            "attained": v.attained, "bottleneck": v.bottleneck, "valid": v.valid, "flags": list(v.flags),
+            "queued": v.queued, "notes": [*c.missing, *([m.stall] if m.stall else [])]}
+
+
+def _aggregate(a: Aggregate) -> dict[str, Any]:
+    return {"row": _row(a.row), "reps": a.reps, "valid_reps": a.valid_reps, "throughput": _throughput(a),
+            "p99_median_ms": a.p99_median, "ceiling_rps": a.ceiling_rps, "limit": a.limit, "bottleneck": a.bottleneck,
+            "bottlenecks_seen": a.bottlenecks_seen, "valid": a.valid, "flags": list(a.flags)}
+
+
+def _row(row: Any) -> dict[str, Any]:
+    return dimensions.values(row)
+
+
+def _plain(value: Any) -> Any:
+    """JSON's own types throughout: NaN and ±inf as null (JSON has neither), tuples as lists."""
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value

@@ -1,0 +1,177 @@
+"""The report's sentences, each computed from the analysis: where each thread mode flattened and why, the
+held-connection and open-model stories, which rows cannot be trusted, and what a user's service hid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from vtlab.core import dimensions
+from vtlab.explain import analyze
+from vtlab.explain.model import Aggregate, Analysis, Verdict
+from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, row_label
+
+
+def explain(analysis: Analysis) -> list[str]:
+    """Sentences generated from the analysis: where each mode flattened and why."""
+    threads = analysis.rig.tomcat_max_threads
+    main = main_rows(analysis.aggregates, threads)
+
+    def lines(conn: str, mode: str) -> list[Aggregate]:
+        return sorted((a for a in main if a.row.conn_mode == conn and a.row.thread_mode == mode
+                       and a.row.path_mode == "normal" and a.row.load_model == "closed"),
+                      key=lambda a: a.row.concurrency)
+
+    platform, virtual = lines("released", "platform"), lines("released", "virtual")
+    story = [*_platform_story(platform), *_virtual_story(virtual, platform), *_held_story(main),
+             *_open_story(main)]
+    if not story:
+        story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
+                     "order-summary` rows.")
+    return story + _validity_story(analysis.verdicts, threads)
+
+
+def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
+    if not platform:
+        return []
+    # the wall where it held: an overloaded row past it (refusals, a cliff) is told with the invalid rows
+    walls = ([a for a in platform if a.bottleneck == "thread-pool" and a.valid]
+             or [a for a in platform if a.bottleneck == "thread-pool"])
+    if walls:
+        wall = walls[-1]
+        ms, source = wall.line.service_time_ms, wall.line.service_time_source  # the wall row's own scenario
+        return [f"Platform threads flatten at {fmt(wall.throughput_median, 0)} req/s: Tomcat's threads ÷ "
+                f"the time each is busy ({fmt(ms, 0)} ms, the {source}) predict "
+                f"{fmt(wall.ceiling_rps, 0)} req/s, and past that users only queue "
+                f"(p99 {fmt(wall.p99_median, 0)} ms at {wall.row.concurrency} users)."]
+    best = max(platform, key=lambda a: a.throughput_median)
+    return [f"Platform threads reached {fmt(best.throughput_median, 0)} req/s at "
+            f"{best.row.concurrency} users without meeting their thread wall ({best.bottleneck})."]
+
+
+LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstream, so users ÷ service time)",
+               "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool"}
+
+
+def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) -> list[str]:
+    if not virtual:
+        return []
+    # the story is told from rows that can be trusted; an invalid best is said to be one
+    best = max([a for a in virtual if a.valid] or virtual, key=lambda a: a.throughput_median)
+    reached = (f"a ceiling of {fmt(best.ceiling_rps, 0)} req/s that restates the row's own measurement"
+               if best.line.limit_restated else
+               f"{fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
+               f"{fmt(best.ceiling_rps, 0)} req/s")
+    story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
+             f"{best.row.concurrency} users ({reached}), limited by {LIMIT_WORDS.get(best.limit, best.limit)}; "
+             f"bottleneck: {best.bottleneck}" + ("." if best.valid else
+                                                f" — but no rep of that row is valid ({';'.join(best.flags)}).")]
+    trusted = [a for a in platform if a.valid] or platform
+    top = max(trusted, key=lambda a: a.throughput_median, default=None)
+    if top and top.throughput_median > 0:
+        story.append(f"Best against best, virtual threads deliver {ratio_text(top, best)} the platform threads' "
+                     "throughput (the 95% range in brackets where measured; with several reps, the range their "
+                     "intervals joined allow).")
+    return story
+
+
+def _interval_words(line: Aggregate) -> str:
+    if not line.interval_known:
+        return ""
+    # one rep: its 95% interval; several: their intervals joined, a range wider than any one 95% interval
+    what = "95% interval" if line.reps == 1 else f"{line.reps} reps' 95% intervals joined"
+    return f" ({what} {fmt(line.interval_low, 0)}–{fmt(line.interval_high, 0)})"
+
+
+KEPT_UP = 0.95  # an open-model row that delivered this share of its offered rate kept up with it
+
+
+def _open_story(main: Sequence[Aggregate]) -> list[str]:
+    """The open model per mode: the highest offered rate it kept up with, what it delivered above it, and
+    the two modes side by side at the highest rate both were offered."""
+    story = []
+    by_mode: dict[str, dict[int, Aggregate]] = {}
+    for mode in ("platform", "virtual"):
+        lines = sorted((a for a in main if a.row.load_model == "open" and a.row.thread_mode == mode
+                        and a.row.conn_mode == "released" and a.row.path_mode == "normal"),
+                       key=lambda a: a.row.target_rps)
+        if not lines:
+            continue
+        by_mode[mode] = {a.row.target_rps: a for a in lines}
+        kept = [a for a in lines if a.throughput_median >= KEPT_UP * a.row.target_rps]
+        over = [a for a in lines if a not in kept]
+        sentence = f"Open model, {mode} threads: " + (
+            f"kept up with {fmt(kept[-1].row.target_rps)} req/s offered (p99 {fmt(kept[-1].p99_median)} ms)"
+            if kept else "kept up with none of the offered rates")
+        if over:
+            top = over[-1]
+            sentence += (f"; offered {fmt(top.row.target_rps)} req/s it delivered {fmt(top.throughput_median, 1)}"
+                         f"{_interval_words(top)} — its wall ({top.bottleneck}) — and latency grew without bound "
+                         f"(p99 {fmt(top.p99_median)} ms): arrivals kept coming while requests waited")
+        story.append(sentence + ".")
+    common = sorted(set(by_mode.get("platform", {})) & set(by_mode.get("virtual", {})))
+    if common:
+        rate = common[-1]
+        story.append(f"Offered {fmt(rate)} req/s, virtual threads delivered "
+                     f"{ratio_text(by_mode['platform'][rate], by_mode['virtual'][rate])} the platform threads' rate.")
+    return story
+
+
+def _held_story(main: Sequence[Aggregate]) -> list[str]:
+    held = [a for a in main if a.row.conn_mode == "held" and a.row.path_mode == "normal"]
+    if not held:
+        return []
+    ms, source = held[0].line.service_time_ms, held[0].line.service_time_source
+    parts = ", ".join(f"{a.row.thread_mode} {fmt(a.throughput_median, 1)} req/s ({a.bottleneck})"
+                      for a in sorted(held, key=lambda a: (a.row.hikari_pool, a.row.thread_mode)))
+    pools = sorted({a.row.hikari_pool for a in held})
+    return [f"With the connection held across the downstream call the bottleneck moves to the pool: "
+            f"pool ÷ {fmt(ms, 0)} ms ({source}) caps both modes at "
+            + ", ".join(f"{fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
+            + f" — measured: {parts}. Virtual threads cannot help when every request needs a connection "
+            "for the whole call."]
+
+
+def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
+    invalid = [a for a in verdicts if not a.valid]
+    if invalid:
+        story = [f"{len(invalid)} row(s) cannot be trusted and are marked: "
+                 + "; ".join(f"{row_label(a.row, threads)} ({';'.join(a.flags)})" for a in invalid) + "."]
+    else:
+        story = ["Every row is valid: the generator kept up (its CPU is in every row), no dropped "
+                 "iterations, no counted errors, samplers complete, throughput steady across the hold."]
+    return story + _not_measured_story(verdicts)
+
+
+# What each not-exposed flag leaves unmeasured, in words.
+NOT_EXPOSED_WORDS = {"meters": "its meters (no /actuator/prometheus nor /actuator/metrics)",
+                     "app_cpu_pct": "its CPU and memory (a --url service is not vtlab's process)",
+                     "neighbours": "other processes' CPU apart from its own",
+                     "hikari_active_max": "its connection pool's gauges", "jvm_threads_max": "its JVM threads"}
+
+
+def _not_measured_story(verdicts: Sequence[Verdict]) -> list[str]:
+    """What a user's service did not let vtlab measure, and the ceilings that stayed uncomputed for it."""
+    hidden = sorted({flag.removeprefix(analyze.NOT_EXPOSED) for a in verdicts for flag in a.flags
+                     if flag.startswith(analyze.NOT_EXPOSED)})
+    missing = sorted({text for a in verdicts for text in a.ceilings.missing})
+    if not hidden and not missing:
+        return []
+    return [("Not measured on your service: " + "; ".join(NOT_EXPOSED_WORDS.get(name, name) for name in hidden)
+             + ". " if hidden else "") + ("Ceilings not computed: " + "; ".join(missing) + "." if missing else "")]
+
+
+def main_rows(lines: Sequence[Any], threads: int = TOMCAT_THREADS) -> list[Any]:
+    """The order-summary rows (verdicts or aggregates) at Tomcat's default pool: what the hero story is told
+    from. A run of the user's own service tells the same story of its rows, at whatever pool it runs."""
+    own = [a for a in lines if a.row.workload == "order-summary" and not dimensions.is_variant(a.row)
+           and (a.row.thread_mode != "platform" or a.row.tomcat_max_threads == threads)]
+    return own or [a for a in lines if a.row.workload == "service" and not dimensions.is_variant(a.row)]
+
+
+def failures_sentence(failed: Sequence[Verdict]) -> list[str]:
+    if not failed:
+        return []
+    return [f"{len(failed)} row(s) failed — a tier died during the row — and are left out of every verdict and "
+            "chart above and below (see Failed rows; `--resume` measures them again)."]
+
