@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from vtlab.explain.facts import (all_rps, cpu_group, cpu_tiers, db_round_trip_s, in_flight, pool_size, scenario_of,
                                  user_service, wait_s, workload)
@@ -65,55 +66,80 @@ def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
     return max(service_s, 1e-3), source
 
 
+class _Ceiling(NamedTuple):
+    """One resource's ceiling in req/s, whether it restates the row's own measurement, and what was missing to
+    compute it ("" when nothing was)."""
+    rps: float
+    restated: bool = False
+    missing: str = ""
+
+
 def ceilings_of(row: Mapping[str, object], ctx: Context, service_s: float, source: str, cpu_ms: float,
-              throughput: float) -> Ceilings:
+                throughput: float) -> Ceilings:
     """Little's law per resource: how many requests each lets through per second at this service time."""
-    pool = pool_size(row)
-    restated, missing = [], []
-    if workload(row) in ("sleep", "cpu"):
-        pool_rps = math.inf  # sleep and cpu never borrow a connection
-    elif math.isnan(pool):
-        pool_rps = math.nan
-        missing.append("pool: the service exposes no pool size (hikaricp_connections_max)")
-    elif user_service(row):
-        # no designed call to subtract: the pool's own time out per request where it keeps one (HikariCP), else
-        # the whole request's time, the longest a borrow can last
-        headroom = _pool_headroom_rps(row, throughput, pool)
-        pool_rps = headroom if headroom > 0 else pool / service_s
-        if headroom > 0:
-            restated.append("pool")
-    else:
-        held_s = (service_s if row.get("conn_mode") == "held"
-                  else _released_hold_s(service_s, wait_s(row), db_round_trip_s(row)))
-        headroom = _pool_headroom_rps(row, throughput, pool)
-        pool_rps = max(pool / held_s, headroom)
-        if headroom > pool / held_s:
-            restated.append("pool")  # the row's own throughput scaled by its connections out
-    open_model = row.get("load_model") == "open"
-    if (not open_model and source == "p50 at lowest load"
-            and (row.get("thread_mode"), num(row, "concurrency", 0)) == ctx.service_time_point.get(scenario_of(row))):
-        restated.append("concurrency")  # users ÷ its own p50 is its own throughput by Little's law
-    cores_there = ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)
-    fixed_pct, marginal_ms = predicted_cpu_ms(row, ctx)
-    if ctx.service_unseen:
-        cpu_rps = math.nan
-        missing.append("cpu: the service's CPU was not measured (a --url service is not vtlab's process)")
-    elif math.isnan(marginal_ms):
-        cpu_rps = cores_there / (cpu_ms / 1000) if cpu_ms > 0 else math.inf
-        if cpu_ms > 0:
-            restated.append("cpu")  # cores ÷ its own CPU per request: the utilisation law
-    else:
-        cpu_rps = max(cores_there * 100 - fixed_pct, 0.0) / (marginal_ms / 10)
+    concurrency = _concurrency_ceiling(row, ctx, service_s, source)
+    threads = _thread_ceiling(row, ctx, service_s)
+    pool = _pool_ceiling(row, service_s, throughput)
+    cpu = _cpu_ceiling(row, ctx, cpu_ms)
+    # analysis.csv lists them in this order
+    restated = (("pool", pool), ("concurrency", concurrency), ("cpu", cpu))
+    return Ceilings(concurrency=concurrency.rps, threads=threads.rps, pool=pool.rps, cpu=cpu.rps,
+                    restated=tuple(name for name, ceiling in restated if ceiling.restated),
+                    missing=tuple(ceiling.missing for ceiling in (pool, cpu, threads) if ceiling.missing))
+
+
+def _concurrency_ceiling(row: Mapping[str, object], ctx: Context, service_s: float, source: str) -> _Ceiling:
+    """The users (or the open model's arrivals) over the service time."""
+    if row.get("load_model") == "open":
+        return _Ceiling(num(row, "target_rps"))
+    users = in_flight(row) if user_service(row) else num(row, "concurrency")
+    # the row that measured the service time: users ÷ its own p50 is its own throughput by Little's law
+    own = (source == "p50 at lowest load"
+           and (row.get("thread_mode"), num(row, "concurrency", 0)) == ctx.service_time_point.get(scenario_of(row)))
+    return _Ceiling(users / service_s, restated=own)
+
+
+def _thread_ceiling(row: Mapping[str, object], ctx: Context, service_s: float) -> _Ceiling:
+    """The request threads (or the carriers every request pins, or the offload pool) over the service time."""
     threads = request_thread_cap(row, ctx.rig.tomcat_max_threads) / service_s
     if math.isnan(service_s):
-        missing.append("concurrency, thread-pool: no row measured the service time (each queued or failed): add a "
-                       "lower --conc")
-    elif math.isnan(threads):
-        missing.append("thread-pool: the service exposes no Tomcat max threads (tomcat_threads_config_max_threads)")
-    return Ceilings(
-        concurrency=(num(row, "target_rps") if open_model
-                     else (in_flight(row) if user_service(row) else num(row, "concurrency")) / service_s),
-        threads=threads, pool=pool_rps, cpu=cpu_rps, restated=tuple(restated), missing=tuple(missing))
+        return _Ceiling(threads, missing="concurrency, thread-pool: no row measured the service time (each queued "
+                                         "or failed): add a lower --conc")
+    if math.isnan(threads):
+        return _Ceiling(threads, missing="thread-pool: the service exposes no Tomcat max threads "
+                                         "(tomcat_threads_config_max_threads)")
+    return _Ceiling(threads)
+
+
+def _pool_ceiling(row: Mapping[str, object], service_s: float, throughput: float) -> _Ceiling:
+    """The connections over the time one request holds one: all of it when held, the query alone when released."""
+    pool = pool_size(row)
+    if workload(row) in ("sleep", "cpu"):
+        return _Ceiling(math.inf)  # sleep and cpu never borrow a connection
+    if math.isnan(pool):
+        return _Ceiling(math.nan, missing="pool: the service exposes no pool size (hikaricp_connections_max)")
+    headroom = _pool_headroom_rps(row, throughput, pool)
+    if user_service(row):
+        # no designed call to subtract: the pool's own time out per request where it keeps one (HikariCP), else
+        # the whole request's time, the longest a borrow can last
+        return _Ceiling(headroom, restated=True) if headroom > 0 else _Ceiling(pool / service_s)
+    held_s = (service_s if row.get("conn_mode") == "held"
+              else _released_hold_s(service_s, wait_s(row), db_round_trip_s(row)))
+    # restated: the row's own throughput scaled by its connections out
+    return _Ceiling(max(pool / held_s, headroom), restated=headroom > pool / held_s)
+
+
+def _cpu_ceiling(row: Mapping[str, object], ctx: Context, cpu_ms: float) -> _Ceiling:
+    """The cores over the CPU one request costs, predicted from the rows of lower load where they allow."""
+    if ctx.service_unseen:
+        return _Ceiling(math.nan, missing="cpu: the service's CPU was not measured (a --url service is not vtlab's "
+                                          "process)")
+    cores_there = ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)
+    fixed_pct, marginal_ms = predicted_cpu_ms(row, ctx)
+    if math.isnan(marginal_ms):
+        # restated: cores ÷ its own CPU per request, the utilisation law
+        return _Ceiling(cores_there / (cpu_ms / 1000) if cpu_ms > 0 else math.inf, restated=cpu_ms > 0)
+    return _Ceiling(max(cores_there * 100 - fixed_pct, 0.0) / (marginal_ms / 10))
 
 
 def limit_of(ceilings: Ceilings) -> tuple[str, float]:

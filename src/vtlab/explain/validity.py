@@ -24,6 +24,21 @@ UNSTEADY = 0.10                  # a hold drifting by more than this, start to e
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
+    """The row's flags, in the order analysis.csv lists them: the load generator's, the requests', the samplers',
+    then the hold's steadiness, the write check and k6's exit."""
+    flags = [*_generator_flags(row, ctx), *_request_flags(row, throughput), *_sampling_flags(row, ctx)]
+    if not steady(row):
+        flags.append("not-steady")
+    if str(row.get("writes_ok", "")).lower() == "false":
+        flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
+    exit_code = num(row, "k6_exit", 0)
+    if exit_code not in (0, ctx.rig.k6_thresholds_exit):
+        flags.append(f"k6-exit-{int(exit_code)}")
+    return flags
+
+
+def _generator_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
+    """Whether k6 could send the load: its CPU, its interference with the service, the arrivals it dropped."""
     flags = []
     load_allotment = ctx.load_cpus * 100
     load_peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
@@ -37,6 +52,12 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
         # k6 dropped arrivals: with CPU to spare it had no free user to send them with, because the service
         # answered slower than they arrived — the service's wall under an offered load above it, not k6's.
         flags.append("dropped-iterations" if "generator-saturated" in flags else "offered-above-capacity")
+    return flags
+
+
+def _request_flags(row: Mapping[str, object], throughput: float) -> list[str]:
+    """Whether the requests were served: errors above the threshold, errors k6's count missed, none served."""
+    flags = []
     if num(row, "error_rate", 0) > ERROR_THRESHOLD:
         flags.append("errors-above-threshold")
     ok = num(row, "ok_requests")
@@ -45,6 +66,13 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
         flags.append("errors-counted")
     if num(row, "http_reqs", 0) <= 0 or throughput <= 0:
         flags.append("no-successful-requests")
+    return flags
+
+
+def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
+    """Whether the samplers saw the hold: enough readings, no neighbour taking the CPU, every key figure read."""
+    flags = []
+    hold = num(row, "hold_s")
     if not math.isnan(hold):
         # Half the CPU readings and three quarters of the scrapes the hold (less k6's start) should hold.
         sampled_s = hold - ctx.rig.k6_start_slack_s
@@ -64,13 +92,6 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
             unseen = (ctx.service_unseen if column == "app_cpu_pct"
                       else user_service(row) and column != "p99_ms")
             flags.append(f"{NOT_EXPOSED}{column}" if unseen else f"missing-{column}")
-    if not steady(row):
-        flags.append("not-steady")
-    if str(row.get("writes_ok", "")).lower() == "false":
-        flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
-    exit_code = num(row, "k6_exit", 0)
-    if exit_code not in (0, ctx.rig.k6_thresholds_exit):
-        flags.append(f"k6-exit-{int(exit_code)}")
     return flags
 
 
