@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from vtlab.explain import analyze
+from vtlab.explain import analyze, bottleneck, queues
 from vtlab.report.scenarios import common
 
 META = {"host": {"cpus_available": 2}, "core_map": "app=0-1 pg=0-1 stub=0-1 load=0-1"}
@@ -148,7 +148,7 @@ def test_the_trend_decides_steadiness_where_the_series_gave_one():
 
 
 def test_every_verdict_is_one_of_the_named_classes():
-    assert verdict(row()).bottleneck in analyze.BOTTLENECKS
+    assert verdict(row()).bottleneck in bottleneck.BOTTLENECKS
 
 
 def test_a_published_style_row_without_extra_columns_is_analysed():
@@ -398,7 +398,7 @@ def test_a_synchronized_virtual_row_before_jep491_is_capped_by_its_carriers():
                  stub_delay_ms=100, p50_ms=2500, throughput_rps=19.5, vt_parallelism=2)
     after = row(path_mode="synchronized-platform-http", thread_mode="virtual", jdk=25, concurrency=50,
                 stub_delay_ms=100, p50_ms=102, throughput_rps=466, vt_parallelism=2)
-    assert analyze.pins_every_request(before) and not analyze.pins_every_request(after)
+    assert queues.pins_every_request(before) and not queues.pins_every_request(after)
     verdicts = {a.row.jdk: a for a in analyze.analyse([before, after], META).verdicts}
     assert verdicts[21].limit == "thread-pool" and round(verdicts[21].ceiling_rps, 1) == 20.0
     assert verdicts[21].service_time_source == "stub delay"
@@ -407,5 +407,5 @@ def test_a_synchronized_virtual_row_before_jep491_is_capped_by_its_carriers():
 
 def test_the_carrier_count_is_the_jvms_parallelism():
     pinned = row(path_mode="synchronized", thread_mode="virtual", jdk=21, vt_parallelism=8)
-    assert analyze.request_thread_cap(pinned) == 8
-    assert math.isinf(analyze.request_thread_cap(row(path_mode="synchronized", thread_mode="virtual", jdk=25)))
+    assert queues.request_thread_cap(pinned) == 8
+    assert math.isinf(queues.request_thread_cap(row(path_mode="synchronized", thread_mode="virtual", jdk=25)))

@@ -21,10 +21,10 @@ import yaml
 
 from vtlab.cli import commands
 from vtlab.targets import k8smanifests, k8srun, kubeletstats
-from vtlab.measure import loop, samplers
+from vtlab.measure import loop
 from vtlab.plan import expansion
 from vtlab.results import table
-from vtlab.series import store
+from vtlab.series import store, windows
 
 REPO = Path(__file__).resolve().parent.parent
 KUBERNETES = "1.34"  # the Kubernetes version the manifests are validated against
@@ -242,7 +242,7 @@ def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_lin
                   "rss_kb": 300_000.0}) for t in range(0, spec.duration_s + 5, 2)]
     meters = [(t, {"requests_total": 100.0 * t, "hikari_active": 3.0, "hikari_pending": 0.0, "jvm_threads": 40.0})
               for t in range(0, spec.duration_s + 5, 2)]
-    drive = k8srun.drive_of(requests, 0, samplers.Series(ticks), samplers.Series(meters), spec)
+    drive = k8srun.drive_of(requests, 0, windows.Series(ticks), windows.Series(meters), spec)
     values = loop.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"}, {}, False,
                                "vtlab/k6:1", "kubernetes lab")
     assert values["http_reqs"] == 200 and values["p50_ms"] == 101.5 and values["max_ms"] == 102.0
@@ -281,16 +281,16 @@ def test_the_kubelets_cpu_counters_refreshed_every_10_s_give_each_tiers_true_mea
             reading.update(kubeletstats.observe(kubelet_summary(node, pods, used, refreshed), "vtlab", tiers,
                                                 "node-a", 4))
         observed.append((float(t), reading))
-    stale = samplers.Series([(t, {"app_ticks": r["app@svc-1"]}) for t, r in observed])  # stamped when read
-    assert samplers.cpu_percent(stale, "app", 20, 60)[1] > 150  # the kubelet's bookkeeping, not the service
+    stale = windows.Series([(t, {"app_ticks": r["app@svc-1"]}) for t, r in observed])  # stamped when read
+    assert windows.cpu_percent(stale, "app", 20, 60)[1] > 150  # the kubelet's bookkeeping, not the service
 
-    series_ = kubeletstats.resample(samplers.Series(observed), origin)
+    series_ = kubeletstats.resample(windows.Series(observed), origin)
     for tier, share in (("app", 40), ("pg", 5), ("stub", 3), ("load", 20)):
-        mean, peak = samplers.cpu_percent(series_, tier, 20, 60)
+        mean, peak = windows.cpu_percent(series_, tier, 20, 60)
         assert mean == pytest.approx(share, rel=1e-3) and peak == pytest.approx(share, rel=1e-3), tier
-    assert samplers.host_percent(series_, 20, 60) == pytest.approx((0.4 + 0.1) / 4 * 100, rel=1e-3)
-    assert samplers.foreign_percent(series_, ["app"], 20, 60) == pytest.approx(0.1 / 4 * 100, rel=1e-2)
-    assert samplers.maximum(series_, "rss_kb", 20, 60) == 512 * 1024
+    assert windows.host_percent(series_, 20, 60) == pytest.approx((0.4 + 0.1) / 4 * 100, rel=1e-3)
+    assert windows.foreign_percent(series_, ["app"], 20, 60) == pytest.approx(0.1 / 4 * 100, rel=1e-2)
+    assert windows.maximum(series_, "rss_kb", 20, 60) == 512 * 1024
     # after the kubelet's last observation (73.7 s) every tier is unknown, never idle: no sample at 74–78 s
     assert [t for t, _ in series_.points][-1] == 72 and "app_ticks" in series_.points[-1][1]
 
@@ -298,7 +298,7 @@ def test_the_kubelets_cpu_counters_refreshed_every_10_s_give_each_tiers_true_mea
 def test_a_runner_that_has_gone_leaves_its_tier_unknown_from_its_last_observation():
     points = [(t, {"load@r-1": 100.0 * t, "load@r-1@at": 1000.0 + t,
                    **({"load@r-2": 100.0 * t, "load@r-2@at": 1000.0 + t} if t < 20 else {})}) for t in range(0, 40, 10)]
-    series_ = kubeletstats.resample(samplers.Series(points), 1000.0)
+    series_ = kubeletstats.resample(windows.Series(points), 1000.0)
     assert [t for t, _ in series_.points] == [0, 10]  # from 20 s on the tier, the only one, is unknown: no sample
     assert series_.points[1][1]["load_ticks"] == 2000.0
 

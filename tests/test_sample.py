@@ -2,7 +2,9 @@ import json
 import math
 from pathlib import Path
 
-from vtlab.measure import samplers
+from vtlab.measure import jfr, samplers
+from vtlab.results import cells
+from vtlab.series import windows
 
 STAT = "1234 (java (main) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 40 0 12345 0 0"
 
@@ -31,7 +33,7 @@ def test_a_tree_keeps_the_cpu_of_children_that_exit_while_it_is_sampled():
         totals.append(samplers.tree_ticks(samplers.process_table(), parent.pid))
         time.sleep(0.05)
     assert all(b >= a for a, b in zip(totals, totals[1:], strict=False)), totals
-    assert max(totals) >= 0.5 * samplers.CLOCK_TICKS  # two ended children at least: 0.6 s; live ones alone < 0.4 s
+    assert max(totals) >= 0.5 * windows.CLOCK_TICKS  # two ended children at least: 0.6 s; live ones alone < 0.4 s
 
 
 def test_host_stat():
@@ -91,25 +93,25 @@ r2dbc_pool_acquired_connections{name="connectionFactory"} 1.0
 
 
 def test_increase_of_a_counter_over_a_window():
-    series = samplers.Series([(0.0, {"c": 1.0}), (1.0, {"c": 4.0}), (2.0, {"c": 10.0}), (3.0, {"c": 11.0})])
-    assert samplers.increase(series, "c", 0.5, 2.5) == 6.0
-    assert math.isnan(samplers.increase(series, "c", 2.5, 3.5))
+    series = windows.Series([(0.0, {"c": 1.0}), (1.0, {"c": 4.0}), (2.0, {"c": 10.0}), (3.0, {"c": 11.0})])
+    assert windows.increase(series, "c", 0.5, 2.5) == 6.0
+    assert math.isnan(windows.increase(series, "c", 2.5, 3.5))
 
 
 def test_cpu_percent_over_a_window():
-    tick = samplers.CLOCK_TICKS
-    series = samplers.Series([(t * 0.25, {"app_ticks": t * 0.25 * tick * 1.5}) for t in range(41)])
-    mean, peak = samplers.cpu_percent(series, "app", 1.0, 9.0)
+    tick = windows.CLOCK_TICKS
+    series = windows.Series([(t * 0.25, {"app_ticks": t * 0.25 * tick * 1.5}) for t in range(41)])
+    mean, peak = windows.cpu_percent(series, "app", 1.0, 9.0)
     assert math.isclose(mean, 150.0, rel_tol=1e-6)
     assert math.isclose(peak, 150.0, rel_tol=1e-6)
-    assert all(math.isnan(v) for v in samplers.cpu_percent(series, "pg", 1.0, 9.0))
+    assert all(math.isnan(v) for v in windows.cpu_percent(series, "pg", 1.0, 9.0))
 
 
 def test_maximum_and_rate():
-    series = samplers.Series([(0.0, {"x": 1.0}), (1.0, {"x": 5.0}), (2.0, {"x": 3.0}), (3.0, {"x": 9.0})])
-    assert samplers.maximum(series, "x", 0.5, 2.5) == 5.0
-    assert math.isnan(samplers.maximum(series, "y", 0, 3))
-    assert samplers.rate(series, "x") == (9.0 - 1.0) / 3.0
+    series = windows.Series([(0.0, {"x": 1.0}), (1.0, {"x": 5.0}), (2.0, {"x": 3.0}), (3.0, {"x": 9.0})])
+    assert windows.maximum(series, "x", 0.5, 2.5) == 5.0
+    assert math.isnan(windows.maximum(series, "y", 0, 3))
+    assert windows.rate(series, "x") == (9.0 - 1.0) / 3.0
 
 
 def test_sampler_reads_this_process_tree():
@@ -129,7 +131,7 @@ def test_sampler_reads_this_process_tree():
 
 
 def test_missing_recording_counts_as_unknown(tmp_path):
-    assert samplers.pinned_by_reason(Path("/bin/false"), tmp_path / "none.jfr") is None
+    assert jfr.pinned_by_reason(Path("/bin/false"), tmp_path / "none.jfr") is None
 
 
 def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text():
@@ -141,12 +143,12 @@ def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text
         {"type": "jdk.VirtualThreadPinned", "values": {}},
         {"type": "jdk.ThreadPark", "values": {}},
     ]}}
-    counts = samplers.count_reasons(json.dumps(recording))
-    assert counts == {"Native or VM frame on stack": 2, "Holding monitor(s)": 1, samplers.NO_REASON_FIELD: 1}
-    text = samplers.format_reasons(counts)
+    counts = jfr.count_reasons(json.dumps(recording))
+    assert counts == {"Native or VM frame on stack": 2, "Holding monitor(s)": 1, jfr.NO_REASON_FIELD: 1}
+    text = cells.format_reasons(counts)
     assert text.startswith("Native or VM frame on stack=2;")
-    assert samplers.parse_reasons(text) == counts
-    assert samplers.count_reasons('{"recording": {"events": []}}') == {}
+    assert cells.parse_reasons(text) == counts
+    assert jfr.count_reasons('{"recording": {"events": []}}') == {}
 
 
 def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used():
@@ -168,8 +170,8 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
     (_, first), (_, last) = series.points[0], series.points[-1]
     hog_share = (last["app_ticks"] - first["app_ticks"]) / (last["host_total"] - first["host_total"]) * 100
     assert hog_share > 100 / os.cpu_count() / 4  # it got CPU, however busy the machine is
-    as_tier = samplers.foreign_percent(series, ["app"], start, end)
-    as_neighbour = samplers.foreign_percent(series, [], start, end)
+    as_tier = windows.foreign_percent(series, ["app"], start, end)
+    as_neighbour = windows.foreign_percent(series, [], start, end)
     assert as_neighbour >= hog_share - 1  # a neighbour: all of its CPU is foreign
     assert as_tier <= as_neighbour - hog_share + 1  # a tier: none of it is
     assert all("harness_ticks" in reading for _, reading in series.points)
@@ -178,43 +180,43 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
 def test_foreign_cpu_leaves_out_interrupts_and_reads_nan_without_samples():
     def point(busy, irq, app, harness, total):
         return {"host_busy": busy, "host_irq": irq, "app_ticks": app, "harness_ticks": harness, "host_total": total}
-    series = samplers.Series([(0.0, point(0, 0, 0, 0, 0)), (1.0, point(100, 20, 50, 10, 200))])
-    assert samplers.foreign_percent(series, ["app"], 0, 1) == 10.0  # (100 - 20 - 50 - 10) / 200
-    assert math.isnan(samplers.foreign_percent(series, ["app"], 0.5, 1))
+    series = windows.Series([(0.0, point(0, 0, 0, 0, 0)), (1.0, point(100, 20, 50, 10, 200))])
+    assert windows.foreign_percent(series, ["app"], 0, 1) == 10.0  # (100 - 20 - 50 - 10) / 200
+    assert math.isnan(windows.foreign_percent(series, ["app"], 0.5, 1))
 
 
 def test_rate_over_a_window_uses_the_readings_inside_it():
-    series = samplers.Series([(0.0, {"c": 0}), (1.0, {"c": 10}), (3.0, {"c": 50}), (9.0, {"c": 1000})])
-    assert samplers.rate_over(series, "c", 0.5, 3.5) == 20.0  # (50 - 10) / (3 - 1)
-    assert math.isnan(samplers.rate_over(series, "c", 0.5, 2.0))
+    series = windows.Series([(0.0, {"c": 0}), (1.0, {"c": 10}), (3.0, {"c": 50}), (9.0, {"c": 1000})])
+    assert windows.rate_over(series, "c", 0.5, 3.5) == 20.0  # (50 - 10) / (3 - 1)
+    assert math.isnan(windows.rate_over(series, "c", 0.5, 2.0))
 
 
 def test_batch_means_give_the_mean_rate_and_a_half_width_that_grows_with_the_noise():
-    steady = samplers.Series([(t / 2, {"c": 50.0 * t}) for t in range(61)])  # 100/s, 2 Hz, 30 s
-    rate, half = samplers.batch_means(steady, "c", 0, 30)
+    steady = windows.Series([(t / 2, {"c": 50.0 * t}) for t in range(61)])  # 100/s, 2 Hz, 30 s
+    rate, half = windows.batch_means(steady, "c", 0, 30)
     assert rate == 100.0 and half == 0.0
     import random
     rng, total, points = random.Random(7), 0.0, []
     for t in range(61):
         points.append((t / 2, {"c": total}))
         total += rng.choice((20.0, 80.0))  # 100/s on average, noisy per half second
-    rate, half = samplers.batch_means(samplers.Series(points), "c", 0, 30)
+    rate, half = windows.batch_means(windows.Series(points), "c", 0, 30)
     assert abs(rate - 100) < 25 and 0 < half < 40
     assert abs(rate - 100) < 2 * half  # the interval is about the size of the error it makes
-    assert samplers.batch_means(steady, "c", 0, 5)[1] == 0.0  # a short hold: fewer batches
-    assert math.isnan(samplers.batch_means(steady, "c", 0, 2.5)[1])  # too few samples for three
-    assert samplers.t_975(9) == 2.262 and samplers.t_975(100) == 2.045
+    assert windows.batch_means(steady, "c", 0, 5)[1] == 0.0  # a short hold: fewer batches
+    assert math.isnan(windows.batch_means(steady, "c", 0, 2.5)[1])  # too few samples for three
+    assert windows.t_975(9) == 2.262 and windows.t_975(100) == 2.045
 
 
 def test_a_trend_is_the_drift_over_the_whole_series_with_a_half_width_from_its_noise():
     import random
     rng = random.Random(3)
     flat = [100 + rng.choice((-10, 10)) for _ in range(30)]
-    drift, half = samplers.trend(flat)
+    drift, half = windows.trend(flat)
     assert abs(drift) < half < 0.2  # no drift the noise cannot explain
     climbing = [80 + 40 * i / 29 + rng.choice((-5, 5)) for i in range(30)]  # 80 -> 120 req/s
-    drift, half = samplers.trend(climbing)
+    drift, half = windows.trend(climbing)
     assert 0.3 < drift < 0.5 and half < drift
-    assert samplers.trend([100.0] * 30) == (0.0, 0.0)
-    assert all(math.isnan(x) for x in samplers.trend([100.0] * 6))  # too short for four batches
-    assert all(math.isnan(x) for x in samplers.trend([0.0] * 30))
+    assert windows.trend([100.0] * 30) == (0.0, 0.0)
+    assert all(math.isnan(x) for x in windows.trend([100.0] * 6))  # too short for four batches
+    assert all(math.isnan(x) for x in windows.trend([0.0] * 30))

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from vtlab.cli import commands
-from vtlab.series import recut, store
+from vtlab.series import recut, store, windows
 from vtlab.results import table
-from vtlab.measure import samplers
 from vtlab.report import timeline
 
 QUICK_RUN = Path(__file__).parent / "fixtures" / "quick-run"
@@ -71,8 +70,8 @@ def test_per_second_counts_every_request_once_by_its_end(tmp_path):
 
 
 def test_samples_round_trip_on_k6s_clock(tmp_path):
-    cpu = samplers.Series([(100.25, {"app_ticks": 10.0, "rss_kb": 2048.0}), (100.5, {"app_ticks": 25.0})])
-    meters = samplers.Series([(100.4, {"jvm_threads": 31.0, "gc_pause_s": 0.1 + 0.2})])
+    cpu = windows.Series([(100.25, {"app_ticks": 10.0, "rss_kb": 2048.0}), (100.5, {"app_ticks": 25.0})])
+    meters = windows.Series([(100.4, {"jvm_threads": 31.0, "gc_pause_s": 0.1 + 0.2})])
     path = tmp_path / "row.samples.csv.gz"
     cpu, meters = store.since(cpu, 100.0), store.since(meters, 100.0)
     store.write_samples(path, cpu, meters, origin_unix_s=1_700_000_000.5)
@@ -86,12 +85,12 @@ def test_samples_round_trip_on_k6s_clock(tmp_path):
 def test_a_rows_seconds_are_drawn_with_its_phases_and_hover_values(tmp_path):
     write_k6(tmp_path / "r1.k6.csv.gz", [f"r,{t * 1000 + 500}.000,{100 + t},200,hold,a,true" for t in range(12)]
              + ["v,1000.000,3"], start_unix_ms=1_700_000_000_000)
-    cpu = samplers.Series([(t / 4, {"app_ticks": t * 10.0, "load_ticks": t * 2.0}) for t in range(48)])
-    meters = samplers.Series([(t / 2, {"jvm_threads": 30.0 + t, "hikari_active": 2.0}) for t in range(24)])
+    cpu = windows.Series([(t / 4, {"app_ticks": t * 10.0, "load_ticks": t * 2.0}) for t in range(48)])
+    meters = windows.Series([(t / 2, {"jvm_threads": 30.0 + t, "hikari_active": 2.0}) for t in range(24)])
     store.write_samples(tmp_path / "r1.samples.csv.gz", cpu, meters, origin_unix_s=1_700_000_000.0)
     seconds = timeline.seconds_of(tmp_path, "r1").per_second
     assert seconds[3]["ok"] == 1 and seconds[3]["jvm_threads"] == 37.0 and seconds[3]["pool_active"] == 2.0
-    assert seconds[3]["app_cpu"] == pytest.approx(40 * 100 / samplers.CLOCK_TICKS)
+    assert seconds[3]["app_cpu"] == pytest.approx(40 * 100 / windows.CLOCK_TICKS)
     svg = timeline.svg(seconds, timeline.phases({"ramp_s": 2, "warmup_s": 3, "hold_s": 6, "cooldown_s": 1}), "row 1")
     assert svg.count("<title>hold: 5–11 s</title>") == 5  # the hold shaded in every drawn panel
     assert "<title>3–4 s: successful/s 1, failed/s 0" in svg and "JVM threads 37" in svg

@@ -80,8 +80,7 @@ def test_a_recut_measures_a_spike_where_it_ran_whatever_the_window(tmp_path):
     from test_series import write_k6
 
     from vtlab.core import dimensions
-    from vtlab.series import recut, store
-    from vtlab.measure import samplers
+    from vtlab.series import recut, store, windows
 
     row = {"thread_mode": "virtual", "concurrency": "10", "ramp_s": "2", "warmup_s": "3", "hold_s": "60",
            "cooldown_s": "0", "shape": "spike", "spike_multiple": "3", "spike_s": "10", "k6_exit": "0"}
@@ -94,8 +93,8 @@ def test_a_recut_measures_a_spike_where_it_ran_whatever_the_window(tmp_path):
         phase = "hold" if hold_start <= start < hold_start + 60 else ("warmup" if start < hold_start else "cooldown")
         lines.append(f"r,{(start + (3 if inside else 1)) * 1000:.3f},{3000 if inside else 1000},200,{phase},none,true")
     write_k6(store.k6_path(tmp_path, slug), lines, start_unix_ms=1_000_000)
-    store.write_samples(store.samples_path(tmp_path, slug), samplers.Series([(0.0, {"app_ticks": 0.0})]),
-                         samplers.Series([]), origin_unix_s=1_000.0)
+    store.write_samples(store.samples_path(tmp_path, slug), windows.Series([(0.0, {"app_ticks": 0.0})]),
+                         windows.Series([]), origin_unix_s=1_000.0)
     own = recut.recut_row(tmp_path, row, None, 2.0)
     assert (own["base_p99_ms"], own["spike_p99_ms"]) == (1000, 3000)
     later = recut.recut_row(tmp_path, row, (30.0, 60.0), 2.0)

@@ -1,5 +1,5 @@
-"""What the analysis concludes, typed and immutable: a Verdict per row, an Aggregate per scenario, and
-analysis.csv's columns with the cells of one Verdict.
+"""What the analysis works from and concludes, typed and immutable: the run's Context, a Verdict per row, an
+Aggregate per scenario, and analysis.csv's columns with the cells of one Verdict.
 
 A Verdict carries the row's dimensions (a `dimensions.Row`), the measured figures the report quotes, and
 what the analysis decided from them; nothing downstream reads a verdict by a string key.
@@ -8,17 +8,36 @@ what the analysis decided from them; nothing downstream reads a verdict by a str
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields
+from typing import Any
 
+from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
-from vtlab.results import table
-from vtlab.core.constants import Constants
-
-if TYPE_CHECKING:
-    from vtlab.explain.analyze import Context
+from vtlab.results.cells import format_value
 
 NAN = math.nan
+
+
+@dataclass(frozen=True)
+class CpuPoint:
+    """One clean row's load and the CPU it cost: what predicts another row's CPU wall."""
+    concurrency: float
+    rps: float            # every response per second (failed ones cost CPU too)
+    cpu_pct: float        # the CPU that competes for the service's cores (facts.cpu_tiers)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the analysis needs beyond one row: the run's machine and the low-load service times."""
+    host_cpus: int
+    shared_cores: bool
+    load_cpus: float
+    service_time_s: dict[tuple[str, ...], float]  # scenario_of(row) -> seconds
+    rig: rig_constants.Constants = rig_constants.CURRENT  # what the run measured with (metadata.json)
+    # scenario_of(row) -> (thread mode, users) of the row whose p50 is the scenario's service time
+    service_time_point: dict[tuple[str, ...], tuple[str, float]] = field(default_factory=dict)
+    cpu_points: dict[tuple[str, ...], tuple[CpuPoint, ...]] = field(default_factory=dict)  # cpu_group -> rows
+    service_unseen: bool = False  # a --url service: not vtlab's process, so its CPU and RSS are not measured
 
 
 @dataclass(frozen=True)
@@ -160,7 +179,7 @@ class Analysis:
     failed: tuple[Verdict, ...] = ()  # rows a tier died in: listed, never judged
 
     @property
-    def rig(self) -> Constants:
+    def rig(self) -> rig_constants.Constants:
         return self.context.rig
 
     @property
@@ -191,4 +210,4 @@ def cells(verdict: Verdict) -> list[str]:
         "attained": verdict.attained, "bottleneck": verdict.bottleneck, "valid": verdict.valid,
         "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated),
     }
-    return [table.format_value(values[column]) for column in COLUMNS]
+    return [format_value(values[column]) for column in COLUMNS]

@@ -12,14 +12,13 @@ from pathlib import Path
 from vtlab.rig import procs
 from vtlab.core import shapes
 from vtlab.core.settings import LOAD
+from vtlab.series.loadresult import FAILURE_STATUSES, LoadResult
 
 SCRIPT = LOAD / "orders.js"
 
 # In the open model, enough VUs are pre-allocated to carry the target rate at this latency
 # before k6 must grow the pool (and, past 2x, drop iterations, which the row then records).
 OPEN_MODEL_LATENCY_ALLOWANCE_S = 2.0
-# The statuses orders.js counts failures under (its FAILURE_STATUSES).
-FAILURE_STATUSES = ("0", "400", "404", "500", "502", "503", "504", "other")
 
 
 @dataclass(frozen=True)
@@ -61,30 +60,6 @@ class LoadSpec:
         hold = [{"duration": f"{seconds}s", "target": target}
                 for seconds, target in self.shape.hold_targets(self.load, self.hold_s, self.cooldown_s)]
         return before, hold
-
-
-@dataclass(frozen=True)
-class LoadResult:
-    ok_requests: int
-    ok_half_a: int
-    ok_half_b: int
-    requests: int
-    error_rate: float
-    p50_ms: float
-    p95_ms: float
-    p99_ms: float
-    p999_ms: float
-    max_ms: float
-    mean_ms: float                 # successful responses; with the rate, Little's law gives the requests in flight
-    p99_all_ms: float              # every response of the hold, failed ones too
-    failures_by_status: dict[str, int]   # the hold's failed requests; "0": no response at all
-    dropped_iterations: int
-    exit_code: int
-    acknowledged_writes: int = 0   # write workload: every 201 of the run, all phases
-    ok_per_second: tuple[int, ...] = ()  # the hold's successful requests by the second they started in
-
-    def throughput(self, hold_s: int) -> float:
-        return self.ok_requests / hold_s
 
 
 def vus_for(spec_model: str, concurrency: int, rate: int) -> int:

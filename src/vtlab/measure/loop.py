@@ -11,12 +11,13 @@ from pathlib import Path
 
 from vtlab.rig import build, machine, netdelay, ownership, postgres, prereqs, procs, runtimes, services
 from vtlab.core import cores, dimensions
-from vtlab.series import holdstats, store, shapestats
+from vtlab.series import holdstats, store, shapestats, windows
 from vtlab.measure import liveness, load, neighbours, samplers, stalls, writecheck
-from vtlab.results import table
+from vtlab.results import cells, table
 from vtlab.targets import userservice
 from vtlab.core import constants as rig_constants
 from vtlab.plan.expansion import Plan, Row, estimated_row_s
+from vtlab.measure.jfr import pinned_by_reason
 from vtlab.measure.progress import Progress
 from vtlab.core.settings import APP_PORT, HOST, PG_HOST, STUB_HOST, STUB_PORT, Java
 
@@ -224,8 +225,8 @@ def warmup_for(plan: Plan, index: int) -> int:
 class Drive:
     """What one row's load produced: k6's reading of the hold, the samplers' series, and the window."""
     measured: load.LoadResult
-    cpu: samplers.Series
-    meters: samplers.Series
+    cpu: windows.Series
+    meters: windows.Series
     pids: dict[str, int | tuple[int, ...] | None]  # the tiers whose CPU was sampled (k6: each runner)
     k6_hold_start: float         # when k6's hold began (store.hold_start_s)
     hold_start: float            # the samplers' hold: k6's, less the start-up slack at its front
@@ -272,7 +273,7 @@ def measure_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_s: in
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
         _unroute(rig, proxies)
-    values = _row(row, plan, spec, drive, info, rig, samplers.pinned_by_reason(rig.java.jfr, jfr))
+    values = _row(row, plan, spec, drive, info, rig, pinned_by_reason(rig.java.jfr, jfr))
     values.update(_write_check(rig.pg, row, drive.measured))
     return values, info
 
@@ -328,7 +329,7 @@ def measure_user_row(rig: Rig, plan: Plan, row: Row, progress: Progress, warmup_
         app.stop()  # SIGTERM: JFR writes the recording on exit
         forget()
     info = userservice.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
-    pinned = samplers.pinned_by_reason(rig.java.jfr, jfr) if target.started_by_vtlab else None
+    pinned = pinned_by_reason(rig.java.jfr, jfr) if target.started_by_vtlab else None
     values = _row(row, plan, spec, drive, info, rig, pinned)
     values.update(_write_check(rig.pg, row, drive.measured))
     return values, info
@@ -393,10 +394,10 @@ def _drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progres
                 if len(runners) > 1 and early and runner.proc.poll() is not None:
                     # one runner gone: the row would go on at a share of its load
                     raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " before the others", runner.log)
-            progress.tick(started, samplers.rate(meters.series, "requests_total"))
+            progress.tick(started, windows.rate(meters.series, "requests_total"))
             if watch is not None:
                 # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
-                watch.observe(time.monotonic() - started, samplers.recent_rate(meters.series, "requests_total",
+                watch.observe(time.monotonic() - started, windows.recent_rate(meters.series, "requests_total",
                                                                               time.monotonic()))
             if time.monotonic() - started > spec.duration_s + 120:
                 raise RuntimeError(f"k6 did not finish in time; see {log}")
@@ -505,7 +506,7 @@ def _shape_figures(spec: load.LoadSpec, drive: Drive) -> dict[str, object]:
 def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
     """JFR's jdk.VirtualThreadPinned events of the whole row, by reason; empty when unreadable."""
     return {"pinned_events": "" if pinned is None else sum(pinned.values()),
-            "pinned_reasons": "" if pinned is None else samplers.format_reasons(pinned)}
+            "pinned_reasons": "" if pinned is None else cells.format_reasons(pinned)}
 
 
 def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, k6_version: str, placement: str) -> dict[str, object]:

@@ -1,7 +1,7 @@
 """Other processes on the machine: how busy it is before a run starts, and who keeps it busy.
 
 A row's numbers assume the machine is vtlab's. Each row records the CPU no tier used (foreign_cpu_pct,
-see samplers.foreign_percent); this module looks once before the first row, so a user learns that a
+see series.windows.foreign_percent); this module looks once before the first row, so a user learns that a
 build or a browser is eating a core before spending an hour measuring beside it.
 """
 
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.measure import samplers
+from vtlab.series import windows
 
 WATCH_S = 3.0  # long enough to see a steady neighbour, short enough to wait for at every run
 TOP = 3
@@ -49,7 +50,7 @@ def watch(ours: set[int], seconds: float = WATCH_S) -> HostLoad:
     total = last_host - first_host
     busy = sum(used.values()) / total * 100 if total > 0 else float("nan")
     heaviest = sorted(used.items(), key=lambda item: (-item[1], item[0]))[:TOP]
-    return HostLoad(busy, [Neighbour(pid, _command(pid), ticks / samplers.CLOCK_TICKS / seconds * 100)
+    return HostLoad(busy, [Neighbour(pid, _command(pid), ticks / windows.CLOCK_TICKS / seconds * 100)
                            for pid, ticks in heaviest])
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from vtlab.rig import build, prereqs, procs, services
 from vtlab.measure import samplers
+from vtlab.series import windows
 from vtlab.core.settings import LOAD
 
 SCRIPT = LOAD / "stub-capacity.js"
@@ -38,7 +39,7 @@ def run(seconds: int, vus: int, delay_ms: int) -> dict[str, float]:
     started = time.monotonic()
     summary = _k6(k6, stub.base_url, vus, seconds, workdir / "measure.json", load_cpus)
     series = sampler.stop()
-    stub_cpu, _ = samplers.cpu_percent(series, "stub", started, time.monotonic())
+    stub_cpu, _ = windows.cpu_percent(series, "stub", started, time.monotonic())
     metrics = summary["metrics"]
     rps = metrics["http_reqs"]["values"]["rate"]
     result = {"rps": rps, "stub_cpu_pct": stub_cpu,

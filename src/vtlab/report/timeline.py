@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from pathlib import Path
 
-from vtlab.measure import samplers
-from vtlab.series import store
+from vtlab.series import store, windows
 from vtlab.core import shapes
 
 # name: (panel, label, colour); the panels in the order drawn, each with its title and scale.
@@ -61,7 +60,7 @@ def seconds_of(series_dir: Path, slug: str, planned_hold_start_s: float = 0.0) -
                    store.hold_start_s(k6, planned_hold_start_s))
 
 
-def _cpu_per_second(cpu: samplers.Series) -> dict[int, dict[str, float]]:
+def _cpu_per_second(cpu: windows.Series) -> dict[int, dict[str, float]]:
     """Each tier's CPU between consecutive readings, averaged per second; the service's RSS."""
     out: dict[int, dict[str, list[float]]] = {}
     for (t0, a), (t1, b) in zip(cpu.points, cpu.points[1:], strict=False):
@@ -71,7 +70,7 @@ def _cpu_per_second(cpu: samplers.Series) -> dict[int, dict[str, float]]:
         for tier in TIERS:
             key = f"{tier}_ticks"
             if key in a and key in b:
-                bucket.setdefault(f"{tier}_cpu", []).append((b[key] - a[key]) / samplers.CLOCK_TICKS / (t1 - t0) * 100)
+                bucket.setdefault(f"{tier}_cpu", []).append((b[key] - a[key]) / windows.CLOCK_TICKS / (t1 - t0) * 100)
         if "rss_kb" in b:
             bucket.setdefault("rss_mb", []).append(b["rss_kb"] / 1024)
     return {second: {name: sum(values) / len(values) for name, values in bucket.items()}
@@ -83,7 +82,7 @@ GAUGES = {"heap_used_bytes": ("heap_mb", 1 / 2**20), "jvm_threads": ("jvm_thread
           "hikari_pending": ("pool_pending", 1), "tomcat_connections": ("tomcat_connections", 1)}
 
 
-def _meters_per_second(meters: samplers.Series) -> dict[int, dict[str, float]]:
+def _meters_per_second(meters: windows.Series) -> dict[int, dict[str, float]]:
     """The service's gauges (the last scrape in each second) and its GC pause time per second."""
     out: dict[int, dict[str, float]] = {}
     previous: tuple[float, dict[str, float]] | None = None

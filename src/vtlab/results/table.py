@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from vtlab.core import dimensions
+from vtlab.results.cells import failed, format_value
 
 CSV_NAME = "matrix.csv"
 METADATA_NAME = "metadata.json"
@@ -93,7 +94,7 @@ def read_rows(path: Path) -> list[dict[str, str]]:
 def done_keys(path: Path) -> set[tuple[str, ...]]:
     """The resume keys of the rows a CSV already holds measured (compare with dimensions.key(planned_row));
     a failed row is measured again."""
-    return {dimensions.key(dimensions.parse(line)) for line in read_rows(path) if not line.get("failed_tier")}
+    return {dimensions.key(dimensions.parse(line)) for line in read_rows(path) if not failed(line)}
 
 
 def why_not_appendable(path: Path) -> str | None:
@@ -185,16 +186,6 @@ class CsvWriter:
             csv.writer(handle).writerows(lines)
             handle.flush()
             os.fsync(handle.fileno())
-
-
-def format_value(value: object) -> str:
-    if isinstance(value, float):
-        if value != value:  # NaN: a reading that could not be taken stays visibly empty
-            return ""
-        return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) < 1e15 else str(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def write_metadata(run_dir: Path, metadata: Mapping[str, object]) -> None:

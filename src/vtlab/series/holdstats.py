@@ -7,15 +7,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from vtlab.measure import load, samplers
+from vtlab.results import cells
+from vtlab.series import windows
+from vtlab.series.loadresult import LoadResult
 
 
 @dataclass(frozen=True)
 class Hold:
     """One window of a row: what k6 measured in it, the samplers' series, and the window on their clock."""
-    measured: load.LoadResult
-    cpu: samplers.Series
-    meters: samplers.Series
+    measured: LoadResult
+    cpu: windows.Series
+    meters: windows.Series
     start: float
     end: float
     hold_s: float                 # what the rates are per: the plan's hold, or the re-cut window's length
@@ -34,34 +36,34 @@ def _latency_and_rate(hold: Hold) -> dict[str, object]:
             "p95_ms": measured.p95_ms, "p99_ms": measured.p99_ms, "p999_ms": measured.p999_ms,
             "max_ms": measured.max_ms, "error_rate": measured.error_rate, "http_reqs": measured.requests,
             "mean_ms": measured.mean_ms, "p99_all_ms": measured.p99_all_ms,
-            "errors_by_status": samplers.format_reasons(measured.failures_by_status),
+            "errors_by_status": cells.format_reasons(measured.failures_by_status),
             "ok_requests": measured.ok_requests, "dropped_iterations": measured.dropped_iterations,
             "throughput_first_half_rps": measured.ok_half_a / half,
             "throughput_second_half_rps": measured.ok_half_b / half, "k6_exit": measured.exit_code,
             **_trend(measured)}
 
 
-def _trend(measured: load.LoadResult) -> dict[str, object]:
+def _trend(measured: LoadResult) -> dict[str, object]:
     """The hold's drift in successful requests per second, start to end, in % of its mean, with its 95%
     half-width: a row that still warmed up (or wore down) shows a drift its noise cannot explain."""
-    drift, half_width = samplers.trend(measured.ok_per_second)
+    drift, half_width = windows.trend(measured.ok_per_second)
     return {"throughput_trend_pct": drift * 100, "throughput_trend_ci95_pct": half_width * 100}
 
 
 def _tiers(hold: Hold) -> dict[str, object]:
     """Each tier's CPU (100% = one core) and the service's RSS, over the hold."""
     cpu, start, end = hold.cpu, hold.start, hold.end
-    app_cpu, app_cpu_max = samplers.cpu_percent(cpu, "app", start, end)
-    load_cpu, load_cpu_max = samplers.cpu_percent(cpu, "load", start, end)
+    app_cpu, app_cpu_max = windows.cpu_percent(cpu, "app", start, end)
+    load_cpu, load_cpu_max = windows.cpu_percent(cpu, "load", start, end)
     all_rps = hold.measured.requests / hold.hold_s  # failed requests cost CPU too
-    rss = samplers.maximum(cpu, "rss_kb", start, end)
+    rss = windows.maximum(cpu, "rss_kb", start, end)
     return {"app_cpu_pct": app_cpu, "app_cpu_pct_max": app_cpu_max,
-            "pg_cpu_pct": samplers.cpu_percent(cpu, "pg", start, end)[0],
-            "stub_cpu_pct": samplers.cpu_percent(cpu, "stub", start, end)[0],
+            "pg_cpu_pct": windows.cpu_percent(cpu, "pg", start, end)[0],
+            "stub_cpu_pct": windows.cpu_percent(cpu, "stub", start, end)[0],
             "load_cpu_pct": load_cpu, "load_cpu_pct_max": load_cpu_max,
-            "proxy_cpu_pct": samplers.cpu_percent(cpu, "proxy", start, end)[0] if hold.proxy else "",
-            "host_cpu_pct": samplers.host_percent(cpu, start, end),
-            "foreign_cpu_pct": samplers.foreign_percent(cpu, list(hold.tiers), start, end),
+            "proxy_cpu_pct": windows.cpu_percent(cpu, "proxy", start, end)[0] if hold.proxy else "",
+            "host_cpu_pct": windows.host_percent(cpu, start, end),
+            "foreign_cpu_pct": windows.foreign_percent(cpu, list(hold.tiers), start, end),
             "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
             "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end))}
 
@@ -69,16 +71,16 @@ def _tiers(hold: Hold) -> dict[str, object]:
 def _service_meters(hold: Hold) -> dict[str, object]:
     """The service's own gauges and counters over the hold (Prometheus scrapes)."""
     meters, start, end = hold.meters, hold.start, hold.end
-    return {"hikari_active_max": samplers.maximum(meters, "hikari_active", start, end),
-            "hikari_pending_max": samplers.maximum(meters, "hikari_pending", start, end),
-            "hikari_pending_share": samplers.share_positive(meters, "hikari_pending", start, end),
-            "jvm_threads_max": samplers.maximum(meters, "jvm_threads", start, end),
-            "tomcat_connections_max": samplers.maximum(meters, "tomcat_connections", start, end),
-            "pool_max": samplers.maximum(meters, "pool_max", start, end),
-            "tomcat_threads_config": samplers.maximum(meters, "tomcat_threads_config", start, end),
-            "gc_pauses": samplers.increase(meters, "gc_pauses", start, end),
-            "gc_pause_ms": samplers.increase(meters, "gc_pause_s", start, end) * 1000,
-            "heap_used_mb_max": samplers.maximum(meters, "heap_used_bytes", start, end) / 2**20,
+    return {"hikari_active_max": windows.maximum(meters, "hikari_active", start, end),
+            "hikari_pending_max": windows.maximum(meters, "hikari_pending", start, end),
+            "hikari_pending_share": windows.share_positive(meters, "hikari_pending", start, end),
+            "jvm_threads_max": windows.maximum(meters, "jvm_threads", start, end),
+            "tomcat_connections_max": windows.maximum(meters, "tomcat_connections", start, end),
+            "pool_max": windows.maximum(meters, "pool_max", start, end),
+            "tomcat_threads_config": windows.maximum(meters, "tomcat_threads_config", start, end),
+            "gc_pauses": windows.increase(meters, "gc_pauses", start, end),
+            "gc_pause_ms": windows.increase(meters, "gc_pause_s", start, end) * 1000,
+            "heap_used_mb_max": windows.maximum(meters, "heap_used_bytes", start, end) / 2**20,
             "meter_samples": len(meters.window(start, end)), **_pool_accounting(hold),
             **_throughput_interval(hold)}
 
@@ -86,16 +88,16 @@ def _service_meters(hold: Hold) -> dict[str, object]:
 def _throughput_interval(hold: Hold) -> dict[str, object]:
     """The hold's rate of successful responses as the service counted them, with its 95% batch-means
     half-width: the within-row noise k6's single total cannot show."""
-    rate, half_width = samplers.batch_means(hold.meters, "requests_ok_total", hold.start, hold.end)
+    rate, half_width = windows.batch_means(hold.meters, "requests_ok_total", hold.start, hold.end)
     return {"throughput_service_rps": rate, "throughput_ci95_rps": half_width}
 
 
 def _pool_accounting(hold: Hold) -> dict[str, object]:
     """The pool's exact counters over the hold, by Little's law; empty where the pool keeps none."""
     meters, start, end = hold.meters, hold.start, hold.end
-    borrows = samplers.rate_over(meters, "pool_borrows", start, end)
-    usage = samplers.rate_over(meters, "pool_usage_s", start, end)  # connection-seconds per second
+    borrows = windows.rate_over(meters, "pool_borrows", start, end)
+    usage = windows.rate_over(meters, "pool_usage_s", start, end)  # connection-seconds per second
     return {"pool_borrows_per_s": borrows, "pool_out_mean": usage,
-            "pool_waiting_mean": samplers.rate_over(meters, "pool_acquire_s", start, end),
+            "pool_waiting_mean": windows.rate_over(meters, "pool_acquire_s", start, end),
             "pool_usage_ms": usage / borrows * 1000 if borrows > 0 else float("nan"),
-            "pool_timeouts": samplers.increase(meters, "pool_timeouts", start, end)}
+            "pool_timeouts": windows.increase(meters, "pool_timeouts", start, end)}

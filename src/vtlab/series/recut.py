@@ -12,10 +12,9 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from vtlab.explain import analyze
 from vtlab.core import dimensions, shapes
 from vtlab.series import holdstats, store, shapestats
-from vtlab.results import table
+from vtlab.results import cells, table
 from vtlab.core import constants as rig_constants
 
 Window = tuple[float, float]  # seconds since k6 started, [from, to)
@@ -33,7 +32,7 @@ def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, ob
     # on a cluster the service's node is the host, and the other tiers run on nodes of their own (k8srun.drive_of)
     host_tiers = ("app",) if metadata.get("cluster") else None
     rows = table.read_rows(run_dir / table.CSV_NAME)
-    return [dict(row) if analyze.failed(row) else recut_row(run_dir / "series", row, window, slack_s, host_tiers)
+    return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, slack_s, host_tiers)
             for row in rows]
 
 
@@ -47,18 +46,18 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, s
         raise NoSeries(f"row {slug} has no kept series in {series_dir} (measured before vtlab kept them?)")
     cpu, meters, origin_unix_s = store.read_samples(samples_file)
     k6 = store.read_k6(k6_file, store.k6_start_unix_s(k6_file) - origin_unix_s)
-    hold_s = analyze.num(row, "hold_s")
-    hold_start_s = store.hold_start_s(k6, analyze.num(row, "ramp_s", 0) + analyze.num(row, "warmup_s", 0))
+    hold_s = cells.num(row, "hold_s")
+    hold_start_s = store.hold_start_s(k6, cells.num(row, "ramp_s", 0) + cells.num(row, "warmup_s", 0))
     # the samplers' hold as the row measured it: k6's start-up slack left out at its front
     start, end = window if window else (hold_start_s + slack_s, hold_start_s + hold_s)
-    measured = store.load_result(k6, int(analyze.num(row, "k6_exit", 0)), window,
-                                  int(analyze.num(row, "writes_acknowledged", 0)))
+    measured = store.load_result(k6, int(cells.num(row, "k6_exit", 0)), window,
+                                  int(cells.num(row, "writes_acknowledged", 0)))
     sampled = tuple(sorted({name.removesuffix("_ticks") for _, reading in cpu.points for name in reading
                             if name.endswith("_ticks") and name != "harness_ticks"}))
     hold = holdstats.Hold(measured, cpu, meters, start, end, end - start if window else hold_s, host_tiers or sampled,
                           proxy=bool(row.get("proxy_cpu_pct")))
     shape = shapes.from_row(row)
-    load = int(analyze.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
+    load = int(cells.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
     # the shape's parts lie where k6 ran them, inside the row's own hold: what they measured is the row's,
     # whatever window the rest is cut to
     return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s,

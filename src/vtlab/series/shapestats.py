@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from vtlab.measure import samplers
-from vtlab.series import store
+from vtlab.series import store, windows
 from vtlab.core.shapes import Shape
 
 RECOVERED = 1.5          # p99 within this multiple of the pre-spike p99 counts as recovered ...
@@ -21,7 +20,7 @@ COLUMNS = ("base_p99_ms", "spike_p99_ms", "spike_failed", "recovery_s", "steps_r
            "rss_drift_mb_per_min", "threads_drift_per_min", "gc_pause_ms_per_min")
 
 
-def figures(shape: Shape, k6: store.K6Series, meters: samplers.Series, cpu: samplers.Series, load: int,
+def figures(shape: Shape, k6: store.K6Series, meters: windows.Series, cpu: windows.Series, load: int,
             hold_start_s: float, hold_s: float) -> dict[str, object]:
     """Every shape column for the row, from its series: the shape's own filled, the rest empty."""
     measured: dict[str, object] = {}
@@ -90,13 +89,13 @@ def knee(levels: Sequence[int], rates: Sequence[float]) -> int:
     return last
 
 
-def _soak(meters: samplers.Series, cpu: samplers.Series, hold_start_s: float, hold_s: float) -> dict[str, object]:
+def _soak(meters: windows.Series, cpu: windows.Series, hold_start_s: float, hold_s: float) -> dict[str, object]:
     start, end = hold_start_s, hold_start_s + hold_s
     rss = [(t, v["rss_kb"] / 1024) for t, v in cpu.window(start, end) if "rss_kb" in v]
     threads = [(t, v["jvm_threads"]) for t, v in meters.window(start, end) if "jvm_threads" in v]
     minutes = hold_s / 60
     return {"rss_drift_mb_per_min": slope_per_min(rss), "threads_drift_per_min": slope_per_min(threads),
-            "gc_pause_ms_per_min": samplers.increase(meters, "gc_pause_s", start, end) * 1000 / minutes}
+            "gc_pause_ms_per_min": windows.increase(meters, "gc_pause_s", start, end) * 1000 / minutes}
 
 
 def slope_per_min(points: Sequence[tuple[float, float]]) -> float:

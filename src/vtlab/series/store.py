@@ -20,7 +20,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vtlab.measure import load, samplers
+from vtlab.series.loadresult import FAILURE_STATUSES, LoadResult
+from vtlab.series.windows import Series
 
 K6_SUFFIX = ".k6.csv.gz"
 SAMPLES_SUFFIX = ".samples.csv.gz"
@@ -128,7 +129,7 @@ def merge(parts: Sequence[Path], into: Path) -> None:
             out.write(f"v,{at_ms:.3f},{sum(last)}\n")
 
 
-def write_samples(path: Path, cpu: samplers.Series, meters: samplers.Series, origin_unix_s: float) -> None:
+def write_samples(path: Path, cpu: Series, meters: Series, origin_unix_s: float) -> None:
     """Every sampler reading, long form (source, t, name, value), t already in seconds since k6 started and
     written to the bit, so that a re-cut computes on exactly the numbers the row did; the header keeps that
     moment in Unix time to place k6's own clock on this one."""
@@ -142,12 +143,12 @@ def write_samples(path: Path, cpu: samplers.Series, meters: samplers.Series, ori
                     writer.writerow((source, repr(t), name, repr(value)))
 
 
-def since(readings: samplers.Series, origin: float) -> samplers.Series:
+def since(readings: Series, origin: float) -> Series:
     """A sampler's series on the clock of k6's start (`origin`, monotonic)."""
-    return samplers.Series([(t - origin, reading) for t, reading in readings.points])
+    return Series([(t - origin, reading) for t, reading in readings.points])
 
 
-def read_samples(path: Path) -> tuple[samplers.Series, samplers.Series, float]:
+def read_samples(path: Path) -> tuple[Series, Series, float]:
     """The samplers' series (t in seconds since k6 started) and that moment in Unix time."""
     with gzip.open(path, "rt", newline="") as handle:
         origin_unix_s = float(handle.readline().split("origin_unix_s=")[1])
@@ -155,7 +156,7 @@ def read_samples(path: Path) -> tuple[samplers.Series, samplers.Series, float]:
         for record in csv.DictReader(io.StringIO(handle.read())):
             t = float(record["t_s"])
             points[record["source"]].setdefault(t, {})[record["name"]] = float(record["value"])
-    cpu, meters = (samplers.Series(sorted(points[source].items())) for source in SOURCES)
+    cpu, meters = (Series(sorted(points[source].items())) for source in SOURCES)
     return cpu, meters, origin_unix_s
 
 
@@ -177,7 +178,7 @@ def in_window(requests: Sequence[Request], window: tuple[float, float] | None) -
 
 
 def load_result(k6: K6Series, exit_code: int, window: tuple[float, float] | None = None,
-                acknowledged_writes: int = 0) -> load.LoadResult:
+                acknowledged_writes: int = 0) -> LoadResult:
     """The hold's figures as k6's summary gives them, from the series: the same requests, the same values,
     the same percentile rule. A window splits into halves at its middle; the tagged hold by k6's tags."""
     chosen = in_window(k6.requests, window)
@@ -194,8 +195,8 @@ def load_result(k6: K6Series, exit_code: int, window: tuple[float, float] | None
         half_a = sum(1 for r in chosen if r.ok and r.start_s < middle)
         half_b = len(ok) - half_a
         dropped = [d for d in k6.dropped if window[0] <= d[0] < window[1]]
-    failures = Counter(r.status if r.status in load.FAILURE_STATUSES else "other" for r in chosen if not r.ok)
-    return load.LoadResult(
+    failures = Counter(r.status if r.status in FAILURE_STATUSES else "other" for r in chosen if not r.ok)
+    return LoadResult(
         ok_requests=len(ok), ok_half_a=half_a, ok_half_b=half_b, requests=len(chosen),
         error_rate=(len(chosen) - len(ok)) / len(chosen) if chosen else 0.0,
         p50_ms=percentile(ok, 0.50), p95_ms=percentile(ok, 0.95), p99_ms=percentile(ok, 0.99),

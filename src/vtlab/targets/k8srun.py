@@ -28,10 +28,10 @@ import yaml
 
 from vtlab.core import dimensions
 from vtlab.targets import k8smanifests, kubeletstats
-from vtlab.measure import load, loop, samplers
+from vtlab.measure import jfr, load, loop, samplers
 from vtlab.rig import machine, ownership, postgres, prereqs, procs, services
 from vtlab.results import table
-from vtlab.series import store
+from vtlab.series import store, windows
 from vtlab.core import constants as rig_constants
 from vtlab.targets.k8smanifests import Cluster
 from vtlab.plan.expansion import Plan, Row
@@ -323,11 +323,11 @@ def _measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list
     requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
     exit_codes = _runner_exit_codes(kubectl, testrun)
     drive = drive_of(requests, max(exit_codes, key=abs) if exit_codes else -1, cpu_series, meter_series, spec)
-    pinned = samplers.pinned_by_reason(jfr_tool, _recording(kubectl, name, slug, run_dir))
+    pinned = jfr.pinned_by_reason(jfr_tool, _recording(kubectl, name, slug, run_dir))
     return loop.row_values(row, plan, spec, drive, info, pinned, False, k6_image, f"kubernetes {kubectl.context}")
 
 
-def drive_of(requests: store.K6Series, exit_code: int, cpu: samplers.Series, meters: samplers.Series,
+def drive_of(requests: store.K6Series, exit_code: int, cpu: windows.Series, meters: windows.Series,
              spec: load.LoadSpec) -> loop.Drive:
     """What a cluster row's load produced, as a local row's: the merged runners' requests, the samplers' series,
     the hold on their clock. The service's node is the host, so its CPU is what a neighbour would be measured

@@ -16,7 +16,7 @@ import datetime as dt
 from bisect import bisect_right
 from collections.abc import Mapping
 
-from vtlab.measure.samplers import CLOCK_TICKS, Series
+from vtlab.series.windows import CLOCK_TICKS, Series
 
 REFRESH_S = 15  # cAdvisor's housekeeping: every 10 s, stretched to 15 s when nothing changes
 

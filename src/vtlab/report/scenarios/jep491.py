@@ -12,7 +12,7 @@ import math
 
 from vtlab.explain import analyze
 from vtlab.core import dimensions
-from vtlab.measure import samplers
+from vtlab.results import cells
 from vtlab.report.scenarios.common import (PINNED_COLUMN, TABLE_COLUMNS, Label, Line, Section, chart_of, fmt, rps_text,
                                     separated, table_of)
 from vtlab.explain.model import Analysis
@@ -44,7 +44,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
 
 
 def _reasons(a: Line) -> str:
-    counts = samplers.parse_reasons(a.measured.pinned_reasons)
+    counts = cells.parse_reasons(a.measured.pinned_reasons)
     return ", ".join(f"“{reason}” × {count}" for reason, count in counts.items()) or "none"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from vtlab.measure import samplers
+from vtlab.results import cells
 from vtlab.explain.analyze import JEP491_JDK
 from vtlab.report.scenarios.jep491 import plain_but_jdk
 from vtlab.explain.model import Analysis
@@ -30,7 +30,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                   and a.row.jdk >= JEP491_JDK]
         counts: dict[str, int] = {}
         for a in chosen:
-            for reason, count in samplers.parse_reasons(str(a.measured.pinned_reasons or "")).items():
+            for reason, count in cells.parse_reasons(str(a.measured.pinned_reasons or "")).items():
                 counts[reason] = counts.get(reason, 0) + count
         total = sum(a.measured.pinned_events for a in chosen) if chosen else math.nan
         return total, counts

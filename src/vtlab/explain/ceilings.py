@@ -1,0 +1,211 @@
+"""A row's Little's-law ceilings: the time one request spends in the service when nothing queues, how many
+requests per second each resource lets through at it (the users, the request threads, the pool, the CPU), and the
+lowest of them, the row's limit. The CPU's is predicted from the rows of lower load, never restated from the row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from vtlab.explain.facts import (all_rps, cpu_group, cpu_tiers, db_round_trip_s, in_flight, pool_size, scenario_of,
+                                 user_service, wait_s, workload)
+from vtlab.explain.model import LIMITS, Ceilings, Context, CpuPoint
+from vtlab.explain.queues import TOMCAT_THREADS, queued, request_thread_cap
+from vtlab.explain.validity import ERROR_THRESHOLD
+from vtlab.results.cells import failed, num
+
+QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
+
+
+def low_load_service_times(rows: Sequence[Mapping[str, object]],
+                           default_threads: int = TOMCAT_THREADS) -> dict[tuple[str, ...], float]:
+    """Per scenario: the median latency of the least-loaded clean row that did not queue (the
+    fastest one on a tie).
+
+    Little's law needs the time one request spends in the service when nothing queues; the
+    lowest-concurrency row without errors or a queue in front of it is the closest measurement.
+    Without one, the designed wait (stub delay, sleep) stands in.
+    """
+    return {key: seconds for key, (_, seconds, _) in lowest_load_rows(rows, default_threads).items()}
+
+
+def lowest_load_rows(rows: Sequence[Mapping[str, object]],
+                      default_threads: int) -> dict[tuple[str, ...], tuple[float, float, str]]:
+    """Per scenario: (users, p50 seconds, thread mode) of the row low_load_service_times takes its time from."""
+    candidates: dict[tuple[str, ...], tuple[float, float, str]] = {}
+    for row in rows:
+        if (failed(row) or num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms"))
+                or queued(row, default_threads)):
+            continue
+        key = scenario_of(row)
+        candidate = (num(row, "concurrency", math.inf), num(row, "p50_ms") / 1000, str(row.get("thread_mode")))
+        if key not in candidates or candidate < candidates[key]:
+            candidates[key] = candidate
+    return candidates
+
+
+def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
+    """Seconds one request spends in the service when nothing queues, and which measurement says so."""
+    kind = workload(row)
+    delay_s = wait_s(row)
+    measured_s = ctx.service_time_s.get(scenario_of(row))
+    if kind == "cpu" and num(row, "app_cpu_ms_per_req", 0) > 0:
+        # Pure computation: a thread is busy for its CPU time; latency would count the CPU queue too.
+        service_s, source = num(row, "app_cpu_ms_per_req") / 1000, "app CPU per request"
+    elif measured_s is not None and measured_s >= delay_s:
+        service_s, source = measured_s, "p50 at lowest load"
+    elif user_service(row):
+        if measured_s is not None:  # no design to hold it against: what the service took is its time
+            return max(measured_s, 1e-3), "p50 at lowest load"
+        return math.nan, "not measured: every row queued or failed"  # nothing of its design to stand in
+    else:
+        service_s = max(delay_s + db_round_trip_s(row), measured_s or 0.0)
+        source = "sleep" if kind == "sleep" else "stub delay" + (" + database latency" if db_round_trip_s(row) else "")
+    return max(service_s, 1e-3), source
+
+
+class _Ceiling(NamedTuple):
+    """One resource's ceiling in req/s, whether it restates the row's own measurement, and what was missing to
+    compute it ("" when nothing was)."""
+    rps: float
+    restated: bool = False
+    missing: str = ""
+
+
+def ceilings_of(row: Mapping[str, object], ctx: Context, service_s: float, source: str, cpu_ms: float,
+                throughput: float) -> Ceilings:
+    """Little's law per resource: how many requests each lets through per second at this service time."""
+    concurrency = _concurrency_ceiling(row, ctx, service_s, source)
+    threads = _thread_ceiling(row, ctx, service_s)
+    pool = _pool_ceiling(row, service_s, throughput)
+    cpu = _cpu_ceiling(row, ctx, cpu_ms)
+    # analysis.csv lists them in this order
+    restated = (("pool", pool), ("concurrency", concurrency), ("cpu", cpu))
+    return Ceilings(concurrency=concurrency.rps, threads=threads.rps, pool=pool.rps, cpu=cpu.rps,
+                    restated=tuple(name for name, ceiling in restated if ceiling.restated),
+                    missing=tuple(ceiling.missing for ceiling in (pool, cpu, threads) if ceiling.missing))
+
+
+def _concurrency_ceiling(row: Mapping[str, object], ctx: Context, service_s: float, source: str) -> _Ceiling:
+    """The users (or the open model's arrivals) over the service time."""
+    if row.get("load_model") == "open":
+        return _Ceiling(num(row, "target_rps"))
+    users = in_flight(row) if user_service(row) else num(row, "concurrency")
+    # the row that measured the service time: users ÷ its own p50 is its own throughput by Little's law
+    own = (source == "p50 at lowest load"
+           and (row.get("thread_mode"), num(row, "concurrency", 0)) == ctx.service_time_point.get(scenario_of(row)))
+    return _Ceiling(users / service_s, restated=own)
+
+
+def _thread_ceiling(row: Mapping[str, object], ctx: Context, service_s: float) -> _Ceiling:
+    """The request threads (or the carriers every request pins, or the offload pool) over the service time."""
+    threads = request_thread_cap(row, ctx.rig.tomcat_max_threads) / service_s
+    if math.isnan(service_s):
+        return _Ceiling(threads, missing="concurrency, thread-pool: no row measured the service time (each queued "
+                                         "or failed): add a lower --conc")
+    if math.isnan(threads):
+        return _Ceiling(threads, missing="thread-pool: the service exposes no Tomcat max threads "
+                                         "(tomcat_threads_config_max_threads)")
+    return _Ceiling(threads)
+
+
+def _pool_ceiling(row: Mapping[str, object], service_s: float, throughput: float) -> _Ceiling:
+    """The connections over the time one request holds one: all of it when held, the query alone when released."""
+    pool = pool_size(row)
+    if workload(row) in ("sleep", "cpu"):
+        return _Ceiling(math.inf)  # sleep and cpu never borrow a connection
+    if math.isnan(pool):
+        return _Ceiling(math.nan, missing="pool: the service exposes no pool size (hikaricp_connections_max)")
+    headroom = _pool_headroom_rps(row, throughput, pool)
+    if user_service(row):
+        # no designed call to subtract: the pool's own time out per request where it keeps one (HikariCP), else
+        # the whole request's time, the longest a borrow can last
+        return _Ceiling(headroom, restated=True) if headroom > 0 else _Ceiling(pool / service_s)
+    held_s = (service_s if row.get("conn_mode") == "held"
+              else _released_hold_s(service_s, wait_s(row), db_round_trip_s(row)))
+    # restated: the row's own throughput scaled by its connections out
+    return _Ceiling(max(pool / held_s, headroom), restated=headroom > pool / held_s)
+
+
+def _cpu_ceiling(row: Mapping[str, object], ctx: Context, cpu_ms: float) -> _Ceiling:
+    """The cores over the CPU one request costs, predicted from the rows of lower load where they allow."""
+    if ctx.service_unseen:
+        return _Ceiling(math.nan, missing="cpu: the service's CPU was not measured (a --url service is not vtlab's "
+                                          "process)")
+    cores_there = ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)
+    fixed_pct, marginal_ms = predicted_cpu_ms(row, ctx)
+    if math.isnan(marginal_ms):
+        # restated: cores ÷ its own CPU per request, the utilisation law
+        return _Ceiling(cores_there / (cpu_ms / 1000) if cpu_ms > 0 else math.inf, restated=cpu_ms > 0)
+    return _Ceiling(max(cores_there * 100 - fixed_pct, 0.0) / (marginal_ms / 10))
+
+
+def limit_of(ceilings: Ceilings) -> tuple[str, float]:
+    """The lowest ceiling that was computed (not NaN) and its name; a tie goes to the first in LIMITS."""
+    known = [(name, getattr(ceilings, field)) for name, field in LIMITS
+             if not math.isnan(getattr(ceilings, field))]
+    return min(known, key=lambda pair: pair[1]) if known else ("", math.nan)
+
+
+def cpu_points(rows: Sequence[Mapping[str, object]], shared_cores: bool) -> dict[tuple[str, ...], tuple[CpuPoint, ...]]:
+    """Per CPU group, the clean rows' load and CPU (no errors, CPU measured)."""
+    points: dict[tuple[str, ...], list[CpuPoint]] = {}
+    for row in rows:
+        rps = all_rps(row)
+        pct = sum(num(row, column, 0) for column in cpu_tiers(shared_cores))
+        if failed(row) or num(row, "error_rate", 0) > ERROR_THRESHOLD or not rps > 0 or not pct > 0:
+            continue
+        points.setdefault(cpu_group(row), []).append(CpuPoint(in_flight(row), rps, pct))
+    return {key: tuple(group) for key, group in points.items()}
+
+
+def predicted_cpu_ms(row: Mapping[str, object], ctx: Context) -> tuple[float, float]:
+    """(fixed CPU %, marginal CPU ms per request) fitted over the rows of the row's CPU group at lower load —
+    never the row itself — so that the CPU wall is a prediction, not its utilisation restated. A least-squares
+    line through at least two points whose throughputs differ by a fifth or more; (nan, nan) without one.
+
+    The fixed part is what the tiers burn whatever the load (samplers, the JIT, GC, idle loops); CPU per
+    request at one low load counts it in and would predict far too low a wall."""
+    load = in_flight(row)
+    points = [p for p in ctx.cpu_points.get(cpu_group(row), ()) if p.concurrency < load]
+    xs = [p.rps for p in points]
+    if len(points) < 2 or max(xs) < 1.2 * min(xs):
+        return math.nan, math.nan
+    mean_x, mean_y = sum(xs) / len(xs), sum(p.cpu_pct for p in points) / len(points)
+    slope = (sum((p.rps - mean_x) * (p.cpu_pct - mean_y) for p in points)
+             / sum((x - mean_x) ** 2 for x in xs))
+    if slope <= 0:
+        return math.nan, math.nan
+    return mean_y - slope * mean_x, slope * 10  # CPU % per (req/s) is ms per request / 10
+
+
+def cpu_ms_per_request(row: Mapping[str, object], ctx: Context, all_rps: float) -> float:
+    """CPU per request that competes for the service's cores: the app's own, plus every other
+    tier's when the tiers share the CPUs."""
+    if not all_rps or math.isnan(all_rps):
+        return math.nan
+    pct = sum(num(row, column, 0) for column in cpu_tiers(ctx.shared_cores))
+    return pct * 10 / all_rps if pct else math.nan
+
+
+def _pool_headroom_rps(row: Mapping[str, object], throughput: float, pool: float) -> float:
+    """What the pool can carry at least, measured in the row itself. Exactly where the pool times its
+    borrows: pool ÷ the connection time one request used (mean connections out ÷ throughput). Otherwise from
+    the samples: a pool that never had waiters delivered `throughput` with at most `hikari_active_max`
+    connections out, so all of them carry proportionally more. Keeps a released-mode estimate (service time
+    minus the call, which also holds any CPU queueing) honest."""
+    out = num(row, "pool_out_mean")
+    if not math.isnan(out) and not math.isnan(pool):
+        return throughput * pool / out if out > 0 and throughput > 0 else 0.0
+    active = num(row, "hikari_active_max", 0)
+    if active <= 0 or num(row, "hikari_pending_max", 0) > 0 or math.isnan(pool):
+        return 0.0
+    return throughput * pool / active
+
+
+def _released_hold_s(service_s: float, delay_s: float, round_trip_s: float = 0.0) -> float:
+    # Released: the connection is out only for the query (and its round trip), i.e. the service time minus the call.
+    floor = QUERY_TIME_S + round_trip_s
+    return max(service_s - delay_s, floor) if delay_s else floor

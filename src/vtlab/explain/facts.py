@@ -1,0 +1,85 @@
+"""What a row says about itself, read from its cells: its workload and the wait it was designed with, the
+requests in flight, its pool, the CPU its tiers spent per response, and which rows share its service time or its
+CPU per request. No judgement here: the ceilings, the flags and the bottleneck are decided from these.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from vtlab.core import dimensions
+from vtlab.results.cells import num
+
+SATURATED = 0.90                 # share of a tier's CPU allotment (or of a pool's connections) that counts as saturated
+
+
+def workload(row: Mapping[str, object]) -> str:
+    return str(row.get("workload") or "order-summary")  # CSVs from before the workloads have none
+
+
+def wait_s(row: Mapping[str, object]) -> float:
+    """What one request waits on by design: the stub's delay (plus any latency injected on the way
+    there and back; twice for a sequential fan-out), the sleep, or nothing (cpu)."""
+    kind = workload(row)
+    if kind == "sleep":
+        return num(row, "sleep_ms", 0) / 1000
+    if kind == "cpu":
+        return 0.0
+    call_s = (num(row, "stub_delay_ms", 0) + 2 * num(row, "downstream_latency_ms", 0)) / 1000
+    return 2 * call_s if kind == "fanout" and row.get("fanout") == "sequential" else call_s
+
+
+def scenario_of(row: Mapping[str, object]) -> tuple[str, ...]:
+    """Rows that share a service time: equal in every dimension that changes what one request does (the
+    registry's per_request ones), the same designed wait, and the reactive twin apart from the blocking app."""
+    return (*dimensions.key(dimensions.parse(row), dimensions.PER_REQUEST),
+            str(wait_s(row) if workload(row) != "cpu" else num(row, "cpu_work", 0)),
+            "webflux" if row.get("thread_mode") == "webflux" else "blocking")
+
+
+def user_service(row: Mapping[str, object]) -> bool:
+    """A row of the user's own service: its pool and threads are what it reported, not what the row set."""
+    return workload(row) == "service"
+
+
+def pool_size(row: Mapping[str, object]) -> float:
+    """The connections the row's pool had: set by the row for vtlab's service, read from the meters for a user's
+    (NaN when it exposes none)."""
+    return num(row, "pool_max") if user_service(row) else num(row, "hikari_pool")
+
+
+def in_flight(row: Mapping[str, object]) -> float:
+    """Requests in the service at once: the users of a closed model; for the open model its arrival rate
+    times the time each request took (Little's law), never the users k6 pre-allocated to carry it."""
+    if row.get("load_model") != "open" and not user_service(row):
+        return num(row, "concurrency", 0)
+    # a user's script may think between its requests: its users are not all in the service at once
+    latency_ms = num(row, "mean_ms")
+    latency_ms = num(row, "p50_ms", 0) if math.isnan(latency_ms) else latency_ms
+    return num(row, "throughput_rps", 0) * latency_ms / 1000
+
+
+def db_round_trip_s(row: Mapping[str, object]) -> float:
+    """The network time one query adds when latency is injected between service and database (once
+    each way); zero for workloads that never touch the database."""
+    if workload(row) in ("sleep", "cpu"):
+        return 0.0
+    return 2 * num(row, "db_latency_ms", 0) / 1000
+
+
+def all_rps(row: Mapping[str, object]) -> float:
+    """Every response per second over the hold, failed ones too: what the tiers spent their CPU on."""
+    hold = num(row, "hold_s", 0)
+    return num(row, "http_reqs", 0) / hold if hold else num(row, "throughput_rps", 0)
+
+
+def cpu_tiers(shared_cores: bool) -> tuple[str, ...]:
+    """The tiers whose CPU competes for the service's cores: all of them when they share the cores."""
+    return (("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct", "proxy_cpu_pct") if shared_cores
+            else ("app_cpu_pct",))
+
+
+def cpu_group(row: Mapping[str, object]) -> tuple[str, ...]:
+    """Rows whose CPU per request is one quantity: one scenario, one thread model, one load model."""
+    return (*scenario_of(row), str(row.get("thread_mode")), str(row.get("load_model") or "closed"))

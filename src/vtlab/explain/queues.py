@@ -1,0 +1,76 @@
+"""Where a request can wait in the service before it is served: for a request thread (Tomcat's, or the carrier a
+pinned virtual thread keeps), for the offload pool, for a connection. A row whose latency includes such a wait by
+design cannot measure the service time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from vtlab.core import constants as rig_constants
+from vtlab.explain.facts import SATURATED, in_flight, pool_size, user_service, workload
+from vtlab.results.cells import num
+
+POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
+POOL_QUEUE_WAITERS = 1.0         # or, by the pool's exact timers, at least one thread waiting on average
+TOMCAT_THREADS = rig_constants.CURRENT.tomcat_max_threads  # stands in only where no run's record is at hand
+JEP491_JDK = 24  # from this JDK on, a virtual thread blocked inside synchronized unmounts (JEP 491)
+
+
+def queued(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> bool:
+    """Whether the row's latency includes waiting for a thread or a connection by design: more users
+    than request threads, or (held) than connections. Such a row cannot measure the service time."""
+    users = in_flight(row)
+    held_pool = num(row, "hikari_pool", math.inf) if row.get("conn_mode") == "held" else math.inf
+    return (users > request_thread_cap(row, default_threads) or users > held_pool
+            or pool_was_the_queue(row, pool_size(row)))
+
+
+def pins_every_request(row: Mapping[str, object]) -> bool:
+    """A virtual-thread row whose every request keeps its carrier through the downstream call: the native-frame
+    control on any JDK; a monitor held across the call before JEP 491. (A JDK 21 synchronized row whose
+    completions need a carrier deadlocks instead: the ceiling still says what pinning allows at best.)"""
+    path = str(row.get("path_mode") or "normal")
+    return path == "pinned-control" or (path.startswith("synchronized") and num(row, "jdk", 25) < JEP491_JDK)
+
+
+def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> float:
+    """How many requests can be in the service at once: Tomcat's platform threads, the carrier
+    threads when every request pins one, and for the offload workload also the fixed pool the work
+    is handed to (the narrowest wins)."""
+    caps = []
+    if row.get("thread_mode") == "webflux":
+        return math.inf  # an event loop never waits for a thread: it serves whatever is ready
+    if row.get("thread_mode") == "platform":
+        # a user's service: the threads its Tomcat reported (NaN when it exposes none)
+        caps.append(num(row, "tomcat_threads_config") if user_service(row)
+                    else num(row, "tomcat_max_threads", default_threads))
+    elif pins_every_request(row):
+        # a pinned virtual thread keeps its carrier for the whole call: the carriers become the pool
+        caps.append(num(row, "vt_parallelism", math.inf))
+    if workload(row) == "offload" and row.get("offload_executor") == "platform":
+        caps.append(num(row, "offload_pool", math.inf))
+    return min(caps, default=math.inf)
+
+
+def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
+    """Every connection out and requests waiting for one — for most of the hold, not in one sample:
+    a single GC pause or scheduling hiccup makes a momentary waiter without the pool being the wall.
+
+    Decided from the pool's own timers where it keeps them (HikariCP, and the reactive twin's timed R2DBC
+    borrows: connection-seconds out and acquire-seconds per second are, by Little's law, the mean
+    connections out and the mean waiters); the
+    2 Hz gauge samples are the fallback, and they rarely see a borrow that lasts a millisecond. Agroal
+    times the waits (its blocking time) but not the connections out: in a fixed-size pool a thread waits
+    only when every connection is out, so its mean waiters decide alone."""
+    out, waiting = num(row, "pool_out_mean"), num(row, "pool_waiting_mean")
+    if not math.isnan(waiting):
+        full = math.isnan(out) or out >= SATURATED * pool
+        return full and waiting >= POOL_QUEUE_WAITERS
+    if num(row, "hikari_active_max", 0) < pool:
+        return False
+    share = num(row, "hikari_pending_share")
+    if math.isnan(share):  # a CSV without the share (older vtlab, other rigs): the maxima alone
+        return num(row, "hikari_pending_max", 0) > 0
+    return share >= POOL_QUEUE_SHARE

@@ -1,0 +1,118 @@
+"""Whether a row can be trusted, as flags: the load generator's CPU, errors, missing samples, a noisy neighbour,
+an unsteady hold, a write check that failed. A flag in NOTES or about what a user's service does not expose
+(NOT_EXPOSED) is said without making the row invalid.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from vtlab.explain.facts import SATURATED, user_service
+from vtlab.explain.model import Context
+from vtlab.results.cells import num
+
+# Above this share of failed requests a row is flagged (invalid) and, if the service refused or failed them,
+# named overload: its throughput is what survived, not what it can serve.
+ERROR_THRESHOLD = 0.01
+# Conditions worth saying that do not make a row's numbers wrong: it is still valid.
+NOTES = ("offered-above-capacity",)
+# Flags of a user's service that say what it does not expose (its meters, its pool, its CPU behind --url): what
+# could not be measured, reported as such, never a reason to distrust what was.
+NOT_EXPOSED = "not-exposed:"
+UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
+
+
+def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
+    """The row's flags, in the order analysis.csv lists them: the load generator's, the requests', the samplers',
+    then the hold's steadiness, the write check and k6's exit."""
+    flags = [*_generator_flags(row, ctx), *_request_flags(row, throughput), *_sampling_flags(row, ctx)]
+    if not steady(row):
+        flags.append("not-steady")
+    if str(row.get("writes_ok", "")).lower() == "false":
+        flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
+    exit_code = num(row, "k6_exit", 0)
+    if exit_code not in (0, ctx.rig.k6_thresholds_exit):
+        flags.append(f"k6-exit-{int(exit_code)}")
+    return flags
+
+
+def _generator_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
+    """Whether k6 could send the load: its CPU, its interference with the service, the arrivals it dropped."""
+    flags = []
+    load_allotment = ctx.load_cpus * 100
+    load_peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
+    if math.isnan(num(row, "load_cpu_pct")):
+        flags.append("generator-cpu-unknown")
+    elif load_peak >= SATURATED * load_allotment:
+        flags.append("generator-saturated")
+    elif generator_interfered(row, ctx):
+        flags.append("generator-interference")
+    if num(row, "dropped_iterations", 0) > 0:
+        # k6 dropped arrivals: with CPU to spare it had no free user to send them with, because the service
+        # answered slower than they arrived — the service's wall under an offered load above it, not k6's.
+        flags.append("dropped-iterations" if "generator-saturated" in flags else "offered-above-capacity")
+    return flags
+
+
+def _request_flags(row: Mapping[str, object], throughput: float) -> list[str]:
+    """Whether the requests were served: errors above the threshold, errors k6's count missed, none served."""
+    flags = []
+    if num(row, "error_rate", 0) > ERROR_THRESHOLD:
+        flags.append("errors-above-threshold")
+    ok = num(row, "ok_requests")
+    hold = num(row, "hold_s")
+    if not math.isnan(ok) and hold and throughput * hold > ok + 1:
+        flags.append("errors-counted")
+    if num(row, "http_reqs", 0) <= 0 or throughput <= 0:
+        flags.append("no-successful-requests")
+    return flags
+
+
+def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
+    """Whether the samplers saw the hold: enough readings, no neighbour taking the CPU, every key figure read."""
+    flags = []
+    hold = num(row, "hold_s")
+    if not math.isnan(hold):
+        # Half the CPU readings and three quarters of the scrapes the hold (less k6's start) should hold.
+        sampled_s = hold - ctx.rig.k6_start_slack_s
+        no_meters = user_service(row) and num(row, "meter_samples", 0) == 0
+        if no_meters:
+            flags.append(f"{NOT_EXPOSED}meters")
+        if (num(row, "cpu_samples", 0) < 0.5 * sampled_s / ctx.rig.cpu_interval_s
+                or (num(row, "meter_samples", 0) < 0.75 * sampled_s / ctx.rig.meter_interval_s and not no_meters)):
+            flags.append("missing-samples")
+    if num(row, "foreign_cpu_pct", 0) > ctx.rig.foreign_cpu_flag_pct:
+        # other processes took CPU the tiers would have had — unless the service itself is one vtlab does not
+        # run (--url): then its CPU cannot be told from a neighbour's, and the row says so instead
+        flags.append(f"{NOT_EXPOSED}neighbours" if ctx.service_unseen else "noisy-neighbour")
+    for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
+        if math.isnan(num(row, column)):
+            # what a user's service does not expose is not measured, not broken: said, never guessed
+            unseen = (ctx.service_unseen if column == "app_cpu_pct"
+                      else user_service(row) and column != "p99_ms")
+            flags.append(f"{NOT_EXPOSED}{column}" if unseen else f"missing-{column}")
+    return flags
+
+
+def steady(row: Mapping[str, object]) -> bool:
+    """A steady hold: its throughput did not drift by more than UNSTEADY from start to end, beyond what its
+    noise explains (the trend test over the series). A shaped load drifts by design (only a soak is judged),
+    and a row measured before the series were kept is judged by its two halves."""
+    if row.get("shape") not in (None, "", "steady", "soak"):
+        return True
+    drift, half_width = num(row, "throughput_trend_pct"), num(row, "throughput_trend_ci95_pct")
+    if not math.isnan(drift):
+        return abs(drift) <= UNSTEADY * 100 or (not math.isnan(half_width) and abs(drift) <= half_width)
+    first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
+    return not (first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY)
+
+
+def generator_interfered(row: Mapping[str, object], ctx: Context) -> bool:
+    """On cores the tiers share, k6 cannot saturate its own allotment before the host is full: it interferes
+    when the host is busy (every core taken) and k6 burned more of it than the service it measures. Then the
+    wall the row met is as much the generator's cost as the service's. (At the hero point k6 takes about a
+    third of a full host, the service more: a dedicated client — wrk — measured the same rate.)"""
+    if not ctx.shared_cores or num(row, "host_cpu_pct", 0) < SATURATED * 100:
+        return False
+    return num(row, "load_cpu_pct", 0) > num(row, "app_cpu_pct", math.inf)

@@ -1,0 +1,158 @@
+"""Statistics over a window of sampler readings: a tier's CPU, the host's and the neighbours' share, a gauge's
+maximum, a counter's growth and rate, the batch-means interval and the trend test that say how much a hold's
+mean can be trusted, and the recent rates the live progress line and the stall watch read.
+
+Pure: a `Series` of timestamped readings in, numbers out. Measuring a row and cutting its kept series again
+(series.recut) compute the same figures here, so the two never differ.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+# /proc counts CPU time in clock ticks; every tier's `<tier>_ticks` reading is in them
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Series:
+    """Timestamped readings: (monotonic seconds, {name: value})."""
+    points: list[tuple[float, dict[str, float]]] = field(default_factory=list)
+
+    def window(self, start: float, end: float) -> list[tuple[float, dict[str, float]]]:
+        return [(t, v) for t, v in self.points if start <= t <= end]
+
+
+def cpu_percent(series: Series, tier: str, start: float, end: float) -> tuple[float, float]:
+    """(mean, max) CPU of one tier over the window, in % of one core (200% = two cores busy)."""
+    points = [(t, v[f"{tier}_ticks"]) for t, v in series.window(start, end) if f"{tier}_ticks" in v]
+    if len(points) < 2:
+        return float("nan"), float("nan")
+    mean = (points[-1][1] - points[0][1]) / CLOCK_TICKS / (points[-1][0] - points[0][0]) * 100
+    peaks = [(b[1] - a[1]) / CLOCK_TICKS / (b[0] - a[0]) * 100
+             for a, b in zip(points, points[1:], strict=False) if b[0] > a[0]]
+    # Instantaneous peaks over 0.25 s are tick-quantised; smooth over 1 s windows.
+    step = max(1, len(peaks) // max(1, int(points[-1][0] - points[0][0])))
+    smoothed = [sum(peaks[i:i + step]) / len(peaks[i:i + step]) for i in range(0, len(peaks), step)]
+    return mean, max(smoothed)
+
+
+def host_percent(series: Series, start: float, end: float) -> float:
+    """Mean busy share of the whole machine over the window (100% = every CPU busy)."""
+    points = [v for _, v in series.window(start, end) if "host_total" in v]
+    if len(points) < 2 or points[-1]["host_total"] == points[0]["host_total"]:
+        return float("nan")
+    return ((points[-1]["host_busy"] - points[0]["host_busy"])
+            / (points[-1]["host_total"] - points[0]["host_total"]) * 100)
+
+
+def foreign_percent(series: Series, tiers: Sequence[str], start: float, end: float) -> float:
+    """Busy share of the whole machine (100% = every CPU) over the window that none of vtlab's tiers, nor
+    the harness, used: other processes on a shared machine, and the hypervisor's steal. Interrupt time
+    is left out: it is mostly the loopback traffic between our own tiers, charged to no process."""
+    keys = ["host_busy", "host_total", "host_irq", "harness_ticks", *(f"{tier}_ticks" for tier in tiers)]
+    points = [v for _, v in series.window(start, end) if all(key in v for key in keys)]
+    if len(points) < 2 or points[-1]["host_total"] == points[0]["host_total"]:
+        return float("nan")
+    first, last = points[0], points[-1]
+    ours = sum(last[key] - first[key] for key in keys[3:]) + last["host_irq"] - first["host_irq"]
+    # The machine counts ticks per CPU and processes per thread, so the two differ by a tick's
+    # rounding per thread: a few ticks below zero are our own rounding, not a negative neighbour.
+    return max(0.0, (last["host_busy"] - first["host_busy"] - ours) / (last["host_total"] - first["host_total"]) * 100)
+
+
+def maximum(series: Series, key: str, start: float, end: float) -> float:
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return max(values) if values else float("nan")
+
+
+def increase(series: Series, key: str, start: float, end: float) -> float:
+    """How much a counter grew over the window (e.g. GC pauses during the hold)."""
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return values[-1] - values[0] if len(values) >= 2 else float("nan")
+
+
+def rate_over(series: Series, key: str, start: float, end: float) -> float:
+    """A counter's growth per second between the first and the last reading inside the window."""
+    points = [(t, v[key]) for t, v in series.window(start, end) if key in v]
+    if len(points) < 2 or points[-1][0] <= points[0][0]:
+        return float("nan")
+    return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+
+
+# Student's t, two-sided 95%, by degrees of freedom: a constant table, not a dependency on scipy.
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}
+BATCHES = 10  # enough degrees of freedom for a usable t; each batch of a 30 s hold still spans 3 s
+
+
+def t_975(df: int) -> float:
+    """The table's value for `df`, or for the nearest smaller df listed (a slightly wider interval)."""
+    if df < 1:
+        return math.nan
+    return T_975[max(k for k in T_975 if k <= df)]
+
+
+def batch_means(series: Series, key: str, start: float, end: float, batches: int = BATCHES) -> tuple[float, float]:
+    """A counter's mean rate over the window and the 95% half-width of that mean, by batch means: the
+    window cut into `batches` equal spans, the rate in each taken as one observation. Batches of
+    seconds are nearly independent where single samples are not (a GC pause spans two of them)."""
+    points = [(t, v[key]) for t, v in series.window(start, end) if key in v]
+    batches = min(batches, (len(points) - 1) // 2)  # a short hold: fewer batches of two intervals each
+    if batches < 3 or points[-1][0] <= points[0][0]:
+        return math.nan, math.nan
+    edges = [points[round(i * (len(points) - 1) / batches)] for i in range(batches + 1)]
+    rates = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(edges, edges[1:], strict=False) if b[0] > a[0]]
+    mean = (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+    if len(rates) < 2:
+        return mean, math.nan
+    spread = math.sqrt(sum((r - sum(rates) / len(rates)) ** 2 for r in rates) / (len(rates) - 1))
+    return mean, t_975(len(rates) - 1) * spread / math.sqrt(len(rates))
+
+
+def trend(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:
+    """How far a per-second series drifted over its whole length, as a share of its mean, and the 95%
+    half-width of that drift: the least-squares slope through its batch means (seconds next to each other
+    are not independent; batches of them nearly are), times the length. (nan, nan) when too short."""
+    batches = min(batches, len(values) // 2)
+    mean = sum(values) / len(values) if values else 0.0
+    if batches < 4 or mean <= 0:
+        return math.nan, math.nan
+    edges = [round(i * len(values) / batches) for i in range(batches + 1)]
+    points = [((a + b) / 2, sum(values[a:b]) / (b - a)) for a, b in zip(edges, edges[1:], strict=False)]
+    mean_t = sum(t for t, _ in points) / len(points)
+    mean_v = sum(v for _, v in points) / len(points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    slope = sum((t - mean_t) * (v - mean_v) for t, v in points) / spread
+    residual = sum((v - mean_v - slope * (t - mean_t)) ** 2 for t, v in points) / (len(points) - 2)
+    half_width = t_975(len(points) - 2) * math.sqrt(residual / spread)
+    return slope * len(values) / mean, half_width * len(values) / mean
+
+
+def share_positive(series: Series, key: str, start: float, end: float) -> float:
+    """Share of the window's readings in which `key` was above zero (e.g. the pool had waiters)."""
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return sum(1 for value in values if value > 0) / len(values) if values else float("nan")
+
+
+def rate(series: Series, key: str, last_s: float = 3.0) -> float:
+    """Recent per-second rate of a counter, for the live progress line."""
+    points = [(t, v[key]) for t, v in series.points[-20:] if key in v]
+    if len(points) < 2:
+        return 0.0
+    recent = [p for p in points if p[0] >= points[-1][0] - last_s] or points
+    first, last = (recent[0], recent[-1]) if len(recent) > 1 else (points[-2], points[-1])
+    return (last[1] - first[1]) / (last[0] - first[0]) if last[0] > first[0] else 0.0
+
+
+def recent_rate(series: Series, key: str, now: float, window_s: float = 5.0) -> float:
+    """A counter's rate over the last window_s seconds up to `now` (monotonic). 0 when the window holds fewer
+    than two readings: a service that answers not even its own scrapes completes nothing (the stall watch
+    reads it so)."""
+    points = [(t, v[key]) for t, v in series.points[-4 * int(window_s) - 4:] if key in v and t >= now - window_s]
+    if len(points) < 2 or points[-1][0] <= points[0][0]:
+        return 0.0
+    return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
