@@ -1,11 +1,11 @@
 import pytest
 
-from vtlab.cli import commands
+from vtlab.cli.main import main
 
 
 def run_cli(capsys, *argv):
     with pytest.raises(SystemExit) as exit_info:
-        commands.main(list(argv))
+        main(list(argv))
     return exit_info.value.code, capsys.readouterr().err
 
 
@@ -43,7 +43,7 @@ def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepte
 
 
 def test_open_model_without_rates_is_a_usage_error(capsys):
-    assert commands.main(["run", "--model", "open", "--dry-run"]) == 2
+    assert main(["run", "--model", "open", "--dry-run"]) == 2
     assert "--rates" in capsys.readouterr().err
 
 
@@ -53,7 +53,7 @@ def test_open_model_without_rates_is_a_usage_error(capsys):
     (["--modes", "webflux", "--workload", "write"], ["webflux", "order-summary"]),
 ])
 def test_combinations_the_plan_cannot_measure_are_usage_errors(capsys, tmp_path, argv, words):
-    assert commands.main(["run", *argv, "--out", str(tmp_path / "run")]) == 2
+    assert main(["run", *argv, "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert all(word in err for word in words)
     assert not (tmp_path / "run").exists()  # nothing started, nothing written
@@ -61,12 +61,12 @@ def test_combinations_the_plan_cannot_measure_are_usage_errors(capsys, tmp_path,
 
 def test_out_with_existing_csv_needs_resume(tmp_path, capsys):
     (tmp_path / "matrix.csv").write_text("x\n")
-    assert commands.main(["run", "--out", str(tmp_path), "--dry-run"]) == 2
+    assert main(["run", "--out", str(tmp_path), "--dry-run"]) == 2
     assert "--resume" in capsys.readouterr().err
 
 
 def test_dry_run_lists_rows_and_starts_nothing(capsys, tmp_path):
-    assert commands.main(["run", "--conc", "5", "--modes", "virtual", "--out", str(tmp_path / "r"), "--dry-run"]) == 0
+    assert main(["run", "--conc", "5", "--modes", "virtual", "--out", str(tmp_path / "r"), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "virtual" in out and "5 users" in out
     assert not (tmp_path / "r").exists()
@@ -79,13 +79,13 @@ def test_db_rejects_unknown_action(capsys):
 
 def test_resume_of_a_csv_with_other_columns_is_refused_before_anything_starts(tmp_path, capsys):
     (tmp_path / "matrix.csv").write_text("ts_iso,thread_mode\n2026-01-01,virtual\n")
-    assert commands.main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
+    assert main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
     assert "different columns" in capsys.readouterr().err
 
 
 def test_a_results_folder_that_cannot_be_written_is_refused_before_anything_starts(tmp_path, capsys):
     (tmp_path / "file").write_text("")
-    assert commands.main(["run", "--out", str(tmp_path / "file" / "run")]) == 2
+    assert main(["run", "--out", str(tmp_path / "file" / "run")]) == 2
     err = capsys.readouterr().err
     assert "--out" in err and "cannot write results" in err
 
@@ -94,6 +94,19 @@ def test_resume_of_a_damaged_csv_names_the_line_and_changes_nothing(tmp_path, ca
     from vtlab.results import table
     header = ",".join(table.COLUMNS)
     (tmp_path / "matrix.csv").write_text(f"{header}\n2026-01-01,virtual\n")
-    assert commands.main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
+    assert main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
     assert "line(s) 2" in capsys.readouterr().err
     assert (tmp_path / "matrix.csv").read_text() == f"{header}\n2026-01-01,virtual\n"
+
+
+@pytest.mark.parametrize("metadata, said", [
+    ("{broken", "metadata.json: not JSON"),
+    ('{"target": {"kubernetes": {"runners": 1}}}', "measured on a Kubernetes cluster"),
+    ('{"target": {"jar": "/other.jar", "url": "", "call": "GET /y"}}', "measured /other.jar (GET /y)"),
+])
+def test_resume_reads_the_run_record_and_refuses_another_target_or_a_damaged_one(tmp_path, capsys, metadata, said):
+    from vtlab.results import table
+    (tmp_path / "matrix.csv").write_text(",".join(table.COLUMNS) + "\n")
+    (tmp_path / "metadata.json").write_text(metadata)
+    assert main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2
+    assert said in capsys.readouterr().err

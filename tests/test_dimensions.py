@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from vtlab.core import dimensions
-from vtlab.plan import expansion
+from vtlab.plan import planner, presets
 from vtlab.results import table
 from vtlab.core.dimensions import DIMENSIONS, Row
 
@@ -16,14 +16,14 @@ ODD = {int: 7, str: "odd"}
 
 
 def every_profile_row() -> list[tuple[str, Row]]:
-    rows = [(name, row) for name in expansion.profiles() for row in expansion.build(name, expansion.Overrides()).rows]
-    rows += [("open", row) for row in expansion.build("quick", expansion.Overrides(model="open", rates=(50, 100))).rows]
+    rows = [(name, row) for name in presets.profiles() for row in planner.build(name, planner.Overrides()).rows]
+    rows += [("open", row) for row in planner.build("quick", planner.Overrides(model="open", rates=(50, 100))).rows]
     return rows
 
 
 def test_every_profile_row_has_a_unique_slug_and_resume_key():
-    for name in expansion.profiles():
-        rows = expansion.build(name, expansion.Overrides(reps=2)).rows
+    for name in presets.profiles():
+        rows = planner.build(name, planner.Overrides(reps=2)).rows
         assert len({dimensions.slug(row) for row in rows}) == len(rows), name
         assert len({dimensions.key(row) for row in rows}) == len(rows), name
         # repetitions of one scenario share its aggregation key, nothing else does

@@ -4,7 +4,7 @@ import socket
 
 import pytest
 
-from vtlab.cli import commands
+from vtlab.cli.main import main
 from vtlab.rig import doctor
 
 
@@ -49,12 +49,12 @@ def test_doctor_exits_1_with_warnings_and_0_when_all_is_well(monkeypatch, capsys
     monkeypatch.setattr(doctor, "other_harnesses", lambda: doctor.Finding(doctor.OK, "other vtlab runs", "", "", ""))
     monkeypatch.setattr(doctor, "cpu_frequency", lambda: [])
     monkeypatch.setattr(doctor, "free_disk", lambda rows: doctor.Finding(doctor.OK, "disk", "", "", ""))
-    assert commands.main(["doctor", "--conc", "10"]) == code
+    assert main(["doctor", "--conc", "10"]) == code
     out = capsys.readouterr().out
     assert out.strip().endswith(last) and "JDK" in out
 
 
 def test_doctor_refuses_a_bad_flag_like_run(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        commands.main(["doctor", "--modes", "green"])
+        main(["doctor", "--modes", "green"])
     assert exit_info.value.code == 2 and "--modes" in capsys.readouterr().err

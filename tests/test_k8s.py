@@ -19,10 +19,12 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from vtlab.cli import commands
+from vtlab.cli import k8sflags
+from vtlab.cli.flags import plan_of
+from vtlab.cli.main import parser
 from vtlab.targets import k8smanifests, k8srun, kubeletstats
 from vtlab.measure import loop
-from vtlab.plan import expansion
+from vtlab.plan import planner
 from vtlab.results import table
 from vtlab.series import store, windows
 
@@ -40,8 +42,8 @@ def validate(document: dict) -> None:
 
 
 def rendered(*flags: str) -> dict[str, list[dict]]:
-    args = commands.parser().parse_args(["k8s", "render", "--out", "unused", *flags])
-    return k8smanifests.render(commands._plan(args), commands.k8sflags.cluster(args))
+    args = parser().parse_args(["k8s", "render", "--out", "unused", *flags])
+    return k8smanifests.render(plan_of(args), k8sflags.cluster(args))
 
 
 def documents(files: dict[str, list[dict]]) -> list[dict]:
@@ -52,7 +54,7 @@ def test_every_rendered_manifest_is_valid_for_kubernetes_and_the_k6_operator():
     files = rendered("--runners", "4", "--node-selector", "service=vtlab.dev/pool=app", "--cpu", "service=4",
                      "--memory", "service=4Gi", "--namespace", "bench")
     kinds = [document["kind"] for document in documents(files)]
-    rows = expansion.build("quick", expansion.Overrides()).rows
+    rows = planner.build("quick", planner.Overrides()).rows
     assert kinds.count("TestRun") == kinds.count("Deployment") - 1 == len(rows)
     for document in documents(files):
         validate(document)
@@ -94,7 +96,7 @@ def test_each_tier_has_a_known_cpu_budget_and_nodes_of_its_own_and_nothing_assum
 
 def test_a_rows_load_reaches_that_rows_service_with_the_rows_settings():
     files = rendered()
-    rows = expansion.build("quick", expansion.Overrides()).rows
+    rows = planner.build("quick", planner.Overrides()).rows
     for index, row in enumerate(rows):
         service, deployment, testrun = files[f"rows/{k8smanifests.row_file(index, row)}"]
         env = {e["name"]: e.get("value") for e in testrun["spec"]["runner"]["env"]}
@@ -221,7 +223,7 @@ def test_a_runners_log_becomes_its_series_part_when_its_summary_vouches_for_ever
 def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_line(tmp_path):
     """What `k8s run` does after the cluster answered: the runners' parts merged, the kubelet's cumulative CPU and
     the actuator's meters over the hold, into a line the run's CSV takes."""
-    the_plan = expansion.build("quick", expansion.Overrides(concurrency=(100,), modes=("virtual",), hold_s=10,
+    the_plan = planner.build("quick", planner.Overrides(concurrency=(100,), modes=("virtual",), hold_s=10,
                                                             warmup_s=2, ramp_s=1, reps=1, conn_modes=("released",)))
     row = the_plan.rows[0]
     spec = k8smanifests.load_spec(the_plan, row, 0)
@@ -308,8 +310,8 @@ def test_k8s_run_resumes_only_a_cluster_run_of_the_same_images_runners_and_resou
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "matrix.csv").write_text("")
-    args = commands.parser().parse_args(["k8s", "run", "--context", "lab", "--runners", "2"])
-    recorded = k8srun.target(commands._plan(args), commands.k8sflags.cluster(args))
+    args = parser().parse_args(["k8s", "run", "--context", "lab", "--runners", "2"])
+    recorded = k8srun.target(plan_of(args), k8sflags.cluster(args))
 
     def resume(*flags: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(REPO / "vtlab"), "k8s", "run", "--context", "lab", "--resume", "--out",
@@ -363,7 +365,7 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
     from vtlab.report import render
 
     state, java = simulated_cluster
-    the_plan = expansion.build("quick", expansion.Overrides(concurrency=(20,), modes=("platform", "virtual"), hold_s=10,
+    the_plan = planner.build("quick", planner.Overrides(concurrency=(20,), modes=("platform", "virtual"), hold_s=10,
                                                   warmup_s=2, ramp_s=1, reps=1, conn_modes=("released",),
                                                   runners=2))
     cluster = k8smanifests.Cluster()

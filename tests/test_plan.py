@@ -1,11 +1,11 @@
 import pytest
 
 from vtlab.measure import load
-from vtlab.plan import expansion
+from vtlab.plan import planner, presets
 
 
 def test_quick_profile_measures_both_modes_released_and_held():
-    quick = expansion.build("quick", expansion.Overrides())
+    quick = planner.build("quick", planner.Overrides())
     assert {r.thread_mode for r in quick.rows} == {"platform", "virtual"}
     assert {r.conn_mode for r in quick.rows} == {"released", "held"}
     assert all(r.load_model == "closed" and r.rep == 1 for r in quick.rows)
@@ -16,7 +16,7 @@ def test_quick_profile_measures_both_modes_released_and_held():
 
 
 def test_flags_replace_the_dimension_in_every_block():
-    p = expansion.build("quick", expansion.Overrides(concurrency=(7,), modes=("virtual",), pools=(10, 20)))
+    p = planner.build("quick", planner.Overrides(concurrency=(7,), modes=("virtual",), pools=(10, 20)))
     assert {r.concurrency for r in p.rows} == {7}
     assert {r.thread_mode for r in p.rows} == {"virtual"}
     assert {r.hikari_pool for r in p.rows} == {10, 20}
@@ -25,122 +25,122 @@ def test_flags_replace_the_dimension_in_every_block():
 
 
 def test_reps_are_the_outer_loop():
-    p = expansion.build("lean", expansion.Overrides(reps=3, concurrency=(5,)))
+    p = planner.build("lean", planner.Overrides(reps=3, concurrency=(5,)))
     assert [r.rep for r in p.rows] == [1, 1, 2, 2, 3, 3]
 
 
 def test_phase_and_delay_overrides():
-    p = expansion.build("quick", expansion.Overrides(ramp_s=1, warmup_s=2, hold_s=3, stub_delay_ms=0))
+    p = planner.build("quick", planner.Overrides(ramp_s=1, warmup_s=2, hold_s=3, stub_delay_ms=0))
     assert (p.ramp_s, p.warmup_s, p.hold_s, p.stub_delay_ms) == (1, 2, 3, 0)
     assert all(r.stub_delay_ms == 0 for r in p.rows)
 
 
 def test_open_model_rows_carry_rates_and_need_them():
     with pytest.raises(ValueError, match="--rates"):
-        expansion.build("quick", expansion.Overrides(model="open"))
-    p = expansion.build("quick", expansion.Overrides(model="open", rates=(50, 100)))
+        planner.build("quick", planner.Overrides(model="open"))
+    p = planner.build("quick", planner.Overrides(model="open", rates=(50, 100)))
     assert {r.target_rps for r in p.rows} == {50, 100}
     # open rows carry the VUs k6 pre-allocates for their rate as their concurrency
     assert all(r.concurrency == load.vus_for("open", 0, r.target_rps) and r.load_model == "open" for r in p.rows)
 
 
 def test_every_profile_expands():
-    for name in expansion.profiles():
-        assert expansion.build(name, expansion.Overrides()).rows
+    for name in presets.profiles():
+        assert planner.build(name, planner.Overrides()).rows
 
 
 def test_workload_presets_isolate_one_question_each():
-    sleep = expansion.build("sleep", expansion.Overrides())
+    sleep = planner.build("sleep", planner.Overrides())
     assert {(r.workload, r.sleep_ms, r.cpu_work) for r in sleep.rows} == {("sleep", 5000, 0)}
     assert {r.thread_mode for r in sleep.rows} == {"platform", "virtual"}
     assert sleep.cooldown_s > 25  # platform users wait ~25 s; the hold's last requests must finish
 
-    cpu = expansion.build("cpu", expansion.Overrides())
+    cpu = planner.build("cpu", planner.Overrides())
     assert {r.workload for r in cpu.rows} == {"cpu"} and all(r.cpu_work > 0 and r.sleep_ms == 0 for r in cpu.rows)
     platform_pools = sorted(r.tomcat_max_threads for r in cpu.rows if r.thread_mode == "platform")
     assert platform_pools[0] == len(__import__("os").sched_getaffinity(0)) and platform_pools[-1] == 200
     assert [r.thread_mode for r in cpu.rows].count("virtual") == 1
 
-    pinning = expansion.build("pinning", expansion.Overrides())
+    pinning = planner.build("pinning", planner.Overrides())
     assert {r.path_mode for r in pinning.rows} == {"normal", "synchronized", "pinned-control"}
     assert len(pinning.rows) == 3 * 2
 
 
 def test_workload_flag_collapses_the_dimensions_it_does_not_use():
-    p = expansion.build("quick", expansion.Overrides(workloads=("sleep",), sleep_ms=200, concurrency=(10,)))
+    p = planner.build("quick", planner.Overrides(workloads=("sleep",), sleep_ms=200, concurrency=(10,)))
     # quick has a released and a held block; sleep touches no connection, so each mode is measured once
     assert [(r.thread_mode, r.workload, r.conn_mode, r.sleep_ms) for r in p.rows] == [
         ("platform", "sleep", "released", 200), ("virtual", "sleep", "released", 200)]
 
 
 def test_tomcat_threads_flag_replaces_a_profiles_pool_sizes():
-    p = expansion.build("cpu", expansion.Overrides(tomcat_max_threads=8))
+    p = planner.build("cpu", planner.Overrides(tomcat_max_threads=8))
     assert {r.tomcat_max_threads for r in p.rows} == {8}
 
 
 def test_offload_preset_crosses_tomcat_modes_with_executors():
-    offload = expansion.build("offload", expansion.Overrides())
+    offload = planner.build("offload", planner.Overrides())
     assert sorted((r.thread_mode, r.offload_executor, r.offload_pool) for r in offload.rows) == [
         ("platform", "platform", 50), ("platform", "virtual", 0),
         ("virtual", "platform", 50), ("virtual", "virtual", 0)]
     assert all(r.workload == "offload" for r in offload.rows)
-    assert {r.offload_executor for r in expansion.build("quick", expansion.Overrides()).rows} == {""}
+    assert {r.offload_executor for r in planner.build("quick", planner.Overrides()).rows} == {""}
 
 
 def test_scenario_presets_for_fanout_pools_latency_context_and_the_reactive_twin():
-    fanout = expansion.build("fanout", expansion.Overrides()).rows
+    fanout = planner.build("fanout", planner.Overrides()).rows
     assert {(r.thread_mode, r.fanout) for r in fanout} == {
         (m, f) for m in ("platform", "virtual") for f in ("sequential", "structured")}
     assert all(r.workload == "fanout" and r.conn_mode == "released" for r in fanout)
 
-    pools = expansion.build("pools", expansion.Overrides()).rows
+    pools = planner.build("pools", planner.Overrides()).rows
     assert {(r.thread_mode, r.pool_impl) for r in pools} == {
         (m, p) for m in ("platform", "virtual") for p in ("hikari", "agroal")}
     assert {r.conn_mode for r in pools} == {"held"}
 
-    latency = expansion.build("latency", expansion.Overrides()).rows
+    latency = planner.build("latency", planner.Overrides()).rows
     assert {(r.db_latency_ms, r.db_jitter_ms) for r in latency} == {(0, 0), (20, 5)}  # loopback rows: no jitter
     assert {r.downstream_latency_ms for r in latency} == {0}
 
-    context = expansion.build("context", expansion.Overrides()).rows
+    context = planner.build("context", planner.Overrides()).rows
     assert [(r.context, r.context_kb) for r in context] == [("none", 0), ("threadlocal", 64), ("scopedvalue", 64)]
     assert {r.thread_mode for r in context} == {"virtual"}
 
-    reactive = expansion.build("reactive", expansion.Overrides()).rows
+    reactive = planner.build("reactive", planner.Overrides()).rows
     assert [r.thread_mode for r in reactive] == ["platform", "virtual", "webflux"]
     webflux = reactive[-1]
     assert (webflux.pool_impl, webflux.conn_mode, webflux.tomcat_max_threads) == ("r2dbc", "released", 0)
 
 
 def test_webflux_is_skipped_for_workloads_the_twin_does_not_serve():
-    rows = expansion.build("quick", expansion.Overrides(modes=("virtual", "webflux"),
+    rows = planner.build("quick", planner.Overrides(modes=("virtual", "webflux"),
                                                         workloads=("order-summary", "sleep"),
                                                         conn_modes=("released",), concurrency=(10,))).rows
     assert {(r.thread_mode, r.workload) for r in rows} == {
         ("virtual", "order-summary"), ("virtual", "sleep"), ("webflux", "order-summary")}
     with pytest.raises(ValueError, match="webflux"):
-        expansion.build("quick", expansion.Overrides(modes=("webflux",), workloads=("cpu",)))
+        planner.build("quick", planner.Overrides(modes=("webflux",), workloads=("cpu",)))
 
 
 def test_latency_flags_apply_to_every_row_and_jitter_is_bounded_by_the_latency():
-    rows = expansion.build("lean", expansion.Overrides(db_latencies=(5,), db_jitter_ms=2, downstream_latencies=(0, 10),
+    rows = planner.build("lean", planner.Overrides(db_latencies=(5,), db_jitter_ms=2, downstream_latencies=(0, 10),
                                              downstream_jitter_ms=10)).rows
     assert {(r.db_latency_ms, r.db_jitter_ms) for r in rows} == {(5, 2)}
     assert {(r.downstream_latency_ms, r.downstream_jitter_ms) for r in rows} == {(0, 0), (10, 10)}
     with pytest.raises(ValueError, match="--db-latency of at least 6"):
-        expansion.build("lean", expansion.Overrides(db_latencies=(0, 5), db_jitter_ms=6))
+        planner.build("lean", planner.Overrides(db_latencies=(0, 5), db_jitter_ms=6))
 
 
 def test_only_the_first_row_of_an_invocation_warms_longer():
     from vtlab.measure import loop
 
-    lean = expansion.build("lean", expansion.Overrides(warmup_s=20))
+    lean = planner.build("lean", planner.Overrides(warmup_s=20))
     assert loop.warmup_for(lean, 0) == 20 + loop.FIRST_ROW_EXTRA_WARMUP_S
     assert [loop.warmup_for(lean, i) for i in range(1, len(lean.rows))] == [20] * (len(lean.rows) - 1)
 
 
 def test_jep491_profile_measures_the_synchronized_paths_and_the_baseline_on_both_jdks():
-    rows = expansion.build("jep491", expansion.Overrides()).rows
+    rows = planner.build("jep491", planner.Overrides()).rows
     assert {(r.path_mode, r.jdk) for r in rows} == {(path, jdk) for path in
                                                     ("normal", "synchronized", "synchronized-platform-http")
                                                     for jdk in (21, 25)}
@@ -155,46 +155,46 @@ def test_jep491_profile_measures_the_synchronized_paths_and_the_baseline_on_both
 ])
 def test_a_jdk25_only_part_on_jdk21_is_refused_naming_the_flags(overrides, flags):
     with pytest.raises(ValueError, match=flags):
-        expansion.build("quick", expansion.Overrides(jdks=(21, 25), **overrides))
-    expansion.build("quick", expansion.Overrides(jdks=(25,), **overrides))  # fine on 25
+        planner.build("quick", planner.Overrides(jdks=(21, 25), **overrides))
+    planner.build("quick", planner.Overrides(jdks=(25,), **overrides))  # fine on 25
 
 
 def test_the_pinning_profile_on_jdk21_is_refused_for_its_control():
     with pytest.raises(ValueError, match="pinned-control with --jdk 21"):
-        expansion.build("pinning", expansion.Overrides(jdks=(21, 25)))
+        planner.build("pinning", planner.Overrides(jdks=(21, 25)))
 
 
 def test_jdk_combines_with_the_other_dimensions():
-    rows = expansion.build("pools", expansion.Overrides(jdks=(21, 25))).rows
+    rows = planner.build("pools", planner.Overrides(jdks=(21, 25))).rows
     assert {(r.pool_impl, r.jdk) for r in rows} == {(p, j) for p in ("hikari", "agroal") for j in (21, 25)}
 
 
 def test_java_home_sets_the_runtime_of_its_major():
-    p = expansion.build("jep491", expansion.Overrides(java_home="/opt/jdk-24", java_home_jdk=24, jdks=(24, 25)))
+    p = planner.build("jep491", planner.Overrides(java_home="/opt/jdk-24", java_home_jdk=24, jdks=(24, 25)))
     assert p.java_homes == {24: "/opt/jdk-24"} and {r.jdk for r in p.rows} == {24, 25}
-    alone = expansion.build("jep491", expansion.Overrides(java_home="/opt/jdk-21", java_home_jdk=21))
+    alone = planner.build("jep491", planner.Overrides(java_home="/opt/jdk-21", java_home_jdk=21))
     assert {r.jdk for r in alone.rows} == {21}
     with pytest.raises(ValueError, match="--java-home /opt/jdk-24 is JDK 24, which --jdk 21,25 does not measure"):
-        expansion.build("jep491", expansion.Overrides(java_home="/opt/jdk-24", java_home_jdk=24, jdks=(21, 25)))
+        planner.build("jep491", planner.Overrides(java_home="/opt/jdk-24", java_home_jdk=24, jdks=(21, 25)))
     with pytest.raises(ValueError, match="--jdk 23: vtlab provides 21, 25"):
-        expansion.build("jep491", expansion.Overrides(jdks=(23,)))
+        planner.build("jep491", planner.Overrides(jdks=(23,)))
 
 
 def test_the_hero_profile_runs_the_service_on_its_tuned_jvm_and_a_flag_replaces_the_options():
-    hero = expansion.build("hero", expansion.Overrides())
+    hero = planner.build("hero", planner.Overrides())
     assert hero.jvm_opts == ("-XX:+UseParallelGC", "-Xms4g", "-Xmx4g")
     assert {(r.concurrency, r.stub_delay_ms, r.hikari_pool, r.conn_mode) for r in hero.rows} == {
-        (2000 * expansion._scale(), 1000, 50, "released")}
+        (2000 * presets._scale(), 1000, 50, "released")}
     assert hero.describe()["jvm_opts"] == ["-XX:+UseParallelGC", "-Xms4g", "-Xmx4g"]  # recorded with the run
     serial = ("-XX:+UseSerialGC",)
-    assert expansion.build("hero", expansion.Overrides(jvm_opts=serial)).jvm_opts == serial
-    assert expansion.build("quick", expansion.Overrides()).jvm_opts == ()
+    assert planner.build("hero", planner.Overrides(jvm_opts=serial)).jvm_opts == serial
+    assert planner.build("quick", planner.Overrides()).jvm_opts == ()
 
 
 def test_more_runners_than_the_smallest_rows_users_is_refused_naming_the_flag():
     with pytest.raises(ValueError, match="--runners 101: .* the 100 users .* at most --runners 100"):
-        expansion.build("quick", expansion.Overrides(runners=101))
-    assert expansion.build("quick", expansion.Overrides(runners=100)).runners == 100
+        planner.build("quick", planner.Overrides(runners=101))
+    assert planner.build("quick", planner.Overrides(runners=100)).runners == 100
     vus = load.vus_for("open", 0, 50)  # the open model's users: the VUs that serve 50 arrivals a second
     with pytest.raises(ValueError, match=f"--runners {vus + 1}: .* the {vus} users"):
-        expansion.build("quick", expansion.Overrides(model="open", rates=(50,), runners=vus + 1))
+        planner.build("quick", planner.Overrides(model="open", rates=(50,), runners=vus + 1))

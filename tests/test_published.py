@@ -7,7 +7,7 @@ import pytest
 from test_analyze import BASE, META
 
 from vtlab.explain import analyze
-from vtlab.plan import expansion
+from vtlab.plan import planner, presets
 from vtlab.report import published
 
 
@@ -65,8 +65,8 @@ def test_a_run_without_the_published_user_counts_in_both_modes_has_no_such_secti
 
 
 def test_the_headline_profile_keeps_the_published_users_and_scales_the_delay_to_the_cpus():
-    assert [expansion.headline_delay_ms(cpus) for cpus in (2, 4, 16)] == [800, 400, 100]
-    rows = expansion.build("headline", expansion.Overrides()).rows
+    assert [presets.headline_delay_ms(cpus) for cpus in (2, 4, 16)] == [800, 400, 100]
+    rows = planner.build("headline", planner.Overrides()).rows
     assert sorted({r.concurrency for r in rows}) == [500, 2500, 10_000]
     assert {(r.conn_mode, r.hikari_pool, r.tomcat_max_threads) for r in rows} == {("released", 50, 200)}
     assert {r.thread_mode for r in rows} == {"platform", "virtual"}

@@ -15,7 +15,7 @@ import test_analyze
 
 from vtlab.explain import analyze
 from vtlab.report import appendix, charts, headline, render, story
-from vtlab.cli import commands
+from vtlab.cli.main import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
 PUBLISHED = Path(__file__).resolve().parents[1] / "reference" / "published.csv"
@@ -107,11 +107,11 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
 
 def test_report_command_rerenders_and_rejects_bad_input(rendered, capsys, tmp_path):
     run_dir, paths = rendered
-    assert commands.main(["report", str(run_dir)]) == 0
+    assert main(["report", str(run_dir)]) == 0
     assert "virtual req/s" in capsys.readouterr().out
-    assert commands.main(["report", str(tmp_path)]) == 2
+    assert main(["report", str(tmp_path)]) == 2
     assert "matrix.csv" in capsys.readouterr().err
-    assert commands.main(["report", str(run_dir), "--compare", str(tmp_path / "nope.csv")]) == 2
+    assert main(["report", str(run_dir), "--compare", str(tmp_path / "nope.csv")]) == 2
     assert "--compare" in capsys.readouterr().err
 
 
@@ -209,7 +209,7 @@ def reported(tmp_path_factory):
     """The quick run reported by the command itself, and its report.json as parsed."""
     run_dir = tmp_path_factory.mktemp("json") / "quick-run"
     shutil.copytree(FIXTURE, run_dir)
-    assert commands.main(["report", str(run_dir)]) == 0
+    assert main(["report", str(run_dir)]) == 0
     return run_dir, json.loads((run_dir / "report.json").read_text())
 
 

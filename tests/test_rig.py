@@ -21,3 +21,8 @@ def test_a_run_recorded_before_the_constants_were_gets_this_versions():
     assert constants.from_metadata({}) == constants.CURRENT
     old = constants.from_metadata({"rig": {"cpu_interval_s": "0.5"}})
     assert old.k6_thresholds_exit == constants.CURRENT.k6_thresholds_exit
+
+
+def test_the_recorded_constants_are_read_from_the_rig_record():
+    assert constants.from_record({"tomcat_max_threads": 150}).tomcat_max_threads == 150
+    assert constants.from_record({}) == constants.CURRENT

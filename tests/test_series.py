@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vtlab.cli import commands
+from vtlab.cli.main import main
 from vtlab.series import recut, store, windows
 from vtlab.results import table
 from vtlab.report import timeline
@@ -111,9 +111,9 @@ def test_a_scenarios_modes_are_overlaid_second_by_second_on_the_same_axes():
 
 def test_a_recut_needs_both_ends_of_its_window(tmp_path, capsys):
     (tmp_path / "matrix.csv").write_text("thread_mode\n")
-    assert commands.main(["report", str(tmp_path), "--hold-from", "30"]) == 2
+    assert main(["report", str(tmp_path), "--hold-from", "30"]) == 2
     assert "--hold-from and --hold-to go together" in capsys.readouterr().err
-    assert commands.main(["report", str(tmp_path), "--hold-from", "60", "--hold-to", "30"]) == 2
+    assert main(["report", str(tmp_path), "--hold-from", "60", "--hold-to", "30"]) == 2
     assert "need 0 <= from < to" in capsys.readouterr().err
 
 
@@ -132,7 +132,7 @@ def test_the_committed_quick_run_cut_again_at_its_hold_gives_its_csv_back(tmp_pa
     assert recut_differences(run_dir) == [{} for _ in table.read_rows(run_dir / table.CSV_NAME)]
     # another window is a run of its own beside it, and the run itself is left as it was
     before = (run_dir / "matrix.csv").read_text()
-    assert commands.main(["report", str(run_dir), "--hold-from", "60", "--hold-to", "75"]) == 0
+    assert main(["report", str(run_dir), "--hold-from", "60", "--hold-to", "75"]) == 0
     cut = table.read_rows(run_dir / "recut-60-75" / "matrix.csv")
     assert [row["hold_s"] for row in cut] == ["15"] * len(cut) and (run_dir / "matrix.csv").read_text() == before
     assert (run_dir / "recut-60-75" / "report.html").exists()

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from vtlab.measure import load
-from vtlab.plan import expansion
+from vtlab.plan import planner
 from vtlab.series import shapestats
 from vtlab.core.shapes import Shape
 
@@ -32,10 +32,10 @@ def test_a_staircase_starts_at_its_first_step_and_ends_at_the_rows_load():
 
 def test_the_plan_refuses_a_shape_that_does_not_fit_its_hold():
     with pytest.raises(ValueError, match="--hold 20 is too short for --spike-s 10"):
-        expansion.build("quick", expansion.Overrides(shapes=("spike",), hold_s=20))
+        planner.build("quick", planner.Overrides(shapes=("spike",), hold_s=20))
     with pytest.raises(ValueError, match="each step needs at least 5 s"):
-        expansion.build("quick", expansion.Overrides(shapes=("steps",), hold_s=30, step_count=8))
-    spike = expansion.build("spike", expansion.Overrides())
+        planner.build("quick", planner.Overrides(shapes=("steps",), hold_s=30, step_count=8))
+    spike = planner.build("spike", planner.Overrides())
     assert {row.shape for row in spike.rows} == {"spike"} and spike.shape(spike.rows[0]).spike_s == 10
 
 

@@ -12,7 +12,7 @@ from test_analyze import BASE, META
 from test_cli import run_cli
 
 from vtlab.explain import analyze
-from vtlab.plan import expansion
+from vtlab.plan import planner, presets
 from vtlab.report import story as report_story
 from vtlab.targets import userservice
 from vtlab.explain.model import Verdict
@@ -95,10 +95,10 @@ def test_malformed_target_values_say_what_they_accept(call, words):
 
 
 def test_a_user_service_plan_keeps_the_users_dimensions_only():
-    rows = expansion.build("service", expansion.Overrides(workloads=(expansion.SERVICE_WORKLOAD,))).rows
+    rows = planner.build("service", planner.Overrides(workloads=(presets.SERVICE_WORKLOAD,))).rows
     assert {(r.thread_mode, r.workload, r.hikari_pool, r.tomcat_max_threads) for r in rows} == {
         ("platform", "service", 0, 0), ("virtual", "service", 0, 0)}
-    spike = expansion.build("spike", expansion.Overrides(workloads=(expansion.SERVICE_WORKLOAD,))).rows
+    spike = planner.build("spike", planner.Overrides(workloads=(presets.SERVICE_WORKLOAD,))).rows
     assert {r.shape for r in spike} == {"spike"} and {r.workload for r in spike} == {"service"}
 
 
@@ -130,9 +130,9 @@ def test_wrong_target_flags_are_usage_errors_naming_the_flag(capsys, tmp_path, a
 
 
 def cli_code(capsys, argv):
-    from vtlab.cli import commands
+    from vtlab.cli.main import main
 
-    code = commands.main(["run", *argv, "--dry-run"])
+    code = main(["run", *argv, "--dry-run"])
     return code, capsys.readouterr().err
 
 
@@ -141,12 +141,12 @@ def test_a_taken_port_and_an_unreachable_url_are_the_environments_fault(capsys, 
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        from vtlab.cli import commands
+        from vtlab.cli.main import main
 
-        code = commands.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--port", str(port),
+        code = main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--port", str(port),
                          "--out", str(tmp_path / "run")])
         assert code == 3 and f"--port {port}: the port is taken" in capsys.readouterr().err
-    code = commands.main(["run", "--url", f"http://127.0.0.1:{port}", "--modes", "virtual", "--endpoint", "GET /x",
+    code = main(["run", "--url", f"http://127.0.0.1:{port}", "--modes", "virtual", "--endpoint", "GET /x",
                      "--out", str(tmp_path / "run2")])
     assert code == 3 and "cannot be reached" in capsys.readouterr().err
     for run in ("run", "run2"):  # nothing started, nothing written
@@ -263,13 +263,13 @@ def test_more_flags_that_do_not_fit_a_users_service_are_refused(capsys, tmp_path
 
 
 def test_resuming_a_run_of_another_service_is_refused(capsys, tmp_path):
-    from vtlab.cli import commands
+    from vtlab.cli.main import main
     from vtlab.results import table
 
     run = tmp_path / "run"
     run.mkdir()
     (run / "matrix.csv").write_text(",".join(table.COLUMNS) + "\n")
     table.write_metadata(run, {"target": {"jar": "/elsewhere/other.jar", "url": "", "call": "GET /y"}})
-    code = commands.main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--out", str(run), "--resume",
+    code = main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--out", str(run), "--resume",
                      "--dry-run"])
     assert code == 2 and "measured /elsewhere/other.jar (GET /y)" in capsys.readouterr().err

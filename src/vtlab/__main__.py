@@ -1,3 +1,3 @@
-from vtlab.cli.commands import main
+from vtlab.cli.main import main
 
 raise SystemExit(main())

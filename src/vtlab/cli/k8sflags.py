@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from vtlab.targets import k8smanifests
 from vtlab.targets.k8smanifests import Cluster
-from vtlab.plan.expansion import Plan
+from vtlab.plan.planner import Plan
 
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")  # a DNS-1123 label: a namespace's rule
 # Kubernetes quantities as vtlab writes them: cores (2, 0.5, 500m) and bytes (2Gi, 512Mi)

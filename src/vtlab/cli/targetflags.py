@@ -7,9 +7,12 @@ from __future__ import annotations
 import argparse
 import shlex
 import subprocess
+import tempfile
 from pathlib import Path
 
+from vtlab.core.settings import APP_HOST
 from vtlab.measure import load
+from vtlab.rig import build, procs
 from vtlab.targets import userservice
 
 # Plan flags that set parts of vtlab's own service: they mean nothing to a user's service, whose own settings go
@@ -150,3 +153,19 @@ def check_script(k6: Path, call: userservice.Call, folder: Path) -> None:
     if result.returncode != 0:
         raise ValueError(f"--script {call.script}: k6 cannot run it: "
                          + (result.stderr or result.stdout).strip()[-1500:])
+
+
+def startup_problem(target: userservice.Target) -> str | None:
+    """What stops a run on the user's service before anything starts: a script k6 cannot run (a usage error,
+    returned), an unreachable --url or a taken --port (the environment: userservice.TargetError, exit 3)."""
+    if target.url:
+        userservice.check_reachable(target.url)
+    if target.port and procs.port_in_use(target.port, APP_HOST):
+        raise userservice.TargetError(f"--port {target.port}: the port is taken on {APP_HOST} by another process; "
+                                      "free it or leave --port out (vtlab picks a free one)")
+    try:
+        with tempfile.TemporaryDirectory(prefix="vtlab-script-") as folder:
+            check_script(build.build_k6(), target.call, Path(folder))
+    except ValueError as err:
+        return str(err)
+    return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,20 @@ from vtlab.core.settings import REPO, SERVICES
 
 TEST_STUB_DELAY_MS = 200
 TEST_SEED = {"customers": 1_000, "orders": 10_000}
+
+
+def add(sub) -> None:
+    test = sub.add_parser("test", help="run every test (Java and Python) against real tiers")
+    test.add_argument("pytest_args", nargs="*", help="extra arguments for pytest")
+    test.set_defaults(func=cmd_test)
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    procs.install_signal_handlers()
+    try:
+        return run_all(args.pytest_args)
+    finally:
+        procs.stop_all()
 
 
 def run_all(pytest_args: list[str]) -> int:
@@ -49,6 +64,3 @@ def run_java_tests(java) -> int:
     finally:
         procs.stop_all()
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-

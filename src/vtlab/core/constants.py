@@ -45,11 +45,16 @@ def record() -> dict[str, object]:
     return asdict(CURRENT)
 
 
-def from_metadata(metadata: Mapping[str, object]) -> Constants:
-    """The constants a run recorded; any it did not record (older runs) are this version's."""
-    recorded = metadata.get("rig")
-    if not isinstance(recorded, Mapping):
-        return CURRENT
+def from_record(recorded: Mapping[str, object]) -> Constants:
+    """The constants a run recorded (metadata.json's "rig"); any it did not record (older runs) are this version's.
+    ValueError when a recorded value is not a number."""
     known = {f.name: f.type for f in fields(Constants)}
     return Constants(**{name: (float if "float" in str(kind) else int)(recorded[name])
                         for name, kind in known.items() if name in recorded})
+
+
+def from_metadata(metadata: Mapping[str, object]) -> Constants:
+    """The constants of a run's metadata as a plain dict. Kept for the readers not yet on vtlab.results.record
+    (explain.analyze.context, series.recut): they read RunRecord.rig instead, and this goes."""
+    recorded = metadata.get("rig")
+    return from_record(recorded) if isinstance(recorded, Mapping) else CURRENT

@@ -16,7 +16,8 @@ from vtlab.measure import liveness, load, neighbours, samplers, stalls, writeche
 from vtlab.results import cells, table
 from vtlab.targets import userservice
 from vtlab.core import constants as rig_constants
-from vtlab.plan.expansion import Plan, Row, estimated_row_s
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan, estimated_row_s
 from vtlab.measure.jfr import pinned_by_reason
 from vtlab.measure.progress import Progress
 from vtlab.core.settings import APP_PORT, HOST, PG_HOST, STUB_HOST, STUB_PORT, Java

@@ -8,7 +8,7 @@ import time
 
 from vtlab.core import dimensions
 from vtlab.rig import procs
-from vtlab.plan.expansion import Row
+from vtlab.core.dimensions import Row
 
 
 class Progress:

@@ -23,7 +23,8 @@ from vtlab.core import dimensions
 from vtlab.targets import kubeletstats
 from vtlab.measure import load, loop
 from vtlab.rig import postgres, services
-from vtlab.plan.expansion import Plan, Row
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan
 from vtlab.core.settings import LOAD, SQL
 
 LABEL = "vtlab.dev/tier"

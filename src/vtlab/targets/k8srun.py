@@ -34,7 +34,8 @@ from vtlab.results import table
 from vtlab.series import store, windows
 from vtlab.core import constants as rig_constants
 from vtlab.targets.k8smanifests import Cluster
-from vtlab.plan.expansion import Plan, Row
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan
 
 # The kubelet's and the API server's answers are slower to get than /proc: sampled every 2 s, and the analysis
 # judges the sample counts by these intervals (metadata "rig").

@@ -1,0 +1,37 @@
+"""`vtlab doctor`: this machine judged against the plan the same flags as `run` give."""
+
+from __future__ import annotations
+
+import argparse
+
+from vtlab.cli import flags
+from vtlab.plan.planner import Plan
+from vtlab.rig import doctor, postgres
+
+
+def add(sub) -> None:
+    command = sub.add_parser("doctor", help="check this machine for what would bend the numbers or stop a run",
+                             description="Toolchains, open-file and backlog limits, CPU frequency, disk, ports and "
+                             "other vtlab runs, judged against the plan the same flags as `run` give. "
+                             "Exit 0 when all is well, 1 with warnings.")
+    flags.add_plan_flags(command)
+    command.set_defaults(func=cmd_doctor)
+
+
+def examine(the_plan: Plan) -> list[doctor.Finding]:
+    return doctor.examine(max(row.concurrency for row in the_plan.rows), len(the_plan.rows),
+                          postgres.main_instance().running())
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    try:
+        the_plan = flags.plan_of(args)
+    except ValueError as err:
+        return flags.usage_error(str(err))
+    doctor.raise_open_files_limit()  # as `run` does: judge the limit a run would have
+    findings = examine(the_plan)
+    for finding in findings:
+        print(finding.line())
+    warned = doctor.warnings(findings)
+    print(f"vtlab doctor: {len(warned)} warning(s)" if warned else "vtlab doctor: all well")
+    return 1 if warned else 0

@@ -1,0 +1,187 @@
+"""The command line's shared parts: the flag value parsers, the plan's flags (every command that builds a plan
+takes them alike) and the plan they describe, and the usage error every command returns."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from vtlab.core import cores, shapes
+from vtlab.plan import planner, presets
+from vtlab.rig import runtimes
+from vtlab.targets import userservice
+
+# --- flag value parsers: each names what it accepts, so argparse's error names the flag too ---
+
+def choices_list(accepted: Sequence[str], single: bool = False) -> Callable[[str], object]:
+    def parse(text: str) -> object:
+        values = tuple(v.strip() for v in text.split(",") if v.strip())
+        bad = [v for v in values if v not in accepted]
+        if not values or bad or (single and len(values) > 1):
+            raise argparse.ArgumentTypeError(
+                f"{','.join(bad) or repr(text)} is not accepted; use "
+                + (f"one of {', '.join(accepted)}" if single else f"a comma-separated list of {', '.join(accepted)}"))
+        return values[0] if single else values
+    return parse
+
+
+def int_list(minimum: int, what: str) -> Callable[[str], tuple[int, ...]]:
+    def parse(text: str) -> tuple[int, ...]:
+        try:
+            values = tuple(int(v) for v in text.split(",") if v.strip())
+        except ValueError:
+            values = ()
+        if not values or any(v < minimum for v in values):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not accepted; use a comma-separated list of {what} (integers >= {minimum})")
+        return values
+    return parse
+
+
+def bounded_int(minimum: int, maximum: int, what: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not accepted; use {what}, an integer from {minimum} to {maximum}")
+        return value
+    return parse
+
+
+def jdk_list(text: str) -> tuple[int, ...]:
+    """--jdk: majors vtlab provides; another major is checked against --java-home when the plan is built."""
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        values = ()
+    if not values or any(v < min(runtimes.PROVIDED) for v in values):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not accepted; use a comma-separated list of {', '.join(map(str, runtimes.PROVIDED))} "
+            "(or the major version of a --java-home runtime)")
+    return values
+
+
+def java_home(text: str) -> str:
+    path = Path(text).expanduser()
+    if runtimes.major(path) is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted; use a Java runtime's home folder (one holding "
+                                         "bin/java and a release file), e.g. /usr/lib/jvm/temurin-21-jdk-amd64")
+    return str(path.resolve())
+
+
+def jvm_options(text: str) -> tuple[str, ...]:
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted ({err}); use JVM options as shell words") from None
+    if not all(word.startswith("-") for word in words):
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted; use JVM options, each starting with '-' "
+                                         "(e.g. -XX:+UseParallelGC)")
+    return words
+
+
+def core_map(text: str) -> dict[str, set[int]]:
+    try:
+        return cores.parse_override(text, cores.available())
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{err}; e.g. --cpus 'app=0-3 pg=4 stub=5 load=6-7'") from None
+
+
+# The flags that shape the plan: each replaces the planner.Overrides field of the same name (its dest).
+PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
+    ("--modes", "modes", choices_list(presets.ALL_MODES),
+     "platform, virtual and/or webflux (the reactive twin; order-summary workload only)"),
+    ("--pools", "pools", int_list(1, "HikariCP pool sizes"), "pool sizes, e.g. 50,100"),
+    ("--conc", "concurrency", int_list(1, "closed-model concurrent users"), "e.g. 100,500,1000"),
+    ("--rates", "rates", int_list(1, "open-model request rates per second"),
+     "open model: target requests per second, e.g. 100,400"),
+    ("--model", "model", choices_list(presets.MODELS, single=True), "closed (fixed users) or open (arrival rate)"),
+    ("--reps", "reps", bounded_int(1, 100, "repetitions"), "repetitions per scenario"),
+    ("--ramp", "ramp_s", bounded_int(1, 3600, "seconds"), "ramp-up seconds"),
+    ("--warmup", "warmup_s", bounded_int(1, 3600, "seconds"), "unrecorded warm-up seconds"),
+    ("--hold", "hold_s", bounded_int(2, 3600, "seconds"), "recorded hold seconds"),
+    ("--conn-mode", "conn_modes", choices_list(presets.CONN_MODES), "released, held or both"),
+    ("--path-mode", "path_modes", choices_list(presets.PATH_MODES),
+     "normal, synchronized, synchronized-platform-http (the same monitor, the call's completions on platform "
+     "threads: pins on JDK 21 without deadlocking), pinned-control (the JFR pinning positive control)"),
+    ("--workload", "workloads", choices_list(presets.WORKLOADS),
+     "order-summary (DB read + downstream), write (insert + downstream, every write checked), offload (the "
+     "read + call on --executor), fanout (the read + two calls), sleep (pure waiting), cpu (pure computation)"),
+    ("--executor", "executors", choices_list(presets.EXECUTORS),
+     "offload workload: platform (a fixed pool of --offload-pool) or virtual (one per task)"),
+    ("--offload-pool", "offload_pool", bounded_int(1, 10_000, "platform offload threads"),
+     "offload workload: the fixed platform pool's size (default 50)"),
+    ("--fanout", "fanouts", choices_list(presets.FANOUTS),
+     "fanout workload: sequential (one call after the other) and/or structured (StructuredTaskScope, JDK 25 "
+     "preview)"),
+    ("--pool-impl", "pool_impls", choices_list(presets.POOL_IMPLS), "JDBC pool: hikari and/or agroal"),
+    ("--context", "contexts", choices_list(presets.CONTEXTS),
+     "per-request context: none, threadlocal and/or scopedvalue"),
+    ("--context-kb", "context_kb", bounded_int(1, 16_384, "kilobytes"), "size of each request's context (default 64)"),
+    ("--db-latency", "db_latencies", int_list(0, "milliseconds per direction"),
+     "latency added each way between service and PostgreSQL (Toxiproxy), e.g. 0,20"),
+    ("--db-jitter", "db_jitter_ms", bounded_int(0, 10_000, "milliseconds"),
+     "± jitter around --db-latency (at most the latency)"),
+    ("--downstream-latency", "downstream_latencies", int_list(0, "milliseconds per direction"),
+     "latency added each way between service and stub (Toxiproxy)"),
+    ("--downstream-jitter", "downstream_jitter_ms", bounded_int(0, 10_000, "milliseconds"),
+     "± jitter around --downstream-latency (at most the latency)"),
+    ("--sleep-ms", "sleep_ms", bounded_int(0, 60_000, "milliseconds"), "sleep workload: how long each request sleeps"),
+    ("--cpu-work", "cpu_work", bounded_int(1, 1_000_000, "SHA-256 rounds"), "cpu workload: SHA-256 rounds per request"),
+    ("--stub-delay", "stub_delay_ms", bounded_int(0, 60_000, "milliseconds"), "downstream delay (ms)"),
+    ("--stub-jitter", "stub_jitter_ms", bounded_int(0, 60_000, "milliseconds"), "uniform extra delay (ms)"),
+    ("--tomcat-threads", "tomcat_max_threads", bounded_int(1, 10_000, "Tomcat max threads"),
+     "Tomcat max threads (default 200)"),
+    ("--shape", "shapes", choices_list(shapes.SHAPES),
+     "the load during the hold: steady (ramp and hold), spike (a step to --spike-multiple × the load for "
+     "--spike-s and back), steps (a staircase of --steps up to the load), soak (a long steady hold)"),
+    ("--spike-multiple", "spike_multiple", bounded_int(2, 100, "times the base load"),
+     "spike shape: the peak load as a multiple of the row's (default 3)"),
+    ("--spike-s", "spike_s", bounded_int(2, 3600, "seconds"), "spike shape: how long the peak lasts (default 10)"),
+    ("--steps", "step_count", bounded_int(2, 50, "steps"), "steps shape: how many steps up to the load (default 4)"),
+    ("--jdk", "jdks", jdk_list, "the service's Java runtime: 21 and/or 25 (vtlab installs 21 into .tools/; "
+     "pinned-control, scopedvalue and structured need 25)"),
+    ("--java-home", "java_home", java_home, "another Java runtime for the service; its major version is its "
+     "--jdk value"),
+    ("--jvm-opts", "jvm_opts", jvm_options, "the service's JVM options, every row alike, after vtlab's own heap and "
+     "JFR settings, e.g. '-XX:+UseParallelGC' (recorded in metadata)"),
+    ("--runners", "runners", bounded_int(1, 64, "k6 processes"), "k6 processes sharing each row's load on k6's "
+     "execution segments, their requests merged into the row's one series (default 1; on Kubernetes the TestRun's "
+     "parallelism)"),
+]
+
+
+def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | None = None) -> None:
+    """The plan's flags; `renamed`: flags a command spells otherwise (k8s: --context is kubectl's)."""
+    profiles = presets.profiles()
+    command.add_argument("--profile", choices=list(profiles),
+                         help="preset matrix (default quick; service with --service or --url): "
+                              + "; ".join(f"{n}: {p.summary}" for n, p in profiles.items()))
+    for flag, dest, parse, words in PLAN_FLAGS:
+        command.add_argument((renamed or {}).get(flag, flag), dest=dest, type=parse, help=words)
+
+
+def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) -> planner.Plan:
+    """The plan the profile and flags describe; ValueError names a flag combination that cannot run. For a user's
+    service (`target`) every row calls it: the service workload, whatever the profile's."""
+    given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
+    if target is not None:
+        given["workloads"] = (presets.SERVICE_WORKLOAD,)
+        if not target.uses_stub:
+            given["stub_delay_ms"] = 0  # no downstream of vtlab's: no designed wait in the service time
+    home = given.get("java_home")
+    profile = args.profile or ("quick" if target is None else "service")
+    java_home_jdk = runtimes.major(Path(home)) if home else None
+    return planner.build(profile, planner.Overrides(**given, java_home_jdk=java_home_jdk))
+
+
+def usage_error(message: str) -> int:
+    """A flag, or a combination of them, that cannot run: said as argparse says its own, with its exit code."""
+    print(f"vtlab: error: {message}", file=sys.stderr)
+    return 2

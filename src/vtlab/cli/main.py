@@ -1,0 +1,46 @@
+"""The `vtlab` command: the parser wired from one module per subcommand, and the exit codes of what they raise."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from vtlab.cli import benchstub, doctor, k8s, report, run, setup, testrun
+from vtlab.rig import ownership, prereqs
+from vtlab.targets import k8srun, userservice
+
+# Each adds its subcommand(s) (setup: setup and db) to the parser, in the order `vtlab --help` lists them.
+SUBCOMMANDS = (run.add, k8s.add, doctor.add, setup.add, report.add, benchstub.add, testrun.add)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="vtlab", description=(
+        "Platform vs virtual threads on a real blocking Spring Boot service, measured and explained."))
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in SUBCOMMANDS:
+        add(sub)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    stopped = ownership.reap()
+    if stopped:
+        print(f"vtlab: stopped {len(stopped)} process(es) a killed vtlab left running: {', '.join(stopped)}",
+              file=sys.stderr)
+    try:
+        return args.func(args)
+    except prereqs.MissingPrerequisite as err:
+        print(f"vtlab: missing prerequisite: {err}", file=sys.stderr)
+        return 3
+    except (userservice.TargetError, k8srun.ClusterError) as err:
+        print(f"\nvtlab: {err}", file=sys.stderr)
+        return 3
+    except subprocess.CalledProcessError as err:
+        print(f"vtlab: command failed ({err.returncode}): {' '.join(map(str, err.cmd))}", file=sys.stderr)
+        return 1
+    except RuntimeError as err:
+        print(f"\nvtlab: {err}", file=sys.stderr)
+        return 1

@@ -1,0 +1,114 @@
+"""`vtlab run`: measure the plan on this machine, vtlab's own service or the user's, then report it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from vtlab.cli import flags, targetflags
+from vtlab.cli.doctor import examine
+from vtlab.cli.report import report_and_headline
+from vtlab.core import cores, dimensions
+from vtlab.core.settings import RESULTS
+from vtlab.plan import planner
+from vtlab.results import record, table
+from vtlab.rig import doctor, procs
+from vtlab.targets import userservice
+
+
+def add(sub) -> None:
+    run = sub.add_parser("run", help="measure the matrix (does any missing setup first)",
+                         description="Measure platform vs virtual threads; one CSV row per scenario.")
+    flags.add_plan_flags(run)
+    run.add_argument("--cpus", type=flags.core_map, help="core map override, e.g. 'app=0-3 pg=4 stub=5 load=6-7'")
+    run.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
+    run.add_argument("--resume", action="store_true", help="skip rows already in the run folder's CSV "
+                     "(the latest run when --out is not given)")
+    run.add_argument("--keep", action="store_true", help="leave PostgreSQL and the stub up after the last row")
+    run.add_argument("--dry-run", action="store_true", help="print the rows and exit")
+    run.add_argument("--k6-dashboard", action="store_true",
+                     help="export k6's own web dashboard of each row, linked from the report (off by default: it costs "
+                          "k6 about 12%% more CPU per request; see README)")
+    targetflags.add(run, flags.bounded_int(1, 65_535, "a TCP port"))
+    run.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from vtlab.measure import loop
+
+    try:
+        target = targetflags.target(args)
+        the_plan = flags.plan_of(args, target)
+    except ValueError as err:
+        return flags.usage_error(str(err))
+    if args.k6_dashboard and the_plan.runners > 1:
+        return flags.usage_error(f"--k6-dashboard with --runners {the_plan.runners}: each runner's dashboard would "
+                                 "show only its share of the load; drop one of them")
+    run_dir = args.out
+    if args.resume and run_dir is None:
+        previous = sorted(p for p in RESULTS.glob("*") if (p / "matrix.csv").exists())
+        if not previous:
+            return flags.usage_error("--resume: no earlier run under results/ to resume; give --out RUN_DIR")
+        run_dir = previous[-1]
+    if run_dir is not None and (run_dir / "matrix.csv").exists() and not args.resume:
+        return flags.usage_error(f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it")
+    problem = table.why_not_appendable(run_dir / table.CSV_NAME) if run_dir is not None else None
+    if problem:
+        return flags.usage_error(f"--resume: {problem}")
+    if args.resume and run_dir is not None and (run_dir / table.METADATA_NAME).exists():
+        try:
+            problem = _other_target(record.read(run_dir), target)
+        except record.MalformedRecord as err:
+            return flags.usage_error(f"--resume: {err}")
+        if problem:
+            return flags.usage_error(f"--resume: {run_dir} measured {problem}; resume it with the same service and "
+                                     "call")
+    run_dir = run_dir or loop.default_run_dir(RESULTS)
+    problem = None if args.dry_run else table.why_not_writable(run_dir)
+    if problem:
+        return flags.usage_error(f"--out: {problem}; give a writable folder")
+    mapping = args.cpus or cores.automatic(cores.available())
+    if target is not None and not args.dry_run:
+        problem = targetflags.startup_problem(target)
+        if problem:
+            return flags.usage_error(problem)
+
+    minutes = (len(the_plan.rows) * planner.estimated_row_s(the_plan) + loop.FIRST_ROW_EXTRA_WARMUP_S) / 60
+    measured = (f"stub delay {the_plan.stub_delay_ms} ms" if target is None or target.uses_stub else "")
+    if target is not None:
+        measured = f"your service ({target.jar or target.url}): {target.call.describe()}" + (
+            f", {measured}" if measured else "")
+    print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, ~{minutes:.0f} min; {measured}; "
+          f"cores {cores.describe_map(mapping)}; results in {run_dir}")
+    if args.dry_run:
+        for row in the_plan.rows:
+            print("  " + dimensions.label(row))
+        return 0
+    doctor.raise_open_files_limit()
+    findings = examine(the_plan)  # before any tier starts: its ports are still free
+    for finding in doctor.warnings(findings):
+        print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)
+    procs.install_signal_handlers()
+    try:
+        outcome = loop.run(the_plan, run_dir, args.keep, mapping, doctor.record(findings), args.k6_dashboard, target)
+    finally:
+        procs.stop_all()
+    report_and_headline(outcome.csv.parent, [])
+    if outcome.failed_rows:
+        print(f"vtlab: {outcome.failed_rows} row(s) failed: a tier died (see the report's failed rows); "
+              "--resume measures them again", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _other_target(recorded: record.RunRecord, target: userservice.Target | None) -> str | None:
+    """What a run being resumed measured, when it is not what the flags name now; None when it is the same."""
+    if recorded.kubernetes is not None:
+        return "on a Kubernetes cluster (`vtlab k8s run --resume`)"
+    then = recorded.user_service
+    now = record.UserService.of(target.describe()) if target else None
+    if then == now:
+        return None
+    return f"{then.jar or then.url} ({then.call})" if then else "vtlab's own service"
+

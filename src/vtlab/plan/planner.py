@@ -1,0 +1,264 @@
+"""The plan: a profile and the command line's flags expanded into the rows a run measures, and checked.
+
+A flag given on the command line replaces that dimension in every block of the profile, so `--conc 500` keeps
+the profile's modes, pools and connection modes but measures only at 500. A combination that cannot run is
+refused here, naming the flags, before anything starts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, replace
+
+from vtlab.core import dimensions, shapes
+from vtlab.core.dimensions import Row
+from vtlab.measure.load import vus_for
+from vtlab.plan.presets import DEFAULT_WORKLOAD, JDKS, SERVICE_WORKLOAD, Block, profiles
+
+# What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
+# service refuses to load them; the plan refuses such rows first, naming the flags. (flag, value, why)
+NEEDS_JDK25 = (
+    ("--path-mode", "pinned-control", lambda r: r.path_mode == "pinned-control",
+     "the control blocks inside an FFM upcall (FFM is final only from JDK 22; vtlab's build is release 25)"),
+    ("--context", "scopedvalue", lambda r: r.context == "scopedvalue", "ScopedValue is final only in JDK 25"),
+    ("--fanout", "structured", lambda r: r.fanout == "structured",
+     "StructuredTaskScope is JDK 25's preview API (JDK 21's differs)"),
+)
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Dimensions given on the command line; None keeps the profile's."""
+    modes: tuple[str, ...] | None = None
+    pools: tuple[int, ...] | None = None
+    concurrency: tuple[int, ...] | None = None
+    conn_modes: tuple[str, ...] | None = None
+    path_modes: tuple[str, ...] | None = None
+    rates: tuple[int, ...] | None = None
+    reps: int | None = None
+    ramp_s: int | None = None
+    warmup_s: int | None = None
+    hold_s: int | None = None
+    stub_delay_ms: int | None = None
+    stub_jitter_ms: int | None = None
+    tomcat_max_threads: int | None = None
+    model: str | None = None
+    workloads: tuple[str, ...] | None = None
+    sleep_ms: int | None = None
+    cpu_work: int | None = None
+    executors: tuple[str, ...] | None = None
+    offload_pool: int | None = None
+    fanouts: tuple[str, ...] | None = None
+    pool_impls: tuple[str, ...] | None = None
+    contexts: tuple[str, ...] | None = None
+    context_kb: int | None = None
+    db_latencies: tuple[int, ...] | None = None
+    db_jitter_ms: int | None = None
+    downstream_latencies: tuple[int, ...] | None = None
+    downstream_jitter_ms: int | None = None
+    shapes: tuple[str, ...] | None = None
+    spike_multiple: float | None = None
+    spike_s: int | None = None
+    step_count: int | None = None
+    jdks: tuple[int, ...] | None = None
+    java_home: str | None = None  # another runtime; its major version (from its release file) is its jdk value
+    java_home_jdk: int | None = None
+    jvm_opts: tuple[str, ...] | None = None
+    runners: int | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    profile: str
+    rows: tuple[Row, ...]
+    ramp_s: int
+    warmup_s: int
+    hold_s: int
+    stub_delay_ms: int
+    stub_jitter_ms: int
+    model: str
+    overrides: dict = field(default_factory=dict)
+    cooldown_s: int = 3
+    spike_multiple: float = shapes.Shape.multiple
+    spike_s: int = shapes.Shape.spike_s
+    step_count: int = shapes.Shape.steps
+    java_homes: dict = field(default_factory=dict)  # jdk value -> a --java-home for it (else vtlab's own)
+    jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own, every row alike
+    runners: int = 1  # k6 processes sharing each row's load (locally, or the k6-operator's parallelism)
+
+    def shape(self, row: Row) -> shapes.Shape:
+        """The row's load shape with the plan's settings for it."""
+        return shapes.Shape(row.shape, self.spike_multiple, self.spike_s, self.step_count)
+
+    def describe(self) -> dict:
+        return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
+                "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
+                "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
+                "spike_s": self.spike_s, "step_count": self.step_count,
+                "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
+                "runners": self.runners,
+                "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
+
+
+def build(profile_name: str, overrides: Overrides) -> Plan:
+    profile = profiles()[profile_name]
+    given = {key: value for key, value in overrides.__dict__.items() if value is not None}
+    # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).
+    setting = {name: given.get(name, getattr(profile, name)) for name in SCALARS}
+    if setting["model"] == "open" and not overrides.rates and not any(b.rates for b in profile.blocks):
+        raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
+    java_homes = _java_homes(overrides)
+    if overrides.java_home_jdk is not None and overrides.jdks is None:
+        overrides = replace(overrides, jdks=(overrides.java_home_jdk,))  # --java-home alone: rows on that runtime
+    blocks = [_apply(block, overrides) for block in profile.blocks]
+    for block in blocks:
+        _check_jitter("--db-latency", block.db_latencies, "--db-jitter", setting["db_jitter_ms"])
+        _check_jitter("--downstream-latency", block.downstream_latencies, "--downstream-jitter",
+                      setting["downstream_jitter_ms"])
+    # Reps are the outer loop so slow drift (thermal, page cache) spreads over every scenario.
+    candidates = (_shape(row, setting) for rep in range(1, setting["reps"] + 1) for block in blocks
+                  for row in _expand(block, rep, setting))
+    rows = tuple(dict.fromkeys(row for row in candidates if row is not None))  # first occurrence, in order
+    if not rows:
+        raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
+    _check_shapes(rows, setting)
+    _check_jdks(rows, java_homes)
+    _check_runners(rows, setting["runners"])
+    return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
+                setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
+                setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
+                tuple(setting["jvm_opts"]), setting["runners"])
+
+
+def _java_homes(overrides: Overrides) -> dict[int, str]:
+    if overrides.java_home is None:
+        return {}
+    if overrides.java_home_jdk is None:
+        raise ValueError(f"--java-home {overrides.java_home}: not a Java runtime (no bin/java and release file)")
+    if overrides.java_home_jdk < min(JDKS):
+        raise ValueError(f"--java-home {overrides.java_home}: JDK {overrides.java_home_jdk}; the service needs JDK "
+                         f"{min(JDKS)} or newer")
+    if overrides.jdks is not None and overrides.java_home_jdk not in overrides.jdks:
+        raise ValueError(f"--java-home {overrides.java_home} is JDK {overrides.java_home_jdk}, which --jdk "
+                         f"{','.join(map(str, overrides.jdks))} does not measure; add {overrides.java_home_jdk} "
+                         "to --jdk")
+    return {overrides.java_home_jdk: overrides.java_home}
+
+
+def _check_jdks(rows: tuple[Row, ...], java_homes: dict[int, str]) -> None:
+    """A JDK older than 25 cannot load the service's JDK-25-only parts: refuse the flag combination now."""
+    for row in rows:
+        if row.jdk not in JDKS and row.jdk not in java_homes:
+            raise ValueError(f"--jdk {row.jdk}: vtlab provides {', '.join(map(str, JDKS))}; give a JDK {row.jdk} "
+                             "with --java-home PATH")
+        if row.jdk >= 25:
+            continue
+        for flag, value, needs, why in NEEDS_JDK25:
+            if needs(row):
+                raise ValueError(f"{flag} {value} with --jdk {row.jdk} cannot run: {why}; measure it with --jdk 25 "
+                                 f"or drop {value}")
+
+
+def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
+    """A shape has to fit its hold: the spike with room before and after it, a step of at least 5 s."""
+    used = {row.shape for row in rows}
+    if "spike" in used and setting["hold_s"] < 3 * setting["spike_s"]:
+        raise ValueError(f"--shape spike: --hold {setting['hold_s']} is too short for --spike-s "
+                         f"{setting['spike_s']}: the hold needs at least 3 × the spike (before, during, after)")
+    if "spike" in used and setting["spike_multiple"] <= 1:
+        raise ValueError(f"--spike-multiple {setting['spike_multiple']:g}: the spike's load is a multiple above 1")
+    if "steps" in used and setting["hold_s"] < 5 * setting["step_count"]:
+        raise ValueError(f"--shape steps: --hold {setting['hold_s']} is too short for --steps "
+                         f"{setting['step_count']}: each step needs at least 5 s")
+
+
+def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
+    """Each runner takes its execution segment's share of a row's users: one with none would run nothing (closed
+    model) or drop every arrival it is handed (open model: its share of the VUs is what serves them)."""
+    fewest = min(row.concurrency for row in rows)
+    if runners > fewest:
+        raise ValueError(f"--runners {runners}: more k6 processes than the {fewest} users of the plan's smallest row; "
+                         f"give at most --runners {fewest}")
+
+
+# The profile's scalar settings a flag of the same name replaces.
+SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
+           "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
+           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners")
+
+
+def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
+    """Every combination of the block's dimensions, in the order rows are measured."""
+    loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
+             else [("closed", users, 0) for users in block.concurrency])
+    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, mode, executor, fanout, \
+            pool_impl, ctx, db_ms, downstream_ms, shape in itertools.product(
+                block.workloads, block.conn_modes, block.pools, block.path_modes,
+                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, block.modes,
+                block.executors, block.fanouts, block.pool_impls, block.contexts, block.db_latencies,
+                block.downstream_latencies, block.shapes):
+        yield Row(thread_mode=mode, workload=workload, load_model=model, concurrency=users, target_rps=rate,
+                  conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
+                  tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
+                  sleep_ms=setting["sleep_ms"], cpu_work=setting["cpu_work"], offload_executor=executor,
+                  offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
+                  context_kb=setting["context_kb"], db_latency_ms=db_ms, db_jitter_ms=setting["db_jitter_ms"],
+                  downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"],
+                  shape=shape, jdk=jdk, rep=rep)
+
+
+def _shape(row: Row, setting: dict) -> Row | None:
+    """Clear what a row's workload does not use, so rows that would measure the same thing collapse into
+    one; None for a combination that cannot be measured."""
+    workload = row.workload
+    if row.thread_mode == "webflux" and workload != DEFAULT_WORKLOAD:
+        return None  # the reactive twin serves the order-summary workload only
+    if workload == SERVICE_WORKLOAD:
+        # the user's service: vtlab sets none of its own service's parts, so none of them tells rows apart
+        return Row(thread_mode=row.thread_mode, workload=workload, load_model=row.load_model,
+                   concurrency=row.concurrency, target_rps=row.target_rps, hikari_pool=0, tomcat_max_threads=0,
+                   stub_delay_ms=row.stub_delay_ms, shape=row.shape, jdk=row.jdk, rep=row.rep)
+    changes: dict[str, object] = {
+        "sleep_ms": row.sleep_ms if workload == "sleep" else 0,
+        "cpu_work": row.cpu_work if workload == "cpu" else 0,
+        "offload_executor": row.offload_executor if workload == "offload" else "",
+        "fanout": row.fanout if workload == "fanout" else "",
+        "context_kb": row.context_kb if row.context != "none" else 0,
+        "db_jitter_ms": row.db_jitter_ms if row.db_latency_ms else 0,
+        "downstream_jitter_ms": row.downstream_jitter_ms if row.downstream_latency_ms else 0,
+    }
+    changes["offload_pool"] = row.offload_pool if changes["offload_executor"] == "platform" else 0
+    if workload in ("sleep", "cpu", "offload"):
+        # one row, not one per mode: sleep and cpu touch neither the pool nor the downstream, offload varies
+        # the executor instead
+        changes.update(conn_mode="released", path_mode="normal")
+    elif workload == "write":
+        changes["path_mode"] = "normal"  # the write path has no synchronized variant
+    if row.thread_mode == "webflux":
+        # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
+        changes.update(conn_mode="released", path_mode="normal", pool_impl="r2dbc", context="none", context_kb=0,
+                       tomcat_max_threads=0)
+    return replace(row, **changes)
+
+
+def _check_jitter(latency_flag: str, latencies: tuple[int, ...], jitter_flag: str, jitter: int) -> None:
+    # Toxiproxy draws each delay from latency ± jitter: a jitter above the latency would ask for negative delays.
+    if any(0 < latency < jitter for latency in latencies) or (jitter and not any(latencies)):
+        raise ValueError(f"{jitter_flag} {jitter} needs a {latency_flag} of at least {jitter} ms")
+
+
+def _apply(block: Block, overrides: Overrides) -> Block:
+    changes = {name: getattr(overrides, name) for name in BLOCK_FIELDS if getattr(overrides, name) is not None}
+    if overrides.tomcat_max_threads is not None:
+        changes["tomcat_threads"] = (overrides.tomcat_max_threads,)
+    return replace(block, **changes)
+
+
+# Block dimensions a flag of the same name replaces in every block.
+BLOCK_FIELDS = tuple(f.name for f in fields(Block) if f.name in {o.name for o in fields(Overrides)})
+
+
+def estimated_row_s(plan: Plan) -> float:
+    # JVM start + health check and stop + JFR dump take ~15 s on 2 shared cores.
+    return plan.ramp_s + plan.warmup_s + plan.hold_s + plan.cooldown_s + 15
