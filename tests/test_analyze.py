@@ -5,9 +5,11 @@ import math
 import pytest
 
 from vtlab.explain import analyze, bottleneck, queues
+from vtlab.results import record
 from vtlab.report.scenarios import common
 
 META = {"host": {"cpus_available": 2}, "core_map": "app=0-1 pg=0-1 stub=0-1 load=0-1"}
+RUN = record.from_dict(META)  # the run record of a local run on 2 shared cores
 
 # A clean virtual-thread row: 100 users, 1 s downstream, nothing queues anywhere.
 BASE = {
@@ -29,7 +31,7 @@ def row(**changes):
 
 
 def verdict(*rows):
-    return analyze.analyse(list(rows), META).verdicts[-1]
+    return analyze.analyse(list(rows), RUN).verdicts[-1]
 
 
 def test_a_clean_low_load_row_is_limited_by_its_users_and_the_downstream():
@@ -153,7 +155,7 @@ def test_every_verdict_is_one_of_the_named_classes():
 
 def test_a_published_style_row_without_extra_columns_is_analysed():
     bare = {k: BASE[k] for k in list(BASE)[:23]}
-    result = analyze.analyse([bare], {}).verdicts[0]
+    result = analyze.analyse([bare], record.from_dict({})).verdicts[0]
     assert result.limit and not math.isnan(result.ceiling_rps)
     assert result.service_time_source == "p50 at lowest load"
 
@@ -161,7 +163,7 @@ def test_a_published_style_row_without_extra_columns_is_analysed():
 def test_reps_aggregate_to_median_with_range_and_spread_warning():
     reps = [row(rep=1, throughput_rps=90, ok_requests=2700), row(rep=2, throughput_rps=98),
             row(rep=3, throughput_rps=99, ok_requests=2970)]
-    aggregated = analyze.analyse(reps, META).aggregates
+    aggregated = analyze.analyse(reps, RUN).aggregates
     assert len(aggregated) == 1
     line = aggregated[0]
     assert (line.reps, line.valid_reps) == (3, 3)
@@ -169,13 +171,13 @@ def test_reps_aggregate_to_median_with_range_and_spread_warning():
     assert (line.throughput_min, line.throughput_max) == (90, 99)
     assert math.isclose(line.spread, 9 / 98)
     assert line.spread_warning is False
-    wide = analyze.analyse(reps + [row(rep=4, throughput_rps=70, ok_requests=2100)], META).aggregates[0]
+    wide = analyze.analyse(reps + [row(rep=4, throughput_rps=70, ok_requests=2100)], RUN).aggregates[0]
     assert wide.spread_warning is True
 
 
 def test_invalid_reps_do_not_count_when_valid_ones_exist():
     reps = [row(rep=1, throughput_rps=98), row(rep=2, throughput_rps=50, ok_requests=1500, error_rate=0.5)]
-    line = analyze.analyse(reps, META).aggregates[0]
+    line = analyze.analyse(reps, RUN).aggregates[0]
     assert line.throughput_median == 98 and line.valid_reps == 1
     assert "errors-above-threshold" in line.flags
 
@@ -190,7 +192,7 @@ def test_sleep_rows_take_their_service_time_from_the_fastest_row_and_never_blame
                    p99_ms=26000, throughput_first_half_rps=40, throughput_second_half_rps=40, **SLEEP)
     virtual = row(throughput_rps=199, http_reqs=5970, ok_requests=5970, p50_ms=5003, p99_ms=5020,
                   throughput_first_half_rps=199, throughput_second_half_rps=199, **SLEEP)
-    p, v = analyze.analyse([platform, virtual], META).verdicts
+    p, v = analyze.analyse([platform, virtual], RUN).verdicts
     # same load in both rows: the platform one queued, so the virtual one's p50 is the service time
     assert math.isclose(p.service_time_ms, 5003) and math.isclose(v.service_time_ms, 5003)
     assert math.isinf(p.ceilings.pool) and math.isinf(v.ceilings.pool)
@@ -256,7 +258,7 @@ def test_a_connection_queue_under_a_saturated_cpu_is_named_cpu():
 def test_reps_that_disagree_are_named_deterministically_and_said_to_disagree():
     reps = [row(rep=1, throughput_rps=98), row(rep=2, thread_mode="virtual", throughput_rps=97, host_cpu_pct=97,
                                               app_cpu_pct=190, app_cpu_pct_max=195)]
-    lines = analyze.analyse(reps, META).aggregates
+    lines = analyze.analyse(reps, RUN).aggregates
     assert [line.bottleneck for line in lines] == ["downstream"]  # a 1:1 tie goes to the first rep
     assert lines[0].bottlenecks_seen == "downstream/cpu"
 
@@ -305,7 +307,7 @@ def test_a_failed_row_gets_a_failed_verdict_and_changes_nothing_else():
     # the dead row would have set a far lower service time, and aggregates with `low` if it counted
     dead = row(thread_mode="platform", rep=2, p50_ms=10, throughput_rps=5000, failed_tier="postgres",
                failure="exited with code 137", failure_log="FATAL: terminating")
-    clean, broken = analyze.analyse([low, high], META), analyze.analyse([low, dead, high], META)
+    clean, broken = analyze.analyse([low, high], RUN), analyze.analyse([low, dead, high], RUN)
     assert broken.verdicts == clean.verdicts and broken.aggregates == clean.aggregates
     assert broken.context.service_time_s == clean.context.service_time_s
     (failed,) = broken.failed
@@ -316,7 +318,7 @@ def test_a_failed_row_gets_a_failed_verdict_and_changes_nothing_else():
 
 def test_rows_differing_only_in_the_downstream_delay_are_not_repetitions_of_one_scenario():
     one_second, two_seconds = row(), row(stub_delay_ms=2000, p50_ms=2010, throughput_rps=49)
-    lines = analyze.analyse([one_second, two_seconds], META).aggregates
+    lines = analyze.analyse([one_second, two_seconds], RUN).aggregates
     assert [(line.row.stub_delay_ms, line.throughput_median) for line in lines] == [(1000, 98), (2000, 49)]
 
 
@@ -324,10 +326,10 @@ def test_the_rig_constants_come_from_the_runs_record():
     """A run that recorded 100 request threads and k6's thresholds exit as 98 is judged by those."""
     recorded = {**META, "rig": {"tomcat_max_threads": 100, "k6_thresholds_exit": 98}}
     platform = row(thread_mode="platform", tomcat_max_threads="")  # an older CSV: the run's default applies
-    result = analyze.analyse([platform], recorded).verdicts[0]
+    result = analyze.analyse([platform], record.from_dict(recorded)).verdicts[0]
     assert math.isclose(result.ceilings.threads, 100 / 1.010, rel_tol=1e-6)
-    assert analyze.analyse([row(k6_exit=98)], recorded).verdicts[0].valid is True
-    assert "k6-exit-99" in analyze.analyse([row(k6_exit=99)], recorded).verdicts[0].flags
+    assert analyze.analyse([row(k6_exit=98)], record.from_dict(recorded)).verdicts[0].valid is True
+    assert "k6-exit-99" in analyze.analyse([row(k6_exit=99)], record.from_dict(recorded)).verdicts[0].flags
 
 
 def test_a_generator_that_outspends_the_service_on_a_full_shared_host_interferes():
@@ -344,9 +346,10 @@ def test_a_generator_that_outspends_the_service_on_a_full_shared_host_interferes
                        ok_requests=27000, http_reqs=27000))
     assert "generator-interference" not in idle.flags
     # tiers on their own cores: k6's own allotment decides (generator-saturated), not its share of the host
+    apart = record.from_dict({"host": {"cpus_available": 4}, "core_map": "app=0-1 load=2-3"})
     own = analyze.analyse([row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=70,
                                load_cpu_pct=105, load_cpu_pct_max=120, ok_requests=27000, http_reqs=27000)],
-                          {"host": {"cpus_available": 4}, "core_map": "app=0-1 load=2-3"}).verdicts[0]
+                          apart).verdicts[0]
     assert "generator-interference" not in own.flags
 
 
@@ -357,15 +360,15 @@ def test_ceilings_that_restate_the_row_are_marked_and_the_cpu_wall_is_predicted_
                    app_cpu_pct=cpu_pct, pg_cpu_pct=0, stub_cpu_pct=0, load_cpu_pct=0, host_cpu_pct=cpu_pct / 2)
     # fixed 40% + 0.12% per req/s (1.2 ms per request): lower rows predict (200 − 40) / 0.12 = 1,333 req/s
     rows = [at(100, 99, 40 + 0.12 * 99, p50=1003), at(400, 397, 40 + 0.12 * 397), at(1000, 889, 150)]
-    low, mid, high = analyze.analyse(rows, META).verdicts
+    low, mid, high = analyze.analyse(rows, RUN).verdicts
     assert low.ceilings.restated == ("concurrency", "cpu")  # its own p50; nothing lower to predict its CPU from
     assert "concurrency" not in high.ceilings.restated and "cpu" not in high.ceilings.restated
     assert round(high.ceilings.cpu) == 1333
     # the utilisation law would have said 200 / (150 × 10 / 889 ms) = 1,185: the row's own busy share restated
-    assert round(analyze.analyse(rows[2:], META).verdicts[0].ceilings.cpu) == 1185
-    assert "cpu" in analyze.analyse(rows[2:], META).verdicts[0].ceilings.restated
+    assert round(analyze.analyse(rows[2:], RUN).verdicts[0].ceilings.cpu) == 1185
+    assert "cpu" in analyze.analyse(rows[2:], RUN).verdicts[0].ceilings.restated
     # a fit needs throughputs that differ: two rows at the same wall predict nothing
-    flat = analyze.analyse([at(400, 199, 50), at(600, 199, 52), at(1000, 199, 57)], META).verdicts[2]
+    flat = analyze.analyse([at(400, 199, 50), at(600, 199, 52), at(1000, 199, 57)], RUN).verdicts[2]
     assert "cpu" in flat.ceilings.restated
     assert low.limit == "concurrency" and low.limit_restated and not high.limit_restated
 
@@ -399,7 +402,7 @@ def test_a_synchronized_virtual_row_before_jep491_is_capped_by_its_carriers():
     after = row(path_mode="synchronized-platform-http", thread_mode="virtual", jdk=25, concurrency=50,
                 stub_delay_ms=100, p50_ms=102, throughput_rps=466, vt_parallelism=2)
     assert queues.pins_every_request(before) and not queues.pins_every_request(after)
-    verdicts = {a.row.jdk: a for a in analyze.analyse([before, after], META).verdicts}
+    verdicts = {a.row.jdk: a for a in analyze.analyse([before, after], RUN).verdicts}
     assert verdicts[21].limit == "thread-pool" and round(verdicts[21].ceiling_rps, 1) == 20.0
     assert verdicts[21].service_time_source == "stub delay"
     assert math.isinf(verdicts[25].ceilings.threads)

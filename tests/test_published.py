@@ -4,7 +4,7 @@ their Little's-law ceilings, there and here."""
 from __future__ import annotations
 
 import pytest
-from test_analyze import BASE, META
+from test_analyze import BASE, META, RUN
 
 from vtlab.explain import analyze
 from vtlab.plan import planner, presets
@@ -31,7 +31,7 @@ def row(mode: str, users: int, rps: float, p50_ms: float, **changes) -> dict[str
 def test_each_measured_ratio_stands_beside_the_published_one_and_both_ceilings():
     rows = [row("platform", 100, 124, 805), row("virtual", 100, 124, 805),  # the low-load row: 805 ms service time
             row("platform", 2500, 248, 10_000), row("virtual", 2500, 1700, 1470, host_cpu_pct=97)]
-    aggregates = analyze.analyse(rows, META).aggregates
+    aggregates = analyze.analyse(rows, RUN).aggregates
     section = published.section(aggregates, published.points())
     assert section is not None and [line["users"] for line in section.table] == ["2,500"]
     line = section.table[0]
@@ -61,7 +61,7 @@ def test_a_run_at_the_published_points_is_reported_with_the_published_section(tm
 
 def test_a_run_without_the_published_user_counts_in_both_modes_has_no_such_section():
     rows = [row("platform", 2500, 248, 10_000), row("virtual", 1000, 900, 900)]
-    assert published.section(analyze.analyse(rows, META).aggregates, published.points()) is None
+    assert published.section(analyze.analyse(rows, RUN).aggregates, published.points()) is None
 
 
 def test_the_headline_profile_keeps_the_published_users_and_scales_the_delay_to_the_cpus():

@@ -26,7 +26,7 @@ def test_each_committed_run_reads_into_a_record(name):
                                                                        raw["plan"]["cooldown_s"])
     assert run.started == raw["started"] and run.finished == raw["finished"]
     assert run.target is None and run.user_service is None and run.kubernetes is None and not run.on_cluster
-    assert run.rig == constants.from_metadata(raw)
+    assert run.rig == (constants.from_record(raw["rig"]) if "rig" in raw else constants.CURRENT)
 
 
 def test_the_quick_run_lacks_only_what_was_added_after_it():

@@ -93,7 +93,7 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
         return test_analyze.row(thread_mode=mode, rep=rep, concurrency=1000, throughput_rps=rps,
                                 throughput_ci95_rps=ci, ok_requests="")
     def head_of(*rows):
-        return headline.headline(analyze.analyse(list(rows), test_analyze.META).aggregates)
+        return headline.headline(analyze.analyse(list(rows), test_analyze.RUN).aggregates)
     one_rep = head_of(line("platform", 200, 2), line("virtual", 900, 30))
     assert one_rep[0]["platform"].startswith("200.0 ± 2.0 ") and one_rep[0]["virtual"].startswith("900.0 ± 30.0 ")
     assert one_rep[0]["ratio"] == "4.50× [4.31–4.70]"  # 870 / 202 to 930 / 198
@@ -179,7 +179,7 @@ def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp
                                 p99_ms=p99, ok_requests="")
     rows = [at("platform", 150, 149.8, 1030), at("platform", 400, 197.9, 10200),
             at("virtual", 150, 149.9, 1020), at("virtual", 400, 398.6, 1060)]
-    analysis = analyze.analyse(rows, test_analyze.META)
+    analysis = analyze.analyse(rows, test_analyze.RUN)
     sentences = " ".join(story.explain(analysis))
     assert "platform threads: kept up with 150 req/s offered" in sentences
     assert "offered 400 req/s it delivered 197.9 (95% interval 196–200) — its wall (thread-pool)" in sentences
@@ -197,7 +197,7 @@ def test_every_row_shows_the_p99_of_all_responses_and_the_error_mix_when_request
     failing = test_analyze.row(error_rate=0.2, errors_by_status="503=1200,0=12", p99_ms=1050, p99_all_ms=10000,
                                ok_requests="")
     clean = test_analyze.row(concurrency=50, p99_all_ms=1049)
-    failed, fine = appendix.every_row(analyze.analyse([failing, clean], test_analyze.META).verdicts, 200).lines
+    failed, fine = appendix.every_row(analyze.analyse([failing, clean], test_analyze.RUN).verdicts, 200).lines
     assert (failed["p99"], failed["errors"]) == ("1,050 (10,000)", "20.00% (503=1200,0=12)")
     assert (fine["p99"], fine["errors"]) == ("1,050", "0.00%")  # nothing failed: one p99, no mix
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from vtlab.core import constants
+from vtlab.results import record
 
 
 def test_the_pinning_threshold_is_read_from_the_recording_settings():
@@ -12,14 +13,14 @@ def test_the_pinning_threshold_is_read_from_the_recording_settings():
 
 def test_a_run_is_judged_by_the_constants_it_recorded():
     recorded = {**constants.record(), "meter_interval_s": 1.0, "tomcat_max_threads": 150}
-    judged = constants.from_metadata({"rig": recorded})
+    judged = record.from_dict({"rig": recorded}).rig
     assert (judged.meter_interval_s, judged.tomcat_max_threads) == (1.0, 150)
     assert isinstance(judged.cpu_interval_s, float) and isinstance(judged.pool_timeout_ms, int)
 
 
 def test_a_run_recorded_before_the_constants_were_gets_this_versions():
-    assert constants.from_metadata({}) == constants.CURRENT
-    old = constants.from_metadata({"rig": {"cpu_interval_s": "0.5"}})
+    assert record.from_dict({}).rig == constants.CURRENT
+    old = record.from_dict({"rig": {"cpu_interval_s": 0.5}}).rig
     assert old.k6_thresholds_exit == constants.CURRENT.k6_thresholds_exit
 
 

@@ -1,6 +1,6 @@
 """The report's scenario sections on hand-made rows: each verdict can go both ways."""
 
-from test_analyze import META, row
+from test_analyze import RUN, row
 
 from vtlab.explain import analyze
 from vtlab.report import headline, scenarios, story
@@ -9,7 +9,7 @@ from vtlab.measure import writecheck
 
 
 def sections_of(*rows):
-    return {s.key: s for s in scenarios.sections(analyze.analyse(list(rows), META), mode_label)}
+    return {s.key: s for s in scenarios.sections(analyze.analyse(list(rows), RUN), mode_label)}
 
 
 def pinning_rows(control_events: int, monitor_events: int):
@@ -30,7 +30,7 @@ def test_a_pinning_control_with_events_vouches_for_the_zero_on_the_synchronized_
     assert "The capture works" in text and "380" in text and "Native or VM frame" in text
     assert "0 pinned events" in text and "JEP 491" in text
     assert "19.0 req/s against 480.0" in text  # what pinning costs
-    verdicts = analyze.analyse(pinning_rows(380, 0), META).verdicts
+    verdicts = analyze.analyse(pinning_rows(380, 0), RUN).verdicts
     control = next(a for a in verdicts if a.row.path_mode == "pinned-control")
     # every request pins a carrier for its whole call: 2 carriers / the 100 ms downstream (the row itself
     # queued behind its carriers, so its own p50 cannot say how long one request takes)
@@ -57,7 +57,7 @@ def test_write_check_names_lost_writes():
     assert unacknowledged["writes_lost"] == 0 and not unacknowledged["writes_ok"]
 
     lost = row(workload="write", writes_ok="false", rows_inserted=97, writes_acknowledged=100, writes_lost=3)
-    result = analyze.analyse([lost], META).verdicts[0]
+    result = analyze.analyse([lost], RUN).verdicts[0]
     assert not result.valid and "writes-mismatch" in result.flags
     text = " ".join(sections_of(lost)["writes"].verdict)
     assert "LOST WRITES: 3 of 100" in text
@@ -82,7 +82,7 @@ def test_offload_rows_are_capped_by_the_narrowest_pool_on_the_path():
             row(thread_mode="platform", offload_executor="virtual", offload_pool=0, throughput_rps=198, **offload),
             row(thread_mode="virtual", offload_executor="platform", offload_pool=50, throughput_rps=49.6, **offload),
             row(thread_mode="virtual", offload_executor="virtual", offload_pool=0, throughput_rps=390, **offload)]
-    analysed = analyze.analyse(rows, META).verdicts
+    analysed = analyze.analyse(rows, RUN).verdicts
     assert [round(a.ceilings.threads) for a in analysed[:3]] == [round(50 / 1.005), round(200 / 1.005),
                                                                       round(50 / 1.005)]
     assert [a.bottleneck for a in analysed] == ["thread-pool", "thread-pool", "thread-pool", "downstream"]
@@ -105,7 +105,7 @@ def test_fanout_latency_approaches_the_slowest_call_or_says_it_did_not():
     text = " ".join(good.verdict)
     assert "two downstream calls of 1,000 ms" in text and "≥ 2,000 ms (the sum)" in text
     assert "2,010 ms in service sequential vs 1,012 ms structured" in text and "approaches the slowest call" in text
-    analysed = analyze.analyse(fanout_rows(1012), META).verdicts
+    analysed = analyze.analyse(fanout_rows(1012), RUN).verdicts
     # sequential and structured never share a service time: the designed waits are 2 s and 1 s
     assert [round(a.service_time_ms) for a in analysed] == [2010, 1012]
     bad = " ".join(sections_of(*fanout_rows(1900))["fanout"].verdict)
@@ -133,7 +133,7 @@ def test_pools_section_compares_agroal_with_the_hikari_row_at_the_same_settings(
     text = " ".join(sections_of(hikari, slower)["pools"].verdict)
     assert "Agroal at 0.68× HikariCP" in text and "pinned virtual threads 40 times" in text
     # an Agroal row never enters the main story
-    verdicts = analyze.analyse([hikari, same], META).verdicts
+    verdicts = analyze.analyse([hikari, same], RUN).verdicts
     assert story.main_rows(verdicts) == [verdicts[0]]
 
 
@@ -148,7 +148,7 @@ def test_latency_section_names_the_moved_bottleneck_and_the_connection_time():
     assert "PostgreSQL +20±5 ms each way" in text and "396.0 req/s on loopback" in text
     assert "the bottleneck moved from downstream to connection-pool" in text
     assert "each request kept one ~42 ms (connections ÷ throughput) — the 40 ms round trip" in text
-    analysed = analyze.analyse([loopback, far], META).verdicts[1]
+    analysed = analyze.analyse([loopback, far], RUN).verdicts[1]
     # the analysis knows the query now costs a 40 ms round trip: 10 connections / 42 ms
     assert analysed.limit == "connection-pool" and round(analysed.ceilings.pool) == 238
     assert "12% of one core" in text
@@ -177,7 +177,7 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
             row(thread_mode="virtual", throughput_rps=890, jvm_threads_max=32, **common),
             row(thread_mode="webflux", pool_impl="r2dbc", tomcat_max_threads=0, throughput_rps=905,
                 jvm_threads_max=25, **common)]
-    analysed = analyze.analyse(rows, META).verdicts
+    analysed = analyze.analyse(rows, RUN).verdicts
     webflux = analysed[-1]
     assert webflux.ceilings.threads == float("inf")  # an event loop never waits for a thread
     section = sections_of(*rows)["reactive"]
@@ -191,7 +191,7 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
                                   for r in costly])["reactive"].verdict)
     assert "WebFlux at 0.69× virtual threads" in text and "2.00 ms of its own CPU per request against 0.77" in text
     # the headline pairs platform with virtual only; the twin is told in its section
-    assert all("webflux" not in str(line) for line in headline.headline(analyze.analyse(rows, META).aggregates))
+    assert all("webflux" not in str(line) for line in headline.headline(analyze.analyse(rows, RUN).aggregates))
 
 
 def test_a_difference_is_claimed_only_when_the_intervals_separate():
@@ -224,7 +224,7 @@ def test_scenario_sections_tell_the_median_of_the_reps_not_the_last_one():
     # the median rep (360), its interval the reps' joined ones (247..370: ±113 around 360), the median p99
     assert "Agroal 360.0 ± 113.0 req/s (p99 1,450 ms)" in text and "within noise" in text
     assert [line["rps"] for line in section.table] == ["370.0 ± 3.0", "360.0 ± 113.0"]
-    line = analyze.analyse(rows, META).aggregates[1]
+    line = analyze.analyse(rows, RUN).aggregates[1]
     assert (line.interval_low, line.interval_high) == (247, 370) and line.line.row.rep == 1
 
 

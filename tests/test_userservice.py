@@ -12,6 +12,7 @@ from test_analyze import BASE, META
 from test_cli import run_cli
 
 from vtlab.explain import analyze
+from vtlab.results import record
 from vtlab.plan import planner, presets
 from vtlab.report import story as report_story
 from vtlab.targets import userservice
@@ -169,7 +170,7 @@ def service_row(**changes):
 
 
 def judged(*rows, url: str = "") -> Verdict:
-    return analyze.analyse(list(rows), {**META, "target": {"url": url}}).verdicts[-1]
+    return analyze.analyse(list(rows), record.from_dict({**META, "target": {"url": url}})).verdicts[-1]
 
 
 def test_a_user_services_threads_and_pool_are_what_it_reported():

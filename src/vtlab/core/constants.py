@@ -51,10 +51,3 @@ def from_record(recorded: Mapping[str, object]) -> Constants:
     known = {f.name: f.type for f in fields(Constants)}
     return Constants(**{name: (float if "float" in str(kind) else int)(recorded[name])
                         for name, kind in known.items() if name in recorded})
-
-
-def from_metadata(metadata: Mapping[str, object]) -> Constants:
-    """The constants of a run's metadata as a plain dict. Kept for the readers not yet on vtlab.results.record
-    (explain.analyze.context, series.recut): they read RunRecord.rig instead, and this goes."""
-    recorded = metadata.get("rig")
-    return from_record(recorded) if isinstance(recorded, Mapping) else CURRENT

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from vtlab.core import constants as rig_constants
 from vtlab.core import cores, dimensions
 from vtlab.explain import repetitions
 from vtlab.explain.bottleneck import bottleneck
@@ -26,15 +25,16 @@ from vtlab.explain.queues import queued
 from vtlab.explain.queues import JEP491_JDK, pins_every_request  # noqa: F401  the report reads them here
 from vtlab.explain.validity import NOT_EXPOSED, NOTES, validity_flags
 from vtlab.results.cells import failed, num
+from vtlab.results.record import RunRecord
 
 SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
 
 
-def analyse(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Analysis:
+def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
     """A verdict per measured row and an aggregate per scenario; rows a dead tier ended (failed_tier set)
     get a failed verdict and reach nothing else: not the service times, the aggregates nor any story."""
     measured_rows = [row for row in rows if not failed(row)]
-    ctx = context(measured_rows, metadata)
+    ctx = context(measured_rows, run)
     verdicts = tuple(analyse_row(row, ctx) for row in measured_rows)
     return Analysis(ctx, verdicts, repetitions.aggregate(verdicts),
                     tuple(failed_verdict(row) for row in rows if failed(row)))
@@ -58,23 +58,21 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads))
 
 
-def context(rows: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> Context:
-    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
-    host_cpus = int(host.get("cpus_available") or host.get("cpu_count") or 0) or _guess_cpus(rows)
-    core_map = str(metadata.get("core_map", ""))
+def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:
+    host_cpus = run.cpus_available or run.cpu_count or _guess_cpus(rows)
+    core_map = run.core_map
     sets = {part.split("=", 1)[1] for part in core_map.split() if "=" in part}
     load_set = next((p.split("=", 1)[1] for p in core_map.split() if p.startswith("load=")), "")
-    rig = rig_constants.from_metadata(metadata)
+    rig = run.rig
     # a cluster run's tiers have nodes of their own, and its runners the CPU their limits give them
-    cluster = metadata.get("cluster") if isinstance(metadata.get("cluster"), dict) else {}
-    shared = len(sets) <= 1 and not cluster
-    load_cpus = (float(cluster["load_cpus"]) if cluster.get("load_cpus")
+    shared = len(sets) <= 1 and not run.on_cluster
+    load_cpus = (run.cluster_load_cpus if run.cluster_load_cpus
                  else len(cores.parse_cpu_list(load_set)) if load_set else host_cpus)
     lowest = lowest_load_rows(rows, rig.tomcat_max_threads)
     return Context(host_cpus, shared, load_cpus,
                    {key: seconds for key, (_, seconds, _) in lowest.items()}, rig,
                    {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared),
-                   bool((metadata.get("target") or {}).get("url")))
+                   bool(run.user_service and run.user_service.url))
 
 
 def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:

@@ -4,11 +4,12 @@ and the environment the run was measured in (host, versions, core map, plan)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from vtlab.explain.model import Verdict
 from vtlab.report.document import Table
 from vtlab.report.labels import fmt, row_label
+from vtlab.results.record import PlanRecord, RunRecord
 
 EVERY_ROW_COLUMNS = (("row", "row"), ("rps", "req/s ± 95%"), ("p99", "p99 ms (all)"), ("errors", "errors (by status)"),
                      ("ceiling", "ceiling req/s"), ("limit", "limit"), ("attained", "attained"),
@@ -61,26 +62,22 @@ def ceiling_notes(verdicts: Sequence[Verdict]) -> tuple[str, ...]:
     return (*CEILINGS, *(f"service time for {conn} / {path}: {ms} ms ({source})" for conn, path, ms, source in inputs))
 
 
-def _plan_lines(plan: object) -> dict[str, str]:
+def _plan_lines(plan: PlanRecord | None, upgraded: Sequence[str]) -> dict[str, str]:
     """The plan as the run was asked for it: its profile and phases, how many rows, and the flags that
     changed the profile (none: the profile as it stands)."""
-    if not isinstance(plan, dict):
+    if plan is None:
         return {"plan": "not recorded"}
-    overrides = plan.get("overrides") or {}
-    phases = " · ".join(f"{name} {plan[key]} s" for name, key in (("ramp", "ramp_s"), ("warm-up", "warmup_s"),
-                                                                     ("hold", "hold_s"), ("cool-down", "cooldown_s"))
-                        if key in plan)
-    rows = plan.get("rows")
-    return {"plan": f"profile {plan.get('profile', '?')}, {plan.get('model', 'closed')} model, "
-                    f"{len(rows) if isinstance(rows, list) else '?'} rows; {phases}",
-            "plan flags": ", ".join(f"{key}={value}" for key, value in sorted(overrides.items()))
+    phases = [("ramp", plan.ramp_s), ("warm-up", plan.warmup_s), ("hold", plan.hold_s)]
+    # a run from before the cool-down was a setting recorded none: say what it recorded, not the stand-in
+    if "plan.cooldown_s" not in upgraded:
+        phases.append(("cool-down", plan.cooldown_s))
+    return {"plan": f"profile {plan.profile}, {plan.model} model, {len(plan.rows)} rows; "
+                    + " · ".join(f"{name} {seconds} s" for name, seconds in phases),
+            "plan flags": ", ".join(f"{key}={value}" for key, value in sorted(plan.overrides.items()))
             or "none: the profile as it stands"}
 
 
-def environment(metadata: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
-    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
-    versions = metadata.get("versions", {}) if isinstance(metadata.get("versions"), dict) else {}
-    lines = {**{f"host {k}": v for k, v in host.items()}, **{f"version {k}": v for k, v in versions.items()},
-             "core map": metadata.get("core_map", ""),
-             **_plan_lines(metadata.get("plan"))}
+def environment(run: RunRecord) -> tuple[tuple[str, str], ...]:
+    lines = {**{f"host {k}": v for k, v in run.host.items()}, **{f"version {k}": v for k, v in run.versions.items()},
+             "core map": run.core_map, **_plan_lines(run.plan, run.upgraded)}
     return tuple((str(key), str(value)) for key, value in lines.items())

@@ -14,6 +14,7 @@ from vtlab.report import appendix, charts, comparison, everysecond, headline, pu
 from vtlab.report.document import Document, Figure, Section, Table
 from vtlab.report.labels import TOMCAT_THREADS, mode_label, row_label
 from vtlab.results.compare import Source
+from vtlab.results.record import RunRecord
 
 TITLE = "vtlab: platform vs virtual threads"
 
@@ -29,7 +30,7 @@ CAPTIONS = {"hero": "Throughput (successful responses only; bars: min–max over
 FAILED_COLUMNS = (("row", "row"), ("tier", "tier that died"), ("how", "how it ended"), ("log", "its log's last line"))
 
 
-def document(run_dir: Path, rows: Sequence[Mapping[str, str]], metadata: Mapping[str, object],
+def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
              analysis: Analysis, others: Sequence[Source]) -> Document:
     """The whole report of one run; `rows` are matrix.csv's, failed ones included (the analysis sets them apart)."""
     threads = analysis.rig.tomcat_max_threads
@@ -41,18 +42,18 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], metadata: Mapping
     failures = failed_rows(analysis.failed, threads)
     pairs = headline.lines(analysis.aggregates, threads)
     return Document(
-        title=TITLE, run_name=run_dir.name, started=str(metadata.get("started", "")),
+        title=TITLE, run_name=run_dir.name, started=run.started,
         headline_lines=tuple(pairs),
         headline=Table(headline.COLUMNS, tuple(headline.words(line) for line in pairs), "headline"),
         story=(*story.explain(analysis), *story.failures_sentence(analysis.failed)),
-        figures=tuple(_figures(measured, analysis, others, metadata)) if measured else (),
+        figures=tuple(_figures(measured, analysis, others, run.cpus_available)) if measured else (),
         sections=tuple(_section(section) for section in sections),
         every_second=everysecond.section(run_dir, measured, analysis.verdicts),
         failed=Table(FAILED_COLUMNS, tuple(failures), "failed-rows") if failures else None,
         compared=comparison.table(analysis.aggregates, others) if others else None,
         every_row=appendix.every_row(analysis.verdicts, threads),
         ceiling_notes=appendix.ceiling_notes(analysis.verdicts),
-        environment=appendix.environment(metadata),
+        environment=appendix.environment(run),
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed)
 
 
@@ -70,9 +71,9 @@ def _section(section: scenarios.Section) -> Section:
 
 
 def _figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],
-             metadata: Mapping[str, object]) -> list[Figure]:
-    host = metadata.get("host", {}) if isinstance(metadata.get("host"), dict) else {}
-    cpus = int(host.get("cpus_available") or 0) or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
+             cpus_available: int) -> list[Figure]:
+    # the CPU chart's scale: the CPUs the run could use, else (a cluster run) the most the service had
+    cpus = cpus_available or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
     threads = analysis.rig.tomcat_max_threads
     drawn = {name: figure for name, figure in (("hero", charts.hero(analysis.aggregates, others, threads)),
                                                ("open", charts.hero(analysis.aggregates, [], threads, "open")),

@@ -17,7 +17,7 @@ from vtlab.explain.model import COLUMNS, cells
 from vtlab.report import build, html, markdown
 from vtlab.report import json as report_json
 from vtlab.report.document import Document
-from vtlab.results import compare, table
+from vtlab.results import compare, record, table
 
 ANALYSIS_NAME = "analysis.csv"
 
@@ -55,10 +55,10 @@ def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
     rows = table.read_rows(run_dir / table.CSV_NAME)
     if not rows:
         raise ValueError(f"{run_dir / table.CSV_NAME} holds no rows to report")
-    metadata = table.read_metadata(run_dir)
+    run = record.read(run_dir)
     others = [source for path in compare_with for source in compare.load(path)]
-    analysis = analyze.analyse(rows, metadata)  # failed rows reach only analysis.failed
-    document = build.document(run_dir, rows, metadata, analysis, others)
+    analysis = analyze.analyse(rows, run)  # failed rows reach only analysis.failed
+    document = build.document(run_dir, rows, run, analysis, others)
     paths = {}
     for key, writer in WRITERS.items():
         paths[key] = run_dir / writer.filename

@@ -191,8 +191,3 @@ class CsvWriter:
 def write_metadata(run_dir: Path, metadata: Mapping[str, object]) -> None:
     path = run_dir / METADATA_NAME
     path.write_text(json.dumps(metadata, indent=2, sort_keys=True, default=str) + "\n")
-
-
-def read_metadata(run_dir: Path) -> dict[str, object]:
-    path = run_dir / METADATA_NAME
-    return json.loads(path.read_text()) if path.exists() else {}

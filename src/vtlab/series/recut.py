@@ -14,8 +14,7 @@ from pathlib import Path
 
 from vtlab.core import dimensions, shapes
 from vtlab.series import holdstats, store, shapestats
-from vtlab.results import cells, table
-from vtlab.core import constants as rig_constants
+from vtlab.results import cells, record, table
 
 Window = tuple[float, float]  # seconds since k6 started, [from, to)
 
@@ -27,10 +26,10 @@ class NoSeries(ValueError):
 def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, object]]:
     """The run's rows with their measured columns computed from the series for `window` (their own hold
     when None); failed rows as they were."""
-    metadata = table.read_metadata(run_dir)
-    slack_s = rig_constants.from_metadata(metadata).k6_start_slack_s
+    run = record.read(run_dir)
+    slack_s = run.rig.k6_start_slack_s
     # on a cluster the service's node is the host, and the other tiers run on nodes of their own (k8srun.drive_of)
-    host_tiers = ("app",) if metadata.get("cluster") else None
+    host_tiers = ("app",) if run.on_cluster else None
     rows = table.read_rows(run_dir / table.CSV_NAME)
     return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, slack_s, host_tiers)
             for row in rows]
@@ -74,7 +73,7 @@ def recut(run_dir: Path, window: Window) -> Path:
     writer = table.CsvWriter(out / table.CSV_NAME)
     for row in rows:
         writer.append({column: row.get(column, "") for column in table.COLUMNS})
-    metadata = table.read_metadata(run_dir)
-    table.write_metadata(out, {**metadata, "recut": {"from_run": run_dir.name, "hold_from_s": window[0],
+    # the source's record as it was written (raw), so the re-cut's file differs from it only by "recut"
+    table.write_metadata(out, {**record.read(run_dir).raw, "recut": {"from_run": run_dir.name, "hold_from_s": window[0],
                                                        "hold_to_s": window[1]}})
     return out
