@@ -311,6 +311,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from vtlab.measure import loop
+    from vtlab.targets import own, user
 
     try:
         target = targetflags.target(args)
@@ -362,7 +363,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)
     procs.install_signal_handlers()
     try:
-        outcome = loop.run(the_plan, run_dir, args.keep, mapping, doctor.record(findings), args.k6_dashboard, target)
+        measured = own.OwnService(args.keep, mapping, doctor.record(findings), args.k6_dashboard) if target is None \
+            else user.UserService(target, mapping, doctor.record(findings), args.k6_dashboard)
+        outcome = loop.run(measured, the_plan, run_dir)
     finally:
         procs.stop_all()
     _report_and_headline(outcome.csv.parent, [])
@@ -437,7 +440,7 @@ def cmd_k8s(args: argparse.Namespace) -> int:
         return usage_error(f"--out: {problem}")
     procs.install_signal_handlers()
     try:
-        failed = k8srun.run(kubectl, facts, the_plan, cluster, run_dir, java.jfr)
+        failed = loop.run(k8srun.ClusterRun(kubectl, facts, cluster, java.jfr), the_plan, run_dir).failed_rows
     finally:
         procs.stop_all()
     _report_and_headline(run_dir, [])
