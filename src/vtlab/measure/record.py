@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import datetime as dt
 
+from pathlib import Path
+
 from vtlab.core import constants as rig_constants
-from vtlab.core import dimensions
+from vtlab.core import cores, dimensions
 from vtlab.measure import load, samplers, writecheck
 from vtlab.measure.drive import Drive
+from vtlab.measure.tiers import Rig
 from vtlab.plan.expansion import Plan, Row
 from vtlab.results import table
-from vtlab.rig import postgres, procs
+from vtlab.rig import procs
 from vtlab.series import holdstats, shapestats
 
 
@@ -32,13 +35,23 @@ def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
             "failed_tier": died.tier, "failure": died.how, "failure_log": died.log_tail}
 
 
-def write_check(pg: postgres.Postgres | None, row: Row, measured: load.LoadResult) -> dict[str, object]:
+def local_row_values(rig: Rig, row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict,
+                     jfr: Path | None) -> dict[str, object]:
+    """The CSV line of a row measured on this machine: its `jfr` recording's pinning (None: none kept) and, for
+    a write row, the writes counted in the database."""
+    pinned = samplers.pinned_by_reason(rig.java.jfr, jfr) if jfr else None
+    values = row_values(row, plan, spec, drive, info, pinned, rig.toxiproxy is not None, rig.k6_version,
+                        cores.describe_map(rig.core_map))
+    return {**values, **_writes(rig, row, drive.measured)}
+
+
+def _writes(rig: Rig, row: Row, measured: load.LoadResult) -> dict[str, object]:
     """Write rows: the rows the database holds must equal the writes k6 saw acknowledged."""
     if row.workload != "write":
         return {"writes_ok": "", "rows_inserted": "", "writes_acknowledged": "", "writes_lost": ""}
-    assert pg is not None  # a write row runs vtlab's own service, on vtlab's database
-    check = writecheck.compare(measured.acknowledged_writes, pg.written_orders())
-    pg.discard_written_orders()
+    assert rig.pg is not None  # a write row runs vtlab's own service, on vtlab's database
+    check = writecheck.compare(measured.acknowledged_writes, rig.pg.written_orders())
+    rig.pg.discard_written_orders()
     return check
 
 

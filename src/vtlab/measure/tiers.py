@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab.core.settings import STUB_PORT, Java
+from vtlab.core.settings import HOST, PG_HOST, STUB_HOST, STUB_PORT, Java
 from vtlab.measure import liveness
-from vtlab.plan.expansion import Plan
+from vtlab.plan.expansion import Plan, Row
 from vtlab.rig import build, netdelay, postgres, prereqs, procs, runtimes, services
 
 # The tiers as failed rows and the report name them.
@@ -29,6 +29,8 @@ class Rig:
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
     k6_dashboard: bool = False   # export k6's own web dashboard of each row (it costs k6 CPU: opt-in)
     runners: int = 1  # k6 processes sharing each row's load (plan.runners)
+    max_order_id: int = 0     # the seeded ids vtlab's own service's load picks from
+    max_customer_id: int = 0
 
     def own_pids(self) -> set[int]:
         """The long-lived tiers' processes: not neighbours of the run."""
@@ -52,6 +54,31 @@ class Rig:
         if self.toxiproxy is not None:
             probes.append(liveness.child(PROXY, self.toxiproxy.proc, self.toxiproxy.log))
         return probes
+
+    def route(self, row: Row, slug: str) -> tuple[dict[str, str], str, list[str]]:
+        """The database environment and stub URL vtlab's service gets: direct on loopback, or through a
+        Toxiproxy proxy adding the row's latency each way. Returns them with the proxies to remove."""
+        assert self.pg is not None and self.stub is not None
+        db_env = self.pg.credentials().service_env()
+        stub_url = self.stub.base_url
+        proxies: list[str] = []
+        if row.db_latency_ms or row.db_jitter_ms:
+            assert self.toxiproxy is not None
+            port = self.toxiproxy.add(f"pg-{slug}", PG_HOST, self.pg.port, row.db_latency_ms, row.db_jitter_ms)
+            proxies.append(f"pg-{slug}")
+            db_env["DB_URL"] = db_env["DB_URL"].replace(f"//{PG_HOST}:{self.pg.port}/", f"//{HOST}:{port}/")
+        if row.downstream_latency_ms or row.downstream_jitter_ms:
+            assert self.toxiproxy is not None
+            port = self.toxiproxy.add(f"stub-{slug}", STUB_HOST, STUB_PORT, row.downstream_latency_ms,
+                                      row.downstream_jitter_ms)
+            proxies.append(f"stub-{slug}")
+            stub_url = f"http://{HOST}:{port}"
+        return db_env, stub_url, proxies
+
+    def unroute(self, proxies: list[str]) -> None:
+        for name in proxies:
+            if self.toxiproxy is not None:
+                self.toxiproxy.remove(name)
 
     def revive(self, tier: str, keep: bool) -> None:
         """Fresh tiers for the next row: the service is fresh every row anyway; a dead stub, proxy or database

@@ -19,7 +19,7 @@ from vtlab.core import dimensions
 from vtlab.measure import load, record, samplers
 from vtlab.measure.drive import Drive
 from vtlab.plan.expansion import Plan, Row
-from vtlab.rig import ownership, procs, services
+from vtlab.rig import ownership, procs
 from vtlab.series import store
 from vtlab.targets import k8smanifests, kubeletstats, own
 from vtlab.targets.kubectl import READY_TIMEOUT_S, Kubectl
@@ -39,7 +39,7 @@ def measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list[
     kubectl.apply(service_documents)
     kubectl.rollout(f"deployment/{name}")
     info = _runtime_info(kubectl, name)
-    problems = services.check_effective(info, own.app_config(row))
+    problems = own.mismatches(info, row)
     if problems:
         raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
 

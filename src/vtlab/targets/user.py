@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vtlab.core import constants as rig_constants
-from vtlab.core import cores, dimensions
-from vtlab.measure import drive, load, record, samplers, stalls, tiers
+from vtlab.core import dimensions
+from vtlab.measure import drive, load, record, stalls, tiers
 from vtlab.measure.target import Reporter, RowRefused, Turn
 from vtlab.plan.expansion import Plan
-from vtlab.rig import build, machine, postgres, procs, runtimes
-from vtlab.targets import userrow
+from vtlab.rig import procs, runtimes
+from vtlab.targets import local, userrow
 from vtlab.targets.userservice import Target, TargetError
 
 # The database a user's service gets in vtlab's PostgreSQL (--db), made afresh for every row.
@@ -30,30 +29,16 @@ class UserService:
         self.service: dict | None = None  # the first measured row's runtime facts
 
     def prepare(self, plan: Plan, run_dir: Path) -> None:
-        """PostgreSQL when the service asks for vtlab's database (no seed: the service owns its schema), the stub
-        when its settings name {stub_url}."""
-        java = tiers.find_java(plan, run_dir)
         self.plan = plan
-        pg = None
-        if self.target.db == "vtlab":
-            pg = postgres.main_instance()
-            if pg.start(self.core_map["pg"]):
-                procs.on_cleanup(pg.stop)
-        k6 = build.build_k6()
-        if self.target.uses_stub:
-            build.build_jars()
-        stub_settings = (plan.stub_delay_ms, plan.stub_jitter_ms)
-        stub = tiers.start_stub(java, stub_settings, run_dir, self.core_map, False) if self.target.uses_stub else None
-        k6_version = load.k6_version(k6)
-        self.rig = tiers.Rig(java, k6, k6_version, pg, stub, stub_settings, self.core_map, run_dir,
-                             k6_dashboard=self.k6_dashboard, runners=plan.runners)
-        self.machine = machine.collect(java.java, k6_version, cores.describe_map(self.core_map))
+        self.rig = local.user_rig(plan, run_dir, self.core_map, self.k6_dashboard, self.target.db == "vtlab",
+                                  self.target.uses_stub)
+        self.machine = local.describe(self.rig)
 
     def describe(self) -> dict[str, object]:
         described = self.target.describe()
         if self.meter_sources:
             described["meters"] = dict(self.meter_sources)  # per row: its Prometheus, its actuator, or none
-        return {**self.machine, "rig": rig_constants.record(), "doctor": self.doctor, "k6_dashboard": self.k6_dashboard,
+        return {**self.machine, "doctor": self.doctor, "k6_dashboard": self.k6_dashboard,
                 "target": described, **({"service": self.service} if self.service is not None else {})}
 
     def own_pids(self) -> set[int]:
@@ -124,10 +109,7 @@ class UserService:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()
         info = userrow.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
-        pinned = samplers.pinned_by_reason(rig.java.jfr, jfr) if target.started_by_vtlab else None
-        values = record.row_values(row, plan, spec, driven, info, pinned, rig.toxiproxy is not None, rig.k6_version,
-                                   cores.describe_map(rig.core_map))
-        values.update(record.write_check(rig.pg, row, driven.measured))
+        values = record.local_row_values(rig, row, plan, spec, driven, info, jfr if target.started_by_vtlab else None)
         return values, info
 
     def _database(self) -> dict[str, str]:
