@@ -22,8 +22,8 @@ import yaml
 from vtlab.cli import k8sflags
 from vtlab.cli.flags import plan_of
 from vtlab.cli.main import parser
-from vtlab.targets import k8smanifests, k8srun, kubeletstats
-from vtlab.measure import loop
+from vtlab.targets import k8smanifests, k8srow, k8srun, kubeletstats
+from vtlab.measure import csvrow, loop
 from vtlab.plan import planner
 from vtlab.results import table
 from vtlab.series import store, windows
@@ -208,16 +208,16 @@ def runner_log(path: Path, counted: int | None) -> Path:
 
 
 def test_a_runners_log_becomes_its_series_part_when_its_summary_vouches_for_every_line(tmp_path):
-    part = k8srun._runner_part(runner_log(tmp_path / "vtlab-load-r01-1-abcde.log", 2))
+    part = k8srow.runner_part(runner_log(tmp_path / "vtlab-load-r01-1-abcde.log", 2))
     with gzip.open(part, "rt") as handle:
         assert handle.readline().startswith("# vtlab series v1 start_unix_ms=1000000")
     k6 = store.read_k6(part)
     assert [(r.duration_ms, r.phase, r.ok) for r in k6.requests] == [
         (50.0, "warmup", True), (100.0, "hold", True), (5.0, "hold", False)] and k6.vus == [(1.0, 10)]
     with pytest.raises(RuntimeError, match="holds 2 of the 3 requests"):  # a line lost on the way
-        k8srun._runner_part(runner_log(tmp_path / "lost.log", 3))
+        k8srow.runner_part(runner_log(tmp_path / "lost.log", 3))
     with pytest.raises(RuntimeError, match="without k6's summary"):
-        k8srun._runner_part(runner_log(tmp_path / "cut.log", None))
+        k8srow.runner_part(runner_log(tmp_path / "cut.log", None))
 
 
 def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_line(tmp_path):
@@ -244,8 +244,8 @@ def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_lin
                   "rss_kb": 300_000.0}) for t in range(0, spec.duration_s + 5, 2)]
     meters = [(t, {"requests_total": 100.0 * t, "hikari_active": 3.0, "hikari_pending": 0.0, "jvm_threads": 40.0})
               for t in range(0, spec.duration_s + 5, 2)]
-    drive = k8srun.drive_of(requests, 0, windows.Series(ticks), windows.Series(meters), spec)
-    values = loop.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"}, {}, False,
+    drive = k8srow.drive_of(requests, 0, windows.Series(ticks), windows.Series(meters), spec)
+    values = csvrow.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"}, {}, False,
                                "vtlab/k6:1", "kubernetes lab")
     assert values["http_reqs"] == 200 and values["p50_ms"] == 101.5 and values["max_ms"] == 102.0
     assert values["app_cpu_pct"] == pytest.approx(40.0) and values["load_cpu_pct"] == pytest.approx(20.0)
@@ -371,7 +371,8 @@ def test_k8s_run_on_a_simulated_cluster_measures_each_row_through_to_a_valid_rep
     cluster = k8smanifests.Cluster()
     kubectl, facts = k8srun.preflight("lab", cluster)
     run_dir = tmp_path / "run"
-    assert k8srun.run(kubectl, facts, the_plan, cluster, run_dir, prereqs.find_jdk().jfr) == 0
+    outcome = loop.run(k8srun.ClusterRun(kubectl, facts, cluster, prereqs.find_jdk().jfr), the_plan, run_dir)
+    assert outcome.failed_rows == 0
 
     rows = table.read_rows(run_dir / "matrix.csv")
     assert [row["thread_mode"] for row in rows] == ["platform", "virtual"]

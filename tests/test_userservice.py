@@ -15,7 +15,7 @@ from vtlab.explain import analyze
 from vtlab.results import record
 from vtlab.plan import planner, presets
 from vtlab.report import story as report_story
-from vtlab.targets import userservice
+from vtlab.targets import userrow, userservice
 from vtlab.explain.model import Verdict
 
 
@@ -47,7 +47,7 @@ def test_the_service_gets_boots_own_settings_and_the_users_win_except_the_checke
     target = userservice.Target(call=userservice.Call("GET", "/x"), env=(
         ("STUB_URL", "{stub_url}/api"), ("SERVER_TOMCAT_THREADS_MAX", "20"),
         ("MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus,env")))
-    env = userservice.service_env(target, True, 8123, 9123, {"SPRING_DATASOURCE_URL": "jdbc:postgresql://h/db"},
+    env = userrow.service_env(target, True, 8123, 9123, {"SPRING_DATASOURCE_URL": "jdbc:postgresql://h/db"},
                                   "http://127.0.0.1:8081")
     assert env["SPRING_THREADS_VIRTUAL_ENABLED"] == "true"
     assert env["SERVER_PORT"] == "8123" and env["SERVER_ADDRESS"] == "127.0.0.1"
@@ -58,7 +58,7 @@ def test_the_service_gets_boots_own_settings_and_the_users_win_except_the_checke
     # nothing of vtlab's own service: a user's service reads Spring Boot's names only
     ours = {"VT_ENABLED", "DB_POOL_MAX", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS", "MANAGEMENT_PORT"}
     assert not ours & set(env)
-    default = userservice.service_env(userservice.Target(call=userservice.Call("GET", "/x")), False, 1, 2, {}, None)
+    default = userrow.service_env(userservice.Target(call=userservice.Call("GET", "/x")), False, 1, 2, {}, None)
     assert default["MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE"] == "health,prometheus,metrics"  # what the rig reads
     assert default["SPRING_THREADS_VIRTUAL_ENABLED"] == "false"
 
@@ -246,10 +246,10 @@ def test_the_record_names_a_services_settings_but_never_their_values():
 def test_the_mode_a_row_asked_for_is_proved_by_tomcat_where_it_tells_else_by_the_virtual_threads(
         virtual, started, tomcat, accepted):
     if accepted:
-        userservice.check_mode(virtual, started, tomcat)
+        userrow.check_mode(virtual, started, tomcat)
     else:
         with pytest.raises(userservice.TargetError, match="SPRING_THREADS_VIRTUAL_ENABLED"):
-            userservice.check_mode(virtual, started, tomcat)
+            userrow.check_mode(virtual, started, tomcat)
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -79,7 +79,7 @@ def cmd_k8s(args: argparse.Namespace) -> int:
         return flags.usage_error(f"--out: {problem}")
     procs.install_signal_handlers()
     try:
-        failed = k8srun.run(kubectl, facts, the_plan, cluster, run_dir, java.jfr)
+        failed = loop.run(k8srun.ClusterRun(kubectl, facts, cluster, java.jfr), the_plan, run_dir).failed_rows
     finally:
         procs.stop_all()
     report_and_headline(run_dir, [])

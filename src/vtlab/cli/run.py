@@ -91,7 +91,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)
     procs.install_signal_handlers()
     try:
-        outcome = loop.run(the_plan, run_dir, args.keep, mapping, doctor.record(findings), args.k6_dashboard, target)
+        measured = targetflags.measured(target, args.keep, mapping, doctor.record(findings), args.k6_dashboard)
+        outcome = loop.run(measured, the_plan, run_dir)
     finally:
         procs.stop_all()
     report_and_headline(outcome.csv.parent, [])

@@ -8,10 +8,12 @@ build or a browser is eating a core before spending an hour measuring beside it.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from vtlab.core import constants as rig_constants
 from vtlab.measure import samplers
 from vtlab.series import windows
 
@@ -37,6 +39,15 @@ class HostLoad:
     def record(self) -> dict[str, object]:
         return {"busy_pct": round(self.busy_pct, 1), "watched_s": WATCH_S,
                 "top": [{"pid": n.pid, "command": n.command, "cpu_pct": round(n.cpu_pct, 1)} for n in self.top]}
+
+
+def before_run(ours: set[int]) -> HostLoad:
+    """Warn, before the first row, when other processes already use the machine the rows will measure on."""
+    host = watch(ours)
+    if host.busy_pct > rig_constants.CURRENT.foreign_cpu_flag_pct:
+        print(f"vtlab: warning: before the run, other processes kept {host.busy_pct:.0f}% of this machine busy "
+              f"({host.describe()}); rows measured beside them are flagged (foreign_cpu_pct)", file=sys.stderr)
+    return host
 
 
 def watch(ours: set[int], seconds: float = WATCH_S) -> HostLoad:

@@ -8,6 +8,7 @@ import time
 
 from vtlab.core import dimensions
 from vtlab.rig import procs
+from vtlab.measure.target import Turn
 from vtlab.core.dimensions import Row
 
 
@@ -24,10 +25,13 @@ class Progress:
         self.row_started = time.monotonic()
         self.last_print = 0.0
 
-    def begin(self, index: int, row: Row) -> None:
-        self.index, self.row, self.row_started = index, row, time.monotonic()
+    def resumed(self, measured: int, planned: int) -> None:
+        print(f"vtlab: resuming: {measured} of {planned} rows already measured")
+
+    def begin(self, turn: Turn) -> None:
+        self.index, self.row, self.row_started = turn.index, turn.row, time.monotonic()
         if not self.tty:
-            print(f"[{index + 1}/{self.total}] {dimensions.label(row)}", flush=True)
+            print(f"[{turn.index + 1}/{self.total}] {dimensions.label(turn.row)}", flush=True)
 
     def tick(self, load_started: float, current_rps: float) -> None:
         now = time.monotonic()
@@ -46,11 +50,11 @@ class Progress:
         self.durations.append(time.monotonic() - self.row_started)
         print(("\n" if self.tty else "") + f"  -> FAILED: the {died.tier} {died.how}", flush=True)
 
-    def end(self, row: dict[str, object]) -> None:
+    def end(self, values: dict[str, object]) -> None:
         self.durations.append(time.monotonic() - self.row_started)
-        summary = (f"  -> {float(row['throughput_rps']):.1f} req/s ok, p99 {float(row['p99_ms']):.0f} ms, "
-                   f"errors {float(row['error_rate']) * 100:.2f}%, app CPU {_pct(row['app_cpu_pct'])}, "
-                   f"k6 CPU {_pct(row['load_cpu_pct'])}")
+        summary = (f"  -> {float(values['throughput_rps']):.1f} req/s ok, p99 {float(values['p99_ms']):.0f} ms, "
+                   f"errors {float(values['error_rate']) * 100:.2f}%, app CPU {_pct(values['app_cpu_pct'])}, "
+                   f"k6 CPU {_pct(values['load_cpu_pct'])}")
         print(("\n" if self.tty else "") + summary, flush=True)
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vtlab.core import dimensions
-from vtlab.targets import kubeletstats
-from vtlab.measure import load, loop
+from vtlab.targets import kubeletstats, own
+from vtlab.measure import drive, load, loop
 from vtlab.rig import postgres, services
 from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
@@ -155,7 +155,7 @@ def _load_config(cluster: Cluster) -> list[dict]:
 
 def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
     name = service_name(index)
-    config = loop.app_config(row)
+    config = own.app_config(row)
     db_url = cluster.db_url or f"jdbc:postgresql://{DB_SERVICE}:{PG_PORT}/{postgres.DB_NAME}"
     env = [{"name": key, "value": value} for key, value in config.env().items()] + [
         {"name": "DB_URL", "value": db_url}, {"name": "DB_USER", "value": postgres.DB_USER},
@@ -189,7 +189,7 @@ def load_spec(plan: Plan, row: Row, index: int) -> load.LoadSpec:
     Its runners keep loading a kubelet refresh past the hold: a runner's CPU is observed only while its pod runs,
     and the hold's end has to lie between two observations (kubeletstats)."""
     cooldown_s = max(plan.cooldown_s, kubeletstats.REFRESH_S + 5)
-    return load.LoadSpec(f"http://{service_name(index)}:{APP_PORT}", row.load_model, loop.users(plan, row),
+    return load.LoadSpec(f"http://{service_name(index)}:{APP_PORT}", row.load_model, drive.users(plan, row),
                          row.target_rps, plan.ramp_s, loop.warmup_for(plan, index), plan.hold_s,
                          postgres.SEED_ORDERS, cooldown_s, row.workload, row.sleep_ms, row.cpu_work,
                          postgres.SEED_CUSTOMERS, plan.shape(row))

@@ -1,0 +1,87 @@
+"""A row's CSV line: its dimensions, what was measured during the hold, and what it ran with; or, for a row a
+tier ended, its dimensions and what died."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pathlib import Path
+
+from vtlab.core import constants as rig_constants
+from vtlab.core import cores, dimensions
+from vtlab.measure import load, writecheck
+from vtlab.measure.jfr import pinned_by_reason
+from vtlab.measure.drive import Drive
+from vtlab.measure.tiers import Rig
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan
+from vtlab.results import cells, table
+from vtlab.rig import procs
+from vtlab.series import holdstats, shapestats
+
+
+def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, pinned: dict[str, int] | None,
+               proxy: bool, k6_version: str, placement: str) -> dict[str, object]:
+    """The CSV line: the row's dimensions, then what was measured during the hold, then the context
+    (`placement`: where the tiers ran, a core map or a cluster). Columns a row has no figure for are empty."""
+    hold = holdstats.Hold(drive.measured, drive.cpu, drive.meters, drive.hold_start, drive.hold_end, plan.hold_s,
+                          tuple(tier for tier, pid in drive.pids.items() if pid), proxy)
+    return {**{column: "" for column in table.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
+            **holdstats.columns(hold), **_pinning(pinned), **_conditions(plan, spec, info, k6_version, placement),
+            **drive.stall, **_shape_figures(spec, drive), "failed_tier": "", "failure": "", "failure_log": ""}
+
+
+def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
+    """A row a dead tier ended: its dimensions and what died, every measurement empty — never a number."""
+    return {**{column: "" for column in table.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
+            "failed_tier": died.tier, "failure": died.how, "failure_log": died.log_tail}
+
+
+def local_row_values(rig: Rig, row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict,
+                     jfr: Path | None) -> dict[str, object]:
+    """The CSV line of a row measured on this machine: its `jfr` recording's pinning (None: none kept) and, for
+    a write row, the writes counted in the database."""
+    pinned = pinned_by_reason(rig.java.jfr, jfr) if jfr else None
+    values = row_values(row, plan, spec, drive, info, pinned, rig.toxiproxy is not None, rig.k6_version,
+                        cores.describe_map(rig.core_map))
+    return {**values, **_writes(rig, row, drive.measured)}
+
+
+def _writes(rig: Rig, row: Row, measured: load.LoadResult) -> dict[str, object]:
+    """Write rows: the rows the database holds must equal the writes k6 saw acknowledged."""
+    if row.workload != "write":
+        return {"writes_ok": "", "rows_inserted": "", "writes_acknowledged": "", "writes_lost": ""}
+    assert rig.pg is not None  # a write row runs vtlab's own service, on vtlab's database
+    check = writecheck.compare(measured.acknowledged_writes, rig.pg.written_orders())
+    rig.pg.discard_written_orders()
+    return check
+
+
+def _shape_figures(spec: load.LoadSpec, drive: Drive) -> dict[str, object]:
+    """The shape's settings and what it measured, from the row's series (on their clock: k6's start)."""
+    return {"spike_multiple": spec.shape.multiple if spec.shape.name == "spike" else "",
+            "spike_s": spec.shape.spike_s if spec.shape.name == "spike" else "",
+            "step_count": spec.shape.steps if spec.shape.name == "steps" else "",
+            **shapestats.figures(spec.shape, drive.k6, drive.meters, drive.cpu, spec.load, drive.k6_hold_start,
+                                 spec.hold_s)}
+
+
+def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
+    """JFR's jdk.VirtualThreadPinned events of the whole row, by reason; empty when unreadable."""
+    return {"pinned_events": "" if pinned is None else sum(pinned.values()),
+            "pinned_reasons": "" if pinned is None else cells.format_reasons(pinned)}
+
+
+def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, k6_version: str, placement: str) -> dict[str, object]:
+    """What the row ran with: phases, the service's runtime as it reported itself, versions, cores."""
+    return {"ramp_s": plan.ramp_s, "warmup_s": spec.warmup_s, "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
+            "jfr_pinned_threshold_ms": rig_constants.CURRENT.jfr_pinned_threshold_ms,
+            "app_cpus": info.get("availableProcessors", ""),
+            "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),
+            "jdk_version": info.get("jdkVersion", ""), "spring_boot_version": info.get("springBootVersion", ""),
+            "hikari_version": info.get("pool", {}).get("version", ""), "k6_version": k6_version,
+            "core_map": placement}
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

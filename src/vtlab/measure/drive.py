@@ -1,0 +1,103 @@
+"""A local row's load: k6 run against the row's service with the CPU and meter samplers beside it, the tiers
+watched, the stall watch fed, and what it produced read back on one clock."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vtlab.core import constants as rig_constants
+from vtlab.measure import liveness, load, samplers, stalls
+from vtlab.measure.target import Reporter
+from vtlab.measure.tiers import LOAD, Rig
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan
+from vtlab.rig import ownership, procs, services
+from vtlab.series import store, windows
+
+
+@dataclass
+class Drive:
+    """What one row's load produced: k6's reading of the hold, the samplers' series, and the window."""
+    measured: load.LoadResult
+    cpu: windows.Series
+    meters: windows.Series
+    pids: dict[str, int | tuple[int, ...] | None]  # the tiers whose CPU was sampled (k6: each runner)
+    k6_hold_start: float         # when k6's hold began (store.hold_start_s)
+    hold_start: float            # the samplers' hold: k6's, less the start-up slack at its front
+    hold_end: float
+    k6: store.K6Series          # every request; it and the samplers' series in seconds since k6 started
+    stall: dict[str, str]        # the stall and thread-dump columns (empty when the row never stalled)
+
+
+def users(plan: Plan, row: Row) -> int:
+    """k6's users for a row: an open-model spike needs users for its peak rate, not only for the base one."""
+    shape = plan.shape(row)
+    return round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
+        else row.concurrency
+
+
+def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Reporter,
+          watch: stalls.Watch | None, read_meters: Callable[[], dict[str, float] | None] | None) -> Drive:
+    """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time."""
+    log = rig.run_dir / "logs" / f"k6-{slug}.log"
+    summary = rig.run_dir / "k6" / f"{slug}.json"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.unlink(missing_ok=True)
+    series_dir = rig.run_dir / "series"
+    series_dir.mkdir(exist_ok=True)
+    k6_series = store.k6_path(series_dir, slug)
+    constants = rig_constants.CURRENT
+    started_unix = time.time()
+    runners = load.start_runners(rig.k6, spec, rig.runners, summary, log, rig.core_map["load"], k6_series,
+                                 summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None)
+    started = time.monotonic()
+    pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
+            "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
+    cpu = samplers.Sampler(constants.cpu_interval_s, samplers.cpu_reader(lambda: pids))
+    # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
+    meters = samplers.Sampler(constants.meter_interval_s, read_meters or (lambda: None))
+    probes = rig.probes(app)
+    cpu.start()
+    meters.start()
+    try:
+        while any(runner.proc.poll() is None for runner in runners):
+            liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
+            early = time.monotonic() - started < spec.duration_s - 5  # runners end within moments of each other
+            for runner in runners:
+                if len(runners) > 1 and early and runner.proc.poll() is not None:
+                    # one runner gone: the row would go on at a share of its load
+                    raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " before the others", runner.log)
+            progress.tick(started, windows.rate(meters.series, "requests_total"))
+            if watch is not None:
+                # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
+                watch.observe(time.monotonic() - started, windows.recent_rate(meters.series, "requests_total",
+                                                                              time.monotonic()))
+            if time.monotonic() - started > spec.duration_s + 120:
+                raise RuntimeError(f"k6 did not finish in time; see {log}")
+            time.sleep(1)
+        liveness.check(probes)
+    finally:
+        # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
+        cpu_series, meter_series = store.since(cpu.stop(), started), store.since(meters.stop(), started)
+        for runner in runners:
+            if runner.proc.poll() is None:
+                procs.terminate(runner.proc)
+            ownership.release(runner.proc.pid)  # k6 ends on its own: cross it off like a stopped tier
+        store.write_samples(store.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
+    for runner in runners:
+        if not runner.summary.exists() or not runner.series.exists():
+            raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " without a summary", runner.log)
+    if len(runners) > 1:  # the row's one series: every runner's requests on one clock
+        store.merge([runner.series for runner in runners], k6_series)
+    # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summaries
+    # vouch that k6 ended and carry the run-long count of acknowledged writes.
+    exit_code = max((runner.proc.returncode for runner in runners), key=abs)
+    writes = sum(load.read_summary(runner.summary, exit_code).acknowledged_writes for runner in runners)
+    requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
+    measured = store.load_result(requests, exit_code, acknowledged_writes=writes)
+    hold_start = store.hold_start_s(requests, spec.hold_start_s)
+    return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + constants.k6_start_slack_s,
+                 hold_start + spec.hold_s, requests,
+                 watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""})

@@ -1,0 +1,116 @@
+"""The tiers a local run keeps up beside each row's service (PostgreSQL, the stub, Toxiproxy, k6) and what is done
+with them between rows: watched while a row runs, started again when one died."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vtlab.core.settings import HOST, PG_HOST, STUB_HOST, STUB_PORT, Java
+from vtlab.measure import liveness
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan
+from vtlab.rig import build, netdelay, postgres, prereqs, procs, runtimes, services
+
+# The tiers as failed rows and the report name them.
+SERVICE, STUB, DATABASE, PROXY, LOAD = "service", "stub", "PostgreSQL", "latency proxy", "load generator (k6)"
+
+
+@dataclass
+class Rig:
+    """The long-lived tiers of a local run (PostgreSQL and the stub) and what each row needs."""
+    java: Java
+    k6: Path
+    k6_version: str
+    pg: postgres.Postgres | None   # None: a user's service that needs no database of vtlab's
+    stub: services.Tier | None     # None: a user's service that calls no stub
+    stub_settings: tuple[int, int]  # delay and jitter (ms): what a restarted stub needs
+    core_map: dict[str, set[int]]
+    run_dir: Path
+    toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
+    k6_dashboard: bool = False   # export k6's own web dashboard of each row (it costs k6 CPU: opt-in)
+    runners: int = 1  # k6 processes sharing each row's load (plan.runners)
+    max_order_id: int = 0     # the seeded ids vtlab's own service's load picks from
+    max_customer_id: int = 0
+
+    def own_pids(self) -> set[int]:
+        """The long-lived tiers' processes: not neighbours of the run."""
+        return {pid for pid in (self.pg.postmaster_pid() if self.pg else None, self.stub.pid if self.stub else None)
+                if pid}
+
+    def pids(self, app: services.Tier) -> dict[str, int | None]:
+        """The tiers whose CPU a row samples, the load's runners apart (drive adds them)."""
+        return {"app": app.pid, "pg": self.pg.postmaster_pid() if self.pg else None,
+                "stub": self.stub.pid if self.stub else None}
+
+    def probes(self, app: services.Tier) -> list[liveness.Probe]:
+        """Every tier the row's numbers depend on, the database included."""
+        probes = []
+        if app.proc is not None:
+            probes.append(liveness.child(SERVICE, app.proc, app.log))
+        if self.stub is not None:
+            probes.append(liveness.child(STUB, self.stub.proc, self.stub.log))
+        if self.pg is not None:
+            probes.append(liveness.daemon(DATABASE, self.pg.postmaster_pid, self.pg.log))
+        if self.toxiproxy is not None:
+            probes.append(liveness.child(PROXY, self.toxiproxy.proc, self.toxiproxy.log))
+        return probes
+
+    def route(self, row: Row, slug: str) -> tuple[dict[str, str], str, list[str]]:
+        """The database environment and stub URL vtlab's service gets: direct on loopback, or through a
+        Toxiproxy proxy adding the row's latency each way. Returns them with the proxies to remove."""
+        assert self.pg is not None and self.stub is not None
+        db_env = self.pg.credentials().service_env()
+        stub_url = self.stub.base_url
+        proxies: list[str] = []
+        if row.db_latency_ms or row.db_jitter_ms:
+            assert self.toxiproxy is not None
+            port = self.toxiproxy.add(f"pg-{slug}", PG_HOST, self.pg.port, row.db_latency_ms, row.db_jitter_ms)
+            proxies.append(f"pg-{slug}")
+            db_env["DB_URL"] = db_env["DB_URL"].replace(f"//{PG_HOST}:{self.pg.port}/", f"//{HOST}:{port}/")
+        if row.downstream_latency_ms or row.downstream_jitter_ms:
+            assert self.toxiproxy is not None
+            port = self.toxiproxy.add(f"stub-{slug}", STUB_HOST, STUB_PORT, row.downstream_latency_ms,
+                                      row.downstream_jitter_ms)
+            proxies.append(f"stub-{slug}")
+            stub_url = f"http://{HOST}:{port}"
+        return db_env, stub_url, proxies
+
+    def unroute(self, proxies: list[str]) -> None:
+        for name in proxies:
+            if self.toxiproxy is not None:
+                self.toxiproxy.remove(name)
+
+    def revive(self, tier: str, keep: bool) -> None:
+        """Fresh tiers for the next row: the service is fresh every row anyway; a dead stub, proxy or database
+        is started again, or the run stops saying why."""
+        if tier == STUB and self.stub is not None and self.stub.proc.poll() is not None:
+            self.stub = start_stub(self.java, self.stub_settings, self.run_dir, self.core_map, keep)
+        elif tier == PROXY and self.toxiproxy is not None and self.toxiproxy.proc.poll() is not None:
+            self.toxiproxy = netdelay.start(build.build_toxiproxy(), self.run_dir / "logs" / "toxiproxy.log",
+                                            self.core_map["stub"])
+        elif tier == DATABASE and self.pg is not None and not self.pg.running():
+            try:
+                self.pg.start(self.core_map["pg"])
+            except RuntimeError as err:
+                raise RuntimeError(f"PostgreSQL died during a row and could not be started again ({err}); every row "
+                                   "measured so far is in the CSV: fix the database, then --resume") from err
+            print(f"vtlab: PostgreSQL died during a row and was started again (pid {self.pg.postmaster_pid()})")
+
+
+def find_java(plan: Plan, run_dir: Path) -> Java:
+    """The JDK the tiers and tools run on, every row's JDK installed (vtlab's JDK 21 before any tier starts)."""
+    java = prereqs.find_jdk()
+    for jdk in sorted({row.jdk for row in plan.rows}):
+        runtimes.java_for(jdk, plan.java_homes)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return java
+
+
+def start_stub(java: Java, settings: tuple[int, int], run_dir: Path, core_map: dict[str, set[int]],
+               keep: bool) -> services.Tier:
+    stub = services.start_stub(java, STUB_PORT, *settings, run_dir / "logs" / "stub.log", core_map["stub"],
+                               detached=keep)
+    if not keep:
+        procs.on_cleanup(stub.stop)
+    return stub

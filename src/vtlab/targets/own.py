@@ -1,0 +1,100 @@
+"""vtlab's own service as the loop's target: the seeded PostgreSQL and the stub kept up for the run (and
+Toxiproxy when a row adds network latency), a fresh service JVM per row in the row's configuration, checked
+against it, loaded with the samplers beside it, its JFR recording read back and its writes counted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vtlab.core import dimensions
+from vtlab.core.settings import APP_PORT
+from vtlab.measure import csvrow, drive, load, samplers, stalls
+from vtlab.measure.target import Reporter, Turn
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan
+from vtlab.rig import procs, runtimes, services
+from vtlab.targets import local
+
+
+class OwnService:
+    """Measures vtlab's own service (Revives, OnThisMachine)."""
+
+    def __init__(self, keep: bool, core_map: dict[str, set[int]], doctor: list[dict[str, str]] | None = None,
+                 k6_dashboard: bool = False):
+        self.keep, self.core_map, self.doctor, self.k6_dashboard = keep, core_map, doctor or [], k6_dashboard
+        self.service: dict | None = None  # the first measured row's runtime-info: the defaults the service runs with
+
+    def prepare(self, plan: Plan, run_dir: Path) -> None:
+        self.plan = plan
+        self.rig = local.own_rig(plan, run_dir, self.core_map, self.keep, self.k6_dashboard)
+        self.machine = local.describe(self.rig)
+
+    def describe(self) -> dict[str, object]:
+        return {**self.machine, "doctor": self.doctor, "k6_dashboard": self.k6_dashboard,
+                **({"service": self.service} if self.service is not None else {})}
+
+    def own_pids(self) -> set[int]:
+        return self.rig.own_pids()
+
+    def measure(self, turn: Turn, progress: Reporter) -> dict[str, object]:
+        """One row: a fresh service with the row's configuration, the load with samplers beside it, the JFR
+        recording read back."""
+        rig, plan, row = self.rig, self.plan, turn.row
+        slug = dimensions.slug(row)
+        jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
+        jfr.parent.mkdir(parents=True, exist_ok=True)
+        jfr.unlink(missing_ok=True)
+        java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
+        db_env, stub_url, proxies = rig.route(row, slug)
+        try:
+            app = services.start_app(java, APP_PORT, app_config(row), db_env, stub_url,
+                                     rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts)
+        except BaseException:
+            rig.unroute(proxies)
+            raise
+        forget = procs.on_cleanup(app.stop)
+        assert rig.pg is not None
+        if row.workload == "write":
+            rig.pg.discard_written_orders()  # count from zero: only this row's writes
+        try:
+            info = services.runtime_info(app)
+            problems = mismatches(info, row)
+            if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
+                problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
+            if problems:
+                raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
+            spec = load.LoadSpec(app.base_url, row.load_model, drive.users(plan, row), row.target_rps, plan.ramp_s,
+                                 turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
+                                 row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row))
+            watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
+                                 fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
+            driven = drive.drive(rig, app, spec, slug, progress, watch,
+                                 samplers.meters_reader(app.management_url + "/actuator/prometheus"))
+        finally:
+            app.stop()  # SIGTERM: JFR writes the recording on exit
+            forget()
+            rig.unroute(proxies)
+        values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr)
+        if self.service is None:
+            self.service = info
+        return values
+
+    def revive(self, died: procs.TierDied) -> None:
+        self.rig.revive(died.tier, self.keep)
+
+    def close(self) -> None:
+        """Nothing: the tiers are stopped with every process of the run (procs.stop_all), or kept (--keep)."""
+
+
+def app_config(row: Row) -> services.AppConfig:
+    """The service's settings for a row; the twin takes only the pool size."""
+    return services.AppConfig(row.thread_mode == "virtual", row.hikari_pool, row.conn_mode, row.path_mode,
+                              row.tomcat_max_threads, row.offload_executor or "platform", row.offload_pool or 50,
+                              row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
+                              row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
+                              preview=row.workload == "fanout")
+
+
+def mismatches(info: dict, row: Row) -> list[str]:
+    """How a running service's runtime-info differs from the row's configuration (empty: it runs the row)."""
+    return services.check_effective(info, app_config(row))
