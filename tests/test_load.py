@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vtlab.rig import build, ownership
+from vtlab.core import shapes
 from vtlab.measure import load
 from vtlab.series import store
 
@@ -25,8 +26,8 @@ def test_summary_reads_hold_phase_submetrics():
 
 
 def test_open_model_preallocates_for_the_rate():
-    assert load.vus_for("open", 0, 100) == 200
-    assert load.vus_for("closed", 400, 0) == 400
+    assert shapes.vus_for("open", 0, 100) == 200
+    assert shapes.vus_for("closed", 400, 0) == 400
 
 
 def test_phases_add_up():

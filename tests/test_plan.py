@@ -1,6 +1,6 @@
 import pytest
 
-from vtlab.measure import load
+from vtlab.core import shapes
 from vtlab.plan import planner, presets
 
 
@@ -41,7 +41,7 @@ def test_open_model_rows_carry_rates_and_need_them():
     p = planner.build("quick", planner.Overrides(model="open", rates=(50, 100)))
     assert {r.target_rps for r in p.rows} == {50, 100}
     # open rows carry the VUs k6 pre-allocates for their rate as their concurrency
-    assert all(r.concurrency == load.vus_for("open", 0, r.target_rps) and r.load_model == "open" for r in p.rows)
+    assert all(r.concurrency == shapes.vus_for("open", 0, r.target_rps) and r.load_model == "open" for r in p.rows)
 
 
 def test_every_profile_expands():
@@ -195,6 +195,6 @@ def test_more_runners_than_the_smallest_rows_users_is_refused_naming_the_flag():
     with pytest.raises(ValueError, match="--runners 101: .* the 100 users .* at most --runners 100"):
         planner.build("quick", planner.Overrides(runners=101))
     assert planner.build("quick", planner.Overrides(runners=100)).runners == 100
-    vus = load.vus_for("open", 0, 50)  # the open model's users: the VUs that serve 50 arrivals a second
+    vus = shapes.vus_for("open", 0, 50)  # the open model's users: the VUs that serve 50 arrivals a second
     with pytest.raises(ValueError, match=f"--runners {vus + 1}: .* the {vus} users"):
         planner.build("quick", planner.Overrides(model="open", rates=(50,), runners=vus + 1))

@@ -80,3 +80,15 @@ def from_row(row: Mapping[str, object]) -> Shape:
     default = Shape()
     return Shape(str(row.get("shape") or "steady"), number("spike_multiple", default.multiple),
                  int(number("spike_s", default.spike_s)), int(number("step_count", default.steps)))
+
+
+# In the open model, enough VUs are pre-allocated to carry the target rate at this latency
+# before k6 must grow the pool (and, past 2x, drop iterations, which the row then records).
+OPEN_MODEL_LATENCY_ALLOWANCE_S = 2.0
+
+
+def vus_for(load_model: str, concurrency: int, rate: int) -> int:
+    """The k6 VUs a row needs: its users (closed model), or enough to carry its rate (open model)."""
+    if load_model == "open":
+        return max(10, int(rate * OPEN_MODEL_LATENCY_ALLOWANCE_S))
+    return concurrency

@@ -101,3 +101,15 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + constants.k6_start_slack_s,
                  hold_start + spec.hold_s, requests,
                  watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""})
+
+
+def of_requests(requests: store.K6Series, exit_code: int, cpu: windows.Series, meters: windows.Series,
+                spec: load.LoadSpec, slack_s: float) -> Drive:
+    """What a row's load produced when its requests and samples were gathered elsewhere (a cluster's runners and
+    kubelet), as a local row's: the merged runners' requests, the samplers' series, the hold on their clock. The
+    service's node is the host, so its CPU is what a neighbour would be measured against (the other tiers run on
+    nodes of their own)."""
+    measured = store.load_result(requests, exit_code)
+    k6_hold = store.hold_start_s(requests, spec.hold_start_s)
+    return Drive(measured, cpu, meters, {"app": 1}, k6_hold, k6_hold + slack_s, k6_hold + spec.hold_s, requests,
+                 {"stall": "", "thread_dump": ""})

@@ -16,11 +16,6 @@ from vtlab.series.loadresult import FAILURE_STATUSES, LoadResult
 
 SCRIPT = LOAD / "orders.js"
 
-# In the open model, enough VUs are pre-allocated to carry the target rate at this latency
-# before k6 must grow the pool (and, past 2x, drop iterations, which the row then records).
-OPEN_MODEL_LATENCY_ALLOWANCE_S = 2.0
-
-
 @dataclass(frozen=True)
 class LoadSpec:
     base_url: str
@@ -60,12 +55,6 @@ class LoadSpec:
         hold = [{"duration": f"{seconds}s", "target": target}
                 for seconds, target in self.shape.hold_targets(self.load, self.hold_s, self.cooldown_s)]
         return before, hold
-
-
-def vus_for(spec_model: str, concurrency: int, rate: int) -> int:
-    if spec_model == "open":
-        return max(10, int(rate * OPEN_MODEL_LATENCY_ALLOWANCE_S))
-    return concurrency
 
 
 def env_for(spec: LoadSpec, summary: Path) -> dict[str, str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from vtlab.core import dimensions, shapes
 from vtlab.core.dimensions import Row
-from vtlab.measure.load import vus_for
+from vtlab.core.shapes import vus_for
 from vtlab.plan.presets import DEFAULT_WORKLOAD, JDKS, SERVICE_WORKLOAD, Block, profiles
 
 # What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21

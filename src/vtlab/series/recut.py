@@ -28,7 +28,8 @@ def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, ob
     when None); failed rows as they were."""
     run = record.read(run_dir)
     slack_s = run.rig.k6_start_slack_s
-    # on a cluster the service's node is the host, and the other tiers run on nodes of their own (k8srow.drive_of)
+    # on a cluster the service's node is the host, and the other tiers run on nodes of their own
+    # (measure.drive.of_requests)
     host_tiers = ("app",) if run.on_cluster else None
     rows = table.read_rows(run_dir / table.CSV_NAME)
     return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, slack_s, host_tiers)

@@ -6,7 +6,6 @@ from its actuator, both through the API server."""
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import json
 import shutil
@@ -14,20 +13,16 @@ import subprocess
 import time
 from pathlib import Path
 
-from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
-from vtlab.measure import csvrow, jfr, load, samplers
-from vtlab.measure.drive import Drive
+from vtlab.measure import csvrow, jfr, samplers
+from vtlab.measure.drive import of_requests
 from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
 from vtlab.rig import ownership, procs
-from vtlab.series import store, windows
+from vtlab.series import store
 from vtlab.targets import k8smanifests, kubeletstats, own
 from vtlab.targets.kubectl import READY_TIMEOUT_S, Kubectl
 
-# The kubelet's and the API server's answers are slower to get than /proc: sampled every 2 s, and the analysis
-# judges the sample counts by these intervals (metadata "rig").
-CONSTANTS = dataclasses.replace(rig_constants.CURRENT, cpu_interval_s=2.0, meter_interval_s=2.0)
 TIER_KEYS = {"service": "app", "postgres": "pg", "stub": "stub", "load": "load"}  # the CSV's names for them
 
 
@@ -48,8 +43,8 @@ def measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list[
     logs = run_dir / "k8s" / slug
     shutil.rmtree(logs, ignore_errors=True)  # an earlier attempt's runners are not this row's
     logs.mkdir(parents=True)
-    cpu = samplers.Sampler(CONSTANTS.cpu_interval_s, _cpu_reader(kubectl, name, testrun))
-    meters = samplers.Sampler(CONSTANTS.meter_interval_s, _meters_reader(kubectl, name))
+    cpu = samplers.Sampler(kubeletstats.CONSTANTS.cpu_interval_s, _cpu_reader(kubectl, name, testrun))
+    meters = samplers.Sampler(kubeletstats.CONSTANTS.meter_interval_s, _meters_reader(kubectl, name))
     started_unix, started = time.time(), time.monotonic()
     cpu.start()
     meters.start()
@@ -87,20 +82,10 @@ def measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list[
     store.write_samples(store.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
     requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
     exit_codes = _runner_exit_codes(kubectl, testrun)
-    drive = drive_of(requests, max(exit_codes, key=abs) if exit_codes else -1, cpu_series, meter_series, spec)
+    drive = of_requests(requests, max(exit_codes, key=abs) if exit_codes else -1, cpu_series, meter_series, spec,
+                        kubeletstats.CONSTANTS.k6_start_slack_s)
     pinned = jfr.pinned_by_reason(jfr_tool, _recording(kubectl, name, slug, run_dir))
     return csvrow.row_values(row, plan, spec, drive, info, pinned, False, k6_image, f"kubernetes {kubectl.context}")
-
-
-def drive_of(requests: store.K6Series, exit_code: int, cpu: windows.Series, meters: windows.Series,
-             spec: load.LoadSpec) -> Drive:
-    """What a cluster row's load produced, as a local row's: the merged runners' requests, the samplers' series,
-    the hold on their clock. The service's node is the host, so its CPU is what a neighbour would be measured
-    against (the other tiers run on nodes of their own)."""
-    measured = store.load_result(requests, exit_code)
-    k6_hold = store.hold_start_s(requests, spec.hold_start_s)
-    return Drive(measured, cpu, meters, {"app": 1}, k6_hold, k6_hold + CONSTANTS.k6_start_slack_s,
-                 k6_hold + spec.hold_s, requests, {"stall": "", "thread_dump": ""})
 
 
 def _runtime_info(kubectl: Kubectl, service: str) -> dict:

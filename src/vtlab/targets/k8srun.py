@@ -30,7 +30,7 @@ from vtlab.core import dimensions
 from vtlab.measure.target import Reporter, Turn
 from vtlab.plan.planner import Plan
 from vtlab.rig import machine, postgres, prereqs, procs
-from vtlab.targets import k8smanifests, k8srow
+from vtlab.targets import k8smanifests, k8srow, kubeletstats
 from vtlab.targets.k8smanifests import Cluster
 from vtlab.targets.kubectl import Kubectl, forbidden, last_line
 
@@ -134,7 +134,7 @@ class ClusterRun:
         self.files = k8smanifests.render(plan, self.cluster)
         write(self.files, run_dir / "manifests")
         self.described = {
-            "host": {"kubernetes": self.facts}, "rig": dataclasses.asdict(k8srow.CONSTANTS),
+            "host": {"kubernetes": self.facts}, "rig": dataclasses.asdict(kubeletstats.CONSTANTS),
             "target": target(plan, self.cluster), "versions": {"vtlab_commit": machine.git_commit()},
             # the analysis's facts of the CPU budget: tiers apart, the runners' cores (analyze.context)
             "cluster": {"load_cpus": plan.runners * cpu_cores(self.cluster.resources["load"][0])}}

@@ -12,11 +12,17 @@ hold's mean is exact to the interpolation between two observations.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from bisect import bisect_right
 from collections.abc import Mapping
 
+from vtlab.core import constants
 from vtlab.series.windows import CLOCK_TICKS, Series
+
+# The kubelet's and the API server's answers are slower to get than /proc: sampled every 2 s, and the analysis
+# judges the sample counts by these intervals (metadata "rig").
+CONSTANTS = dataclasses.replace(constants.CURRENT, cpu_interval_s=2.0, meter_interval_s=2.0)
 
 REFRESH_S = 15  # cAdvisor's housekeeping: every 10 s, stretched to 15 s when nothing changes
 
