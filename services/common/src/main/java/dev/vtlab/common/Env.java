@@ -16,6 +16,9 @@ public final class Env {
     /** Upper bound for every timeout: anything longer is a typo, not an experiment. */
     public static final int MAX_TIMEOUT_MS = 3_600_000;
 
+    /** What a database URL variable must hold, in the message that refuses one. */
+    public static final String JDBC_URL_EXPECTATION = "a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db)";
+
     private Env() {
     }
 
@@ -97,7 +100,7 @@ public final class Env {
     public static String jdbcUrl(PropertyResolver env, String name, String fallback) {
         String value = nonBlank(env, name, fallback);
         if (!value.startsWith("jdbc:postgresql:")) {
-            throw new InvalidSettingException(name, "a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db)", value);
+            throw new InvalidSettingException(name, JDBC_URL_EXPECTATION, value);
         }
         return value;
     }

@@ -1,10 +1,16 @@
 package dev.vtlab.common;
 
-/** Mapped to 400 by both services: the id in the path is not a positive 64-bit integer. */
-public class InvalidOrderIdException extends RuntimeException {
+import dev.vtlab.common.problems.ProblemException;
+import dev.vtlab.common.problems.Problems;
+
+import org.springframework.http.HttpStatus;
+
+/** 400 from both services: the id in the path is not a positive 64-bit integer. */
+public class InvalidOrderIdException extends ProblemException {
 
     public InvalidOrderIdException(String raw) {
-        super("Order id must be a positive integer no larger than " + Long.MAX_VALUE + ", got '" + raw + "'");
+        super(HttpStatus.BAD_REQUEST, Problems.INVALID_ORDER_ID,
+                "Order id must be a positive integer no larger than " + Long.MAX_VALUE + ", got '" + raw + "'", null);
     }
 
     /** Parsed by hand so that "abc", "0", "-5" and overflowing numbers all get the same clear 400. */

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 import dev.vtlab.app.context.RequestContext;
-import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.ServiceSettings;
 import dev.vtlab.common.downstream.DownstreamTimeoutException;
 import dev.vtlab.common.downstream.DownstreamUnavailableException;
 import tools.jackson.databind.JsonNode;
@@ -34,7 +34,7 @@ public class DownstreamClient {
     private final URI baseUrl;
 
     public DownstreamClient(RestClient.Builder builder, ClientHttpRequestFactory requestFactory,
-            HttpClientSettings httpSettings, LabSettings settings) {
+            HttpClientSettings httpSettings, ServiceSettings settings) {
         // Pass the auto-configured factory explicitly so runtime-info reports the instance that is used.
         this.restClient = builder.baseUrl(settings.stubUrl().toString()).requestFactory(requestFactory).build();
         this.requestFactory = requestFactory;

@@ -39,12 +39,12 @@ public class PinnedControlDownstream implements DisposableBean {
     PinnedControlDownstream(RestClient.Builder builder, HttpClientSettings httpSettings, LabSettings settings) {
         HttpClient http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(settings.downstreamConnectTimeout())
+                .connectTimeout(settings.service().downstreamConnectTimeout())
                 .executor(completions)
                 .build();
         JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
-        factory.setReadTimeout(settings.downstreamReadTimeout());
-        this.client = new DownstreamClient(builder, factory, httpSettings, settings);
+        factory.setReadTimeout(settings.service().downstreamReadTimeout());
+        this.client = new DownstreamClient(builder, factory, httpSettings, settings.service());
         this.nativeFrame = settings.pathMode() == PathMode.PINNED_CONTROL
                 ? Jdk25Parts.load("dev.vtlab.jdk25.NativeFrame", Jdk25Parts.UnderNativeFrame.class, "PATH_MODE",
                         LabSettings.valueName(PathMode.PINNED_CONTROL))

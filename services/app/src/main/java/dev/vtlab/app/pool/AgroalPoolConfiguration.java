@@ -7,7 +7,7 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
-import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.common.ServiceSettings;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.AgroalDataSourceMetrics;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
@@ -33,7 +33,7 @@ class AgroalPoolConfiguration {
     static final String POOL_NAME = "vtlab";
 
     @Bean
-    DataSource dataSource(LabSettings settings) throws SQLException {
+    DataSource dataSource(ServiceSettings settings) throws SQLException {
         int size = settings.dbPoolMax();
         AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
                 // active and awaiting counts are only kept with metrics on; they are the rig's pool gauges

@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Configuration;
  * The API's OpenAPI 3 document (served by springdoc as the actuator endpoints {@code openapi} and
  * {@code swagger-ui}, on the management port). Each endpoint describes itself where it is declared
  * ({@code @Operation}, {@code @Parameter}); the RFC 9457 problems it can answer with are listed here,
- * once, from what ApiExceptionHandler maps: one table a reader can check against the handler.
+ * once, from the problem exceptions its code throws and what ApiExceptionHandler maps: one table a reader
+ * can check against both.
  */
 @Configuration(proxyBeanMethods = false)
 class ApiDocumentation {

@@ -3,6 +3,7 @@ package dev.vtlab.app.system;
 import java.net.http.HttpClient;
 
 import dev.vtlab.common.ProcessMemoryMetrics;
+import dev.vtlab.common.ServiceSettings;
 
 import org.springframework.boot.http.client.JdkClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.autoconfigure.ClientHttpRequestFactoryBuilderCustomizer;
@@ -16,6 +17,12 @@ public class LabConfiguration {
     @Bean
     LabSettings labSettings(Environment environment) {
         return LabSettings.from(environment);
+    }
+
+    /** The part the reactive twin reads too, for what needs nothing else (the downstream client, the pools). */
+    @Bean
+    ServiceSettings serviceSettings(LabSettings settings) {
+        return settings.service();
     }
 
     /**

@@ -1,55 +1,39 @@
 package dev.vtlab.app.system;
 
-import java.net.URI;
-import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import dev.vtlab.common.Env;
-import dev.vtlab.common.InvalidSettingException;
+import dev.vtlab.common.ServiceSettings;
 
 import org.springframework.core.env.PropertyResolver;
 
 import static dev.vtlab.common.Env.bool;
-import static dev.vtlab.common.Env.httpUrl;
 import static dev.vtlab.common.Env.intBetween;
-import static dev.vtlab.common.Env.jdbcUrl;
-import static dev.vtlab.common.Env.millis;
-import static dev.vtlab.common.Env.nonBlank;
 import static dev.vtlab.common.Env.oneOf;
-import static dev.vtlab.common.Env.optionalPort;
 
 /**
- * Every environment variable the app reads, parsed and validated in one place.
+ * Every environment variable the app reads, parsed and validated in one place: those it shares with the
+ * reactive twin (database, stub, server, timeouts, management port) in {@link ServiceSettings}, which
+ * parses and defaults them for both, and the app's own experiments here.
  *
- * <p>Spring's own settings (virtual threads, pool size, Tomcat threads, ...) are wired to the same
- * variables through placeholders in application.properties; {@link SettingsEnvironmentPostProcessor}
- * runs {@link #from} before any of them is converted, so a bad value fails with a message naming the
- * variable instead of an anonymous conversion error deep inside an auto-configuration.
+ * <p>{@link SettingsEnvironmentPostProcessor} runs {@link #from} before Spring converts anything and sets
+ * the Spring properties (virtual threads, pool, Tomcat threads, ...) from the parsed values, so a bad
+ * value fails with a message naming the variable instead of an anonymous conversion error deep inside an
+ * auto-configuration, and no default is written twice.
  */
 public record LabSettings(
         boolean virtualThreads,
-        int dbPoolMax,
         ConnMode connMode,
         PathMode pathMode,
         int tomcatMaxThreads,
-        String dbUrl,
-        String dbUser,
-        String dbPassword,
-        URI stubUrl,
-        String serverAddress,
-        int serverPort,
-        Duration dbPoolTimeout,
-        Duration downstreamConnectTimeout,
-        Duration downstreamReadTimeout,
-        Integer managementPort,
         OffloadExecutor offloadExecutor,
         int offloadPool,
         FanOutMode fanOutMode,
         PoolImpl poolImpl,
         ContextMode contextMode,
-        int contextKb) {
-
-    /** Hikari rejects connection timeouts below 250 ms, so the lab does too, with a clearer message. */
-    static final int MIN_POOL_TIMEOUT_MS = 250;
+        int contextKb,
+        ServiceSettings service) {
 
     /** When the database connection is given back to the pool. */
     public enum ConnMode {
@@ -114,67 +98,49 @@ public record LabSettings(
         return Env.valueName(constant);
     }
 
-    /**
-     * The pool size: DB_POOL_MAX, the name the reactive twin reads too; HIKARI_MAX_POOL, the published rig's
-     * name, still works. Both set to different sizes is a mistake that must not pick one silently.
-     */
-    static int dbPoolMax(PropertyResolver env) {
-        if (env.getProperty("DB_POOL_MAX") == null) {
-            return intBetween(env, "HIKARI_MAX_POOL", 50, 1, Integer.MAX_VALUE);
-        }
-        int size = intBetween(env, "DB_POOL_MAX", 50, 1, Integer.MAX_VALUE);
-        String alias = env.getProperty("HIKARI_MAX_POOL");
-        if (alias != null && intBetween(env, "HIKARI_MAX_POOL", 50, 1, Integer.MAX_VALUE) != size) {
-            throw new InvalidSettingException("DB_POOL_MAX",
-                    "the same as HIKARI_MAX_POOL (its older name, set to '%s') when both are set".formatted(alias),
-                    String.valueOf(size));
-        }
-        return size;
-    }
-
     public static LabSettings from(PropertyResolver env) {
         return new LabSettings(
                 bool(env, "VT_ENABLED", false),
-                dbPoolMax(env),
                 oneOf(env, "CONN_MODE", ConnMode.RELEASED),
                 oneOf(env, "PATH_MODE", PathMode.NORMAL),
                 intBetween(env, "TOMCAT_MAX_THREADS", 200, 1, Integer.MAX_VALUE),
-                jdbcUrl(env, "DB_URL", "jdbc:postgresql://127.0.0.1:5544/vtlab"),
-                nonBlank(env, "DB_USER", "vtlab"),
-                env.getProperty("DB_PASSWORD", ""),
-                httpUrl(env, "STUB_URL", "http://127.0.0.1:8081"),
-                nonBlank(env, "SERVER_ADDRESS", "127.0.0.1"),
-                intBetween(env, "SERVER_PORT", 8080, 0, 65_535),
-                millis(env, "DB_POOL_TIMEOUT_MS", 5000, MIN_POOL_TIMEOUT_MS),
-                millis(env, "DOWNSTREAM_CONNECT_TIMEOUT_MS", 2000, 1),
-                millis(env, "DOWNSTREAM_READ_TIMEOUT_MS", 10_000, 1),
-                optionalPort(env, "MANAGEMENT_PORT"),
                 oneOf(env, "OFFLOAD_EXECUTOR", OffloadExecutor.PLATFORM),
                 intBetween(env, "OFFLOAD_POOL", 50, 1, 10_000),
                 oneOf(env, "FANOUT_MODE", FanOutMode.SEQUENTIAL),
                 oneOf(env, "POOL_IMPL", PoolImpl.HIKARI),
                 oneOf(env, "CONTEXT_MODE", ContextMode.NONE),
-                intBetween(env, "CONTEXT_KB", 64, 1, 16_384));
+                intBetween(env, "CONTEXT_KB", 64, 1, 16_384),
+                // HIKARI_MAX_POOL: the published rig's name for DB_POOL_MAX, which the app still honours.
+                ServiceSettings.from(env, "HIKARI_MAX_POOL"));
     }
 
+    /**
+     * The Spring properties the app's settings stand for, beside the shared ones
+     * ({@link ServiceSettings#springProperties()}).
+     */
+    public Map<String, Object> springProperties() {
+        Map<String, Object> properties = new LinkedHashMap<>(service.springProperties());
+        // true: Tomcat serves each request on a new virtual thread; false: on its platform thread pool.
+        properties.put("spring.threads.virtual.enabled", virtualThreads);
+        // Only meaningful for platform threads; Tomcat ignores it when virtual threads are on.
+        properties.put("server.tomcat.threads.max", tomcatMaxThreads);
+        properties.put("spring.datasource.url", service.dbUrl());
+        properties.put("spring.datasource.username", service.dbUser());
+        properties.put("spring.datasource.password", service.dbPassword());
+        // A fixed-size pool: connection set-up must not show up as noise in latency measurements.
+        properties.put("spring.datasource.hikari.maximum-pool-size", service.dbPoolMax());
+        properties.put("spring.datasource.hikari.minimum-idle", service.dbPoolMax());
+        // How long a request waits for a free connection before it is answered 503.
+        properties.put("spring.datasource.hikari.connection-timeout", service.dbPoolTimeout().toMillis());
+        return properties;
+    }
 
-
-
-
-
-
-
-    /** Keeps the password out of logs and failure reports. */
+    /** Keeps the password out of logs and failure reports ({@link ServiceSettings#toString()} leaves it out). */
     @Override
     public String toString() {
-        return "LabSettings[virtualThreads=%s, dbPoolMax=%d, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
-                .formatted(virtualThreads, dbPoolMax, connMode, pathMode, tomcatMaxThreads)
-                + "dbUrl=%s, dbUser=%s, stubUrl=%s, server=%s:%d, dbPoolTimeout=%s, downstreamConnectTimeout=%s, "
-                        .formatted(dbUrl, dbUser, stubUrl, serverAddress, serverPort, dbPoolTimeout,
-                                downstreamConnectTimeout)
-                + "downstreamReadTimeout=%s, managementPort=%s, offloadExecutor=%s, offloadPool=%d, "
-                        .formatted(downstreamReadTimeout, managementPort, offloadExecutor, offloadPool)
-                + "fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d]"
-                        .formatted(fanOutMode, poolImpl, contextMode, contextKb);
+        return "LabSettings[virtualThreads=%s, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
+                .formatted(virtualThreads, connMode, pathMode, tomcatMaxThreads)
+                + "offloadExecutor=%s, offloadPool=%d, fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d, %s]"
+                        .formatted(offloadExecutor, offloadPool, fanOutMode, poolImpl, contextMode, contextKb, service);
     }
 }

@@ -1,11 +1,15 @@
 package dev.vtlab.app.workloads;
 
-/** Mapped to 400: a workload parameter that is missing, not an integer, or out of range. */
-public class InvalidParameterException extends RuntimeException {
+import dev.vtlab.common.problems.ProblemException;
+
+import org.springframework.http.HttpStatus;
+
+/** 400: a workload parameter that is missing, not an integer, or out of range. */
+public class InvalidParameterException extends ProblemException {
 
     InvalidParameterException(String name, String raw, int min, int max) {
-        super("Parameter '" + name + "' must be an integer from " + min + " to " + max + ", got "
-                + (raw == null ? "nothing" : "'" + raw + "'"));
+        super(HttpStatus.BAD_REQUEST, "Invalid parameter", "Parameter '" + name + "' must be an integer from " + min
+                + " to " + max + ", got " + (raw == null ? "nothing" : "'" + raw + "'"), null);
     }
 
     static int parse(String name, String raw, int min, int max) {

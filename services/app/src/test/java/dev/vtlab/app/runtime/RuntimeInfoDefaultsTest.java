@@ -1,5 +1,6 @@
 package dev.vtlab.app.runtime;
 
+import dev.vtlab.testsupport.BuildVersions;
 import dev.vtlab.testsupport.LabHttp;
 import dev.vtlab.app.support.PlatformReleasedApp;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class RuntimeInfoDefaultsTest {
 
         JsonNode pool = info.get("pool");
         assertThat(pool.get("implementation").asString()).isEqualTo("HikariCP");
-        assertThat(pool.get("version").asString()).isEqualTo("7.1.0");
+        assertThat(pool.get("version").asString()).isEqualTo(BuildVersions.hikariCp());
         assertThat(pool.get("maximumPoolSize").asInt()).isEqualTo(3);
         assertThat(pool.get("minimumIdle").asInt()).isEqualTo(3);
         assertThat(pool.get("connectionTimeoutMs").asLong()).isEqualTo(5000);
@@ -66,7 +67,7 @@ class RuntimeInfoDefaultsTest {
         assertThat(downstream.get("client").asString()).isEqualTo("JdkClientHttpRequestFactory");
 
         assertThat(info.get("jdkVersion").asString()).startsWith(String.valueOf(Runtime.version().feature()));
-        assertThat(info.get("springBootVersion").asString()).isEqualTo("4.1.1");
+        assertThat(info.get("springBootVersion").asString()).isEqualTo(BuildVersions.springBoot());
         assertThat(info.get("availableProcessors").asInt()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(info.get("virtualThreadSchedulerParallelism").asInt()).isPositive();
     }

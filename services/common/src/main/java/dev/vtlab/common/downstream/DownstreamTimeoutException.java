@@ -1,9 +1,15 @@
 package dev.vtlab.common.downstream;
 
-/** The downstream service did not connect or answer in time (mapped to 504). */
-public class DownstreamTimeoutException extends RuntimeException {
+import dev.vtlab.common.problems.ProblemException;
+import dev.vtlab.common.problems.Problems;
+import org.jspecify.annotations.Nullable;
 
-    public DownstreamTimeoutException(String message, Throwable cause) {
-        super(message, cause);
+import org.springframework.http.HttpStatus;
+
+/** 504: the downstream service did not connect or answer in time. */
+public class DownstreamTimeoutException extends ProblemException {
+
+    public DownstreamTimeoutException(String message, @Nullable Throwable cause) {
+        super(HttpStatus.GATEWAY_TIMEOUT, Problems.DOWNSTREAM_TIMEOUT, message, cause);
     }
 }

@@ -1,9 +1,15 @@
 package dev.vtlab.common.downstream;
 
-/** The downstream service could not be reached or gave an unusable answer (mapped to 502). */
-public class DownstreamUnavailableException extends RuntimeException {
+import dev.vtlab.common.problems.ProblemException;
+import dev.vtlab.common.problems.Problems;
+import org.jspecify.annotations.Nullable;
 
-    public DownstreamUnavailableException(String message, Throwable cause) {
-        super(message, cause);
+import org.springframework.http.HttpStatus;
+
+/** 502: the downstream service could not be reached or gave an unusable answer. */
+public class DownstreamUnavailableException extends ProblemException {
+
+    public DownstreamUnavailableException(String message, @Nullable Throwable cause) {
+        super(HttpStatus.BAD_GATEWAY, Problems.DOWNSTREAM_UNAVAILABLE, message, cause);
     }
 }

@@ -22,7 +22,8 @@ import org.springframework.web.bind.annotation.RequestMapping;
  * How both services' OpenAPI documents describe their {@link Problems}: the Problem schema, one response
  * per status an endpoint can answer with, and the order lookup's table, which the app and its twin share
  * status for status. Each service lists its endpoints' problems in a table of its own (path as mapped →
- * status → description), drawn from its exception handler; every endpoint may also answer 500.
+ * status → description), drawn from the {@link ProblemException}s its endpoints throw and its exception
+ * handler; every endpoint may also answer 500.
  */
 public final class ProblemDocumentation {
 

@@ -19,6 +19,9 @@ public final class Problems {
     public static final String DATABASE_ERROR = "Database error";
     public static final String INTERNAL_ERROR = "Internal error";
 
+    /** The detail of a 503 for a pool that ran out: the same words from both services. */
+    public static final String POOL_EXHAUSTED_DETAIL = "No database connection became free within the pool timeout";
+
     /** Seconds a client should wait after the service shed load: the wait it ran out of clears within the pool timeout. */
     public static final String RETRY_AFTER_SECONDS = "1";
 

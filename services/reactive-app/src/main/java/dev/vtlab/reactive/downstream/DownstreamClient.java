@@ -4,9 +4,9 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
+import dev.vtlab.common.ServiceSettings;
 import dev.vtlab.common.downstream.DownstreamTimeoutException;
 import dev.vtlab.common.downstream.DownstreamUnavailableException;
-import dev.vtlab.reactive.system.LabSettings;
 import io.netty.channel.ConnectTimeoutException;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
@@ -32,7 +32,7 @@ public class DownstreamClient {
     private final URI baseUrl;
 
     public DownstreamClient(WebClient.Builder builder, ClientHttpConnector connector, HttpClientSettings httpSettings,
-            LabSettings settings) {
+            ServiceSettings settings) {
         // Pass the auto-configured connector explicitly so runtime-info reports the instance that is used.
         this.webClient = builder.baseUrl(settings.stubUrl().toString()).clientConnector(connector).build();
         this.connector = connector;

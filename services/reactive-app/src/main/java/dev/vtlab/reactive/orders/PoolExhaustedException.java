@@ -1,9 +1,15 @@
 package dev.vtlab.reactive.orders;
 
-/** No database connection became free within the pool's acquire timeout (mapped to 503). */
-public class PoolExhaustedException extends RuntimeException {
+import dev.vtlab.common.problems.ProblemException;
+import dev.vtlab.common.problems.Problems;
+
+import org.springframework.http.HttpStatus;
+
+/** 503 with Retry-After: no database connection became free within the pool's acquire timeout. */
+public class PoolExhaustedException extends ProblemException {
 
     public PoolExhaustedException(Throwable cause) {
-        super("No database connection became free within the pool timeout", cause);
+        super(HttpStatus.SERVICE_UNAVAILABLE, Problems.POOL_EXHAUSTED, Problems.POOL_EXHAUSTED_DETAIL, cause);
+        retryShortly();
     }
 }

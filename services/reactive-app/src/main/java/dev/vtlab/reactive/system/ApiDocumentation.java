@@ -14,7 +14,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The twin's OpenAPI 3 document, as the app's: springdoc serves it as the actuator endpoints
  * {@code openapi} and {@code swagger-ui} on the management port; each endpoint describes itself where it
- * is declared, and the problems it can answer with (ApiExceptionHandler's) are listed here.
+ * is declared, and the problems it can answer with (its problem exceptions' and ApiExceptionHandler's) are
+ * listed here.
  */
 @Configuration(proxyBeanMethods = false)
 class ApiDocumentation {

@@ -1,6 +1,7 @@
 package dev.vtlab.reactive.system;
 
 import dev.vtlab.common.ProcessMemoryMetrics;
+import dev.vtlab.common.ServiceSettings;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -12,6 +13,12 @@ public class LabConfiguration {
     @Bean
     LabSettings labSettings(Environment environment) {
         return LabSettings.from(environment);
+    }
+
+    /** The part the app reads too: all the downstream client needs. */
+    @Bean
+    ServiceSettings serviceSettings(LabSettings settings) {
+        return settings.service();
     }
 
     @Bean

@@ -1,7 +1,8 @@
-package dev.vtlab.reactive.system;
+package dev.vtlab.reactive.pool;
 
 import java.time.Duration;
 
+import dev.vtlab.reactive.system.LabSettings;
 import io.r2dbc.pool.ConnectionPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +33,7 @@ class PoolWarmUp implements ApplicationRunner {
     public void run(ApplicationArguments args) {
         // Waiting is right here and only here: this is the main thread during start-up, not an event loop
         // (Reactor refuses block() on a non-blocking thread, so a mistake would fail loudly, not stall).
-        Duration timeout = settings.dbPoolTimeout().plus(settings.dbPoolTimeout());
+        Duration timeout = settings.service().dbPoolTimeout().multipliedBy(2);
         Integer opened = pool.warmup().block(timeout);
         log.info("Pool ready with {} new connections (max {}); {}", opened,
                 pool.getMetrics().map(m -> m.getMaxAllocatedSize()).orElse(-1), settings);

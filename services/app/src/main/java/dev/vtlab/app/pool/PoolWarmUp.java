@@ -1,11 +1,11 @@
-package dev.vtlab.app.system;
+package dev.vtlab.app.pool;
 
 import java.sql.Connection;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import dev.vtlab.app.pool.PoolView;
+import dev.vtlab.app.system.LabSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +38,7 @@ class PoolWarmUp implements ApplicationRunner {
             connection.isValid(1);
         }
         PoolView pool = PoolView.of(dataSource);
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.dbPoolTimeout().toMillis());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.service().dbPoolTimeout().toMillis());
         while (pool.totalConnections() < pool.minimumIdle() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
