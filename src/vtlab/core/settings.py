@@ -27,7 +27,7 @@ PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 
 
 HOST = "127.0.0.1"  # the harness's own listeners (k6's API, the latency proxy) and the default of every tier
 # Each tier's address: any of 127.0.0.0/8, which Linux routes to loopback, so a run can put every tier on an
-# address of its own and prove that no code path assumes one host (tests/test_e2e_beyond.py).
+# address of its own and prove that no code path assumes one host (tests/e2e/test_e2e_beyond.py).
 APP_HOST = os.environ.get("VTLAB_APP_HOST", HOST)
 STUB_HOST = os.environ.get("VTLAB_STUB_HOST", HOST)
 PG_HOST = os.environ.get("VTLAB_PG_HOST", HOST)

@@ -5,30 +5,10 @@ import math
 import pytest
 
 from vtlab.explain import analyze, bottleneck, queues
-from vtlab.results import record
 from vtlab.report.scenarios import common
+from vtlab.results import record
 
-META = {"host": {"cpus_available": 2}, "core_map": "app=0-1 pg=0-1 stub=0-1 load=0-1"}
-RUN = record.from_dict(META)  # the run record of a local run on 2 shared cores
-
-# A clean virtual-thread row: 100 users, 1 s downstream, nothing queues anywhere.
-BASE = {
-    "thread_mode": "virtual", "hikari_pool": "50", "path_mode": "normal", "conn_mode": "released",
-    "concurrency": "100", "rep": "1", "throughput_rps": "98", "p50_ms": "1010", "p95_ms": "1030",
-    "p99_ms": "1050", "p999_ms": "1080", "max_ms": "1100", "error_rate": "0", "http_reqs": "2940",
-    "app_cpu_pct": "20", "pg_cpu_pct": "3", "load_cpu_pct": "4", "hikari_active_max": "3",
-    "hikari_pending_max": "0", "jvm_threads_max": "40", "rss_mb_max": "300", "pinned_events": "0",
-    "load_model": "closed", "target_rps": "0", "dropped_iterations": "0", "stub_delay_ms": "1000",
-    "tomcat_max_threads": "200", "hold_s": "30", "ok_requests": "2940", "throughput_first_half_rps": "98",
-    "throughput_second_half_rps": "98", "app_cpu_pct_max": "25", "stub_cpu_pct": "3", "load_cpu_pct_max": "6",
-    "host_cpu_pct": "15", "tomcat_connections_max": "100", "cpu_samples": "112", "meter_samples": "56",
-    "k6_exit": "0", "app_cpus": "2",
-}
-
-
-def row(**changes):
-    return {**BASE, **{k: str(v) for k, v in changes.items()}}
-
+from rows import BASE, META, RUN, row
 
 def verdict(*rows):
     return analyze.analyse(list(rows), RUN).verdicts[-1]
@@ -269,7 +249,7 @@ def test_the_same_run_reports_the_same_under_any_hash_seed(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
-    fixture = Path(__file__).parent / "fixtures" / "doctored-scenarios"
+    fixture = Path(__file__).parents[1] / "fixtures" / "doctored-scenarios"
     outputs = []
     for seed in ("1", "4242"):
         run_dir = tmp_path / seed

@@ -4,7 +4,7 @@ their Little's-law ceilings, there and here."""
 from __future__ import annotations
 
 import pytest
-from test_analyze import BASE, META, RUN
+from rows import BASE, META, RUN
 
 from vtlab.explain import analyze
 from vtlab.plan import planner, presets

@@ -2,11 +2,7 @@ import pytest
 
 from vtlab.cli.main import main
 
-
-def run_cli(capsys, *argv):
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    return exit_info.value.code, capsys.readouterr().err
+from clirun import run_cli
 
 
 @pytest.mark.parametrize("argv, flag, accepted", [

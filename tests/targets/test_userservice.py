@@ -8,8 +8,8 @@ import socket
 import zipfile
 
 import pytest
-from test_analyze import BASE, META
-from test_cli import run_cli
+from rows import BASE, META
+from clirun import run_cli
 
 from vtlab.explain import analyze
 from vtlab.results import record

@@ -1,6 +1,6 @@
 """The report's scenario sections on hand-made rows: each verdict can go both ways."""
 
-from test_analyze import RUN, row
+from rows import RUN, row
 
 from vtlab.explain import analyze
 from vtlab.report import headline, scenarios, story

@@ -11,7 +11,7 @@ import pytest
 from vtlab.core import constants, shapes
 from vtlab.results import record, table
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 @pytest.mark.parametrize("name", ["quick-run", "doctored-scenarios"])

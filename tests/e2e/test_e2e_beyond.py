@@ -19,7 +19,7 @@ from test_e2e import isolated_rig
 
 from vtlab.series import store
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ADDRESSES = {"VTLAB_APP_HOST": "127.0.0.4", "VTLAB_STUB_HOST": "127.0.0.2", "VTLAB_PG_HOST": "127.0.0.3"}
 # Pure waiting (the service sleeps 1,000 ms a request, the hero point's downstream): a latency the generator's
 # split cannot move, at a load (300 users, ~300 req/s) far below what the service, the host or k6 would queue

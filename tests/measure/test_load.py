@@ -12,7 +12,7 @@ from vtlab.core import shapes
 from vtlab.measure import load
 from vtlab.series import store
 
-FIXTURE = Path(__file__).parent / "fixtures" / "k6-summary.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "k6-summary.json"
 
 
 def test_summary_reads_hold_phase_submetrics():

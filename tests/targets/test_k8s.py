@@ -29,7 +29,7 @@ from vtlab.plan import planner
 from vtlab.results import table
 from vtlab.series import store, windows
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 KUBERNETES = "1.34"  # the Kubernetes version the manifests are validated against
 TESTRUN_SCHEMA = json.loads((REPO / "reference" / "k6-operator-testrun.schema.json").read_text())
 EXAMPLE = REPO / "examples" / "kubernetes" / "quick"

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import browser
 import pytest
-import test_series
+from recuts import recut_differences
 
 from vtlab.rig import postgres, procs
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "--conn-mode", "released"]
 
 pytestmark = pytest.mark.e2e
@@ -109,7 +109,7 @@ def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
 def assert_series_kept_and_drawn(run_dir: Path, rows: list[dict[str, str]], dashboards: bool = False) -> None:
     """Every row's series is kept: cut again at the row's own hold it gives the CSV's figures back, and the
     report draws each row's seconds and links k6's own dashboard of it."""
-    assert test_series.recut_differences(run_dir) == [{} for _ in rows]
+    assert recut_differences(run_dir) == [{} for _ in rows]
     page = (run_dir / "report.html").read_text()
     assert page.count("<figure id='timeline-") == len(rows)
     # k6's own dashboard only where asked for (--k6-dashboard): it costs k6 CPU

@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from vtlab.cli.main import main
-from vtlab.series import recut, store, windows
+from vtlab.series import store, windows
 from vtlab.results import table
 from vtlab.report import timeline
 
-QUICK_RUN = Path(__file__).parent / "fixtures" / "quick-run"
+from recuts import recut_differences
+
+QUICK_RUN = Path(__file__).parents[1] / "fixtures" / "quick-run"
 
 
 def write_k6(path, lines, start_unix_ms=1_000_000):
@@ -115,14 +117,6 @@ def test_a_recut_needs_both_ends_of_its_window(tmp_path, capsys):
     assert "--hold-from and --hold-to go together" in capsys.readouterr().err
     assert main(["report", str(tmp_path), "--hold-from", "60", "--hold-to", "30"]) == 2
     assert "need 0 <= from < to" in capsys.readouterr().err
-
-
-def recut_differences(run_dir: Path) -> list[dict[str, tuple[str, str]]]:
-    """Per row, the CSV cells that cutting its kept series again at its own hold does not give back."""
-    rows = table.read_rows(run_dir / table.CSV_NAME)
-    return [{column: (row[column], table.format_value(cut[column])) for column in row
-             if column != "ts_iso" and table.format_value(cut[column]) != row[column]}
-            for row, cut in zip(rows, recut.recut_rows(run_dir), strict=True)]
 
 
 def test_the_committed_quick_run_cut_again_at_its_hold_gives_its_csv_back(tmp_path):

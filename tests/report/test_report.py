@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 import browser
-import test_analyze
+import rows as handmade
 
 from vtlab.explain import analyze
 from vtlab.report import appendix, charts, headline, render, story
 from vtlab.cli.main import main
 
-FIXTURE = Path(__file__).parent / "fixtures" / "quick-run"
-PUBLISHED = Path(__file__).resolve().parents[1] / "reference" / "published.csv"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "quick-run"
+PUBLISHED = Path(__file__).resolve().parents[2] / "reference" / "published.csv"
 
 
 @pytest.fixture(scope="module")
@@ -90,10 +90,10 @@ def test_markdown_headline_and_explanation(rendered):
 
 def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
     def line(mode, rps, ci, rep=1):
-        return test_analyze.row(thread_mode=mode, rep=rep, concurrency=1000, throughput_rps=rps,
+        return handmade.row(thread_mode=mode, rep=rep, concurrency=1000, throughput_rps=rps,
                                 throughput_ci95_rps=ci, ok_requests="")
     def head_of(*rows):
-        return headline.headline(analyze.analyse(list(rows), test_analyze.RUN).aggregates)
+        return headline.headline(analyze.analyse(list(rows), handmade.RUN).aggregates)
     one_rep = head_of(line("platform", 200, 2), line("virtual", 900, 30))
     assert one_rep[0]["platform"].startswith("200.0 ± 2.0 ") and one_rep[0]["virtual"].startswith("900.0 ± 30.0 ")
     assert one_rep[0]["ratio"] == "4.50× [4.31–4.70]"  # 870 / 202 to 930 / 198
@@ -174,12 +174,12 @@ def test_the_same_run_renders_the_same_html(tmp_path):
 
 def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp_path):
     def at(mode, offered, rps, p99):
-        return test_analyze.row(thread_mode=mode, load_model="open", target_rps=offered, concurrency=2 * offered,
+        return handmade.row(thread_mode=mode, load_model="open", target_rps=offered, concurrency=2 * offered,
                                 throughput_rps=rps, throughput_ci95_rps=2, p50_ms=1004 if rps >= offered else 5000,
                                 p99_ms=p99, ok_requests="")
     rows = [at("platform", 150, 149.8, 1030), at("platform", 400, 197.9, 10200),
             at("virtual", 150, 149.9, 1020), at("virtual", 400, 398.6, 1060)]
-    analysis = analyze.analyse(rows, test_analyze.RUN)
+    analysis = analyze.analyse(rows, handmade.RUN)
     sentences = " ".join(story.explain(analysis))
     assert "platform threads: kept up with 150 req/s offered" in sentences
     assert "offered 400 req/s it delivered 197.9 (95% interval 196–200) — its wall (thread-pool)" in sentences
@@ -194,10 +194,10 @@ def test_an_open_model_run_gets_a_headline_a_story_and_an_offered_rate_chart(tmp
 
 
 def test_every_row_shows_the_p99_of_all_responses_and_the_error_mix_when_requests_failed():
-    failing = test_analyze.row(error_rate=0.2, errors_by_status="503=1200,0=12", p99_ms=1050, p99_all_ms=10000,
+    failing = handmade.row(error_rate=0.2, errors_by_status="503=1200,0=12", p99_ms=1050, p99_all_ms=10000,
                                ok_requests="")
-    clean = test_analyze.row(concurrency=50, p99_all_ms=1049)
-    failed, fine = appendix.every_row(analyze.analyse([failing, clean], test_analyze.RUN).verdicts, 200).lines
+    clean = handmade.row(concurrency=50, p99_all_ms=1049)
+    failed, fine = appendix.every_row(analyze.analyse([failing, clean], handmade.RUN).verdicts, 200).lines
     assert (failed["p99"], failed["errors"]) == ("1,050 (10,000)", "20.00% (503=1200,0=12)")
     assert (fine["p99"], fine["errors"]) == ("1,050", "0.00%")  # nothing failed: one p99, no mix
 
@@ -264,13 +264,13 @@ def test_report_json_headline_says_what_report_md_says(reported):
 def test_report_json_writes_what_was_not_measured_as_null(tmp_path):
     from vtlab.results import table
 
-    rows = [test_analyze.row(thread_mode=mode, throughput_ci95_rps="", p99_all_ms="", ok_requests="")
+    rows = [handmade.row(thread_mode=mode, throughput_ci95_rps="", p99_all_ms="", ok_requests="")
             for mode in ("platform", "virtual")]
     with open(tmp_path / table.CSV_NAME, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=table.COLUMNS, restval="", extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
-    table.write_metadata(tmp_path, test_analyze.META)
+    table.write_metadata(tmp_path, handmade.META)
     text = render.render(tmp_path)["json"].read_text()
     assert "NaN" not in text and "Infinity" not in text
     report = json.loads(text)

@@ -11,7 +11,7 @@ import pytest
 
 from vtlab.report import render
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 RUNS = sorted(path.parent for path in FIXTURES.glob("*/expected"))
 
 
