@@ -10,7 +10,7 @@ import pytest
 
 from vtlab.core import dimensions
 from vtlab.measure import loop, neighbours
-from vtlab.measure.target import OnThisMachine, Revives, RowRefused, ShowsItsRows, Target, Turn
+from vtlab.measure.target import OnThisMachine, Revives, RowRefused, SetsUpLate, ShowsItsRows, Target, Turn
 from vtlab.core.dimensions import Row
 from vtlab.plan import planner
 from vtlab.results import table
@@ -213,3 +213,26 @@ def test_a_target_is_closed_when_its_preparation_fails(tmp_path):
     with pytest.raises(RuntimeError, match="no PostgreSQL"):
         loop.run(target, plan(), tmp_path / "run")
     assert target.events == ["close"] and not (tmp_path / "run" / table.CSV_NAME).exists()
+
+
+def test_a_target_that_sets_up_late_does_so_after_the_runs_files_exist_so_a_failed_set_up_resumes(tmp_path):
+    class Late(Fake):
+        fail = True
+
+        def set_up(self) -> None:
+            self.events.append("set_up")
+            if self.fail:
+                raise RuntimeError("the seed Job failed twice")
+
+    run_dir, the_plan = tmp_path / "run", plan()
+    first = Late()
+    assert isinstance(first, SetsUpLate)
+    with pytest.raises(RuntimeError, match="seed Job"):
+        loop.run(first, the_plan, run_dir)
+    # the run's files are there, started before the set-up: the next call is a --resume like any other
+    assert first.events == ["prepare", "set_up", "close"] and first.turns == []
+    assert (run_dir / table.CSV_NAME).exists() and "started" in written_metadata(run_dir)
+    second = Late()
+    second.fail = False
+    loop.run(second, the_plan, run_dir)
+    assert second.events == ["prepare", "set_up", "close"] and len(second.turns) == len(the_plan.rows)

@@ -408,3 +408,11 @@ def test_the_kubelets_times_are_read_in_their_own_zone_whatever_this_machines():
         assert done.stdout.split() == ["1.5", "2.0", "3.25"], zone
     with pytest.raises(ValueError, match="without its zone"):
         kubeletstats.unix_s("1970-01-01T00:00:01.5")
+
+
+def test_a_cluster_run_that_rendered_nothing_deletes_nothing():
+    class Unreachable:
+        def delete(self, documents):
+            raise AssertionError(f"kubectl delete of {len(documents)} documents, though nothing was applied")
+
+    k8srun.ClusterRun(Unreachable(), {}, None, Path("/nonexistent/jfr")).close()

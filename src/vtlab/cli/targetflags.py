@@ -13,7 +13,6 @@ from pathlib import Path
 from vtlab.core.settings import APP_HOST
 from vtlab.measure import load
 from vtlab.rig import build, procs
-from vtlab.measure.target import Target as Measured
 from vtlab.targets import own, user, userservice
 
 # Plan flags that set parts of vtlab's own service: they mean nothing to a user's service, whose own settings go
@@ -173,7 +172,7 @@ def startup_problem(target: userservice.Target) -> str | None:
 
 
 def measured(target: userservice.Target | None, keep: bool, core_map: dict[str, set[int]],
-             doctor: list[dict[str, str]], k6_dashboard: bool) -> Measured:
+             doctor: list[dict[str, str]], k6_dashboard: bool) -> own.OwnService | user.UserService:
     """What `run` measures: the user's service when --service or --url named one, else vtlab's own."""
     if target is None:
         return own.OwnService(keep, core_map, doctor, k6_dashboard)

@@ -7,7 +7,7 @@ import datetime as dt
 
 from pathlib import Path
 
-from vtlab.core import constants as rig_constants
+from vtlab.core import constants
 from vtlab.core import cores, dimensions
 from vtlab.measure import load, writecheck
 from vtlab.measure.jfr import pinned_by_reason
@@ -75,7 +75,7 @@ def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
 def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, k6_version: str, placement: str) -> dict[str, object]:
     """What the row ran with: phases, the service's runtime as it reported itself, versions, cores."""
     return {"ramp_s": plan.ramp_s, "warmup_s": spec.warmup_s, "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
-            "jfr_pinned_threshold_ms": rig_constants.CURRENT.jfr_pinned_threshold_ms,
+            "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),
             "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),
             "jdk_version": info.get("jdkVersion", ""), "spring_boot_version": info.get("springBootVersion", ""),

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vtlab.core import constants as rig_constants
+from vtlab.core import constants
 from vtlab.measure import liveness, load, samplers, stalls
 from vtlab.measure.target import Reporter
 from vtlab.measure.tiers import LOAD, Rig
@@ -48,16 +48,16 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     series_dir = rig.run_dir / "series"
     series_dir.mkdir(exist_ok=True)
     k6_series = store.k6_path(series_dir, slug)
-    constants = rig_constants.CURRENT
+    current = constants.CURRENT
     started_unix = time.time()
     runners = load.start_runners(rig.k6, spec, rig.runners, summary, log, rig.core_map["load"], k6_series,
                                  summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None)
     started = time.monotonic()
     pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
-    cpu = samplers.Sampler(constants.cpu_interval_s, samplers.cpu_reader(lambda: pids))
+    cpu = samplers.Sampler(current.cpu_interval_s, samplers.cpu_reader(lambda: pids))
     # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
-    meters = samplers.Sampler(constants.meter_interval_s, read_meters or (lambda: None))
+    meters = samplers.Sampler(current.meter_interval_s, read_meters or (lambda: None))
     probes = rig.probes(app)
     cpu.start()
     meters.start()
@@ -98,7 +98,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
     measured = store.load_result(requests, exit_code, acknowledged_writes=writes)
     hold_start = store.hold_start_s(requests, spec.hold_start_s)
-    return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + constants.k6_start_slack_s,
+    return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + current.k6_start_slack_s,
                  hold_start + spec.hold_s, requests,
                  watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""})
 

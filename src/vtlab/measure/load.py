@@ -81,7 +81,7 @@ def script_env(spec: LoadSpec, summary: str) -> dict[str, str]:
 # quarter of every scenario's VUs or arrivals, and `--execution-segment-sequence` names all the segments so
 # the quarters add up to the whole. It is what the k6-operator gives the runners of a TestRun with
 # `parallelism: N`. Their summaries stand alone (percentiles cannot be averaged): vtlab merges their raw
-# series instead (series.merge).
+# series instead (series.store.merge).
 
 def segment_sequence(count: int) -> str:
     """k6's --execution-segment-sequence for `count` equal runners, e.g. 0,1/3,2/3,1."""
@@ -112,7 +112,7 @@ class Runner:
 def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,
                   series: Path, dashboard: Path | None = None) -> list[Runner]:
     """The row's `count` k6 processes, each on its execution segment. One writes the row's own files; several each
-    their own beside them (`<name>.runner-2-of-3.<ext>`), for the caller to merge (series.merge) and keep."""
+    their own beside them (`<name>.runner-2-of-3.<ext>`), for the caller to merge (series.store.merge) and keep."""
     def own(path: Path, index: int) -> Path:
         stem, ext = ((path.name.removesuffix(".k6.csv.gz"), ".csv.gz") if path.name.endswith(".k6.csv.gz")
                      else (path.stem, path.suffix))

@@ -12,7 +12,8 @@ from vtlab.core import dimensions
 from vtlab.measure import neighbours
 from vtlab.measure.progress import Progress
 from vtlab.measure.csvrow import failed_row, now
-from vtlab.measure.target import OnThisMachine, Reporter, Revives, RowRefused, ShowsItsRows, Target, Turn
+from vtlab.measure.target import (OnThisMachine, Reporter, Revives, RowRefused, SetsUpLate, ShowsItsRows, Target,
+                                  Turn)
 from vtlab.plan.planner import Plan, estimated_row_s
 from vtlab.results import table
 from vtlab.rig import procs
@@ -45,6 +46,8 @@ def run(target: Target, plan: Plan, run_dir: Path) -> Outcome:
         if isinstance(target, OnThisMachine):
             meta["host_before_run"] = neighbours.before_run(target.own_pids()).record()
         table.write_metadata(run_dir, meta)
+        if isinstance(target, SetsUpLate):
+            target.set_up()
         todo = [(position, row) for position, row in enumerate(plan.rows) if dimensions.key(row) not in done]
         progress = _reporter(target, plan, len(todo))
         if len(todo) < len(plan.rows):

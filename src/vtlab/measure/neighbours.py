@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab.core import constants as rig_constants
+from vtlab.core import constants
 from vtlab.measure import samplers
 from vtlab.series import windows
 
@@ -44,7 +44,7 @@ class HostLoad:
 def before_run(ours: set[int]) -> HostLoad:
     """Warn, before the first row, when other processes already use the machine the rows will measure on."""
     host = watch(ours)
-    if host.busy_pct > rig_constants.CURRENT.foreign_cpu_flag_pct:
+    if host.busy_pct > constants.CURRENT.foreign_cpu_flag_pct:
         print(f"vtlab: warning: before the run, other processes kept {host.busy_pct:.0f}% of this machine busy "
               f"({host.describe()}); rows measured beside them are flagged (foreign_cpu_pct)", file=sys.stderr)
     return host

@@ -41,6 +41,8 @@ class Reporter(Protocol):
 
 
 class Target(Protocol):
+    """The loop calls prepare first, then describe and measure, and close last however the run ends."""
+
     def prepare(self, plan: Plan, run_dir: Path) -> None:
         """Start, or make ready, what every row needs (the long-lived tiers)."""
 
@@ -68,6 +70,15 @@ class OnThisMachine(Protocol):
     """A target whose tiers run on this machine: the loop watches the machine's other processes before the first row."""
 
     def own_pids(self) -> set[int]: ...
+
+
+@runtime_checkable
+class SetsUpLate(Protocol):
+    """A target whose long-lived tiers take long to set up and may fail doing it (a cluster's database, seeded by a
+    Job that can take an hour): the loop calls set_up once the run's CSV and metadata exist, so that a run its
+    set-up failed is resumed with --resume like any other, and "started" counts the set-up."""
+
+    def set_up(self) -> None: ...
 
 
 @runtime_checkable

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from vtlab.explain import analyze
 from vtlab.explain.model import COLUMNS, cells
-from vtlab.report import build, html, markdown
-from vtlab.report import json as report_json
+from vtlab.report import build, html, jsonfile, markdown
 from vtlab.report.document import Document
 from vtlab.results import compare, record, table
 
@@ -48,7 +47,7 @@ def _chart_data(document: Document) -> str:
 # by the key render() returns each file's path under
 WRITERS = {"analysis": Writer(ANALYSIS_NAME, _analysis_csv), "html": Writer(html.NAME, html.serialise),
            "markdown": Writer(markdown.NAME, markdown.serialise), "charts": Writer("charts.json", _chart_data),
-           "json": Writer(report_json.NAME, report_json.serialise)}
+           "json": Writer(jsonfile.NAME, jsonfile.serialise)}
 
 
 def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:

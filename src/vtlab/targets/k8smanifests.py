@@ -210,7 +210,7 @@ def _testrun(plan: Plan, row: Row, index: int, cluster: Cluster) -> dict:
         "spec": {
             "parallelism": plan.runners,
             "script": {"configMap": {"name": SCRIPTS, "file": "orders.js"}},
-            # every request to the runner's log, for vtlab to merge across runners (series.merge)
+            # every request to the runner's log, for vtlab to merge across runners (series.store.merge)
             "arguments": "--out vtlab=- --no-color",
             "quiet": "true",
             # The initializer would run `k6 archive` and `k6 inspect`, which see none of the runner's environment

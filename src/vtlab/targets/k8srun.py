@@ -120,8 +120,8 @@ def target(plan: Plan, cluster: Cluster) -> dict:
 
 
 class ClusterRun:
-    """Measures the plan on a cluster (ShowsItsRows). Its failed rows never stop the run, and nothing is revived:
-    each row's objects are applied afresh, and the run's tiers are Kubernetes's to restart."""
+    """Measures the plan on a cluster (SetsUpLate, ShowsItsRows). Its failed rows never stop the run, and nothing is
+    revived: each row's objects are applied afresh, and the run's tiers are Kubernetes's to restart."""
 
     def __init__(self, kubectl: Kubectl, facts: dict, cluster: Cluster, jfr_tool: Path):
         self.kubectl, self.facts, self.cluster = kubectl, facts, cluster
@@ -129,7 +129,7 @@ class ClusterRun:
         self.files: dict[str, list[dict]] = {}
 
     def prepare(self, plan: Plan, run_dir: Path) -> None:
-        """The manifests rendered and kept in the run, then the long-lived tiers applied and ready."""
+        """The manifests rendered and kept in the run; the tiers are applied by set_up."""
         self.plan, self.run_dir = plan, run_dir
         self.files = k8smanifests.render(plan, self.cluster)
         write(self.files, run_dir / "manifests")
@@ -138,12 +138,16 @@ class ClusterRun:
             "target": target(plan, self.cluster), "versions": {"vtlab_commit": machine.git_commit()},
             # the analysis's facts of the CPU budget: tiers apart, the runners' cores (analyze.context)
             "cluster": {"load_cpus": plan.runners * cpu_cores(self.cluster.resources["load"][0])}}
+
+    def set_up(self) -> None:
+        """The long-lived tiers applied and ready: the namespace, the database's Secret, PostgreSQL seeded, the stub."""
         _prepare(self.kubectl, self.files, self.cluster)
 
     def describe(self) -> dict[str, object]:
         return dict(self.described)
 
     def reporter(self, rows: int) -> Reporter:
+        # numbered against the whole plan, as `vtlab k8s run` always has: a resumed run's rows keep their numbers
         return RowLines(len(self.plan.rows))
 
     def measure(self, turn: Turn, progress: Reporter) -> dict[str, object]:
@@ -158,6 +162,8 @@ class ClusterRun:
 
     def close(self) -> None:
         """The tiers go with the run, however it ends; the namespace and the database's Secret stay for --resume."""
+        if not self.files:  # nothing was rendered, so nothing was applied
+            return
         self.kubectl.delete([d for name, docs in self.files.items() if name[:2] in ("10", "20", "30") for d in docs])
 
 
@@ -177,7 +183,9 @@ class RowLines:
         pass
 
     def failed(self, died: procs.TierDied) -> None:
-        print(f"vtlab k8s: the row failed: {died.__cause__!r}", flush=True)
+        # what the cluster answered, as it always printed it (the error the row was ended by), else the tier's words
+        cause = repr(died.__cause__) if died.__cause__ else died.how
+        print(f"vtlab k8s: the row failed: {cause}", flush=True)
 
     def end(self, values: dict[str, object]) -> None:
         pass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vtlab.core import constants as rig_constants
+from vtlab.core import constants
 from vtlab.core import cores
 from vtlab.measure import load, tiers
 from vtlab.core.dimensions import Row
@@ -59,7 +59,7 @@ def user_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], k6_dashbo
 def describe(rig: tiers.Rig) -> dict[str, object]:
     """The machine, the versions and the core map (rig/machine.py), and the constants the run measured with."""
     return {**machine.collect(rig.java.java, rig.k6_version, cores.describe_map(rig.core_map)),
-            "rig": rig_constants.record()}
+            "rig": constants.record()}
 
 
 def _delayed(row: Row) -> bool:
