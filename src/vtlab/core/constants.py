@@ -36,6 +36,18 @@ class Constants:
     # Machine CPU (100% = every CPU) that no tier used above which a row is flagged: a neighbour that
     # busy takes a tenth of a core's worth from a 2-core machine's tiers.
     foreign_cpu_flag_pct: float = 5.0
+    # The verdict's thresholds (explain/): what a row must show before a wall is named or a hold called steady.
+    # GC pauses above this share of the hold's wall time: the collector, not a resource, held the row back.
+    gc_pause_share: float = 0.10
+    # A trend half-width above this (% of the hold's mean) cannot tell a steady hold from one that drifted by the
+    # 10% the steadiness test allows: the row is too noisy to show steadiness, not taken as steady.
+    trend_noise_max_pct: float = 10.0
+    # Latency within this share above the unloaded latency (the scenario's service time): nothing queued, so the
+    # load (users ÷ latency) and, where it is most of the time, the downstream call set the throughput.
+    unloaded_latency_margin: float = 0.20
+    # A ceiling is exceeded (a wrong prediction) when the row's throughput less its 95% half-width passes it by
+    # more than this share: the ceiling's own error (a p50, a fitted line) has no interval yet.
+    ceiling_exceeded_margin: float = 0.05
 
 
 CURRENT = Constants()

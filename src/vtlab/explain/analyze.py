@@ -23,7 +23,7 @@ from vtlab.explain.facts import all_rps
 from vtlab.explain.model import MEASURED_NUMBERS, Analysis, Context, Failure, Measured, Verdict
 from vtlab.explain.queues import queued
 from vtlab.explain.queues import JEP491_JDK, pins_every_request  # noqa: F401  the report reads them here
-from vtlab.explain.validity import NOT_EXPOSED, NOTES, validity_flags
+from vtlab.explain.validity import CEILING_EXCEEDED, NOT_EXPOSED, NOTES, validity_flags
 from vtlab.results.cells import failed, num
 from vtlab.results.record import RunRecord
 
@@ -49,12 +49,16 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
     ceilings = ceilings_of(row, ctx, service_s, source, cpu_ms, throughput)
     limit, ceiling = limit_of(ceilings)
     flags = validity_flags(row, ctx, throughput)
+    wall = bottleneck(row, ctx, limit, flags, ceilings, ceiling, service_s * 1000)
+    if "vu-cap" in wall.flags:  # k6 dropped the arrivals for want of users, not for a service that fell behind
+        flags = [flag for flag in flags if flag != "offered-above-capacity"]
+    flags = [*flags, *wall.flags]
     return Verdict(
         row=dimensions.parse(row), measured=measured(row), service_time_ms=service_s * 1000,
         service_time_source=source, cpu_ms_per_req=cpu_ms, ceilings=ceilings, ceiling_rps=ceiling, limit=limit,
         attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
-        bottleneck=bottleneck(row, ctx, limit, flags),
-        valid=not [flag for flag in flags if flag not in NOTES and not flag.startswith(NOT_EXPOSED)],
+        bottleneck=wall.name, evidence=wall.evidence,
+        valid=not [f for f in flags if f not in NOTES and not f.startswith((NOT_EXPOSED, CEILING_EXCEEDED))],
         flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads))
 
 

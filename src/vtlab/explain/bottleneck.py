@@ -1,51 +1,94 @@
-"""The bottleneck: one name for what held a row back, decided from its measurements, most decisive first."""
+"""The bottleneck: one name for what held a row back, named only where the row showed that wall saturated (see
+evidence.py), most decisive first; `unexplained`, with the gap and what was checked, where none was."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from vtlab.explain.facts import SATURATED, in_flight, pool_size
-from vtlab.explain.model import Context
-from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
-from vtlab.explain.validity import ERROR_THRESHOLD
-from vtlab.results.cells import num, parse_reasons
+from vtlab.explain import evidence
+from vtlab.explain.evidence import Seen
+from vtlab.explain.facts import SATURATED
+from vtlab.explain.model import Ceilings, Context
+from vtlab.explain.validity import CEILING_EXCEEDED
+from vtlab.results.cells import num
 
-BOTTLENECKS = ("thread-pool", "connection-pool", "cpu", "downstream", "load-generator", "overload")
-
-
-def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Sequence[str]) -> str:
-    """One name for what held the row back, decided from measurements, most decisive first."""
-    if "generator-saturated" in flags or "dropped-iterations" in flags or "generator-interference" in flags:
-        return "load-generator"
-    pool = pool_size(row)
-    if refused(row):
-        return "overload"
-    app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
-    cpu_saturated = (num(row, "host_cpu_pct", 0) >= SATURATED * 100
-                     or num(row, "app_cpu_pct", 0) >= SATURATED * app_allotment)
-    if pool_was_the_queue(row, pool):
-        # With every CPU busy a connection is held longer than its query needs (the thread that holds it
-        # waits for a core), so the queue for connections is a symptom: more of them would not help.
-        return "cpu" if num(row, "host_cpu_pct", 0) >= SATURATED * 100 and limit == "cpu" else "connection-pool"
-    if cpu_saturated and limit == "cpu":
-        return "cpu"  # e.g. CPU-bound work on a pool sized to the cores: more threads would not help
-    cap = request_thread_cap(row, ctx.rig.tomcat_max_threads)
-    if in_flight(row) > cap or (row.get("thread_mode") == "platform"
-                                            and num(row, "tomcat_connections_max", 0) > cap):
-        return "thread-pool"
-    if cpu_saturated:
-        return "cpu"
-    if limit in ("thread-pool", "connection-pool", "cpu"):
-        return limit
-    return "downstream"
+BOTTLENECKS = ("stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu", "thread-pool",
+               "vu-cap", "downstream", "users", "unexplained")
+# which limit's ceiling stands behind each wall's name: a wall whose ceiling the row passed is never named
+_CEILING_OF = {"connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
+               "downstream": "concurrency", "users": "concurrency"}
 
 
-def refused(row: Mapping[str, object]) -> bool:
-    """Whether the service shed load: failed requests, borrows that timed out (503) or 503/504s above the
-    error threshold — not a long queue, which a saturated wall makes too without failing anyone, nor the
-    odd borrow of a queue's tail that outlasted the pool's timeout (2 of 1,500 at the held pool's wall)."""
-    by_status = parse_reasons(str(row.get("errors_by_status") or ""))
-    shed = sum(by_status.get(status, 0) for status in ("503", "504"))
-    requests = num(row, "http_reqs", 0)
-    return (num(row, "error_rate", 0) > ERROR_THRESHOLD or num(row, "pool_timeouts", 0) > ERROR_THRESHOLD * requests
-            or shed > ERROR_THRESHOLD * requests)
+class Wall(NamedTuple):
+    """The row's bottleneck, the evidence that names it (or, unexplained, what was checked), and the flags the
+    decision adds: the ceilings the row passed, k6's VU cap."""
+    name: str
+    evidence: str
+    flags: tuple[str, ...] = ()
+
+
+def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Sequence[str], ceilings: Ceilings,
+               ceiling_rps: float, service_ms: float) -> Wall:
+    """One name for what held the row back, from what the row showed saturated, most decisive first."""
+    passed = evidence.exceeded(num(row, "throughput_rps", 0), num(row, "throughput_ci95_rps"), ceilings,
+                               ctx.rig.ceiling_exceeded_margin)
+    found = _named(row, ctx, limit, tuple(flags), service_ms, passed)
+    extra = tuple(f"{CEILING_EXCEEDED}{name}" for name in passed)
+    if isinstance(found, Wall):
+        return found._replace(flags=found.flags + extra)
+    return Wall("unexplained", _gap(row, ceilings, ceiling_rps, passed, found), extra)
+
+
+def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str, ...], service_ms: float,
+           passed: tuple[str, ...]) -> Wall | list[str]:
+    """The first wall the row showed saturated, or what each check read where none was (one text a check)."""
+    if row.get("stall"):
+        return Wall("stall", str(row.get("stall")))
+    failing, refusing = evidence.failures(row)
+    pool, cpu, threads = evidence.connection_pool(row), evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)
+    host_full = num(row, "host_cpu_pct", 0) >= SATURATED * 100
+    load, mostly_wait = evidence.load(row, ctx, service_ms)
+    closed = row.get("load_model") != "open"
+    checks = (
+        ("load-generator", evidence.generator(row, ctx, flags)),
+        ("failures", failing),
+        ("overload", refusing),
+        ("gc", evidence.gc(row, ctx)),
+        # With every CPU busy a connection is held longer than its query needs (the thread that holds it waits for
+        # a core), so the queue for connections is a symptom: more of them would not help.
+        ("cpu", Seen(pool.saturated and host_full and limit == "cpu", cpu.text)),
+        ("connection-pool", pool),
+        ("cpu", Seen(cpu.saturated and limit == "cpu", cpu.text)),  # e.g. CPU-bound work on a pool sized to cores
+        ("thread-pool", threads),
+        ("cpu", cpu),
+        ("vu-cap", evidence.vus(row)),
+        ("downstream" if closed and mostly_wait else "users", load),
+    )
+    checked: list[str] = []
+    for name, seen in checks:
+        if seen.saturated and _CEILING_OF.get(name) not in passed:
+            return Wall(name, seen.text, ("vu-cap",) if name == "vu-cap" else ())
+        text = seen.text + (" (saturated, but the row passed its ceiling: not named)" if seen.saturated else "")
+        if seen.text and text not in checked:
+            checked.append(text)
+    return checked
+
+
+def _gap(row: Mapping[str, object], ceilings: Ceilings, ceiling_rps: float, passed: tuple[str, ...],
+         checked: list[str]) -> str:
+    """An unexplained row's evidence: how far it stayed below its smallest ceiling it did not pass, and each check
+    that saw nothing saturated."""
+    standing = [(name, value) for name, value in (("concurrency", ceilings.concurrency),
+                                                  ("thread-pool", ceilings.threads),
+                                                  ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu))
+                if name not in passed and not math.isnan(value)]
+    throughput = num(row, "throughput_rps", 0)
+    if standing:
+        name, value = min(standing, key=lambda pair: pair[1])
+        share = throughput / value * 100 if value and not math.isinf(value) else math.nan
+        gap = f"attained {evidence.number(share)}% of the {name} ceiling {evidence.number(value)} req/s"
+    else:
+        gap = f"no ceiling computed ({evidence.number(ceiling_rps)} req/s)"
+    return f"{gap}; no wall named: " + "; ".join(checked)

@@ -36,7 +36,9 @@ def lowest_load_rows(rows: Sequence[Mapping[str, object]],
     """Per scenario: (users, p50 seconds, thread mode) of the row low_load_service_times takes its time from."""
     candidates: dict[tuple[str, ...], tuple[float, float, str]] = {}
     for row in rows:
+        # a row that completed nothing has no latency to give: never a scenario's reference, whatever its p50 reads
         if (failed(row) or num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms"))
+                or not num(row, "throughput_rps", 0) > 0 or num(row, "ok_requests", 1) <= 0
                 or queued(row, default_threads)):
             continue
         key = scenario_of(row)

@@ -12,6 +12,7 @@ from vtlab.core import dimensions
 from vtlab.results.cells import num
 
 SATURATED = 0.90                 # share of a tier's CPU allotment (or of a pool's connections) that counts as saturated
+K6_MAX_VUS_FACTOR = 2            # load/phases.js: maxVUs = 2 × preAllocatedVUs (the row's users) in the open model
 
 
 def workload(row: Mapping[str, object]) -> str:
@@ -55,9 +56,21 @@ def in_flight(row: Mapping[str, object]) -> float:
     if row.get("load_model") != "open" and not user_service(row):
         return num(row, "concurrency", 0)
     # a user's script may think between its requests: its users are not all in the service at once
-    latency_ms = num(row, "mean_ms")
-    latency_ms = num(row, "p50_ms", 0) if math.isnan(latency_ms) else latency_ms
-    return num(row, "throughput_rps", 0) * latency_ms / 1000
+    latency = latency_ms(row)
+    return num(row, "throughput_rps", 0) * (0.0 if math.isnan(latency) else latency) / 1000
+
+
+def latency_ms(row: Mapping[str, object]) -> float:
+    """The successful requests' mean latency (Little's law's), their p50 in CSVs without it; NaN when none
+    succeeded: the latency of nothing is not 0."""
+    latency = num(row, "mean_ms")
+    return num(row, "p50_ms") if math.isnan(latency) else latency
+
+
+def vu_cap(row: Mapping[str, object]) -> float:
+    """The open model's most VUs k6 may run: load/phases.js pre-allocates the row's users and lets k6 grow to
+    K6_MAX_VUS_FACTOR times them before it drops arrivals."""
+    return K6_MAX_VUS_FACTOR * num(row, "concurrency", 0)
 
 
 def db_round_trip_s(row: Mapping[str, object]) -> float:

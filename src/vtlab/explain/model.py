@@ -127,6 +127,7 @@ class Verdict:
     limit: str = ""                 # which ceiling that is ("concurrency", "thread-pool", ...)
     attained: float = NAN           # throughput / ceiling
     bottleneck: str = ""            # what the measurements say held the row back; "" for a failed row
+    evidence: str = ""              # what the row showed of that wall (unexplained: the gap and what was checked)
     valid: bool = False
     flags: tuple[str, ...] = ()
     queued: bool = False            # its latency includes waiting for a thread or connection by design
@@ -193,6 +194,7 @@ VERDICT_COLUMNS = (
     "throughput_rps", "throughput_ci95_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
     "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags", "ceilings_restated",
+    "evidence",
 )
 COLUMNS = (*dimensions.NAMES, *VERDICT_COLUMNS)
 
@@ -208,6 +210,6 @@ def cells(verdict: Verdict) -> list[str]:
         "ceiling_concurrency_rps": c.concurrency, "ceiling_threads_rps": c.threads, "ceiling_pool_rps": c.pool,
         "ceiling_cpu_rps": c.cpu, "ceiling_rps": verdict.ceiling_rps, "limit": verdict.limit,
         "attained": verdict.attained, "bottleneck": verdict.bottleneck, "valid": verdict.valid,
-        "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated),
+        "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated), "evidence": verdict.evidence,
     }
     return [format_value(values[column]) for column in COLUMNS]

@@ -15,8 +15,10 @@ from vtlab.results.cells import num
 # Above this share of failed requests a row is flagged (invalid) and, if the service refused or failed them,
 # named overload: its throughput is what survived, not what it can serve.
 ERROR_THRESHOLD = 0.01
-# Conditions worth saying that do not make a row's numbers wrong: it is still valid.
+# Conditions worth saying that do not make a row's numbers wrong: it is still valid. A ceiling the row passed
+# (CEILING_EXCEEDED) is a wrong prediction, not a wrong measurement: also a note.
 NOTES = ("offered-above-capacity",)
+CEILING_EXCEEDED = "ceiling-exceeded:"
 # Flags of a user's service that say what it does not expose (its meters, its pool, its CPU behind --url): what
 # could not be measured, reported as such, never a reason to distrust what was.
 NOT_EXPOSED = "not-exposed:"
@@ -27,8 +29,11 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     """The row's flags, in the order analysis.csv lists them: the load generator's, the requests', the samplers',
     then the hold's steadiness, the write check and k6's exit."""
     flags = [*_generator_flags(row, ctx), *_request_flags(row, throughput), *_sampling_flags(row, ctx)]
-    if not steady(row):
-        flags.append("not-steady")
+    hold = steadiness(row, ctx.rig.trend_noise_max_pct)
+    if hold != "steady":
+        flags.append(hold)
+    if row.get("stall"):
+        flags.append("stall")  # users waited while next to nothing completed: the hold measured a stop, not a rate
     if str(row.get("writes_ok", "")).lower() == "false":
         flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
     exit_code = num(row, "k6_exit", 0)
@@ -64,7 +69,7 @@ def _request_flags(row: Mapping[str, object], throughput: float) -> list[str]:
     hold = num(row, "hold_s")
     if not math.isnan(ok) and hold and throughput * hold > ok + 1:
         flags.append("errors-counted")
-    if num(row, "http_reqs", 0) <= 0 or throughput <= 0:
+    if num(row, "http_reqs", 0) <= 0 or throughput <= 0 or num(row, "ok_requests", 1) <= 0:
         flags.append("no-successful-requests")
     return flags
 
@@ -95,24 +100,29 @@ def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
     return flags
 
 
-def steady(row: Mapping[str, object]) -> bool:
-    """A steady hold: its throughput did not drift by more than UNSTEADY from start to end, beyond what its
-    noise explains (the trend test over the series). A shaped load drifts by design (only a soak is judged),
-    and a row measured before the series were kept is judged by its two halves."""
+def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
+    """"steady", "not-steady" or "too-noisy". Not steady: the throughput drifted by more than UNSTEADY from start
+    to end, beyond what its noise explains (the trend test over the series). Too noisy: the trend's 95%
+    half-width is above noise_max_pct (% of the hold's mean), so the hold cannot show it was steady — not
+    detecting a drift is no proof of its absence. A shaped load drifts by design (only a soak is judged), and a
+    row measured before the series were kept is judged by its two halves."""
     if row.get("shape") not in (None, "", "steady", "soak"):
-        return True
+        return "steady"
     drift, half_width = num(row, "throughput_trend_pct"), num(row, "throughput_trend_ci95_pct")
     if not math.isnan(drift):
-        return abs(drift) <= UNSTEADY * 100 or (not math.isnan(half_width) and abs(drift) <= half_width)
+        if abs(drift) > UNSTEADY * 100 and (math.isnan(half_width) or abs(drift) > half_width):
+            return "not-steady"
+        return "too-noisy" if not math.isnan(half_width) and half_width > noise_max_pct else "steady"
     first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
-    return not (first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY)
+    apart = first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY
+    return "not-steady" if apart else "steady"
 
 
 def generator_interfered(row: Mapping[str, object], ctx: Context) -> bool:
     """On cores the tiers share, k6 cannot saturate its own allotment before the host is full: it interferes
     when the host is busy (every core taken) and k6 burned more of it than the service it measures. Then the
-    wall the row met is as much the generator's cost as the service's. (At the hero point k6 takes about a
-    third of a full host, the service more: a dedicated client — wrk — measured the same rate.)"""
+    wall the row met is as much the generator's cost as the service's. The rule and its threshold are not yet
+    cross-checked: no row has been driven by k6 and by a dedicated client (wrk, hey) to compare."""
     if not ctx.shared_cores or num(row, "host_cpu_pct", 0) < SATURATED * 100:
         return False
     return num(row, "load_cpu_pct", 0) > num(row, "app_cpu_pct", math.inf)

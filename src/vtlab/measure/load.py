@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 from dataclasses import dataclass
@@ -153,19 +154,23 @@ def read_summary(summary: Path, exit_code: int) -> LoadResult:
     half_a = int(value("vtlab_ok{half:a}", "count"))
     half_b = int(value("vtlab_ok{half:b}", "count"))
     requests = int(value("http_reqs{phase:hold}", "count"))
+
+    def latency_of(metric: str, key: str, count: int) -> float:
+        # k6 gives a trend of no samples as 0 ms: the latency of nothing is missing, not 0
+        return value(metric, key) if count > 0 else math.nan
     return LoadResult(
         ok_requests=half_a + half_b,
         ok_half_a=half_a,
         ok_half_b=half_b,
         requests=requests,
         error_rate=value("http_req_failed{phase:hold}", "rate"),
-        p50_ms=value(latency, "p(50)"),
-        p95_ms=value(latency, "p(95)"),
-        p99_ms=value(latency, "p(99)"),
-        p999_ms=value(latency, "p(99.9)"),
-        max_ms=value(latency, "max"),
-        mean_ms=value(latency, "avg"),
-        p99_all_ms=value("http_req_duration{phase:hold}", "p(99)"),
+        p50_ms=latency_of(latency, "p(50)", half_a + half_b),
+        p95_ms=latency_of(latency, "p(95)", half_a + half_b),
+        p99_ms=latency_of(latency, "p(99)", half_a + half_b),
+        p999_ms=latency_of(latency, "p(99.9)", half_a + half_b),
+        max_ms=latency_of(latency, "max", half_a + half_b),
+        mean_ms=latency_of(latency, "avg", half_a + half_b),
+        p99_all_ms=latency_of("http_req_duration{phase:hold}", "p(99)", requests),
         failures_by_status={status: count for status in FAILURE_STATUSES
                             if (count := int(value(f"vtlab_failed{{status:{status}}}", "count")))},
         # the open model's hold is a scenario of its own: the warm-up's drops are the ramp's, not the row's

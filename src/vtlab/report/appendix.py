@@ -13,7 +13,7 @@ from vtlab.results.record import PlanRecord, RunRecord
 
 EVERY_ROW_COLUMNS = (("row", "row"), ("rps", "req/s ± 95%"), ("p99", "p99 ms (all)"), ("errors", "errors (by status)"),
                      ("ceiling", "ceiling req/s"), ("limit", "limit"), ("attained", "attained"),
-                     ("bottleneck", "bottleneck"), ("valid", "valid"), ("flags", "flags"),
+                     ("bottleneck", "bottleneck"), ("evidence", "evidence"), ("valid", "valid"), ("flags", "flags"),
                      ("restated", "restated ceilings"), ("missing", "ceilings not computed"))
 
 CEILINGS = (
@@ -31,7 +31,7 @@ def every_row(verdicts: Sequence[Verdict], threads: int) -> Table:
     lines = tuple({"row": row_label(a.row, threads), "rps": _row_rps(a), "p99": _p99_text(a),
                    "errors": _errors_text(a), "ceiling": fmt(a.ceiling_rps, 1), "limit": a.limit,
                    "attained": f"{fmt(a.attained * 100)}%", "bottleneck": a.bottleneck,
-                   "valid": "yes" if a.valid else "NO", "flags": ";".join(a.flags),
+                   "evidence": a.evidence, "valid": "yes" if a.valid else "NO", "flags": ";".join(a.flags),
                    "restated": ", ".join(a.ceilings.restated), "missing": "; ".join(a.ceilings.missing)}
                   for a in verdicts)
     return Table(EVERY_ROW_COLUMNS, lines, "rows", tuple("valid" if a.valid else "invalid" for a in verdicts))

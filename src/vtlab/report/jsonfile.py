@@ -100,7 +100,8 @@ def _verdict(v: Verdict) -> dict[str, Any]:
             "cpu_ms_per_req": v.cpu_ms_per_req,
             "ceilings": {"concurrency": c.concurrency, "threads": c.threads, "pool": c.pool, "cpu": c.cpu},
             "ceilings_restated": list(c.restated), "ceiling_rps": v.ceiling_rps, "limit": v.limit,
-            "attained": v.attained, "bottleneck": v.bottleneck, "valid": v.valid, "flags": list(v.flags),
+            "attained": v.attained, "bottleneck": v.bottleneck, "evidence": v.evidence, "valid": v.valid,
+            "flags": list(v.flags),
             "queued": v.queued, "notes": [*c.missing, *([m.stall] if m.stall else [])]}
 
 

@@ -161,9 +161,10 @@ def read_samples(path: Path) -> tuple[Series, Series, float]:
 
 
 def percentile(ordered: Sequence[float], pct: float) -> float:
-    """k6's rule (TrendSink.P): linear interpolation between the closest ranks; 0 for no values."""
+    """k6's rule (TrendSink.P): linear interpolation between the closest ranks; NaN for no values (k6 says 0,
+    but the latency of nothing is missing, not 0 ms)."""
     if not ordered:
-        return 0.0
+        return math.nan
     i = pct * (len(ordered) - 1)
     low, high = ordered[math.floor(i)], ordered[math.ceil(i)]
     return low + (high - low) * (i - math.floor(i))
@@ -200,7 +201,7 @@ def load_result(k6: K6Series, exit_code: int, window: tuple[float, float] | None
         ok_requests=len(ok), ok_half_a=half_a, ok_half_b=half_b, requests=len(chosen),
         error_rate=(len(chosen) - len(ok)) / len(chosen) if chosen else 0.0,
         p50_ms=percentile(ok, 0.50), p95_ms=percentile(ok, 0.95), p99_ms=percentile(ok, 0.99),
-        p999_ms=percentile(ok, 0.999), max_ms=ok[-1] if ok else 0.0, mean_ms=sum(ok) / len(ok) if ok else 0.0,
+        p999_ms=percentile(ok, 0.999), max_ms=ok[-1] if ok else math.nan, mean_ms=sum(ok) / len(ok) if ok else math.nan,
         p99_all_ms=percentile(every, 0.99), failures_by_status=dict(sorted(failures.items())),
         dropped_iterations=sum(count for _, _, count in dropped), exit_code=exit_code,
         acknowledged_writes=acknowledged_writes, ok_per_second=ok_per_second(chosen, window))

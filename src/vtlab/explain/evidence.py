@@ -1,0 +1,162 @@
+"""What a row shows about each wall: whether it was seen saturated, and the numbers that say so or not.
+
+Each check returns a `Seen`: saturated or not, and a short text of what was read ("in flight 400 > threads 200").
+The bottleneck names a wall only where its check saw it saturated; the texts of the checks that did not are what an
+`unexplained` row says was looked at. Nothing here is decided by elimination.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from vtlab.explain.facts import SATURATED, in_flight, latency_ms, pool_size, vu_cap, wait_s
+from vtlab.explain.model import Ceilings, Context
+from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
+from vtlab.explain.validity import ERROR_THRESHOLD, generator_interfered
+from vtlab.results.cells import num, parse_reasons
+
+# Statuses that are the service refusing work it cannot take in time (a full queue, a borrow that timed out):
+# an overload. Every other failure (a 500, a connection error's status 0, a 4xx) is a failure, not a wall.
+REFUSALS = ("503", "504")
+# The designed wait (downstream call, sleep) at least this share of the latency: the time is the downstream's.
+DOWNSTREAM_SHARE = 0.5
+
+
+class Seen(NamedTuple):
+    """One wall's check: whether the row showed it saturated, and what was read ("" where there was nothing to
+    read: no failure, the closed model's VU cap)."""
+    saturated: bool
+    text: str
+
+
+def number(value: float) -> str:
+    """A number as the evidence says it: whole above 10, one decimal below."""
+    if math.isnan(value):
+        return "?"
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.0f}" if abs(value) >= 10 or value == round(value) else f"{value:.1f}"
+
+
+def generator(row: Mapping[str, object], ctx: Context, flags: tuple[str, ...] | list[str]) -> Seen:
+    """k6 was the wall: its CPU at its allotment's peak, or (cores shared) the host full and k6 the larger
+    consumer — a rule kept from before and not yet cross-checked with a dedicated client."""
+    peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
+    if "generator-saturated" in flags or "dropped-iterations" in flags:
+        return Seen(True, f"k6 CPU peak {number(peak)}% ≥ {number(SATURATED * 100)}% of its "
+                          f"{number(ctx.load_cpus)} cores")
+    if "generator-interference" in flags or generator_interfered(row, ctx):
+        return Seen(True, f"shared cores: host {number(num(row, 'host_cpu_pct'))}% ≥ {number(SATURATED * 100)}%, "
+                          f"k6 {number(num(row, 'load_cpu_pct'))}% > service {number(num(row, 'app_cpu_pct'))}% "
+                          "(threshold not yet cross-checked with a dedicated client)")
+    return Seen(False, f"k6 CPU peak {number(peak)}%")
+
+
+def failures(row: Mapping[str, object]) -> tuple[Seen, Seen]:
+    """(failures, overload): requests that failed for a reason other than refusal (a 500, status 0, a 4xx), and
+    refusals under load (503/504, borrows that timed out), each above the error threshold of the hold's
+    requests. Without a breakdown by status (older CSVs) every failure is a failure: refusal is not assumed."""
+    requests = num(row, "http_reqs", 0)
+    by_status = parse_reasons(str(row.get("errors_by_status") or ""))
+    failed = max(num(row, "error_rate", 0) * requests, float(sum(by_status.values())))
+    shed = float(sum(by_status.get(status, 0) for status in REFUSALS))
+    other = failed - shed
+    timeouts = num(row, "pool_timeouts", 0)
+    limit = ERROR_THRESHOLD * requests
+    statuses = f" ({row.get('errors_by_status')})" if by_status else ", statuses not recorded"
+    failing = Seen(other > limit and other >= max(shed, timeouts),
+                   f"{number(other)} of {number(requests)} requests failed other than by refusal{statuses}"
+                   if other > 0 else "")
+    refusing = Seen(shed > limit or timeouts > limit,
+                    f"{number(shed)} refused (503/504), {number(timeouts)} pool borrows timed out of {number(requests)}"
+                    if shed > 0 or timeouts > 0 else "")
+    return failing, refusing
+
+
+def gc(row: Mapping[str, object], ctx: Context) -> Seen:
+    """GC pauses a large share of the hold's wall time (the service's GC meters over the hold)."""
+    pause_ms, hold_s = num(row, "gc_pause_ms"), num(row, "hold_s")
+    if math.isnan(pause_ms) or not hold_s > 0:
+        return Seen(False, "GC pauses not measured")
+    share = pause_ms / (hold_s * 1000)
+    return Seen(share >= ctx.rig.gc_pause_share,
+                f"GC paused {number(share * 100)}% of the hold ({number(pause_ms)} ms of {number(hold_s)} s; "
+                f"wall at {number(ctx.rig.gc_pause_share * 100)}%)")
+
+
+def connection_pool(row: Mapping[str, object]) -> Seen:
+    """Every connection out and a thread waiting for one, by the pool's timers (samples where it keeps none)."""
+    pool = pool_size(row)
+    out, waiting = num(row, "pool_out_mean"), num(row, "pool_waiting_mean")
+    if not math.isnan(waiting):
+        text = f"pool {number(pool)}: out {number(out)} mean, waiters {number(waiting)} mean (timers)"
+    else:
+        share = num(row, "hikari_pending_share") * 100
+        text = (f"pool {number(pool)}: out {number(num(row, 'hikari_active_max'))} max, waiters "
+                f"{number(num(row, 'hikari_pending_max'))} max in {number(share)}% of samples")
+    return Seen(pool_was_the_queue(row, pool), text)
+
+
+def cpu(row: Mapping[str, object], ctx: Context) -> Seen:
+    """The host or the service at least SATURATED busy (the service against its own cores' allotment)."""
+    app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
+    host, app = num(row, "host_cpu_pct", 0), num(row, "app_cpu_pct", 0)
+    saturated = host >= SATURATED * 100 or app >= SATURATED * app_allotment
+    return Seen(saturated, f"host {number(host)}%, service {number(app / app_allotment * 100)}% of its cores "
+                           f"(wall at {number(SATURATED * 100)}%)")
+
+
+def thread_pool(row: Mapping[str, object], ctx: Context) -> Seen:
+    """More requests in flight than request threads (or, for platform threads, more connections open)."""
+    cap = request_thread_cap(row, ctx.rig.tomcat_max_threads)
+    flying, connections = in_flight(row), num(row, "tomcat_connections_max", 0)
+    if flying > cap:
+        return Seen(True, f"in flight {number(flying)} > threads {number(cap)}")
+    if row.get("thread_mode") == "platform" and connections > cap:
+        return Seen(True, f"connections open {number(connections)} > threads {number(cap)}")
+    return Seen(False, f"in flight {number(flying)} ≤ threads {number(cap)}")
+
+
+def vus(row: Mapping[str, object]) -> Seen:
+    """The open model's generator cap: arrivals dropped while k6's users were all in a request (rate × latency
+    at its VU cap): k6 had no user left to send them with, whatever the service could have taken."""
+    if row.get("load_model") != "open":
+        return Seen(False, "")  # the closed model's users are the load itself, not a cap of the generator
+    cap, flying, dropped = vu_cap(row), in_flight(row), num(row, "dropped_iterations", 0)
+    return Seen(dropped > 0 and flying >= SATURATED * cap,
+                f"{number(dropped)} arrivals dropped, in flight {number(flying)} of k6's {number(cap)} VUs")
+
+
+def load(row: Mapping[str, object], ctx: Context, service_ms: float) -> tuple[Seen, bool]:
+    """The load itself was the wall, and whether the time is mostly the downstream call. Closed model: latency
+    within the margin of the unloaded latency (nothing queued), so users ÷ latency is the throughput; open
+    model: every arrival served (nothing dropped, the offered rate reached within its interval)."""
+    latency, margin = latency_ms(row), ctx.rig.unloaded_latency_margin
+    if row.get("load_model") == "open":
+        target, got = num(row, "target_rps", 0), num(row, "throughput_rps", 0)
+        ci = num(row, "throughput_ci95_rps", 0)
+        ci = 0.0 if math.isnan(ci) else ci
+        kept_up = (target > 0 and num(row, "dropped_iterations", 0) == 0
+                   and got + ci >= target * (1 - ctx.rig.ceiling_exceeded_margin))
+        return Seen(kept_up, f"open model: {number(got)} of {number(target)} req/s offered, "
+                             f"{number(num(row, 'dropped_iterations', 0))} dropped"), False
+    wait_ms = wait_s(row) * 1000
+    unloaded = not math.isnan(latency) and not math.isnan(service_ms) and latency <= service_ms * (1 + margin)
+    mostly_wait = not math.isnan(latency) and latency > 0 and wait_ms >= DOWNSTREAM_SHARE * latency
+    text = (f"latency {number(latency)} ms vs unloaded {number(service_ms)} ms (≤ +{number(margin * 100)}%); "
+            f"designed wait {number(wait_ms)} ms")
+    return Seen(unloaded, text), mostly_wait
+
+
+def exceeded(throughput: float, ci95: float, ceilings: Ceilings, margin: float) -> tuple[str, ...]:
+    """The limits whose ceiling the row passed beyond its interval and the ceiling's margin: wrong predictions,
+    never the row's wall. A ceiling that restates the row is its own measurement and cannot be passed."""
+    low = throughput - (0.0 if math.isnan(ci95) else ci95)
+    fields = (("concurrency", ceilings.concurrency), ("thread-pool", ceilings.threads),
+              ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu))
+    restated = {"concurrency": "concurrency", "connection-pool": "pool", "cpu": "cpu"}
+    return tuple(name for name, ceiling in fields
+                 if not math.isnan(ceiling) and not math.isinf(ceiling) and ceiling > 0
+                 and restated.get(name) not in ceilings.restated and low > ceiling * (1 + margin))

@@ -1,0 +1,229 @@
+"""A wall is named only where the row showed it saturated: each bottleneck class and flag on an edited row with
+known numbers, and beside it the same row without that evidence, which does not get the name."""
+
+import math
+
+from vtlab.core import constants
+from vtlab.explain import analyze
+from vtlab.results import record
+from vtlab.series import store
+
+from rows import META, RUN, row
+
+
+def verdict(*rows, run=RUN):
+    return analyze.analyse(list(rows), run).verdicts[-1]
+
+
+# --- the resources ---------------------------------------------------------------------------------
+
+PLATFORM_WALL = dict(thread_mode="platform", concurrency=1000, throughput_rps=196, http_reqs=5880, ok_requests=5880,
+                     tomcat_connections_max=1000, p50_ms=5000, mean_ms=5100, p99_ms=5200)
+
+
+def test_thread_pool_needs_more_requests_in_flight_than_threads():
+    wall = verdict(row(thread_mode="platform"), row(**PLATFORM_WALL))
+    assert wall.bottleneck == "thread-pool" and wall.evidence == "in flight 1000 > threads 200"
+    # 150 users on 200 threads, latency unloaded: no thread was ever wanting
+    under = verdict(row(thread_mode="platform"), row(thread_mode="platform", concurrency=150, throughput_rps=148,
+                                                     tomcat_connections_max=150, mean_ms=1012))
+    assert under.bottleneck == "downstream" and "in flight" not in under.evidence
+
+
+HELD = dict(conn_mode="held", concurrency=100, throughput_rps=49.6, http_reqs=1488, ok_requests=1488, p50_ms=2000,
+            mean_ms=2010, hikari_active_max=50, hikari_pending_max=0, hikari_pending_share=0)
+
+
+def test_connection_pool_needs_every_connection_out_and_threads_waiting():
+    pinned = verdict(row(**HELD, pool_out_mean=49.8, pool_waiting_mean=48))
+    assert pinned.bottleneck == "connection-pool"
+    assert pinned.evidence == "pool 50: out 50 mean, waiters 48 mean (timers)"
+    # the same row with no one waiting for a connection: the pool is not named (and nothing else is seen)
+    idle = verdict(row(**HELD, pool_out_mean=49.8, pool_waiting_mean=0.2))
+    assert idle.bottleneck == "unexplained" and "waiters 0.2 mean" in idle.evidence
+
+
+HOT = dict(concurrency=3000, throughput_rps=1500, http_reqs=45000, ok_requests=45000, app_cpu_pct=150,
+           load_cpu_pct=35, load_cpu_pct_max=40, mean_ms=2000, p50_ms=1990)
+
+
+def test_cpu_needs_the_host_or_the_service_at_90_percent():
+    assert verdict(row(), row(**HOT, host_cpu_pct=97)).bottleneck == "cpu"
+    cooler = verdict(row(), row(**dict(HOT, app_cpu_pct=60), host_cpu_pct=60))
+    assert cooler.bottleneck == "unexplained" and "host 60%" in cooler.evidence
+
+
+def test_downstream_needs_the_latency_to_be_the_unloaded_latency_mostly_the_call():
+    clean = verdict(row(mean_ms=1012))
+    assert clean.bottleneck == "downstream"
+    assert clean.evidence == "latency 1012 ms vs unloaded 1010 ms (≤ +20%); designed wait 1000 ms"
+
+
+def test_a_row_far_below_its_ceilings_with_nothing_saturated_is_unexplained_with_its_gap():
+    """The issue's row: 40% of its ceiling, host 35%, nothing waiting for a connection, requests taking 2.4× the
+    downstream's time. It was named downstream by elimination; now its gap and what was checked are said."""
+    slow = row(concurrency=400, throughput_rps=165, http_reqs=4950, ok_requests=4950, mean_ms=2424, p50_ms=2400,
+               host_cpu_pct=35, app_cpu_pct=40, pool_out_mean=0.4, pool_waiting_mean=0)
+    result = verdict(row(), slow)
+    assert result.bottleneck == "unexplained" and result.valid
+    assert result.evidence.startswith("attained 42% of the concurrency ceiling 396 req/s; no wall named: ")
+    for checked in ("host 35%", "waiters 0 mean", "in flight", "latency 2424 ms vs unloaded 1010 ms"):
+        assert checked in result.evidence
+
+
+def test_users_are_the_wall_where_latency_is_unloaded_but_not_a_downstream_call():
+    # no downstream call: 10 users at 5 ms each — the users, not a call, set the 2,000 req/s
+    local = dict(stub_delay_ms=0, concurrency=10, throughput_rps=1990, http_reqs=59700, ok_requests=59700, p50_ms=5,
+                 mean_ms=5.02)
+    assert verdict(row(**local)).bottleneck == "users"
+    # a 4 ms call in those 5 ms: the downstream's time
+    assert verdict(row(**dict(local, stub_delay_ms=4))).bottleneck == "downstream"
+
+
+OPEN = dict(load_model="open", target_rps=150, concurrency=300, throughput_rps=150, ok_requests=4500, http_reqs=4500,
+            mean_ms=1004, p50_ms=1003)
+
+
+def test_an_open_row_that_kept_up_is_bound_by_the_load_offered_and_one_that_fell_short_is_unexplained():
+    kept_up = verdict(row(**OPEN))
+    assert kept_up.bottleneck == "users" and kept_up.valid
+    assert kept_up.evidence == "open model: 150 of 150 req/s offered, 0 dropped"
+    short = verdict(row(**dict(OPEN, throughput_rps=120, ok_requests=3600, http_reqs=3600)))
+    assert short.bottleneck == "unexplained"
+
+
+# --- the new classes ---------------------------------------------------------------------------------
+
+def test_gc_pauses_a_large_share_of_the_hold_are_named_gc():
+    """The issue's row: paused by GC for 40% of the hold, host CPU 70%, at 57% of its ceiling."""
+    paused = dict(concurrency=400, throughput_rps=226, http_reqs=6780, ok_requests=6780, mean_ms=1770,
+                  host_cpu_pct=70, app_cpu_pct=90)
+    result = verdict(row(), row(**paused, gc_pause_ms=12000))
+    assert result.bottleneck == "gc" and result.valid
+    assert result.evidence.startswith("GC paused 40% of the hold (12000 ms of 30 s")
+    assert verdict(row(), row(**paused, gc_pause_ms=300)).bottleneck == "unexplained"
+
+
+def test_the_gc_threshold_is_the_runs_recorded_constant():
+    paused = row(gc_pause_ms=4500)  # 15% of a 30 s hold
+    assert verdict(paused).bottleneck == "gc"  # this version's wall: 10%
+    lenient = record.from_dict({**META, "rig": {"gc_pause_share": 0.2}})
+    assert verdict(paused, run=lenient).bottleneck == "downstream"
+    assert constants.record()["gc_pause_share"] == 0.10
+
+
+def test_a_recorded_stall_is_named_and_makes_the_row_invalid():
+    stall = "stalled 12 s after k6 started: 0.0 req/s completed for 9 s while the users waited"
+    stalled = verdict(row(stall=stall, throughput_rps=60, ok_requests=1800, http_reqs=1800))
+    assert (stalled.bottleneck, stalled.evidence) == ("stall", stall)
+    assert "stall" in stalled.flags and not stalled.valid
+    unstalled = verdict(row(stall=""))
+    assert unstalled.bottleneck == "downstream" and "stall" not in unstalled.flags
+
+
+FAILING = dict(error_rate=0.05, throughput_rps=93, ok_requests=2793)
+
+
+def test_failures_are_not_an_overload_and_refusals_are():
+    """5% HTTP 500s at 100 users far below every ceiling is a bug, not an overload; so is a dead service's status
+    0. 503s are refusals under load."""
+    bug = verdict(row(**FAILING, errors_by_status="500=147"))
+    assert bug.bottleneck == "failures" and not bug.valid and "errors-above-threshold" in bug.flags
+    assert bug.evidence == "147 of 2940 requests failed other than by refusal (500=147)"
+    assert verdict(row(**FAILING, errors_by_status="0=147")).bottleneck == "failures"
+    refused = verdict(row(**FAILING, errors_by_status="503=147"))
+    assert refused.bottleneck == "overload" and refused.evidence.startswith("147 refused (503/504)")
+    # below the 1% threshold neither is named
+    assert verdict(row(error_rate=0.007, errors_by_status="500=20")).bottleneck == "downstream"
+    # failures without a breakdown by status (older CSVs): failures, never a guessed refusal
+    unknown = verdict(row(**FAILING))
+    assert unknown.bottleneck == "failures" and unknown.evidence.endswith("statuses not recorded")
+
+
+def test_the_generator_on_shared_cores_is_named_with_its_numbers_and_its_unchecked_rule():
+    hog = verdict(row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=70, load_cpu_pct=105,
+                      load_cpu_pct_max=120, ok_requests=27000, http_reqs=27000))
+    assert hog.bottleneck == "load-generator" and not hog.valid
+    assert hog.evidence.startswith("shared cores: host 97% ≥ 90%, k6 105% > service 70%")
+    assert "not yet cross-checked" in hog.evidence
+    busy_service = verdict(row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=120,
+                               load_cpu_pct=60, load_cpu_pct_max=70, ok_requests=27000, http_reqs=27000))
+    assert busy_service.bottleneck != "load-generator"
+
+
+VU_CAP = dict(load_model="open", target_rps=100, concurrency=200, stub_delay_ms=5000, throughput_rps=80,
+              ok_requests=2400, http_reqs=2400, mean_ms=5000, p50_ms=5000, dropped_iterations=600)
+
+
+def test_an_open_row_whose_vus_were_all_busy_while_arrivals_dropped_is_k6s_vu_cap():
+    """100 arrivals/s at 5 s each need 500 users; k6 may grow to 400 (twice the 200 pre-allocated): 80 req/s and
+    the rest dropped, k6 idle, the service's threads unbounded — k6's own cap was the wall."""
+    capped = verdict(row(**VU_CAP))
+    assert capped.bottleneck == "vu-cap" and not capped.valid
+    assert "vu-cap" in capped.flags and "offered-above-capacity" not in capped.flags
+    assert capped.evidence == "600 arrivals dropped, in flight 400 of k6's 400 VUs"
+    # the service's own wall first: platform threads, 400 in flight on 200 threads, served 200 ÷ 5 s
+    threads = verdict(row(**dict(VU_CAP, throughput_rps=40, ok_requests=1200, http_reqs=1200, mean_ms=10000),
+                          thread_mode="platform", tomcat_connections_max=400))
+    assert threads.bottleneck == "thread-pool" and threads.flags == ("offered-above-capacity",) and threads.valid
+    # nothing dropped: k6 had users to spare
+    assert verdict(row(**dict(VU_CAP, dropped_iterations=0))).bottleneck != "vu-cap"
+
+
+# --- predictions the row passed -------------------------------------------------------------------------
+
+SAMPLED_POOL = dict(conn_mode="held", concurrency=100, hikari_active_max=50, hikari_pending_max=50,
+                    hikari_pending_share=1, http_reqs=2400, ok_requests=2400)
+
+
+def test_a_ceiling_the_row_passed_beyond_its_interval_is_flagged_and_never_named():
+    # 50 held connections for 1.01 s each carry 49.5 req/s; the row served 80 ± 2: the prediction was wrong
+    passed = verdict(row(**SAMPLED_POOL, throughput_rps=80, throughput_ci95_rps=2, p50_ms=1250, mean_ms=1250))
+    assert passed.limit == "connection-pool" and "ceiling-exceeded:connection-pool" in passed.flags
+    assert passed.bottleneck != "connection-pool" and passed.valid
+    # at the ceiling, and past it only within its interval: the pool, named
+    at = verdict(row(**SAMPLED_POOL, throughput_rps=49.7, p50_ms=2010, mean_ms=2010))
+    assert at.bottleneck == "connection-pool" and not [f for f in at.flags if f.startswith("ceiling-exceeded")]
+    within = verdict(row(**SAMPLED_POOL, throughput_rps=51, throughput_ci95_rps=2, p50_ms=1960, mean_ms=1960))
+    assert within.bottleneck == "connection-pool" and within.flags == ()
+
+
+# --- steadiness shown, not assumed ----------------------------------------------------------------------
+
+def test_a_trend_too_wide_to_show_steadiness_is_too_noisy_not_steady():
+    """0 ± 180% (ten seconds of nothing in the middle of the hold) was taken as steady; now it is too noisy."""
+    noisy = verdict(row(throughput_trend_pct=0, throughput_trend_ci95_pct=180))
+    assert "too-noisy" in noisy.flags and not noisy.valid and "not-steady" not in noisy.flags
+    assert "too-noisy" in verdict(row(throughput_trend_pct=14, throughput_trend_ci95_pct=20)).flags
+    quiet = verdict(row(throughput_trend_pct=0.8, throughput_trend_ci95_pct=4.7))
+    assert quiet.valid and quiet.flags == ()
+    # a drift its interval shows is not-steady, whatever the width
+    assert verdict(row(throughput_trend_pct=40, throughput_trend_ci95_pct=15)).flags == ("not-steady",)
+    # the threshold is the run's recorded one
+    lenient = record.from_dict({**META, "rig": {"trend_noise_max_pct": 25}})
+    assert verdict(row(throughput_trend_pct=14, throughput_trend_ci95_pct=20), run=lenient).flags == ()
+
+
+# --- zero completions ---------------------------------------------------------------------------------------
+
+def test_percentiles_of_nothing_are_missing_not_zero():
+    assert math.isnan(store.percentile([], 0.5))
+
+
+NOTHING = dict(concurrency=10, throughput_rps=0, ok_requests=0, http_reqs=0, p50_ms=0, p99_ms=0, mean_ms=0)
+
+
+def test_a_row_that_completed_nothing_is_invalid_and_never_the_service_time_reference():
+    """Older CSVs wrote p50 = 0 for a row with no successful request: as the lowest-load row it set the
+    scenario's service time (a user's service: 1 ms)."""
+    nothing, loaded = row(**NOTHING), row(mean_ms=1010)
+    empty, measured = analyze.analyse([nothing, loaded], RUN).verdicts
+    assert not empty.valid and "no-successful-requests" in empty.flags
+    assert measured.service_time_source == "p50 at lowest load" and math.isclose(measured.service_time_ms, 1010)
+    users = dict(workload="service", pool_max=50, tomcat_threads_config=200)
+    _, theirs = analyze.analyse([row(**NOTHING, **users), row(**users, mean_ms=1010)], RUN).verdicts
+    assert math.isclose(theirs.service_time_ms, 1010)
+    # the same with its percentiles missing, as written now
+    blank = row(**dict(NOTHING, p50_ms="", p99_ms="", mean_ms=""))
+    assert "no-successful-requests" in verdict(blank).flags
+    assert math.isclose(analyze.analyse([blank, loaded], RUN).verdicts[1].service_time_ms, 1010)
