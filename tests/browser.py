@@ -10,9 +10,18 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+MISSING = "needs Debian's chromium (apt-get install chromium)"
 # a fresh machine lacks Chromium; .ci/run installs it, so CI never skips
-needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
-                                    reason="needs Debian's chromium (apt-get install chromium)")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason=MISSING)
+
+
+def require() -> None:
+    """For a check inside a longer test: skip it with the reason where Chromium is missing — never pass without
+    having looked — and fail in CI, which installs it."""
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is missing in CI (.ci/run installs it)")
+        pytest.skip(MISSING)
 
 
 def _flags(profile: Path) -> list[str]:

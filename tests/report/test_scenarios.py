@@ -12,7 +12,7 @@ def sections_of(*rows):
     return {s.key: s for s in scenarios.sections(analyze.analyse(list(rows), RUN), mode_label)}
 
 
-def pinning_rows(control_events: int, monitor_events: int):
+def pinning_rows(control_events, monitor_events):
     common = dict(concurrency=50, stub_delay_ms=100, p50_ms=102, p99_ms=130, vt_parallelism=2)
     return [
         row(path_mode="normal", thread_mode="virtual", throughput_rps=480, **common),
@@ -88,7 +88,10 @@ def test_offload_rows_are_capped_by_the_narrowest_pool_on_the_path():
     assert [a.bottleneck for a in analysed] == ["thread-pool", "thread-pool", "thread-pool", "downstream"]
     section = sections_of(*rows)["offload"]
     assert section.table[0]["variant"] == "platform Tomcat → 50 platform threads"
-    assert "only virtual Tomcat → virtual threads had none below the users" in " ".join(section.verdict)
+    text = " ".join(section.verdict)
+    assert "each row with a pool below its users stopped at it" in text
+    assert "only virtual Tomcat → virtual threads had none below the users (390.0 req/s)" in text
+    assert "A virtual-thread executor behind platform Tomcat still stops at Tomcat's threads" in text
 
 
 def fanout_rows(structured_p50: float):
@@ -268,3 +271,433 @@ def test_the_pinning_section_shows_each_rows_jdk():
     section = sections_of(*rows)["pinning"]
     assert any(line["variant"].endswith("/ JDK 21") for line in section.table)
     assert "0 pinned events" in " ".join(section.verdict)  # JEP 491's verdict reads the JDK 25 rows only
+
+
+# --- every sentence that concludes something, fed data that supports it and data that contradicts it ------------
+
+def said(key, *rows):
+    return " ".join(sections_of(*rows)[key].verdict)
+
+
+def told(*rows):
+    return " ".join(story.explain(analyze.analyse(list(rows), RUN)))
+
+
+CPU_WORK = dict(workload="cpu", cpu_work=5000, ok_requests="")
+
+
+def cpu_rows(platform_host, virtual_host, virtual_rps=395):
+    return (row(thread_mode="platform", tomcat_max_threads=2, throughput_rps=400, app_cpu_ms_per_req=4,
+                host_cpu_pct=platform_host, **CPU_WORK),
+            row(thread_mode="virtual", throughput_rps=virtual_rps, app_cpu_ms_per_req=4, host_cpu_pct=virtual_host,
+                **CPU_WORK))
+
+
+def test_the_cpu_is_called_the_wall_only_where_every_row_saturated_it():
+    full = said("cpu", *cpu_rows(97, 97))
+    assert "The CPU is the wall" in full and "a platform pool sized to the cores is enough" in full
+    # host at 40%: the virtual row is still named cpu (by elimination), the sentence says what was measured
+    idle = said("cpu", *cpu_rows(40, 40))
+    assert "The CPU is the wall" not in idle and "enough" not in idle
+    assert "No row saturated the CPU (host CPU at most 40%): the cores were not the wall here" in idle
+    half = said("cpu", *cpu_rows(97, 60, virtual_rps=300))
+    assert "The CPU was full in platform (2 threads) only; virtual stopped at cpu with the host CPU at 60%." in half
+    assert "The thread model still moves throughput by 25% (best: platform (2 threads))." in half
+    assert "each model's own overhead" in said("cpu", *cpu_rows(97, 97, virtual_rps=300))
+
+
+def test_the_cpu_per_request_is_called_the_services_only_where_it_was_measured():
+    assert "4.00 ms of the service's CPU per request" in said("cpu", *cpu_rows(97, 97))
+    unmeasured = row(thread_mode="platform", tomcat_max_threads=2, throughput_rps=400, host_cpu_pct=97, **CPU_WORK)
+    text = said("cpu", unmeasured)
+    assert "of the service's CPU per request" not in text and "the service's CPU was not measured" in text
+
+
+def test_missing_samples_on_a_cpu_bound_virtual_row_are_blamed_on_the_carriers_only_with_the_cores_full():
+    def starved(host):
+        return said("cpu", row(thread_mode="virtual", throughput_rps=395, app_cpu_ms_per_req=4, host_cpu_pct=host,
+                               meter_samples=3, **CPU_WORK))
+    assert "waited behind the computation" in starved(97)
+    assert "waited behind the computation" not in starved(40)
+    assert "went missing with the host CPU at 40%: not the carriers busy computing" in starved(40)
+
+
+def platform_row(users, rps, p99, **changes):
+    return row(thread_mode="platform", concurrency=users, throughput_rps=rps, throughput_ci95_rps=2, p99_ms=p99,
+               tomcat_connections_max=users, ok_requests="", **changes)
+
+
+def test_platform_threads_are_said_to_flatten_only_where_two_rows_at_their_wall_show_it():
+    lowest = platform_row(100, 99, 1020, p50_ms=1003)
+    flat = told(lowest, platform_row(400, 199, 2300), platform_row(1000, 200, 5800))
+    assert ("Platform threads flatten at 200 req/s: Tomcat's threads ÷ the time each is busy (1,003 ms, the p50 at "
+            "lowest load) predict 199 req/s, and past that users only queue (p99 5,800 ms at 1000 users).") in flat
+    one = told(lowest, platform_row(400, 199, 2300))
+    assert "flatten" not in one and "only queue" not in one
+    assert "met their thread wall at 400 users with 199 req/s" in one and "what lies past it was not measured" in one
+    rising = told(lowest, platform_row(400, 199, 2300), platform_row(1000, 260, 5800))
+    assert "yet throughput did not flatten: 199 req/s at 400 users, 260 at 1000 — beyond both rows' noise" in rising
+    calm = told(lowest, platform_row(400, 199, 2300), platform_row(1000, 200, 2100))
+    assert "only queue" not in calm and "past that p99 did not grow (2,300 ms at 400 users, 2,100 ms at 1000)" in calm
+
+
+def test_virtual_threads_are_said_limited_by_a_ceiling_only_where_they_reached_it():
+    def virtual(users, rps, p50=1010):
+        # CPU in proportion to the load, so the lower rows predict the CPU wall instead of restating it
+        return row(concurrency=users, throughput_rps=rps, throughput_ci95_rps=5, p50_ms=p50, ok_requests="",
+                   http_reqs=rps * 30, app_cpu_pct=rps / 10)
+    lower = (virtual(100, 99), virtual(400, 396))
+    assert "(99% of a predicted 990 req/s), limited by the users themselves" in told(*lower, virtual(1000, 982, 1020))
+    short = told(*lower, virtual(1000, 400, 1020))
+    assert "limited by" not in short
+    assert "(40% of a predicted 990 req/s), short of its lowest ceiling, that of the users themselves" in short
+    beyond = told(*lower, virtual(1000, 1500, 1020))
+    assert "limited by" not in beyond and "past its lowest ceiling (a prediction the row proved wrong)" in beyond
+
+
+def held_row(mode, rps, users=100, waited=True, **changes):
+    # the pool seen as the queue: every connection out, waiters in most samples
+    pool = dict(hikari_active_max=50, hikari_pending_max=50, hikari_pending_share=0.9) if waited else {}
+    return row(thread_mode=mode, conn_mode="held", hikari_pool=50, concurrency=users, throughput_rps=rps,
+               throughput_ci95_rps=0.8, tomcat_connections_max=users, ok_requests="", **pool, **changes)
+
+
+def test_the_held_story_says_virtual_threads_cannot_help_only_where_both_modes_stopped_at_the_pool_alike():
+    same = told(held_row("platform", 49.7), held_row("virtual", 49.7))
+    assert "the bottleneck moves to the pool: pool ÷ 1,000 ms (stub delay) caps both modes at 50 req/s" in same
+    assert "Virtual threads cannot help when every request needs a connection for the whole call." in same
+    apart = told(held_row("platform", 49.7), held_row("virtual", 95))
+    assert "cannot help" not in apart
+    assert "Virtual threads delivered 1.91× [1.87–1.96] the platform threads' rate at 50 connections" in apart
+    alone = told(held_row("platform", 49.7))
+    assert "cannot help" not in alone and "caps it at 50 req/s" in alone
+    assert "Only one thread mode was measured held: whether virtual threads help here was not measured." in alone
+    # 20 users on 50 connections: the users, not the pool, were the wall
+    few = told(held_row("platform", 19.8, users=20, waited=False), held_row("virtual", 19.8, users=20, waited=False))
+    assert "moves to the pool" not in few and "the pool was the bottleneck in 0 of 2 held rows" in few
+    assert "cannot help" not in few and "within noise of each other, though not both at the pool" in few
+
+
+def open_row(mode, offered, rps, p99, **changes):
+    return row(thread_mode=mode, load_model="open", target_rps=offered, concurrency=2 * offered, throughput_rps=rps,
+               throughput_ci95_rps=2, p50_ms=1004 if rps >= offered else 5000, p99_ms=p99, ok_requests="", **changes)
+
+
+def test_the_open_story_says_latency_grew_only_where_the_p99_shows_a_queue():
+    kept = open_row("platform", 150, 149.8, 1030)
+    queued = told(kept, open_row("platform", 400, 197.9, 10200))
+    assert "and latency grew (p99 10,200 ms, 10.2× the 1,000 ms a request takes unqueued)" in queued
+    assert "without bound" not in queued
+    calm = told(kept, open_row("platform", 400, 197.9, 1100))
+    assert "latency grew" not in calm
+    assert "yet latency did not grow (p99 1,100 ms against 1,000 ms in service)" in calm
+
+
+def test_every_row_valid_says_no_dropped_iterations_only_where_no_row_noted_any():
+    clean = told(row(), row(concurrency=50))
+    assert "Every row is valid: the generator kept up (its CPU is in every row), no dropped iterations" in clean
+    # arrivals dropped with k6's CPU to spare: a note, the row stays valid, and the sentence must not deny it
+    noted = told(open_row("virtual", 150, 149.8, 1030, dropped_iterations=20), open_row("virtual", 400, 398, 1100))
+    assert "no dropped iterations" not in noted
+    assert "Every row is valid; noted, without making a row invalid: virtual 150/s" in noted
+    assert "(offered-above-capacity)" in noted
+
+
+OFFLOAD = dict(workload="offload", concurrency=400, p50_ms=1005, p99_ms=8000, tomcat_connections_max=400,
+               ok_requests="")
+
+
+def offload_row(tomcat, executor, rps, **changes):
+    return row(thread_mode=tomcat, offload_executor=executor, offload_pool=50 if executor == "platform" else 0,
+               throughput_rps=rps, **{**OFFLOAD, **changes})
+
+
+def test_offload_names_the_narrowest_pool_the_wall_only_where_the_rows_stopped_at_it():
+    fine = said("offload", offload_row("platform", "platform", 49.5), offload_row("virtual", "virtual", 390))
+    assert "each row with a pool below its users stopped at it (platform Tomcat → 50 platform threads)" in fine
+    assert "A virtual-thread executor behind platform Tomcat" not in fine  # no such row: nothing claimed
+    # a fifth of the requests failed: the analysis names overload, not Tomcat's threads
+    refused = said("offload", offload_row("platform", "platform", 49.5), offload_row("virtual", "virtual", 390),
+                   offload_row("platform", "virtual", 198, error_rate=0.2))
+    assert "so the narrowest pool on the path sets the wall" not in refused
+    assert "yet not every row with a pool below its users stopped at it: platform Tomcat → virtual threads " \
+           "(overload)" in refused
+    assert "still stops at Tomcat's threads" not in refused
+    assert "A virtual-thread executor behind platform Tomcat met overload, not Tomcat's 200 threads" in refused
+    few = said("offload", offload_row("platform", "virtual", 98, concurrency=100, tomcat_connections_max=100))
+    assert "capped by none of its pools (Tomcat's 200 threads: no fewer threads than users)" in few
+    assert "No row had a pool below its users" in few and "still stops" not in few
+
+
+def fanout_row(mode, fanout, p50, rps):
+    return row(thread_mode=mode, fanout=fanout, workload="fanout", concurrency=400, stub_delay_ms=1000, p50_ms=p50,
+               throughput_rps=rps, tomcat_connections_max=400, ok_requests="")
+
+
+def test_platform_fanout_carries_more_only_as_far_as_the_rows_show_it():
+    sequential = fanout_row("platform", "sequential", 4433, 99.6)
+    doubled = said("fanout", sequential, fanout_row("platform", "structured", 2168, 199.3))
+    assert "so a fan-out 2.00× shorter carried 2.00× the requests on the same 200 threads" in doubled
+    short = said("fanout", sequential, fanout_row("platform", "structured", 2168, 120))
+    assert "on the same 200 threads" not in short
+    assert "yet a fan-out 2.00× shorter carried 1.20× the requests (thread-pool → thread-pool)" in short
+    assert "With platform Tomcat" not in said("fanout", sequential)  # nothing to compare: nothing claimed
+
+
+SLEEP = dict(workload="sleep", sleep_ms=5000, ok_requests="")
+
+
+def sleep_row(mode, users, rps, p50):
+    return row(thread_mode=mode, concurrency=users, tomcat_connections_max=users, throughput_rps=rps, p50_ms=p50,
+               **SLEEP)
+
+
+def test_sleep_says_users_waited_for_a_thread_only_where_there_were_more_and_the_median_shows_it():
+    waited = said("sleep", sleep_row("platform", 1000, 40, 25000))
+    assert "so a user waits for a thread (median 25.0 s, 5.0× the sleep)" in waited
+    unqueued = said("sleep", sleep_row("platform", 1000, 40, 5010))
+    assert "waits for a thread" not in unqueued and "yet users did not wait for a thread (median 5.0 s" in unqueued
+    fewer = said("sleep", sleep_row("platform", 100, 19.9, 5003))
+    assert "waits for a thread" not in fewer and "every user has a thread (100 users, 200 threads" in fewer
+
+
+def test_sleep_says_virtual_threads_took_about_the_sleep_only_where_the_median_is():
+    assert "median 5.00 s — about the sleep itself" in said("sleep", sleep_row("virtual", 1000, 199, 5003))
+    slow = said("sleep", sleep_row("virtual", 1000, 110, 9000))
+    assert "about the sleep itself" not in slow and "1.8× the sleep: requests waited beyond their sleep" in slow
+
+
+def test_the_ratio_sentence_claims_a_ratio_only_where_the_modes_intervals_are_apart():
+    apart = said("sleep", sleep_row("platform", 1000, 40, 25000), sleep_row("virtual", 1000, 199, 5003))
+    assert "Virtual threads deliver 5.0× the platform throughput here." in apart
+    close = said("sleep", sleep_row("platform", 100, 19.9, 5003), sleep_row("virtual", 100, 19.9, 5003))
+    assert "deliver" not in close and "Virtual and platform threads are within noise of each other here" in close
+
+
+def context_rows(none_rss=700, scoped_pause=590, with_none=True):
+    common = dict(concurrency=1000, thread_mode="virtual", stub_delay_ms=2000)
+    none = row(context="none", rss_mb_max=none_rss, heap_used_mb_max=300, gc_pauses=20, gc_pause_ms=200, **common)
+    local = row(context="threadlocal", context_kb=64, rss_mb_max=900, heap_used_mb_max=500, gc_pauses=60,
+                gc_pause_ms=600, **common)
+    scoped = row(context="scopedvalue", context_kb=64, rss_mb_max=880, heap_used_mb_max=490, gc_pauses=58,
+                 gc_pause_ms=scoped_pause, **common)
+    return (none, local, scoped) if with_none else (local, scoped)
+
+
+def test_the_holder_is_said_to_matter_less_than_the_size_only_where_the_rows_show_both():
+    supported = said("context", *context_rows())
+    assert "so the holder matters less than the context's size (without one: RSS 700 MB)" in supported
+    sizeless = said("context", *context_rows(none_rss=890))
+    assert "matters less" not in sizeless
+    assert "the holder made no difference beyond noise, and neither did the context's size" in sizeless
+    paused = said("context", *context_rows(scoped_pause=300))
+    assert "matters less" not in paused and "the holders differ beyond noise (GC pause time 50% apart)" in paused
+    alone = said("context", *context_rows(with_none=False))
+    assert "matters less" not in alone and "no row without a context to weigh its size against" in alone
+
+
+POOLS = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual",
+             ok_requests="")
+AT_THE_POOL = dict(hikari_active_max=20, hikari_pending_max=100, hikari_pending_share=0.9)
+
+
+def pool_row(impl, rps, **changes):
+    return row(pool_impl=impl, throughput_rps=rps, **{**POOLS, **changes})
+
+
+def test_the_pools_are_said_to_share_a_wall_only_where_the_analysis_named_the_same_one():
+    assert "— the same wall" in said("pools", pool_row("hikari", 370), pool_row("agroal", 365))
+    refused = said("pools", pool_row("hikari", 370), pool_row("agroal", 365, error_rate=0.05))
+    assert "within noise of each other (their 95% intervals overlap)" in refused and "the same wall" not in refused
+
+
+def test_agroals_tail_is_said_fairer_only_at_the_same_throughput_with_both_pools_queued():
+    hikari = pool_row("hikari", 358, p99_ms=1554, throughput_ci95_rps=2, **AT_THE_POOL)
+    fair = said("pools", hikari, pool_row("agroal", 360, p99_ms=1084, throughput_ci95_rps=2, **AT_THE_POOL))
+    assert "Agroal's p99 is 30% shorter: the waiters were served more evenly at the same throughput." in fair
+    slower = said("pools", hikari, pool_row("agroal", 300, p99_ms=1084, throughput_ci95_rps=2, **AT_THE_POOL))
+    assert "Agroal's p99 is 30% shorter." in slower and "evenly" not in slower
+    matched = said("pools", hikari, pool_row("agroal", 300, p99_ms=1554, throughput_ci95_rps=2, **AT_THE_POOL))
+    assert "Their tails match." in matched and "match too" not in matched
+
+
+def test_neither_pool_is_said_to_pin_only_where_both_pools_rows_were_recorded():
+    assert "Neither pool pinned a virtual thread while borrowing" in said(
+        "pools", pool_row("hikari", 370), pool_row("agroal", 365))
+    hikari_pinned = said("pools", pool_row("hikari", 370, pinned_events=5, pinned_reasons="Native or VM frame=5"),
+                         pool_row("agroal", 365))
+    assert "Neither" not in hikari_pinned
+    assert "Agroal pinned no virtual thread while borrowing; HikariCP pinned 5 times" in hikari_pinned
+    platform = dict(thread_mode="platform")
+    unmeasured = said("pools", pool_row("hikari", 370, **platform), pool_row("agroal", 365, **platform))
+    assert "Neither" not in unmeasured and "Pinning while borrowing was not measured" in unmeasured
+    lone = said("pools", pool_row("agroal", 365))
+    assert "Neither" not in lone and "no HikariCP row on virtual threads to compare with" in lone
+    pinned = said("pools", pool_row("hikari", 370), pool_row("agroal", 250, pinned_events=40,
+                                                              pinned_reasons="Native or VM frame on stack=40"))
+    assert "where HikariCP at the same settings pinned none: its borrow still blocks a carrier" in pinned
+
+
+LATENCY = dict(conn_mode="released", hikari_pool=10, concurrency=400, stub_delay_ms=1000, thread_mode="virtual",
+               throughput_first_half_rps=None, throughput_second_half_rps=None, ok_requests="")
+LOOPBACK = row(throughput_rps=396, p50_ms=1004, p99_ms=1030, **LATENCY)
+
+
+def test_the_connections_are_said_all_busy_only_where_the_pool_was_seen_full():
+    far = dict(db_latency_ms=20, db_jitter_ms=5, throughput_rps=236, p50_ms=1690, hikari_active_max=10)
+    busy = said("latency", LOOPBACK, row(**far, hikari_pending_max=300, hikari_pending_share=0.95, **LATENCY))
+    assert "all 10 connections were busy" in busy
+    # named connection-pool by the lowest ceiling alone, no waiter ever seen
+    unseen = said("latency", LOOPBACK, row(**far, hikari_pending_max=0, **LATENCY))
+    assert "(connection-pool, ceiling" in unseen and "all 10 connections were busy" not in unseen
+    assert "yet the 10 connections were not seen all busy (waiters: 0 max (sampled))" in unseen
+
+
+def test_the_round_trip_is_said_to_be_in_the_connection_time_only_where_the_time_covers_it():
+    def far(rps, **changes):
+        return said("latency", LOOPBACK, row(db_latency_ms=20, db_jitter_ms=5, throughput_rps=rps, p50_ms=1690,
+                                             pool_out_mean=9.8, pool_waiting_mean=30, **changes, **LATENCY))
+    assert "~42 ms (connections ÷ throughput) — the 40 ms round trip plus the query" in far(236)
+    fast = far(400)
+    assert "round trip plus the query" not in fast and "~25 ms (connections ÷ throughput) — less than the 40 ms" in fast
+    downstream = said("latency", LOOPBACK, row(downstream_latency_ms=20, throughput_rps=236, p50_ms=1690,
+                                               pool_out_mean=9.8, pool_waiting_mean=30, **LATENCY))
+    assert "round trip" not in downstream and "each request kept one ~42 ms (connections ÷ throughput)." in downstream
+
+
+def test_a_broken_capture_makes_the_synchronized_zero_prove_nothing():
+    assert "JEP 491 (JDK 24+) lets a virtual thread unmount" in said("pinning", *pinning_rows(380, 0))
+    broken = said("pinning", *pinning_rows(0, 0))
+    assert "lets a virtual thread unmount" not in broken
+    assert "which proves nothing while the capture is broken" in broken
+    unread = said("pinning", *pinning_rows("", 0))
+    assert "The capture works" not in unread and "no pinned-event count (its recording was unreadable)" in unread
+    assert "Without a pinned-control count this zero is unverified." in unread
+
+
+def control_row_with(**changes):
+    rows = pinning_rows(changes.pop("control_events", 380), 0)
+    rows[2] = {**rows[2], **{k: str(v) for k, v in changes.items()}}
+    return said("pinning", *rows)
+
+
+def test_the_carriers_are_called_the_pool_only_where_the_control_pinned_and_served_what_they_allow():
+    assert "so the carriers are the pool: 2 ÷ 100 ms = 20.0 req/s" in control_row_with()
+    faster = control_row_with(throughput_rps=150, ok_requests="")
+    assert "carriers are the pool" not in faster and "the row served 7.5× that: not every request kept" in faster
+    slower = control_row_with(throughput_rps=5)
+    assert "carriers are the pool" not in slower and "and the row stayed below that" in slower
+    silent = control_row_with(control_events=0)
+    assert "so the carriers are the pool" not in silent and "with 0 pinned events the carriers are not shown" in silent
+
+
+def test_the_controls_missing_samples_are_blamed_on_pinning_only_where_it_pinned():
+    assert "its scrapes waited for a carrier" in control_row_with(meter_samples=2)
+    silent = control_row_with(control_events=0, meter_samples=2)
+    assert "waited for a carrier" not in silent
+    assert "with no pinned carrier recorded: not explained by pinning" in silent
+
+
+def jep491_platform_http(rps, events, **changes):
+    common = dict(concurrency=50, stub_delay_ms=100, p50_ms=102, p99_ms=130, vt_parallelism=2, thread_mode="virtual")
+    return [row(path_mode="normal", jdk=21, jdk_version="21.0.8+9-LTS", throughput_rps=450, **common),
+            row(path_mode="synchronized-platform-http", jdk=21, jdk_version="21.0.8+9-LTS", throughput_rps=rps,
+                pinned_events=events, pinned_reasons=f"no reason recorded (JDK < 24)={events}" if events else "",
+                **{**common, **changes})]
+
+
+def test_jep491_calls_the_carriers_the_pool_only_where_jfr_saw_them_pinned_and_the_row_stayed_within():
+    assert "so the 2 carriers are the pool: ceiling 2 ÷ 100 ms = 20.0 req/s" in said(
+        "jep491", *jep491_platform_http(19.5, 390))
+    silent = said("jep491", *jep491_platform_http(19.5, 0))
+    assert "carriers are the pool" not in silent and "yet JFR recorded no pinned event" in silent
+    faster = said("jep491", *jep491_platform_http(150, 390, ok_requests=""))
+    assert "carriers are the pool" not in faster and "yet the row served 7.5× that" in faster
+
+
+def test_a_stall_is_called_the_pinning_deadlock_only_with_as_many_users_as_carriers():
+    def stalled(carriers):
+        rows = [r for r in jep491_rows() if r["jdk"] == "21"]
+        return said("jep491", *[{**r, "vt_parallelism": str(carriers)} for r in rows])
+    assert "This is the JDK 21 pinning deadlock" in stalled(2)
+    many = stalled(64)
+    assert "pinning deadlock:" not in many and "Fewer users (50) than carriers (64): not every carrier" in many
+    assert "whether every one was pinned (the JDK 21 pinning deadlock) is not measured" in stalled("")
+
+
+REACTIVE = dict(concurrency=1000, stub_delay_ms=1000, hikari_pool=50, ok_requests="")
+
+
+def reactive_said(**webflux):
+    rows = [row(thread_mode="platform", throughput_rps=199, p50_ms=5000, tomcat_connections_max=1000, **REACTIVE),
+            row(thread_mode="virtual", throughput_rps=890, jvm_threads_max=32, app_cpu_ms_per_req=0.77, **REACTIVE),
+            row(thread_mode="webflux", pool_impl="r2dbc", tomcat_max_threads=0, jvm_threads_max=25,
+                **{**REACTIVE, **{k: str(v) for k, v in webflux.items()}})]
+    return said("reactive", *rows)
+
+
+def test_webflux_and_virtual_threads_share_a_wall_only_where_the_analysis_named_the_same_one():
+    assert "the same wall on this I/O-bound workload" in reactive_said(throughput_rps=905, app_cpu_ms_per_req=0.8)
+    refused = reactive_said(throughput_rps=905, app_cpu_ms_per_req=0.8, error_rate=0.05)
+    assert "the same wall" not in refused and "though named different walls (cpu vs overload)" in refused
+    assert "The WebFlux row is not valid (errors-above-threshold)." in refused and "lower bound" not in refused
+    starved = reactive_said(throughput_rps=614, app_cpu_ms_per_req=0.8, load_cpu_pct=190, load_cpu_pct_max=195)
+    assert "The WebFlux row is not valid (generator-saturated); read it as a lower bound." in starved
+
+
+def test_the_reactive_stacks_cpu_is_called_its_wall_only_where_it_was_slower_with_the_cores_full():
+    costly = dict(app_cpu_ms_per_req=2.0)
+    assert "the reactive stack's cost per request, not threads, sets its wall" in reactive_said(
+        throughput_rps=614, host_cpu_pct=99.9, **costly)
+    idle = reactive_said(throughput_rps=614, host_cpu_pct=40, **costly)
+    assert "sets its wall" not in idle and "but the CPU was not saturated" in idle
+    faster = reactive_said(throughput_rps=1200, host_cpu_pct=99.9, **costly)
+    assert "sets its wall" not in faster and "and still served more" in faster
+
+
+def spike_row(mode, base, peak, failed=0, recovery=3):
+    return row(thread_mode=mode, shape="spike", base_p99_ms=base, spike_p99_ms=peak, spike_failed=failed,
+               recovery_s=recovery)
+
+
+def test_virtual_threads_are_said_to_absorb_a_spike_only_where_their_p99_held():
+    absorbed = said("shapes", spike_row("platform", 200, 900), spike_row("virtual", 200, 250))
+    assert "the platform pool queued the burst that virtual threads absorbed" in absorbed
+    grew = said("shapes", spike_row("platform", 200, 900), spike_row("virtual", 200, 500))
+    assert "absorbed" not in grew and "but virtual threads did not absorb it either" in grew
+    failed = said("shapes", spike_row("platform", 200, 900), spike_row("virtual", 200, 250, failed=30))
+    assert "absorbed." not in failed and "did not absorb it either" in failed
+    assert "virtual threads fared worse" in said("shapes", spike_row("platform", 200, 300),
+                                                 spike_row("virtual", 200, 900))
+    unmeasured = said("shapes", spike_row("platform", "", 300, recovery=""))
+    assert "recovery not measured (no p99 before the spike)" in unmeasured and "had not recovered" not in unmeasured
+
+
+def test_a_knee_is_named_only_where_throughput_stopped_growing_within_the_steps():
+    def steps(rps_400, knee):
+        return said("shapes", row(shape="steps", steps_rps=f"100=98;200=190;400={rps_400}",
+                                  steps_p99_ms="100=1010;200=1020;400=1900", knee_load=knee))
+    assert "throughput kept growing with the load up to 200 — the knee" in steps(210, 200)
+    through = steps(390, 400)
+    assert "the knee" not in through and "through the last step, 400: no knee within the steps" in through
+
+
+def test_a_soak_is_called_steady_or_drifting_only_where_its_rss_drift_was_measured():
+    def soak(drift):
+        return said("shapes", row(shape="soak", rss_drift_mb_per_min=drift, threads_drift_per_min=0,
+                                  gc_pause_ms_per_min=12))
+    assert "— steady (±1 MB/min)" in soak(0.2) and "— drifting (±1 MB/min)" in soak(5)
+    unmeasured = soak("")
+    assert "drifting" not in unmeasured and "steady" not in unmeasured and "RSS drift not measured" in unmeasured
+
+
+def test_the_write_check_says_only_what_its_counts_show():
+    def writes(**counts):
+        return said("writes", row(workload="write", **counts))
+    assert "all 100 acknowledged writes are in the database" in writes(writes_ok="true", rows_inserted=100,
+                                                                         writes_acknowledged=100)
+    uncounted = writes(writes_ok="false", rows_inserted="", writes_acknowledged=100)
+    assert "never acknowledged" not in uncounted and "100 writes acknowledged, but the stored orders were not " \
+                                                     "counted" in uncounted
+    assert "2 more orders stored than acknowledged to the client" in writes(writes_ok="false", rows_inserted=102,
+                                                                            writes_acknowledged=100)

@@ -3,6 +3,7 @@ held-connection and open-model stories, which rows cannot be trusted, and what a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +11,7 @@ from vtlab.core import dimensions
 from vtlab.explain import analyze
 from vtlab.explain.model import Aggregate, Analysis, Verdict
 from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, row_label
+from vtlab.report.scenarios.common import against, separated
 
 
 def explain(analysis: Analysis) -> list[str]:
@@ -38,12 +40,23 @@ def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
     walls = ([a for a in platform if a.bottleneck == "thread-pool" and a.valid]
              or [a for a in platform if a.bottleneck == "thread-pool"])
     if walls:
-        wall = walls[-1]
+        first, wall = walls[0], walls[-1]
         ms, source = wall.line.service_time_ms, wall.line.service_time_source  # the wall row's own scenario
-        return [f"Platform threads flatten at {fmt(wall.throughput_median, 0)} req/s: Tomcat's threads ÷ "
-                f"the time each is busy ({fmt(ms, 0)} ms, the {source}) predict "
-                f"{fmt(wall.ceiling_rps, 0)} req/s, and past that users only queue "
-                f"(p99 {fmt(wall.p99_median, 0)} ms at {wall.row.concurrency} users)."]
+        predicted = (f"Tomcat's threads ÷ the time each is busy ({fmt(ms, 0)} ms, the {source}) predict "
+                     f"{fmt(wall.ceiling_rps, 0)} req/s")
+        if first is wall:  # one row at the wall: what more users do past it was not measured
+            return [f"Platform threads met their thread wall at {wall.row.concurrency} users with "
+                    f"{fmt(wall.throughput_median, 0)} req/s: {predicted} (p99 {fmt(wall.p99_median, 0)} ms); no "
+                    "row with more users at that wall, so what lies past it was not measured."]
+        if separated(first.line, wall.line):
+            return [f"Platform threads met their thread wall — {predicted} — yet throughput did not flatten: "
+                    f"{fmt(first.throughput_median, 0)} req/s at {first.row.concurrency} users, "
+                    f"{fmt(wall.throughput_median, 0)} at {wall.row.concurrency} — beyond both rows' noise."]
+        queue = (f", and past that users only queue (p99 {fmt(wall.p99_median, 0)} ms at {wall.row.concurrency} users)"
+                 if wall.p99_median > first.p99_median else
+                 f"; past that p99 did not grow ({fmt(first.p99_median, 0)} ms at {first.row.concurrency} users, "
+                 f"{fmt(wall.p99_median, 0)} ms at {wall.row.concurrency})")
+        return [f"Platform threads flatten at {fmt(wall.throughput_median, 0)} req/s: {predicted}{queue}."]
     best = max(platform, key=lambda a: a.throughput_median)
     return [f"Platform threads reached {fmt(best.throughput_median, 0)} req/s at "
             f"{best.row.concurrency} users without meeting their thread wall ({best.bottleneck})."]
@@ -62,8 +75,13 @@ def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) 
                if best.line.limit_restated else
                f"{fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
                f"{fmt(best.ceiling_rps, 0)} req/s")
+    # "limited by" a ceiling the row reached (or that restates it); one it stayed below or passed did not limit it
+    standing = "at" if best.line.limit_restated else against(best.line, best.ceiling_rps)
+    limited = {"below": "short of its lowest ceiling, that of",
+               "above": "past its lowest ceiling (a prediction the row proved wrong), that of"}.get(standing,
+                                                                                                   "limited by")
     story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
-             f"{best.row.concurrency} users ({reached}), limited by {LIMIT_WORDS.get(best.limit, best.limit)}; "
+             f"{best.row.concurrency} users ({reached}), {limited} {LIMIT_WORDS.get(best.limit, best.limit)}; "
              f"bottleneck: {best.bottleneck}" + ("." if best.valid else
                                                 f" — but no rep of that row is valid ({';'.join(best.flags)}).")]
     trusted = [a for a in platform if a.valid] or platform
@@ -106,8 +124,7 @@ def _open_story(main: Sequence[Aggregate]) -> list[str]:
         if over:
             top = over[-1]
             sentence += (f"; offered {fmt(top.row.target_rps)} req/s it delivered {fmt(top.throughput_median, 1)}"
-                         f"{_interval_words(top)} — its wall ({top.bottleneck}) — and latency grew without bound "
-                         f"(p99 {fmt(top.p99_median)} ms): arrivals kept coming while requests waited")
+                         f"{_interval_words(top)} — its wall ({top.bottleneck}) — " + _queue_words(top))
         story.append(sentence + ".")
     common = sorted(set(by_mode.get("platform", {})) & set(by_mode.get("virtual", {})))
     if common:
@@ -115,6 +132,22 @@ def _open_story(main: Sequence[Aggregate]) -> list[str]:
         story.append(f"Offered {fmt(rate)} req/s, virtual threads delivered "
                      f"{ratio_text(by_mode['platform'][rate], by_mode['virtual'][rate])} the platform threads' rate.")
     return story
+
+
+QUEUED = 2.0  # an open-model row whose p99 is this many times its time in service: its requests waited
+
+
+def _queue_words(top: Aggregate) -> str:
+    """Whether a rate the service did not keep up with queued requests (a p99 far above the time in service)."""
+    ms = top.line.service_time_ms
+    times = top.p99_median / ms if ms > 0 else math.nan
+    if math.isnan(times):
+        return "its latency against its time in service not measured"
+    if times >= QUEUED:
+        return (f"and latency grew (p99 {fmt(top.p99_median)} ms, {fmt(times, 1)}× the {fmt(ms)} ms a request takes "
+                "unqueued): arrivals kept coming while requests waited")
+    return (f"yet latency did not grow (p99 {fmt(top.p99_median)} ms against {fmt(ms)} ms in service): the arrivals "
+            "it did not deliver did not queue in the service")
 
 
 def _held_story(main: Sequence[Aggregate]) -> list[str]:
@@ -125,11 +158,31 @@ def _held_story(main: Sequence[Aggregate]) -> list[str]:
     parts = ", ".join(f"{a.row.thread_mode} {fmt(a.throughput_median, 1)} req/s ({a.bottleneck})"
                       for a in sorted(held, key=lambda a: (a.row.hikari_pool, a.row.thread_mode)))
     pools = sorted({a.row.hikari_pool for a in held})
-    return [f"With the connection held across the downstream call the bottleneck moves to the pool: "
-            f"pool ÷ {fmt(ms, 0)} ms ({source}) caps both modes at "
+    at_pool = [a for a in held if a.bottleneck == "connection-pool"]
+    moved = ("the bottleneck moves to the pool" if len(at_pool) == len(held) else
+             f"the pool was the bottleneck in {len(at_pool)} of {len(held)} held rows")
+    modes = "both modes" if {a.row.thread_mode for a in held} >= {"platform", "virtual"} else "it"
+    return [f"With the connection held across the downstream call {moved}: "
+            f"pool ÷ {fmt(ms, 0)} ms ({source}) caps {modes} at "
             + ", ".join(f"{fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
-            + f" — measured: {parts}. Virtual threads cannot help when every request needs a connection "
-            "for the whole call."]
+            + f" — measured: {parts}." + _held_modes_sentence(held)]
+
+
+def _held_modes_sentence(held: Sequence[Aggregate]) -> str:
+    """Whether virtual threads helped with the connection held: the modes side by side at the same pool and users."""
+    by = {(a.row.hikari_pool, a.row.concurrency, a.row.thread_mode): a for a in held}
+    pairs = [(by[(pool, users, "platform")], a) for (pool, users, mode), a in by.items()
+             if mode == "virtual" and (pool, users, "platform") in by]
+    if not pairs:
+        return " Only one thread mode was measured held: whether virtual threads help here was not measured."
+    apart = [(p, v) for p, v in pairs if separated(p.line, v.line)]
+    if not apart and all(a.bottleneck == "connection-pool" for pair in pairs for a in pair):
+        return " Virtual threads cannot help when every request needs a connection for the whole call."
+    if not apart:
+        return " The two modes are within noise of each other, though not both at the pool."
+    p, v = apart[0]
+    return (f" Virtual threads delivered {ratio_text(p, v)} the platform threads' rate at {p.row.hikari_pool} "
+            f"connections and {p.row.concurrency} users — beyond noise: the pool alone did not set both.")
 
 
 def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
@@ -138,9 +191,19 @@ def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
         story = [f"{len(invalid)} row(s) cannot be trusted and are marked: "
                  + "; ".join(f"{row_label(a.row, threads)} ({';'.join(a.flags)})" for a in invalid) + "."]
     else:
-        story = ["Every row is valid: the generator kept up (its CPU is in every row), no dropped "
-                 "iterations, no counted errors, samplers complete, throughput steady across the hold."]
+        # a flag that leaves a row valid (a note) still says something the sentence below would deny
+        noted = [a for a in verdicts if _notes(a)]
+        story = (["Every row is valid: the generator kept up (its CPU is in every row), no dropped "
+                  "iterations, no counted errors, samplers complete, throughput steady across the hold."]
+                 if not noted else
+                 ["Every row is valid; noted, without making a row invalid: "
+                  + "; ".join(f"{row_label(a.row, threads)} ({';'.join(_notes(a))})" for a in noted) + "."])
     return story + _not_measured_story(verdicts)
+
+
+def _notes(verdict: Verdict) -> list[str]:
+    """The flags a valid row carries beyond what a user's service did not expose."""
+    return [flag for flag in verdict.flags if not flag.startswith(analyze.NOT_EXPOSED)]
 
 
 # What each not-exposed flag leaves unmeasured, in words.

@@ -10,7 +10,8 @@ from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.explain import repetitions
-from vtlab.explain.model import Verdict
+from vtlab.explain.facts import SATURATED
+from vtlab.explain.model import Context, Verdict
 from vtlab.report.labels import fmt
 
 TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p50", "p50 ms"),
@@ -50,6 +51,25 @@ def separated(a: Line, b: Line) -> bool:
     """Whether two lines' throughputs differ beyond their noise: their intervals do not overlap."""
     (low_a, high_a), (low_b, high_b) = throughput_range(a), throughput_range(b)
     return high_a < low_b or high_b < low_a
+
+
+def against(a: Line, ceiling: float) -> str:
+    """Where a line's throughput stands against a ceiling: "above" it beyond the line's interval (a prediction
+    the row proved wrong), "at" it (its interval reaches the share of it the analysis counts as saturated),
+    "below" it, or "" where the ceiling is not a number to stand against."""
+    if math.isnan(ceiling) or math.isinf(ceiling) or ceiling <= 0:
+        return ""
+    low, high = throughput_range(a)
+    return "above" if low > ceiling else "at" if high >= SATURATED * ceiling else "below"
+
+
+def cpu_saturated(a: Line, context: Context) -> bool:
+    """Whether the row shows its CPU saturated, by the analysis' saturated share: the host busy, or the service
+    alone filling the cores. On cores of its own (not shared) the service's allotment is not in the verdict:
+    there the analysis' own naming of the CPU stands in."""
+    m = a.measured
+    return (m.host_cpu_pct >= SATURATED * 100 or m.app_cpu_pct >= SATURATED * context.host_cpus * 100
+            or (not context.shared_cores and a.bottleneck == "cpu"))
 
 
 def rps_text(a: Line) -> str:
@@ -99,12 +119,20 @@ def ordered(lines: Sequence[Line]) -> list[Line]:
 
 
 def ratio_sentence(lines: Sequence[Line]) -> list[str]:
+    """Best against best: the ratio where the two modes' intervals are apart, else that they are not."""
     platform = [a for a in lines if a.row.thread_mode == "platform"]
     virtual = [a for a in lines if a.row.thread_mode == "virtual"]
     if not platform or not virtual:
         return []
-    p, v = max(a.measured.throughput_rps for a in platform), max(a.measured.throughput_rps for a in virtual)
-    return [f"Virtual threads deliver {fmt(v / p if p else math.nan, 1)}× the platform throughput here."] if p else []
+    p = max(platform, key=lambda a: a.measured.throughput_rps)
+    v = max(virtual, key=lambda a: a.measured.throughput_rps)
+    if not p.measured.throughput_rps:
+        return []
+    if not separated(p, v):
+        return [f"Virtual and platform threads are within noise of each other here (best {rps_text(v)} against "
+                f"{rps_text(p)} req/s: their 95% intervals overlap)."]
+    return [f"Virtual threads deliver {fmt(v.measured.throughput_rps / p.measured.throughput_rps, 1)}× the platform "
+            "throughput here."]
 
 
 def matching_baseline(analysed: Sequence[Line], chosen: Sequence[Line], same: Sequence[str]) -> list[Line]:

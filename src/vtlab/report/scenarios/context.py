@@ -35,16 +35,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
         verdict.append(f"{mode} at {(local or scoped).row.concurrency} users with {fmt(kb)} KB per request — "
                        + "; ".join(parts) + ".")
         if local and scoped:
-            rss_l, rss_s = local.measured.rss_mb_max, scoped.measured.rss_mb_max
-            pause_l, pause_s = local.measured.gc_pause_ms, scoped.measured.gc_pause_ms
-            rss_gap = abs(rss_l - rss_s) / max(rss_l, rss_s) if max(rss_l, rss_s) else math.nan
-            verdict.append(
-                (f"ThreadLocal and ScopedValue end within {fmt(rss_gap * 100)}% on RSS "
-                 if rss_gap < analyze.SPREAD_WARNING else
-                 f"RSS differs by {fmt(rss_gap * 100)}% ({'ScopedValue' if rss_s < rss_l else 'ThreadLocal'} lower) ")
-                + f"and GC pause time {fmt(pause_l)} vs {fmt(pause_s)} ms: with one thread per request the context "
-                "dies with its thread either way, so the holder matters less than the context's size; ScopedValue's "
-                "gains are a binding that cannot leak past the handler and one that forked subtasks inherit.")
+            verdict.append(_holders_sentence(local, scoped, by.get("none")))
     if len({a.row.rep for a in lines}) == 1:
         verdict.append("One repetition: differences under ~10% here are within run-to-run noise (use --reps 3).")
 
@@ -56,3 +47,38 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                    chart_of(lines, [variant(a) for a in lines], ("rss_mb_max", "gc_pause_ms")),
                    [*TABLE_COLUMNS, *MEMORY_COLUMNS])
 
+
+
+def _gap(a: float, b: float) -> float:
+    """How far apart two readings are, as a share of the larger."""
+    return abs(a - b) / max(a, b) if max(a, b) else math.nan
+
+
+def _holders_sentence(local: Line, scoped: Line, none: Line | None) -> str:
+    """ThreadLocal against ScopedValue; the holder said to matter less than the context's size only where the
+    holders' RSS and GC time are within noise and a row without a context shows the size."""
+    rss_l, rss_s = local.measured.rss_mb_max, scoped.measured.rss_mb_max
+    pause_l, pause_s = local.measured.gc_pause_ms, scoped.measured.gc_pause_ms
+    rss_gap, pause_gap = _gap(rss_l, rss_s), _gap(pause_l, pause_s)
+    compared = ((f"ThreadLocal and ScopedValue end within {fmt(rss_gap * 100)}% on RSS "
+                 if rss_gap < analyze.SPREAD_WARNING else
+                 f"RSS differs by {fmt(rss_gap * 100)}% ({'ScopedValue' if rss_s < rss_l else 'ThreadLocal'} lower) ")
+                + f"and GC pause time {fmt(pause_l)} vs {fmt(pause_s)} ms")
+    # GC time not measured leaves RSS alone to weigh the holders by
+    close = rss_gap < analyze.SPREAD_WARNING and not pause_gap >= analyze.SPREAD_WARNING
+    bare = none.measured.rss_mb_max if none else math.nan
+    size = (min(rss_l, rss_s) - bare) / min(rss_l, rss_s) if min(rss_l, rss_s) else math.nan
+    if math.isnan(rss_gap):
+        told = "RSS was not measured, so nothing weighs the holders against each other"
+    elif close and size >= analyze.SPREAD_WARNING:
+        told = ("with one thread per request the context dies with its thread either way, so the holder matters "
+                f"less than the context's size (without one: RSS {fmt(bare)} MB)")
+    elif close:
+        told = ("the holder made no difference beyond noise, and neither did the context's size "
+                f"(without one: RSS {fmt(bare)} MB)" if none and not math.isnan(size) else
+                "the holder made no difference beyond noise; no row without a context to weigh its size against")
+    else:
+        which, gap = ("GC pause time", pause_gap) if rss_gap < analyze.SPREAD_WARNING else ("RSS", rss_gap)
+        told = f"the holders differ beyond noise ({which} {fmt(gap * 100)}% apart)"
+    return (f"{compared}: {told}; ScopedValue's gains are a binding that cannot leak past the handler and one that "
+            "forked subtasks inherit.")

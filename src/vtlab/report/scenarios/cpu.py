@@ -1,11 +1,14 @@
-"""CPU-bound requests: virtual threads cannot make cores out of nothing."""
+"""CPU-bound requests: virtual threads cannot make cores out of nothing — where the rows show the cores full."""
 
 from __future__ import annotations
 
 import math
 
-from vtlab.explain.model import Analysis
-from vtlab.report.scenarios.common import Label, Section, fmt, table_of, chart_of, ordered, separated
+from vtlab.explain.model import Analysis, Context
+from vtlab.report.scenarios.common import (Label, Line, Section, chart_of, cpu_saturated, fmt, ordered, separated,
+                                           table_of)
+
+MISSING_SAMPLES = "missing-samples"
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -14,27 +17,64 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     if not lines:
         return None
     rps = [a.measured.throughput_rps for a in lines]
-    best, worst = max(rps), min(rps)
-    best_line, worst_line = lines[rps.index(best)], lines[rps.index(worst)]
-    spread = (best - worst) / best if best else math.nan
-    cpu_ms = best_line.service_time_ms
+    best_line = lines[rps.index(max(rps))]
     verdict = [
-        f"Pure computation: {fmt(cpu_ms, 2)} ms of the service's CPU per request, no I/O. "
+        f"Pure computation: {_cost_words(best_line)}, no I/O. "
         + "; ".join(f"{mode_label(a.row)} {fmt(a.measured.throughput_rps, 1)} req/s ({a.bottleneck}, "
                     f"host CPU {fmt(a.measured.host_cpu_pct)}%)" for a in lines) + ".",
-        f"The CPU is the wall — cores ÷ CPU per request of every tier ≈ {fmt(best_line.ceilings.cpu, 0)} "
-        "req/s — and neither more threads nor virtual ones can add work the cores do not have. "
-        + (f"The thread model moves throughput by only {fmt(spread * 100)}%, within noise (the rows' 95% "
-           "intervals overlap): a platform pool sized to the cores is enough."
-           if not separated(best_line, worst_line) else
-           f"The thread model still moves throughput by {fmt(spread * 100)}% (best: {mode_label(best_line.row)}): "
-           "at this CPU per request that is each model's own overhead per request, not concurrency."),
+        _wall_sentence(lines, mode_label, analysis.context),
     ]
-    starved = [a for a in lines if a.row.thread_mode == "virtual" and "missing-samples" in a.flags]
-    if starved:
-        verdict.append("The virtual row's meter samples went missing: a CPU-bound virtual thread keeps its carrier "
-                       "until it blocks or ends (no time slicing), so the actuator's scrapes — on virtual threads "
-                       "too — waited behind the computation. Platform threads are time-sliced by the OS.")
+    for a in (a for a in lines if a.row.thread_mode == "virtual" and MISSING_SAMPLES in a.flags):
+        verdict.append(_starved_sentence(a, analysis.context))
     return Section("cpu", "CPU-bound work: computation only", verdict, table_of(lines, mode_label),
                    chart_of(lines, [mode_label(a.row) for a in lines]))
 
+
+def _cost_words(a: Line) -> str:
+    """What one request costs: the service's CPU where it was measured, else the time it took and its source."""
+    if a.service_time_source == "app CPU per request":
+        return f"{fmt(a.service_time_ms, 2)} ms of the service's CPU per request"
+    return f"{fmt(a.service_time_ms, 2)} ms per request ({a.service_time_source}; the service's CPU was not measured)"
+
+
+def _wall_sentence(lines: list[Line], mode_label: Label, context: Context) -> str:
+    """The CPU named the wall only where every row shows it saturated; the thread model's effect in any case."""
+    rps = [a.measured.throughput_rps for a in lines]
+    best, worst = max(rps), min(rps)
+    best_line, worst_line = lines[rps.index(best)], lines[rps.index(worst)]
+    spread = (best - worst) / best if best else math.nan
+    full = [a for a in lines if cpu_saturated(a, context)]
+    if len(full) == len(lines):
+        wall = (f"The CPU is the wall — cores ÷ CPU per request of every tier ≈ {fmt(best_line.ceilings.cpu, 0)} "
+                "req/s — and neither more threads nor virtual ones can add work the cores do not have. ")
+    elif full:
+        wall = (f"The CPU was full in {', '.join(mode_label(a.row) for a in full)} only; "
+                + ", ".join(f"{mode_label(a.row)} stopped at {a.bottleneck} with the host CPU at "
+                            f"{fmt(a.measured.host_cpu_pct)}%" for a in lines if a not in full) + ". ")
+    else:
+        wall = (f"No row saturated the CPU (host CPU at most {fmt(max(a.measured.host_cpu_pct for a in lines))}%): "
+                "the cores were not the wall here — bottleneck "
+                + ", ".join(f"{a.bottleneck} ({mode_label(a.row)})" for a in lines) + ". ")
+    if len(lines) < 2:
+        return wall.rstrip()
+    if not separated(best_line, worst_line):
+        platform = [a for a in lines if a.row.thread_mode == "platform"]
+        threads = platform[0].row.tomcat_max_threads if platform else 0
+        pool = "sized to the cores" if threads == context.host_cpus else f"of {fmt(threads)} threads"
+        enough = f": a platform pool {pool} is enough" if platform and len(full) == len(lines) else ""
+        return wall + (f"The thread model moves throughput by only {fmt(spread * 100)}%, within noise (the rows' 95% "
+                       f"intervals overlap){enough}.")
+    why = (": at this CPU per request that is each model's own overhead per request, not concurrency"
+           if len(full) == len(lines) else "")
+    return wall + (f"The thread model still moves throughput by {fmt(spread * 100)}% "
+                   f"(best: {mode_label(best_line.row)}){why}.")
+
+
+def _starved_sentence(a: Line, context: Context) -> str:
+    """Missing meter samples on a virtual row are the carriers busy computing only where the CPU was full."""
+    if cpu_saturated(a, context):
+        return ("The virtual row's meter samples went missing: a CPU-bound virtual thread keeps its carrier "
+                "until it blocks or ends (no time slicing), so the actuator's scrapes — on virtual threads "
+                "too — waited behind the computation. Platform threads are time-sliced by the OS.")
+    return (f"The virtual row's meter samples went missing with the host CPU at {fmt(a.measured.host_cpu_pct)}%: "
+            "not the carriers busy computing, which would have filled the cores.")

@@ -13,8 +13,8 @@ import math
 from vtlab.explain import analyze
 from vtlab.core import dimensions
 from vtlab.results import cells
-from vtlab.report.scenarios.common import (PINNED_COLUMN, TABLE_COLUMNS, Label, Line, Section, chart_of, fmt, rps_text,
-                                    separated, table_of)
+from vtlab.report.scenarios.common import (PINNED_COLUMN, TABLE_COLUMNS, Label, Line, Section, against, chart_of, fmt,
+                                           rps_text, separated, table_of)
 from vtlab.explain.model import Analysis
 
 PATHS = ("normal", "synchronized", "synchronized-platform-http")
@@ -63,9 +63,7 @@ def _jdk_sentence(jdk: int, lines: list[Line]) -> str:
             served += (f" ({fmt(ratio, 2)}× the normal path's {rps_text(normal)})" if separated(a, normal)
                        else f" (the normal path's {rps_text(normal)}, within noise)")
         if analyze.pins_every_request(dimensions.values(a.row)) and not math.isinf(a.ceilings.threads):
-            served += (f"; every request pins a carrier for the call, so the {fmt(a.measured.vt_parallelism)} "
-                       f"carriers are the pool: ceiling {fmt(a.measured.vt_parallelism)} ÷ "
-                       f"{fmt(a.service_time_ms)} ms = {fmt(a.ceilings.threads, 1)} req/s")
+            served += _carriers_words(a)
         if a.measured.stall:
             served += "; STALLED (see below)"
         parts.append(f"{a.row.path_mode}: {pinned}, {served}")
@@ -74,9 +72,32 @@ def _jdk_sentence(jdk: int, lines: list[Line]) -> str:
     return f"JDK {version} ({before}) — " + "; ".join(parts) + "." if parts else ""
 
 
+def _carriers_words(a: Line) -> str:
+    """Every request pins a carrier on this path and JDK by design; the carriers called the pool only where JFR
+    recorded the pinning (or could not tell) and the row did not serve more than the carriers allow."""
+    carriers = fmt(a.measured.vt_parallelism)
+    allow = f"{carriers} ÷ {fmt(a.service_time_ms)} ms = {fmt(a.ceilings.threads, 1)} req/s"
+    if against(a, a.ceilings.threads) == "above":
+        return (f"; every request should pin one of {carriers} carriers for the call ({allow}), yet the row served "
+                f"{fmt(a.measured.throughput_rps / a.ceilings.threads, 1)}× that: not every request kept its carrier")
+    if a.measured.pinned_events == 0:
+        return (f"; every request should pin one of {carriers} carriers for the call ({allow}), yet JFR recorded no "
+                "pinned event: the carriers are not shown to be the pool")
+    return f"; every request pins a carrier for the call, so the {carriers} carriers are the pool: ceiling {allow}"
+
+
 def _stall_sentence(a: Line) -> str:
     dump = f" Thread dump (JSON): {a.measured.thread_dump}." if a.measured.thread_dump else ""
-    deadlock = (" This is the JDK 21 pinning deadlock: every carrier is pinned inside synchronized waiting for a "
-                "response whose completion needs a carrier too, so nothing completes until a timeout frees one."
-                if a.row.path_mode == "synchronized" and a.row.jdk < analyze.JEP491_JDK else "")
+    deadlock = ""
+    if a.row.path_mode == "synchronized" and a.row.jdk < analyze.JEP491_JDK:
+        carriers = a.measured.vt_parallelism
+        # the deadlock needs every carrier pinned: at least as many users as carriers
+        deadlock = (" This is the JDK 21 pinning deadlock: every carrier is pinned inside synchronized waiting for a "
+                    "response whose completion needs a carrier too, so nothing completes until a timeout frees one."
+                    if a.row.concurrency >= carriers else
+                    f" Fewer users ({a.row.concurrency}) than carriers ({fmt(carriers)}): not every carrier could be "
+                    "pinned, so this is not the pinning deadlock."
+                    if not math.isnan(carriers) else
+                    " The carriers were not counted, so whether every one was pinned (the JDK 21 pinning deadlock) "
+                    "is not measured.")
     return f"Stall — {a.row.path_mode} on JDK {a.row.jdk}: {a.measured.stall}.{deadlock}{dump}"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 
+from vtlab.explain.facts import SATURATED
+from vtlab.explain.queues import POOL_QUEUE_WAITERS
 from vtlab.explain.model import Analysis
 from vtlab.report.scenarios.common import (Label, TABLE_COLUMNS, POOL_COLUMNS, Line, Section, fmt, table_of, chart_of,
                                     matching_baseline, waiters_text)
@@ -41,13 +44,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                              + (f" — the bottleneck moved from {base.bottleneck} to {a.bottleneck}"
                                 if moved else ""))
             if a.bottleneck == "connection-pool" and a.measured.throughput_rps > 0:
-                # Every connection busy: Little's law gives how long each request kept one.
-                hold_ms = a.row.hikari_pool / a.measured.throughput_rps * 1000
-                sentence += (f"; all {a.row.hikari_pool} connections were busy (waiters: {waiters_text(a)}), "
-                             "so each request kept one "
-                             f"~{fmt(hold_ms)} ms (connections ÷ throughput) — the "
-                             f"{fmt(2 * a.row.db_latency_ms)} ms round trip plus the query, where on "
-                             "loopback it is the query alone")
+                sentence += _held_words(a)
             verdict.append(sentence + ".")
     proxy = [a for a in delayed if a.measured.proxy_cpu_pct > 0]
     if proxy:
@@ -62,3 +59,27 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                                                                        ("throughput_rps", "p50_ms")),
                    [*TABLE_COLUMNS, POOL_COLUMNS[0]])
 
+
+
+def _held_words(a: Line) -> str:
+    """How long each request kept a connection, by Little's law — said only where every connection was seen out,
+    and set against the database's round trip only where the row shows one and the time covers it."""
+    pool, m = a.row.hikari_pool, a.measured
+    # a thread waits for a connection of a fixed-size pool only when every one is out: the pool's timers say how
+    # many waited on average; without them, the 2 Hz samples that caught a waiter
+    waiting = m.pool_waiting_mean
+    full = (m.pool_out_mean >= SATURATED * pool or waiting >= POOL_QUEUE_WAITERS
+            or (math.isnan(waiting) and m.hikari_pending_max > 0))
+    if not full:
+        out = ("" if math.isnan(m.pool_out_mean) else f"{fmt(m.pool_out_mean, 1)} out on average, ")
+        return (f"; yet the {pool} connections were not seen all busy ({out}waiters: {waiters_text(a)})")
+    hold_ms = pool / m.throughput_rps * 1000
+    told = (f"; all {pool} connections were busy (waiters: {waiters_text(a)}), so each request kept one "
+            f"~{fmt(hold_ms)} ms (connections ÷ throughput)")
+    trip_ms = 2 * a.row.db_latency_ms
+    if not trip_ms:
+        return told
+    if hold_ms >= trip_ms:
+        return told + (f" — the {fmt(trip_ms)} ms round trip plus the query, where on loopback it is the query "
+                       "alone")
+    return told + f" — less than the {fmt(trip_ms)} ms round trip, so not every borrow paid it"

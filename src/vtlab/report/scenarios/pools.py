@@ -28,20 +28,17 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                 f"{mode}, {other.row.conn_mode}, pool {other.row.hikari_pool}, {other.row.concurrency} users: "
                 f"HikariCP {rps_text(hikari)} req/s (p99 {fmt(hikari.measured.p99_ms)} ms) vs "
                 f"Agroal {rps_text(other)} req/s (p99 {fmt(other.measured.p99_ms)} ms): "
-                + ("within noise of each other (their 95% intervals overlap) — the same wall"
+                + ("within noise of each other (their 95% intervals overlap)"
+                   + (" — the same wall" if hikari.bottleneck == other.bottleneck else "")
                    if not separated(hikari, other) else
                    f"Agroal at {fmt(other.measured.throughput_rps / hikari.measured.throughput_rps, 2)}× HikariCP "
                    "(their 95% intervals apart)")
                 + f"; bottleneck {hikari.bottleneck} / {other.bottleneck}."
-                + _tail_sentence(hikari.measured.p99_ms, other.measured.p99_ms))
+                + _tail_sentence(hikari, other))
         elif other:
             verdict.append(f"{mode}: Agroal {fmt(other.measured.throughput_rps, 1)} req/s ({other.bottleneck}); no "
                            "HikariCP row at the same settings to compare with.")
-    pinned = [a for a in agroal if a.row.thread_mode == "virtual" and a.measured.pinned_events > 0]
-    verdict.append(f"Agroal pinned virtual threads {fmt(sum(a.measured.pinned_events for a in pinned))} times "
-                   f"({', '.join(str(a.measured.pinned_reasons) for a in pinned)}): its borrow still blocks a carrier."
-                   if pinned else "Neither pool pinned a virtual thread while borrowing (0 jdk.VirtualThreadPinned "
-                   f"events ≥ {analysis.rig.jfr_pinned_threshold_ms} ms in the Agroal rows).")
+    verdict.append(_pinning_sentence(lines, analysis.rig.jfr_pinned_threshold_ms))
 
     def variant(a: Line) -> str:
         return f"{mode_label(a.row)}, {'Agroal' if a.row.pool_impl == 'agroal' else 'HikariCP'}"
@@ -51,13 +48,47 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                    [*TABLE_COLUMNS, *POOL_COLUMNS])
 
 
-def _tail_sentence(hikari_p99: float, agroal_p99: float) -> str:
-    """At the same wall the pools can still differ in how evenly they hand connections to waiters."""
+def _tail_sentence(hikari: Line, agroal: Line) -> str:
+    """At the same wall the pools can still differ in how evenly they hand connections to waiters: said so only
+    where the throughputs are within noise and both rows waited at the pool."""
+    hikari_p99, agroal_p99 = hikari.measured.p99_ms, agroal.measured.p99_ms
     if not hikari_p99 or math.isnan(hikari_p99) or math.isnan(agroal_p99):
         return ""
+    same = not separated(hikari, agroal)
     change = (agroal_p99 - hikari_p99) / hikari_p99
     if abs(change) < analyze.SPREAD_WARNING:
-        return " Their tails match too."
-    return (f" Agroal's p99 is {fmt(abs(change) * 100)}% {'shorter' if change < 0 else 'longer'}: the waiters "
-            f"were served {'more' if change < 0 else 'less'} evenly at the same throughput.")
+        return " Their tails match too." if same else " Their tails match."
+    told = f" Agroal's p99 is {fmt(abs(change) * 100)}% {'shorter' if change < 0 else 'longer'}"
+    if same and hikari.bottleneck == agroal.bottleneck == "connection-pool":
+        return told + (f": the waiters were served {'more' if change < 0 else 'less'} evenly at the same "
+                       "throughput.")
+    return told + "."
 
+
+def _pinning_sentence(lines: list[Line], threshold_ms: int) -> str:
+    """What JFR saw each pool pin on virtual threads; "neither" only where both pools' rows were recorded."""
+    def recorded(impl: str) -> list[Line]:
+        return [a for a in lines if a.row.thread_mode == "virtual" and a.row.pool_impl == impl
+                and not math.isnan(a.measured.pinned_events)]
+    agroal, hikari = recorded("agroal"), recorded("hikari")
+    if not agroal:
+        return "Pinning while borrowing was not measured: no Agroal row on virtual threads with a JFR count."
+    events = {impl: sum(a.measured.pinned_events for a in rows) for impl, rows in (("agroal", agroal),
+                                                                                   ("hikari", hikari))}
+    if events["agroal"] > 0:
+        pinned = [a for a in agroal if a.measured.pinned_events > 0]
+        told = (f"Agroal pinned virtual threads {fmt(events['agroal'])} times "
+                f"({', '.join(str(a.measured.pinned_reasons) for a in pinned)})")
+        if hikari and events["hikari"] == 0:
+            return told + " where HikariCP at the same settings pinned none: its borrow still blocks a carrier."
+        if hikari:
+            return told + f", HikariCP {fmt(events['hikari'])} times at the same settings: not Agroal's borrow alone."
+        return told + "; no HikariCP row on virtual threads to tell whether Agroal's borrow is the cause."
+    if hikari and events["hikari"] == 0:
+        return ("Neither pool pinned a virtual thread while borrowing (0 jdk.VirtualThreadPinned "
+                f"events ≥ {threshold_ms} ms in the Agroal and HikariCP rows).")
+    if hikari:
+        return (f"Agroal pinned no virtual thread while borrowing; HikariCP pinned {fmt(events['hikari'])} times "
+                "at the same settings.")
+    return (f"Agroal pinned no virtual thread while borrowing (0 jdk.VirtualThreadPinned events ≥ {threshold_ms} "
+            "ms); no HikariCP row on virtual threads to compare with.")

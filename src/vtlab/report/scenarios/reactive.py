@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from vtlab.explain import analyze
 from vtlab.core import dimensions
-from vtlab.explain.model import Analysis
-from vtlab.report.scenarios.common import (Label, TABLE_COLUMNS, MODEL_COLUMNS, Line, Section, fmt, table_of, chart_of,
-                                    rps_text, separated)
+from vtlab.explain.model import Analysis, Context
+from vtlab.report.scenarios.common import (Label, TABLE_COLUMNS, MODEL_COLUMNS, Line, Section, cpu_saturated, fmt,
+                                           table_of, chart_of, rps_text, separated)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -34,25 +34,10 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
             for name, a in at.items()) + ".")
         virtual, webflux = at.get("virtual"), at.get("webflux")
         if virtual and webflux and virtual.measured.throughput_rps:
-            ratio = webflux.measured.throughput_rps / virtual.measured.throughput_rps
-            if not separated(virtual, webflux):
-                verdict.append("Virtual threads and WebFlux are within noise of each other (their 95% intervals "
-                               "overlap): the same wall on this I/O-bound workload — both "
-                               "hold a request without holding a thread, so the users, the downstream and the CPU "
-                               "decide, not the programming model.")
-            else:
-                cpu_v, cpu_w = virtual.measured.app_cpu_ms_per_req, webflux.measured.app_cpu_ms_per_req
-                verdict.append(
-                    f"WebFlux at {fmt(ratio, 2)}× virtual threads ({webflux.bottleneck} vs "
-                    f"{virtual.bottleneck}): "
-                    f"the twin spent {fmt(cpu_w, 2)} ms of its own CPU per request against {fmt(cpu_v, 2)} ms, "
-                    f"with the host {fmt(webflux.measured.host_cpu_pct)}% busy — on these cores the reactive stack's "
-                    "cost per request, not threads, sets its wall."
-                    if cpu_w > cpu_v * (1 + analyze.SPREAD_WARNING) else
-                    f"WebFlux at {fmt(ratio, 2)}× virtual threads ({webflux.bottleneck} vs "
-                    f"{virtual.bottleneck}).")
-            if not webflux.valid:
-                verdict.append(f"The WebFlux row is not valid ({';'.join(webflux.flags)}); read it as a lower bound.")
+            verdict.append(_against_virtual(virtual, webflux, analysis.context))
+        if webflux and not webflux.valid:
+            lower = "; read it as a lower bound" if webflux.bottleneck == "load-generator" else ""
+            verdict.append(f"The WebFlux row is not valid ({';'.join(webflux.flags)}){lower}.")
 
     def variant(a: Line) -> str:
         return mode_label(a.row)
@@ -61,3 +46,27 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                    table_of(lines, mode_label, variant), chart_of(lines, [variant(a) for a in lines]),
                    [*TABLE_COLUMNS, *MODEL_COLUMNS])
 
+
+
+def _against_virtual(virtual: Line, webflux: Line, context: Context) -> str:
+    """The twin against virtual threads: "the same wall" only where the analysis named the same one, the reactive
+    stack's CPU called its wall only where it was slower, spent more CPU per request and the CPU was full."""
+    if not separated(virtual, webflux):
+        if virtual.bottleneck == webflux.bottleneck:
+            return ("Virtual threads and WebFlux are within noise of each other (their 95% intervals overlap): the "
+                    "same wall on this I/O-bound workload — both hold a request without holding a thread, so the "
+                    "users, the downstream and the CPU decide, not the programming model.")
+        return (f"Virtual threads and WebFlux are within noise of each other (their 95% intervals overlap), though "
+                f"named different walls ({virtual.bottleneck} vs {webflux.bottleneck}).")
+    ratio = webflux.measured.throughput_rps / virtual.measured.throughput_rps
+    cpu_v, cpu_w = virtual.measured.app_cpu_ms_per_req, webflux.measured.app_cpu_ms_per_req
+    told = f"WebFlux at {fmt(ratio, 2)}× virtual threads ({webflux.bottleneck} vs {virtual.bottleneck})"
+    if not cpu_w > cpu_v * (1 + analyze.SPREAD_WARNING):
+        return told + "."
+    spent = (f"the twin spent {fmt(cpu_w, 2)} ms of its own CPU per request against {fmt(cpu_v, 2)} ms, "
+             f"with the host {fmt(webflux.measured.host_cpu_pct)}% busy")
+    if ratio < 1 and cpu_saturated(webflux, context):
+        return f"{told}: {spent} — on these cores the reactive stack's cost per request, not threads, sets its wall."
+    if ratio >= 1:
+        return f"{told}: {spent} — and still served more, so its CPU per request did not set its wall."
+    return f"{told}: {spent} — but the CPU was not saturated, so its cost per request did not set its wall."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from vtlab.report.scenarios.common import Label, Line, Section, fmt, table_of, chart_of
-from vtlab.explain.model import Analysis
+from vtlab.explain.model import Analysis, Measured
 
 DRIFT_MB_PER_MIN = 1.0  # RSS moving less than this per minute over a soak is steady (a leak moves more)
 SHAPE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s over the hold"), ("p99", "p99 ms"),
@@ -23,9 +23,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
         p, v = spikes["platform"].measured, spikes["virtual"].measured
         verdict.append(f"Through the same spike, platform threads failed {fmt(p.spike_failed)} requests and "
                        f"their p99 reached {fmt(p.spike_p99_ms)} ms; virtual threads failed {fmt(v.spike_failed)} "
-                       f"and reached {fmt(v.spike_p99_ms)} ms — "
-                       + ("the platform pool queued the burst that virtual threads absorbed."
-                          if _worse(p.spike_p99_ms, v.spike_p99_ms) else "neither absorbed it better."))
+                       f"and reached {fmt(v.spike_p99_ms)} ms — " + _spike_words(p, v))
     table = table_of(lines, mode_label, lambda a: f"{mode_label(a.row)}, {a.row.shape}")
     for line, a in zip(table, lines, strict=True):
         line["shape"] = _figures(a)
@@ -33,11 +31,31 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                    chart_of(lines, [f"{mode_label(a.row)}, {a.row.shape}" for a in lines]), SHAPE_COLUMNS)
 
 
+WORSE = 1.5  # a p99 this many times another (or the one before the spike) is worse, beyond a spike's own noise
+
+
 def _worse(platform_p99: float, virtual_p99: float) -> bool:
-    return not math.isnan(platform_p99) and not math.isnan(virtual_p99) and platform_p99 > 1.5 * virtual_p99
+    return not math.isnan(platform_p99) and not math.isnan(virtual_p99) and platform_p99 > WORSE * virtual_p99
 
 
-def _recovery(m) -> str:
+def _absorbed(m: Measured) -> bool:
+    """Through the spike without a failure and without its p99 growing beyond WORSE times the one before."""
+    return m.spike_failed == 0 and not _worse(m.spike_p99_ms, m.base_p99_ms) and not math.isnan(m.spike_p99_ms)
+
+
+def _spike_words(p: Measured, v: Measured) -> str:
+    if _worse(p.spike_p99_ms, v.spike_p99_ms):
+        return ("the platform pool queued the burst that virtual threads absorbed." if _absorbed(v) else
+                f"platform threads fared worse, but virtual threads did not absorb it either (p99 "
+                f"{fmt(v.base_p99_ms)} ms before, {fmt(v.spike_failed)} failed).")
+    if _worse(v.spike_p99_ms, p.spike_p99_ms):
+        return "virtual threads fared worse."
+    return "neither absorbed it better."
+
+
+def _recovery(m: Measured) -> str:
+    if math.isnan(m.base_p99_ms):
+        return "recovery not measured (no p99 before the spike)"
     return "p99 had not recovered when the hold ended" if math.isnan(m.recovery_s) else \
         f"p99 back within 1.5× of before {fmt(m.recovery_s)} s after the spike ended"
 
@@ -48,12 +66,25 @@ def _sentence(a: Line, mode_label: Label) -> str:
         return (f"{who}, spike: p99 {fmt(m.base_p99_ms)} ms before, {fmt(m.spike_p99_ms)} ms during it, "
                 f"{fmt(m.spike_failed)} requests failed during it; {_recovery(m)}.")
     if a.row.shape == "steps":
-        return (f"{who}, steps (load=req/s: {m.steps_rps.replace(';', ', ')}): throughput kept growing with the "
-                f"load up to {fmt(m.knee_load)} — the knee; p99 per step {m.steps_p99_ms.replace(';', ', ')} ms.")
-    drifting = not abs(m.rss_drift_mb_per_min) < DRIFT_MB_PER_MIN
+        return (f"{who}, steps (load=req/s: {m.steps_rps.replace(';', ', ')}): {_knee_words(m)}; "
+                f"p99 per step {m.steps_p99_ms.replace(';', ', ')} ms.")
+    drift = m.rss_drift_mb_per_min
+    told = ("RSS drift not measured" if math.isnan(drift) else
+            f"{'steady' if abs(drift) < DRIFT_MB_PER_MIN else 'drifting'} (±{DRIFT_MB_PER_MIN:g} MB/min)")
     return (f"{who}, soak: RSS {_signed(m.rss_drift_mb_per_min)} MB per minute, JVM threads "
             f"{_signed(m.threads_drift_per_min)} per minute, {fmt(m.gc_pause_ms_per_min)} ms of GC pauses per "
-            f"minute over the hold — {'drifting' if drifting else 'steady'} (±{DRIFT_MB_PER_MIN:g} MB/min).")
+            f"minute over the hold — {told}.")
+
+
+def _knee_words(m: Measured) -> str:
+    """The knee where throughput stopped growing; none where it grew through the last step."""
+    loads = [float(step.split("=")[0]) for step in m.steps_rps.split(";") if "=" in step]
+    if math.isnan(m.knee_load):
+        return "the knee was not measured"
+    if loads and m.knee_load >= max(loads):
+        return (f"throughput kept growing with the load through the last step, {fmt(max(loads))}: no knee within "
+                "the steps")
+    return f"throughput kept growing with the load up to {fmt(m.knee_load)} — the knee"
 
 
 def _signed(value: float) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
+from vtlab.explain import analyze
 from vtlab.explain.model import Analysis
-from vtlab.report.scenarios.common import Label, Section, fmt, table_of, chart_of, ordered, ratio_sentence
+from vtlab.report.scenarios.common import Label, Line, Section, chart_of, fmt, ordered, ratio_sentence, table_of
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -13,25 +14,52 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     lines = ordered([a for a in analysed if a.row.workload == "sleep"])
     if not lines:
         return None
-    verdict = []
-    for a in lines:
-        sleep_s = a.row.sleep_ms / 1000  # what the request does: sleep
-        users = a.row.concurrency
-        if a.row.thread_mode == "platform":
-            threads = a.row.tomcat_max_threads
-            verdict.append(
-                f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s with {fmt(users)} users sleeping "
-                f"{fmt(sleep_s, 1)} s each — Tomcat's {fmt(threads)} threads ÷ {fmt(sleep_s, 1)} s = "
-                f"{fmt(threads / sleep_s if sleep_s else math.nan, 1)} req/s, so a user waits for a thread "
-                f"(median {fmt(a.measured.p50_ms / 1000, 1)} s, "
-                f"{fmt(a.measured.p50_ms / 1000 / sleep_s, 1)}× the sleep).")
-        else:
-            verdict.append(
-                f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s, "
-                f"median {fmt(a.measured.p50_ms / 1000, 2)} s "
-                f"— about the sleep itself: every user gets a thread, so the ceiling is users ÷ sleep = "
-                f"{fmt(users / sleep_s if sleep_s else math.nan, 1)} req/s.")
+    verdict = [_platform_sentence(a, mode_label) if a.row.thread_mode == "platform" else
+               _virtual_sentence(a, mode_label) for a in lines]
     verdict += ratio_sentence(lines)
     return Section("sleep", "Sleep: pure waiting, no database, no downstream", verdict,
                    table_of(lines, mode_label), chart_of(lines, [mode_label(a.row) for a in lines]))
 
+
+# A median this much above the sleep (the share run-to-run noise spans) is a wait for something besides the sleep.
+WAITED = 1 + analyze.SPREAD_WARNING
+
+
+def _times_sleep(a: Line) -> float:
+    sleep_s = a.row.sleep_ms / 1000
+    return a.measured.p50_ms / 1000 / sleep_s if sleep_s else math.nan
+
+
+def _platform_sentence(a: Line, mode_label: Label) -> str:
+    """Tomcat's threads over the sleep; that users waited for one only where there were more of them and the
+    median shows it."""
+    sleep_s, users, threads = a.row.sleep_ms / 1000, a.row.concurrency, a.row.tomcat_max_threads
+    times = _times_sleep(a)
+    median = f"median {fmt(a.measured.p50_ms / 1000, 1)} s, {fmt(times, 1)}× the sleep"
+    if math.isnan(times):
+        waited = "the median was not measured"
+    elif users <= threads:
+        waited = f"every user has a thread ({fmt(users)} users, {fmt(threads)} threads: {median})"
+    elif times >= WAITED:
+        waited = f"so a user waits for a thread ({median})"
+    else:
+        waited = f"yet users did not wait for a thread ({median})"
+    return (f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s with {fmt(users)} users sleeping "
+            f"{fmt(sleep_s, 1)} s each — Tomcat's {fmt(threads)} threads ÷ {fmt(sleep_s, 1)} s = "
+            f"{fmt(threads / sleep_s if sleep_s else math.nan, 1)} req/s, {waited}.")
+
+
+def _virtual_sentence(a: Line, mode_label: Label) -> str:
+    """A thread per user: the median is about the sleep itself — where it is."""
+    sleep_s, users = a.row.sleep_ms / 1000, a.row.concurrency
+    ceiling = f"users ÷ sleep = {fmt(users / sleep_s if sleep_s else math.nan, 1)} req/s"
+    if math.isnan(_times_sleep(a)):
+        return (f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s, median not measured; every user "
+                f"gets a thread, so the ceiling is {ceiling}.")
+    if _times_sleep(a) < WAITED:
+        return (f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s, "
+                f"median {fmt(a.measured.p50_ms / 1000, 2)} s "
+                f"— about the sleep itself: every user gets a thread, so the ceiling is {ceiling}.")
+    return (f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s, median "
+            f"{fmt(a.measured.p50_ms / 1000, 2)} s — {fmt(_times_sleep(a), 1)}× the sleep: requests waited beyond "
+            f"their sleep though every user gets a thread ({a.bottleneck}; the users' ceiling is {ceiling}).")

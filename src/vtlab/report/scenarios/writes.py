@@ -21,12 +21,15 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
             check = f"all {fmt(acknowledged)} acknowledged writes are in the database, none doubled"
         elif math.isnan(acknowledged):
             check = "the write check did not run"
+        elif math.isnan(inserted):
+            check = f"{fmt(acknowledged)} writes acknowledged, but the stored orders were not counted"
         elif inserted < acknowledged:
             check = (f"LOST WRITES: {fmt(acknowledged - inserted)} of {fmt(acknowledged)} acknowledged orders "
                      "are not in the database")
         else:
-            check = (f"{fmt(inserted - acknowledged)} stored orders were never acknowledged to the client "
-                     "(it gave up before the answer came)")
+            # the counts cannot tell a request the client gave up on from an order stored twice
+            check = (f"{fmt(inserted - acknowledged)} more orders stored than acknowledged to the client: requests "
+                     "it gave up on before the answer, or orders stored twice")
         verdict.append(f"{mode_label(a.row)} at {a.row.concurrency} users: "
                        f"{fmt(a.measured.throughput_rps, 1)} writes/s ({a.bottleneck}); {check}.")
     verdict += ratio_sentence(lines)
