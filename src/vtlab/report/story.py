@@ -10,6 +10,7 @@ from typing import Any
 from vtlab.core import dimensions
 from vtlab.explain import analyze
 from vtlab.explain.model import Aggregate, Analysis, Verdict
+from vtlab.explain.validity import CEILING_EXCEEDED
 from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, row_label
 from vtlab.report.scenarios.common import against, separated
 
@@ -44,6 +45,14 @@ def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
         ms, source = wall.line.service_time_ms, wall.line.service_time_source  # the wall row's own scenario
         predicted = (f"Tomcat's threads ÷ the time each is busy ({fmt(ms, 0)} ms, the {source}) predict "
                      f"{fmt(wall.ceiling_rps, 0)} req/s")
+        # a row with more users that served more than the wall allows, beyond its noise: the prediction failed there
+        past = [a for a in platform if a.row.concurrency > wall.row.concurrency
+                and f"{CEILING_EXCEEDED}thread-pool" in a.flags]
+        if first is wall and past:
+            return [f"Platform threads met their thread wall at {wall.row.concurrency} users with "
+                    f"{fmt(wall.throughput_median, 0)} req/s: {predicted}; yet at {past[-1].row.concurrency} users "
+                    f"they served {fmt(past[-1].throughput_median, 0)} req/s, beyond that prediction and its noise: "
+                    "the thread wall did not hold there."]
         if first is wall:  # one row at the wall: what more users do past it was not measured
             return [f"Platform threads met their thread wall at {wall.row.concurrency} users with "
                     f"{fmt(wall.throughput_median, 0)} req/s: {predicted} (p99 {fmt(wall.p99_median, 0)} ms); no "

@@ -49,7 +49,7 @@ def _wall_sentence(lines: list[Line], mode_label: Label, context: Context) -> st
                 "req/s — and neither more threads nor virtual ones can add work the cores do not have. ")
     elif full:
         wall = (f"The CPU was full in {', '.join(mode_label(a.row) for a in full)} only; "
-                + ", ".join(f"{mode_label(a.row)} stopped at {a.bottleneck} with the host CPU at "
+                + ", ".join(f"{mode_label(a.row)} {_stopped(a.bottleneck)} with the host CPU at "
                             f"{fmt(a.measured.host_cpu_pct)}%" for a in lines if a not in full) + ". ")
     else:
         wall = (f"No row saturated the CPU (host CPU at most {fmt(max(a.measured.host_cpu_pct for a in lines))}%): "
@@ -78,3 +78,10 @@ def _starved_sentence(a: Line, context: Context) -> str:
                 "too — waited behind the computation. Platform threads are time-sliced by the OS.")
     return (f"The virtual row's meter samples went missing with the host CPU at {fmt(a.measured.host_cpu_pct)}%: "
             "not the carriers busy computing, which would have filled the cores.")
+
+
+def _stopped(bottleneck: str) -> str:
+    # a row the analysis saw no wall in stopped at nothing it could name: say so, not "stopped at unexplained"
+    if bottleneck == "unexplained":
+        return "stopped short of every ceiling (no wall seen)"
+    return f"stopped at {bottleneck}"
