@@ -90,15 +90,15 @@ def test_chart_series_match_the_csv(rendered):
 def test_markdown_headline_and_explanation(rendered):
     _, paths = rendered
     text = paths["markdown"].read_text()
-    # at 1,000 users the quick run measured platform 199.533 ± 3.482 and virtual 982.133 ± 16.704 req/s:
-    # 982.133 / 199.533 = 4.92; 965.429 / 203.015 = 4.76 to 998.837 / 196.051 = 5.09
-    assert "| released, pool 50 | 1000 | 199.5 ± 3.5 · p99 5,842 ms | 982.1 ± 16.7 · p99 1,090 ms | " \
-           "4.92× [4.76–5.09] | thread-pool / downstream |" in text
+    # at 1,000 users the quick run measured platform 199.533 ± 0.408 and virtual 982.133 ± 12.099 req/s:
+    # 982.133 / 199.533 = 4.92; 970.034 / 199.941 = 4.85 to 994.232 / 199.125 = 4.99
+    assert "| released, pool 50 | 1000 | 199.5 ± 0.4 · p99 5,842 ms | 982.1 ± 12.1 · p99 1,090 ms | " \
+           "4.92× [4.85–4.99] | thread-pool / downstream |" in text
     # two platform rows at the thread wall (400 and 1,000 users, 198.8 and 199.5 req/s: within noise) and a
     # p99 that grew from 2,264 to 5,842 ms: the flattening is seen, not assumed
     assert ("Platform threads flatten at 200 req/s: Tomcat's threads ÷ the time each is busy (1,003 ms, the p50 "
             "at lowest load) predict 199 req/s, and past that users only queue (p99 5,842 ms at 1000 users).") in text
-    assert ("Virtual threads reach 982 req/s (95% interval 965–999) at 1000 users (99% of a predicted 997 req/s), "
+    assert ("Virtual threads reach 982 req/s (95% interval 970–994) at 1000 users (99% of a predicted 997 req/s), "
             "limited by the users themselves") in text
     assert "With the connection held across the downstream call the bottleneck moves to the pool" in text
     assert "Virtual threads cannot help when every request needs a connection for the whole call." in text

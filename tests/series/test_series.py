@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vtlab.cli.main import main
-from vtlab.series import store, windows
+from vtlab.series import holdstats, store, windows
 from vtlab.results import table
 from vtlab.report import timeline
 
@@ -180,3 +180,39 @@ def test_runners_series_merge_onto_the_first_runners_clock_with_every_request_an
     result = store.load_result(k6, 0)
     assert (result.requests, result.ok_requests, result.ok_half_a, result.ok_half_b) == (3, 2, 1, 1)
     assert result.max_ms == 300.0
+
+
+def test_a_per_second_series_gives_its_mean_and_the_95_half_width_of_it_by_batch_means():
+    # twelve seconds: six batches of two, their means 10, 12, 10, 12, 10, 12: mean 11, s = √(6 × 1² / 5) = 1.0954,
+    # t(5) = 2.571: ± 2.571 × 1.0954 / √6 = ± 1.1498
+    mean, half = windows.per_second_interval([10, 10, 12, 12] * 3)
+    assert mean == 11 and half == pytest.approx(1.1498, abs=1e-4)
+    assert windows.per_second_interval([50] * 30) == (50, 0)  # ten batches of three, all alike: no noise
+    assert math.isnan(windows.per_second_interval([9, 11, 10, 10, 12])[1])  # two batches only: too short
+    assert all(math.isnan(v) for v in windows.per_second_interval([]))
+
+
+def hold_of(k6_file, meters):
+    """A row's hold as holdstats reads it: k6's tagged hold of 12 s, the samplers' series (no CPU sampled)."""
+    measured = store.load_result(store.read_k6(k6_file), 0)
+    return holdstats.Hold(measured, windows.Series(), meters, 0.0, 12.0, 12, (), proxy=False)
+
+
+def test_a_row_whose_service_counts_nothing_gets_its_interval_from_k6s_successes_each_second(tmp_path):
+    # a user's service without Prometheus: no meters at all. k6 saw 10, 10, 12, 12, … successes in the hold's
+    # seconds 0–11 (each request 100 ms, started 10 ms apart, 5 ms past the second: clear of its edges) and one
+    # more at 12.005 s, in the partial last second
+    starts = [second + 0.005 + k / 100 for second, count in enumerate([10, 10, 12, 12] * 3) for k in range(count)]
+    path = tmp_path / "row.k6.csv.gz"
+    write_k6(path, [f"r,{(t + 0.1) * 1000:.3f},100,200,hold,a,true" for t in [*starts, 12.005]])
+    figures = holdstats.columns(hold_of(path, windows.Series()))
+    assert figures["throughput_rps"] == pytest.approx(133 / 12)  # k6's count over the hold: 132 + 1 in 12 s
+    # the per-second series' interval, worked out above: ± 1.1498, the 12.0 s request outside its whole seconds
+    assert figures["throughput_ci95_rps"] == pytest.approx(1.1498, abs=1e-4)
+    assert math.isnan(figures["throughput_service_rps"])  # the service counted nothing: not claimed
+    # a service that does count: its own rate stands beside as a cross-check, the interval is still k6's
+    counted = windows.Series([(t / 2, {"requests_ok_total": 40.0 * t + (30 if t % 4 == 1 else 0)})
+                              for t in range(25)])
+    beside = holdstats.columns(hold_of(path, counted))
+    assert beside["throughput_service_rps"] == pytest.approx(80.0)  # (40 × 24 − 0) / 12 s
+    assert beside["throughput_ci95_rps"] == figures["throughput_ci95_rps"]

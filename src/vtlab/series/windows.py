@@ -107,10 +107,32 @@ def batch_means(series: Series, key: str, start: float, end: float, batches: int
     edges = [points[round(i * (len(points) - 1) / batches)] for i in range(batches + 1)]
     rates = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(edges, edges[1:], strict=False) if b[0] > a[0]]
     mean = (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
-    if len(rates) < 2:
+    return mean, half_width(rates)
+
+
+def per_second_interval(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:
+    """A per-second series' mean (e.g. k6's successes each second of the hold) and the 95% half-width of that
+    mean by batch means: the series cut into `batches` equal runs of seconds, each run's mean one observation.
+    The same rule as `batch_means`, on a count that every row has. (mean, nan) when too short for three
+    batches of two seconds; (nan, nan) for no seconds at all."""
+    if not values:
+        return math.nan, math.nan
+    mean = sum(values) / len(values)
+    batches = min(batches, len(values) // 2)
+    if batches < 3:
         return mean, math.nan
-    spread = math.sqrt(sum((r - sum(rates) / len(rates)) ** 2 for r in rates) / (len(rates) - 1))
-    return mean, t_975(len(rates) - 1) * spread / math.sqrt(len(rates))
+    edges = [round(i * len(values) / batches) for i in range(batches + 1)]
+    return mean, half_width([sum(values[a:b]) / (b - a) for a, b in zip(edges, edges[1:], strict=False)])
+
+
+def half_width(observations: Sequence[float]) -> float:
+    """The 95% half-width of the mean of nearly independent observations: Student t × s / √n (nan under two)."""
+    n = len(observations)
+    if n < 2:
+        return math.nan
+    mean = sum(observations) / n
+    spread = math.sqrt(sum((x - mean) ** 2 for x in observations) / (n - 1))
+    return t_975(n - 1) * spread / math.sqrt(n)
 
 
 def trend(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:
