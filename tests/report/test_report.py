@@ -14,7 +14,7 @@ import browser
 import rows as handmade
 
 from vtlab.explain import analyze
-from vtlab.report import appendix, charts, headline, render, story
+from vtlab.report import appendix, build, charts, headline, render, story
 from vtlab.cli.main import main
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "quick-run"
@@ -94,6 +94,8 @@ def test_markdown_headline_and_explanation(rendered):
     # 982.133 / 199.533 = 4.92; 970.034 / 199.941 = 4.85 to 994.232 / 199.125 = 4.99
     assert "| released, pool 50 | 1000 | 199.5 ± 0.4 · p99 5,842 ms | 982.1 ± 12.1 · p99 1,090 ms | " \
            "4.92× [4.85–4.99] | thread-pool / downstream |" in text
+    assert "| platform req/s (95% interval) · p99 | virtual req/s (95% interval) · p99 | " \
+           "ratio v/p [range of both intervals] |" in text
     # two platform rows at the thread wall (400 and 1,000 users, 198.8 and 199.5 req/s: within noise) and a
     # p99 that grew from 2,264 to 5,842 ms: the flattening is seen, not assumed
     assert ("Platform threads flatten at 200 req/s: Tomcat's threads ÷ the time each is busy (1,003 ms, the p50 "
@@ -115,10 +117,43 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
     assert one_rep[0]["ratio"] == "4.50× [4.31–4.70]"  # 870 / 202 to 930 / 198
     reps = head_of(line("platform", 200, 2), line("platform", 190, 2, rep=2), line("virtual", 900, 30),
                     line("virtual", 950, 10, rep=2))
-    assert reps[0]["virtual"].startswith("925.0 [870.0–960.0] ")
-    assert reps[0]["ratio"] == "4.74× [4.31–5.11]"  # 870 / 202 to 960 / 188
+    # two reps: the interval of their mean, not their intervals joined (870–960). virtual: mean 925,
+    # s = 50 / √2 = 35.355, t(1) = 12.706: ± 12.706 × 35.355 / √2 = ± 317.65 → 607.35–1,242.65;
+    # platform: mean 195, s = 7.071, ± 12.706 × 5 = ± 63.53 → 131.47–258.53
+    assert reps[0]["virtual"].startswith("mean 925.0 [607.4–1,242.7] of 2 reps ")
+    assert reps[0]["platform"].startswith("mean 195.0 [131.5–258.5] of 2 reps ")
+    assert reps[0]["ratio"] == "4.74× [2.35–9.45]"  # 925 / 195; 607.35 / 258.53 to 1,242.65 / 131.47
     unknown = head_of(line("platform", 200, ""), line("virtual", 900, ""))
     assert unknown[0]["ratio"] == "4.50×"  # no interval measured: no range claimed
+
+
+def test_the_headline_tells_several_reps_as_the_mean_with_its_t_interval_and_one_rep_with_its_own():
+    def line(mode, rps, rep=1, ci=1):
+        return handmade.row(thread_mode=mode, rep=rep, concurrency=100, throughput_rps=rps,
+                            throughput_ci95_rps=ci, ok_requests="")
+    rows = [line("virtual", 100), line("virtual", 110, rep=2), line("virtual", 120, rep=3),
+            line("platform", 99.5, ci=0.4)]
+    (reps,) = headline.headline(analyze.analyse(rows, handmade.RUN).aggregates)
+    # three reps 100, 110, 120: mean 110, s = 10, t(2) = 4.303: ± 4.303 × 10 / √3 = ± 24.84 → 85.16–134.84
+    assert reps["virtual"] == "mean 110.0 [85.2–134.8] of 3 reps ⚠ · p99 1,050 ms"  # spread 20 / 110 ≥ 10%: ⚠
+    assert reps["platform"] == "99.5 ± 0.4 · p99 1,050 ms"  # one rep: its own within-row interval
+    assert reps["ratio"] == "1.11× [0.85–1.36]"  # 110 / 99.5; 85.16 / 99.9 to 134.84 / 99.1
+
+
+def test_the_hero_caption_says_what_the_chart_draws():
+    rows = [handmade.row(rep=rep, throughput_rps=rps, throughput_ci95_rps=1, ok_requests="")
+            for rep, rps in ((1, 100), (2, 100), (3, 130))]
+    aggregates = analyze.analyse(rows, handmade.RUN).aggregates
+    _, drawn = charts.hero(aggregates, [], 200)
+    # the marker is the reps' median (100), not their mean (110): the caption says so, and that the bar is the
+    # interval of the mean (66.97–153.03 here), which the median may sit off the centre of
+    assert drawn["virtual"]["throughput_rps"] == [100]
+    assert (aggregates[0].interval_low, aggregates[0].interval_high) == (pytest.approx(66.97, abs=0.01),
+                                                                         pytest.approx(153.03, abs=0.01))
+    for name in ("hero", "open"):
+        caption = build.CAPTIONS[name]
+        assert "the median of several" in caption and "of the reps' mean for several (Student t" in caption
+        assert "95% interval, within the row's hold for one rep" in caption and "min–max" not in caption
 
 
 def test_a_check_that_needs_chromium_skips_with_its_reason_where_it_is_missing(monkeypatch):

@@ -1,5 +1,5 @@
-"""Repetitions of one scenario aggregated: the median with min-max over the valid reps and the spread
-warning (pyperf's rule), deterministic on ties."""
+"""Repetitions of one scenario aggregated: the median with min-max over the valid reps, the 95% interval of
+their mean (Student t over the reps), the spread warning (pyperf's rule), deterministic on ties."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from vtlab.core import dimensions
 from vtlab.explain.model import MEASURED_NUMBERS, Aggregate, Measured, Verdict
+from vtlab.series import windows
 
 SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
 
@@ -24,8 +25,8 @@ def most_common(values: Sequence[str]) -> str:
 
 
 def aggregate(verdicts: Sequence[Verdict]) -> tuple[Aggregate, ...]:
-    """One line per scenario (in order of first appearance): median with min-max over valid reps, and the
-    spread warning. Failed rows never reach here."""
+    """One line per scenario (in order of first appearance): median with min-max over valid reps, the 95%
+    interval of their mean, and the spread warning. Failed rows never reach here."""
     groups: dict[tuple[str, ...], list[Verdict]] = defaultdict(list)
     for verdict in verdicts:
         if not verdict.failed:
@@ -40,7 +41,8 @@ def _aggregate(members: Sequence[Verdict]) -> Aggregate:
     median = statistics.median(rps)
     spread = (max(rps) - min(rps)) / median if median else 0.0
     walls = [m.bottleneck for m in valid]
-    low, high = interval(valid)
+    centre, half = interval(valid)
+    low, high = centre - half, centre + half
     ceiling = statistics.median(m.ceiling_rps for m in valid)
     limit, wall = most_common([m.limit for m in valid]), most_common(walls)
     is_valid = any(m.valid for m in members)
@@ -48,7 +50,7 @@ def _aggregate(members: Sequence[Verdict]) -> Aggregate:
     # the rep whose throughput is nearest the median (the first such) is told with every figure's median
     told = next(m for m in valid if m.measured.throughput_rps == _nearest(rps, median))
     line = dataclasses.replace(
-        told, measured=_median_measured(valid, told, median, max(median - low, high - median)),
+        told, measured=_median_measured(valid, told, centre, half),
         ceiling_rps=ceiling, limit=limit, bottleneck=wall, valid=is_valid,
         flags=tuple(dict.fromkeys(flag for m in members for flag in m.flags)),  # in the order the reps raised them
         attained=median / ceiling if ceiling and not math.isinf(ceiling) else math.nan)
@@ -64,29 +66,41 @@ def _aggregate(members: Sequence[Verdict]) -> Aggregate:
 
 
 def interval(reps: Sequence[Verdict]) -> tuple[float, float]:
-    """Where the scenario's throughput lies: every rep's 95% within-row interval (batch means over the hold),
-    joined — it covers the noise inside a row and the spread between reps. A rep without one (a short hold,
-    an older CSV) counts as its point."""
-    def half(m: Verdict) -> float:
-        ci = m.measured.throughput_ci95_rps
-        return 0.0 if math.isnan(ci) else ci
-    return (min(m.measured.throughput_rps - half(m) for m in reps),
-            max(m.measured.throughput_rps + half(m) for m in reps))
+    """The 95% interval of the scenario's throughput, as (centre, half-width). One rep: the row's own
+    within-row interval (batch means of k6's successes per second over its hold), around its throughput;
+    without one (an older CSV, a hold too short for batches) the point itself, half-width 0. Several: the
+    interval of the mean over the reps, Student t on their throughputs: the spread between runs, which no
+    single row's interval shows."""
+    if len(reps) == 1:
+        ci = reps[0].measured.throughput_ci95_rps
+        return reps[0].measured.throughput_rps, 0.0 if math.isnan(ci) else ci
+    return mean_interval([m.measured.throughput_rps for m in reps])
+
+
+def counted(line: Aggregate) -> int:
+    """How many reps the line's figures are over: the valid ones, or every rep where none is valid."""
+    return line.valid_reps or line.reps
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of ≥ 2 reps' throughputs and its 95% half-width: t(n − 1) × s / √n, each rep one observation."""
+    return statistics.fmean(values), windows.half_width(values)
 
 
 def _nearest(values: Sequence[float], target: float) -> float:
     return min(values, key=lambda value: abs(value - target))
 
 
-def _median_measured(reps: Sequence[Verdict], told: Verdict, throughput: float, half_width: float) -> Measured:
-    """Each measured figure's median over the reps (NaN where none measured it); the throughput's interval
-    is the reps' joined one, told as a half-width around the median; words (pinning reasons, the write check)
-    are the told rep's."""
+def _median_measured(reps: Sequence[Verdict], told: Verdict, centre: float, half: float) -> Measured:
+    """Each measured figure's median over the reps (NaN where none measured it), but the throughput: the
+    centre of its interval with its half-width — with several reps their mean, so that every "x ± y" told of
+    the line is the interval it was computed as; one rep keeps its own. Words (pinning reasons, the write
+    check) are the told rep's."""
     def median(name: str) -> float:
         values = [getattr(m.measured, name) for m in reps if not math.isnan(getattr(m.measured, name))]
         return statistics.median(values) if values else math.nan
     figures = {name: median(name) for name in MEASURED_NUMBERS}
-    figures["throughput_rps"] = throughput
-    if len(reps) > 1:
-        figures["throughput_ci95_rps"] = half_width
+    figures["throughput_rps"] = centre
+    # one rep without a within-row interval keeps it unknown (NaN), not a measured 0
+    figures["throughput_ci95_rps"] = half if len(reps) > 1 else told.measured.throughput_ci95_rps
     return dataclasses.replace(told.measured, **figures)

@@ -18,11 +18,19 @@ from vtlab.results.record import RunRecord
 
 TITLE = "vtlab: platform vs virtual threads"
 
-CAPTIONS = {"hero": "Throughput (successful responses only; bars: min–max over reps) and p99 latency vs "
-                    "concurrency. Dashed: the Little's-law ceiling of each mode.",
-            "open": "Open model: successful responses per second vs the offered rate (dotted: what was "
-                    "offered; bars: 95% intervals) and p99 latency. No coordinated omission: arrivals keep "
-                    "coming while the service is slow.",
+# What the throughput panel of both throughput charts (charts.hero) draws, exactly: its markers, bars, rings.
+_THROUGHPUT_MARKS = ("markers: each point's throughput, the row's own for one rep and the median of several; "
+                     "bars: its 95% interval, within the row's hold for one rep (batch means of k6's successes "
+                     "per second) and of the reps' mean for several (Student t over the reps), so a median may "
+                     "sit off its bar's centre; a bar of no length where no interval was measured; "
+                     "a ring round a marker: no rep of that point valid")
+CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released connections (" + _THROUGHPUT_MARKS
+                    + "). Dashed: each mode's predicted ceiling (Little's law, median over reps); dotted: other "
+                    "runs, where overlaid (their rows' own throughput). Below: p99 latency of successful "
+                    "responses, median over reps.",
+            "open": "Open model: successful responses per second vs the offered rate (" + _THROUGHPUT_MARKS
+                    + "; dotted: what was offered; dashed: each mode's predicted ceiling) and p99 latency. No "
+                    "coordinated omission: arrivals keep coming while the service is slow.",
             "pool": "Held connections: throughput vs pool size; dashed: pool ÷ time a connection is held.",
             "cpu": "Mean CPU per tier during each row's hold. 100% = one core.",
             "pinning": "JFR jdk.VirtualThreadPinned events (threshold {threshold} ms) per path and thread mode."}

@@ -56,7 +56,8 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
          model: str = "closed") -> tuple[str, dict] | None:
     """Throughput and p99 vs concurrency (closed model) or vs the offered rate (open model, the offered rate
     drawn as the diagonal), both modes, released connections, normal path, platform rows at Tomcat's default
-    `threads`; bars: each point's 95% interval; the predicted ceiling of each mode drawn dashed; other runs
+    `threads`; markers: the median over reps (the row for one), bars: the aggregate's 95% interval (the row's
+    within its hold, or the reps' mean's); the predicted ceiling of each mode drawn dashed; other runs
     (closed-model figures) overlaid on the closed chart. None for a run with no such rows and nothing to
     overlay."""
     lines = [a for a in aggregates if a.row.conn_mode == "released" and a.row.path_mode == "normal"

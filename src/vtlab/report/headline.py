@@ -1,29 +1,38 @@
-"""The headline: per scenario and load, platform beside virtual — each mode's req/s with its 95% interval and
-p99, the ratio with the range both intervals allow, and the bottleneck each met."""
+"""The headline: per scenario and load, platform beside virtual — each mode's req/s with its 95% interval (the
+row's within its hold for one rep, that of the reps' mean for several) and p99, the ratio with the range both
+intervals allow, and the bottleneck each met."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from vtlab.core import dimensions
+from vtlab.explain import repetitions
 from vtlab.explain.model import Aggregate
 from vtlab.report.document import HeadlineLine
 from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, scenario_label
 
+# Each mode's cell is a 95% interval, and says of what: one rep, "99.5 ± 0.8", the row's within its hold;
+# several, "mean 110.0 [85.2–134.8] of 3 reps", that of their mean. The ratio's brackets join the two modes'
+# intervals (low ÷ high to high ÷ low): a range both allow, not itself a 95% interval, so not called one.
 COLUMNS = (("scenario", "scenario"), ("concurrency", "concurrency"),
-           ("platform", "platform req/s [95%] · p99"), ("virtual", "virtual req/s [95%] · p99"),
-           ("ratio", "ratio v/p [95%]"), ("bottleneck", "bottleneck (platform / virtual)"))
+           ("platform", "platform req/s (95% interval) · p99"), ("virtual", "virtual req/s (95% interval) · p99"),
+           ("ratio", "ratio v/p [range of both intervals]"), ("bottleneck", "bottleneck (platform / virtual)"))
 
 
 def _rps(line: Aggregate) -> str:
-    """The median with its 95% interval: ± the row's own for one rep, the reps' joined range for several."""
-    text = fmt(line.throughput_median, 1)
-    if line.reps > 1:
-        text += f" [{fmt(line.interval_low, 1)}–{fmt(line.interval_high, 1)}]"
+    """The throughput with its 95% interval, centred where it was computed: one rep, its own ± the row's
+    within-row half-width; several, their mean with the interval of that mean (Student t over the reps)."""
+    counted = repetitions.counted(line)
+    if counted > 1:
+        text = (f"mean {fmt(line.line.measured.throughput_rps, 1)} "
+                f"[{fmt(line.interval_low, 1)}–{fmt(line.interval_high, 1)}] of {counted} reps")
         if line.spread_warning:
             text += " ⚠"
-    elif line.interval_known:
-        text += f" ± {fmt(line.line.measured.throughput_ci95_rps, 1)}"
+    else:
+        text, ci = fmt(line.line.measured.throughput_rps, 1), line.line.measured.throughput_ci95_rps
+        text += "" if math.isnan(ci) else f" ± {fmt(ci, 1)}"
     return text + ("" if line.valid else " (invalid)")
 
 
