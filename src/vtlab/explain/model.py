@@ -152,7 +152,7 @@ class Aggregate:
     throughput_median: float
     throughput_min: float
     throughput_max: float
-    interval_low: float             # the reps' 95% within-row intervals joined: where the throughput lies
+    interval_low: float             # one rep: its own 95% interval; several: the 95% interval of their mean
     interval_high: float
     spread: float
     spread_warning: bool

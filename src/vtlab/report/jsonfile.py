@@ -23,8 +23,8 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   ``notes`` (the ceilings not computed and why; a stall).
 - ``aggregates``: one per scenario, its repetitions combined: ``row`` (the first repetition's dimensions),
   ``reps``, ``valid_reps``, ``throughput`` (``median``, ``min``, ``max``, ``interval_low``, ``interval_high``:
-  the reps' 95% intervals joined, ``spread``, ``spread_warning``), ``p99_median_ms``, ``ceiling_rps``, ``limit``,
-  ``bottleneck``, ``bottlenecks_seen``, ``valid``, ``flags``.
+  one rep's own 95% interval, or the 95% interval of several reps' mean, ``spread``, ``spread_warning``),
+  ``p99_median_ms``, ``ceiling_rps``, ``limit``, ``bottleneck``, ``bottlenecks_seen``, ``valid``, ``flags``.
 - ``failed``: the rows a tier died in: ``row``, ``tier``, ``how``, ``log`` (its log's tail as recorded).
 - ``sections``: the scenario sections: ``{"key", "title", "sentences"}``.
 """

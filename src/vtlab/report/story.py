@@ -97,16 +97,15 @@ def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) 
     top = max(trusted, key=lambda a: a.throughput_median, default=None)
     if top and top.throughput_median > 0:
         story.append(f"Best against best, virtual threads deliver {ratio_text(top, best)} the platform threads' "
-                     "throughput (the 95% range in brackets where measured; with several reps, the range their "
-                     "intervals joined allow).")
+                     "throughput (in brackets where measured, the range both modes' 95% intervals allow).")
     return story
 
 
 def _interval_words(line: Aggregate) -> str:
     if not line.interval_known:
         return ""
-    # one rep: its 95% interval; several: their intervals joined, a range wider than any one 95% interval
-    what = "95% interval" if line.reps == 1 else f"{line.reps} reps' 95% intervals joined"
+    # one rep: the row's own 95% interval; several: the 95% interval of their mean (repetitions.interval)
+    what = "95% interval" if line.reps == 1 else f"95% interval of the mean of {line.reps} reps"
     return f" ({what} {fmt(line.interval_low, 0)}–{fmt(line.interval_high, 0)})"
 
 

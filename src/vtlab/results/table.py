@@ -44,8 +44,8 @@ EXTRA_COLUMNS = [
     # the pool's own exact accounting over the hold (HikariCP): borrows/s, mean connections out and mean
     # waiters (Little's law over its timers), mean time a connection was out, borrows that timed out
     "pool_borrows_per_s", "pool_out_mean", "pool_waiting_mean", "pool_usage_ms", "pool_timeouts",
-    # successful responses per second over the hold as the service counted them, and the 95% half-width
-    # of that mean by batch means (ten equal spans of the hold)
+    # successful responses per second over the hold as the service counted them (a cross-check of k6's), and
+    # the 95% half-width of throughput_rps by batch means over k6's own successes each second
     "throughput_service_rps", "throughput_ci95_rps",
     # the steady-state test: how far the successful requests per second drifted from the hold's start to its
     # end (least squares through batch means), in % of the hold's mean, and that drift's 95% half-width

@@ -41,7 +41,7 @@ NO_INTERVAL_SHARE = repetitions.SPREAD_WARNING / 2
 
 
 def throughput_range(a: Line) -> tuple[float, float]:
-    """Where a line's throughput lies: its 95% interval (within the row, joined over reps)."""
+    """Where a line's throughput lies: its 95% interval (within the row for one rep, of the reps' mean for several)."""
     rps, ci = a.measured.throughput_rps, a.measured.throughput_ci95_rps
     half = rps * NO_INTERVAL_SHARE if math.isnan(ci) else ci
     return rps - half, rps + half
