@@ -188,7 +188,9 @@ def test_a_per_second_series_gives_its_mean_and_the_95_half_width_of_it_by_batch
     mean, half = windows.per_second_interval([10, 10, 12, 12] * 3)
     assert mean == 11 and half == pytest.approx(1.1498, abs=1e-4)
     assert windows.per_second_interval([50] * 30) == (50, 0)  # ten batches of three, all alike: no noise
-    assert math.isnan(windows.per_second_interval([9, 11, 10, 10, 12])[1])  # two batches only: too short
+    # a 6 s hold's five whole seconds: five batches of one second; mean 10.4, s = 1.140, t(4) = 2.776 -> ±1.415
+    assert windows.per_second_interval([9, 11, 10, 10, 12])[1] == pytest.approx(2.776 * 1.1402 / 5 ** 0.5, rel=1e-3)
+    assert math.isnan(windows.per_second_interval([9, 11])[1])  # two batches only: too short
     assert all(math.isnan(v) for v in windows.per_second_interval([]))
 
 

@@ -113,12 +113,14 @@ def batch_means(series: Series, key: str, start: float, end: float, batches: int
 def per_second_interval(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:
     """A per-second series' mean (e.g. k6's successes each second of the hold) and the 95% half-width of that
     mean by batch means: the series cut into `batches` equal runs of seconds, each run's mean one observation.
-    The same rule as `batch_means`, on a count that every row has. (mean, nan) when too short for three
-    batches of two seconds; (nan, nan) for no seconds at all."""
+    The same rule as `batch_means` (batches of two seconds or more; under six seconds, of one second, as its
+    shortest batch is two half-second samples), so a short hold still has its interval, wider for its few
+    batches. (mean, nan) when too short for three batches; (nan, nan) for no seconds at all."""
     if not values:
         return math.nan, math.nan
     mean = sum(values) / len(values)
-    batches = min(batches, len(values) // 2)
+    # batches of two seconds or more where the hold allows three of them; a hold under six seconds: of one
+    batches = min(batches, len(values) // 2) if len(values) >= 6 else len(values)
     if batches < 3:
         return mean, math.nan
     edges = [round(i * len(values) / batches) for i in range(batches + 1)]
