@@ -12,28 +12,18 @@ from typing import NamedTuple
 from vtlab.explain.facts import (all_rps, cpu_group, cpu_tiers, db_round_trip_s, in_flight, pool_size, scenario_of,
                                  user_service, wait_s, workload)
 from vtlab.explain.model import LIMITS, Ceilings, Context, CpuPoint
-from vtlab.explain.queues import TOMCAT_THREADS, queued, request_thread_cap
+from vtlab.explain.queues import queued, request_thread_cap
 from vtlab.explain.validity import ERROR_THRESHOLD
 from vtlab.results.cells import failed, num
 
 QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
 
 
-def low_load_service_times(rows: Sequence[Mapping[str, object]],
-                           default_threads: int = TOMCAT_THREADS) -> dict[tuple[str, ...], float]:
-    """Per scenario: the median latency of the least-loaded clean row that did not queue (the
-    fastest one on a tie).
-
-    Little's law needs the time one request spends in the service when nothing queues; the
-    lowest-concurrency row without errors or a queue in front of it is the closest measurement.
-    Without one, the designed wait (stub delay, sleep) stands in.
-    """
-    return {key: seconds for key, (_, seconds, _) in lowest_load_rows(rows, default_threads).items()}
-
-
 def lowest_load_rows(rows: Sequence[Mapping[str, object]],
                       default_threads: int) -> dict[tuple[str, ...], tuple[float, float, str]]:
-    """Per scenario: (users, p50 seconds, thread mode) of the row low_load_service_times takes its time from."""
+    """Per scenario: (users, p50 seconds, thread mode) of the least-loaded clean row that did not queue (the
+    fastest one on a tie). Little's law needs the time one request spends in the service when nothing queues;
+    that row is the closest measurement. Without one, the designed wait (stub delay, sleep) stands in."""
     candidates: dict[tuple[str, ...], tuple[float, float, str]] = {}
     for row in rows:
         # a row that completed nothing has no latency to give: never a scenario's reference, whatever its p50 reads

@@ -96,26 +96,13 @@ def t_975(df: int) -> float:
     return T_975[max(k for k in T_975 if k <= df)]
 
 
-def batch_means(series: Series, key: str, start: float, end: float, batches: int = BATCHES) -> tuple[float, float]:
-    """A counter's mean rate over the window and the 95% half-width of that mean, by batch means: the
-    window cut into `batches` equal spans, the rate in each taken as one observation. Batches of
-    seconds are nearly independent where single samples are not (a GC pause spans two of them)."""
-    points = [(t, v[key]) for t, v in series.window(start, end) if key in v]
-    batches = min(batches, (len(points) - 1) // 2)  # a short hold: fewer batches of two intervals each
-    if batches < 3 or points[-1][0] <= points[0][0]:
-        return math.nan, math.nan
-    edges = [points[round(i * (len(points) - 1) / batches)] for i in range(batches + 1)]
-    rates = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(edges, edges[1:], strict=False) if b[0] > a[0]]
-    mean = (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
-    return mean, half_width(rates)
-
-
 def per_second_interval(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:
     """A per-second series' mean (e.g. k6's successes each second of the hold) and the 95% half-width of that
     mean by batch means: the series cut into `batches` equal runs of seconds, each run's mean one observation.
-    The same rule as `batch_means` (batches of two seconds or more; under six seconds, of one second, as its
-    shortest batch is two half-second samples), so a short hold still has its interval, wider for its few
-    batches. (mean, nan) when too short for three batches; (nan, nan) for no seconds at all."""
+    Batches of two seconds or more (seconds next to each other are not independent; batches of them nearly are:
+    a GC pause spans two seconds, not two batches); under six seconds, of one second, so a short hold still has
+    its interval, wider for its few batches. (mean, nan) when too short for three batches; (nan, nan) for no
+    seconds at all."""
     if not values:
         return math.nan, math.nan
     mean = sum(values) / len(values)
