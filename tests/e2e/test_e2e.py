@@ -26,6 +26,10 @@ from vtlab.rig import postgres, procs
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "--conn-mode", "released"]
+# A heap barely above the service's live data, and a context per request large enough to fill it between pauses.
+# Tried here (virtual, 20 users, 100 ms downstream, 6 s hold): 48 MB ran out of heap (every request failed); 80 MB with
+# 512 KB contexts paused 15% of the hold; 96 MB with 2 MB contexts 39%.
+GC_HEAP, GC_CONTEXT_KB = "-XX:+UseSerialGC -Xmx96m", "2048"
 
 pytestmark = pytest.mark.e2e
 
@@ -436,3 +440,129 @@ def test_a_spike_reports_per_mode_its_failures_and_recovery_and_shows_in_the_ser
     assert_series_kept_and_drawn(run_dir, rows_of(run_dir))
     assert_nothing_left(rig_env, run_dir)
     assert_opens_in_chromium(run_dir, rows_of(run_dir))  # last: it skips the test where Chromium is missing
+
+
+def test_a_service_paused_in_its_hold_is_named_a_stall_and_never_valid(rig_env, tmp_path):
+    """The service SIGSTOPped for 8 s in the middle of its hold: its users wait while nothing completes. The
+    row is measured to the end (SIGCONT), named `stall` and invalid, whatever else it shows."""
+    from vtlab.measure.loop import FIRST_ROW_EXTRA_WARMUP_S
+
+    run_dir = tmp_path / "run"
+    argv = [str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "20", "--out", str(run_dir),
+            *TINY[:4], "--hold", "20", *TINY[6:]]
+    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    service = None
+    try:
+        tiers = _wait_for_row(proc, run_dir, 0, time.monotonic() + 900)
+        service = next(pid for pid in tiers if "app.jar" in cmdline(pid))
+        # k6 is loading: its hold starts after the ramp and the first row's longer warm-up (and k6's start slack)
+        time.sleep(float(TINY[1]) + float(TINY[3]) + FIRST_ROW_EXTRA_WARMUP_S + 2 + 5)
+        os.kill(service, signal.SIGSTOP)
+        time.sleep(8)
+        os.kill(service, signal.SIGCONT)
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if service is not None and cmdline(service):
+            os.kill(service, signal.SIGCONT)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    [row] = rows_of(run_dir)
+    assert row["stall"] != "", row
+    [verdict] = csv.DictReader(open(run_dir / "analysis.csv"))
+    assert (verdict["bottleneck"], verdict["valid"]) == ("stall", "false"), verdict
+    assert "stall" in verdict["flags"].split(";"), verdict["flags"]
+    assert_nothing_left(rig_env, run_dir)
+
+
+def test_a_service_answering_500_is_named_failures_not_overload(rig_env, tmp_path):
+    """A user's service (--url) that answers one request in five with HTTP 500, far below any load it could not
+    take: a failure, not an overload (503/504 and timed-out borrows are), and the row is invalid."""
+    import http.server
+    import itertools
+
+    answered = itertools.count()
+
+    class Failing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802  (the handler's name is http.server's)
+            failing = next(answered) % 5 == 0
+            body = b'{"error":"boom"}' if failing else b'{"id":1}'
+            self.send_response(500 if failing else 200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # quiet: thousands of requests
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    run_dir = tmp_path / "run"
+    try:
+        result = subprocess.run([str(REPO / "vtlab"), "run", "--url", f"http://127.0.0.1:{server.server_port}",
+                                 "--endpoint", "GET /things/{id}", "--ids", "1-100", "--modes", "virtual",
+                                 "--conc", "5", "--out", str(run_dir), *TINY],
+                                env=rig_env, capture_output=True, text=True, timeout=900)
+    finally:
+        server.shutdown()
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    [row] = rows_of(run_dir)
+    assert 0.15 < float(row["error_rate"]) < 0.25 and row["errors_by_status"].startswith("500="), row
+    [verdict] = csv.DictReader(open(run_dir / "analysis.csv"))
+    assert (verdict["bottleneck"], verdict["valid"]) == ("failures", "false"), verdict
+    assert "failed other than by refusal (500=" in verdict["evidence"], verdict["evidence"]
+    report = (run_dir / "report.md").read_text()
+    assert "failures" in report
+    assert_nothing_left(rig_env, run_dir)
+
+
+def test_a_service_short_of_heap_is_named_gc(rig_env, tmp_path):
+    """A heap barely above the service's live data (Serial GC) with a large context per request in flight: the
+    collector pauses the service for a large share of the hold, and the row names it `gc`, with the share."""
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "20", "--out", str(run_dir),
+                             "--context", "threadlocal", "--context-kb", GC_CONTEXT_KB, "--jvm-opts", GC_HEAP, *TINY],
+                            env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    [row] = rows_of(run_dir)
+    [verdict] = csv.DictReader(open(run_dir / "analysis.csv"))
+    share = float(row["gc_pause_ms"]) / (float(row["hold_s"]) * 1000)
+    assert share >= 0.10, row["gc_pause_ms"]  # the rig's gc_pause_share
+    assert verdict["bottleneck"] == "gc" and "GC paused" in verdict["evidence"], verdict
+    assert_nothing_left(rig_env, run_dir)
+
+
+def test_borrows_that_time_out_under_load_are_named_overload(rig_env, tmp_path):
+    """40 users on 2 connections each held for the 1 s downstream call: the pool serves 2 requests a second and
+    most borrows time out after 5 s (HTTP 503). That is refusal under load: `overload`, not `failures`."""
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "40", "--pools", "2",
+                             "--out", str(run_dir), *TINY[:4], "--hold", "10", "--conn-mode", "held",
+                             "--stub-delay", "1000"],
+                            env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    [row] = rows_of(run_dir)
+    assert float(row["error_rate"]) > 0.5 and "503=" in row["errors_by_status"], row
+    [verdict] = csv.DictReader(open(run_dir / "analysis.csv"))
+    assert (verdict["bottleneck"], verdict["valid"]) == ("overload", "false"), verdict
+    assert "refused (503/504)" in verdict["evidence"], verdict["evidence"]
+    assert_nothing_left(rig_env, run_dir)
+
+
+def test_a_generator_sharing_the_cores_of_a_full_host_is_named_load_generator(rig_env, tmp_path):
+    """No downstream delay and 64 users on the 2 shared cores: the host is full, and k6 takes a share of it that
+    the cross-check against wrk (reference/generator-crosscheck/) prices above the between-run noise. The row
+    names the generator, not the CPU, and is invalid."""
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "64", "--out", str(run_dir),
+                             *TINY, "--stub-delay", "0"],
+                            env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    [row] = rows_of(run_dir)
+    assert float(row["host_cpu_pct"]) >= 90, row["host_cpu_pct"]
+    [verdict] = csv.DictReader(open(run_dir / "analysis.csv"))
+    assert (verdict["bottleneck"], verdict["valid"]) == ("load-generator", "false"), verdict
+    assert "generator-interference" in verdict["flags"] and "cross-checked against wrk" in verdict["evidence"]
+    assert_nothing_left(rig_env, run_dir)

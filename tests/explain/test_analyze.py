@@ -46,14 +46,18 @@ def test_held_connections_with_waiters_are_connection_pool_bound():
 
 
 def test_a_saturated_machine_is_cpu_bound():
+    # k6 light (4% of one core: 2% of the machine, a cost inside the between-run noise): the service's CPU wall
     hot = row(concurrency=3000, throughput_rps=1500, http_reqs=45000, ok_requests=45000, app_cpu_pct=150,
-              host_cpu_pct=97, load_cpu_pct=35, load_cpu_pct_max=40, throughput_first_half_rps=1500,
+              host_cpu_pct=97, load_cpu_pct=4, load_cpu_pct_max=5, throughput_first_half_rps=1500,
               throughput_second_half_rps=1500)
     result = verdict(row(), hot)
     assert result.bottleneck == "cpu"
-    # shared cores: CPU per request counts every tier (150+3+3+35)% / 1500 req/s = 1.27 ms
-    assert math.isclose(result.cpu_ms_per_req, 191 * 10 / 1500, rel_tol=1e-6)
-    assert result.limit in ("cpu", "concurrency")
+    # shared cores: CPU per request counts every tier (150+3+3+4)% / 1500 req/s = 1.067 ms
+    assert math.isclose(result.cpu_ms_per_req, 160 * 10 / 1500, rel_tol=1e-6)
+    # one lower row of its CPU group: no line to fit, so cores ÷ its own CPU per request, 200% ÷ 0.1067 %·s = 1,875
+    # req/s — a restatement — below the users' 3000 ÷ 1.010 s = 2,970
+    assert result.limit == "cpu" and math.isclose(result.ceiling_rps, 2000 / (160 * 10 / 1500), rel_tol=1e-6)
+    assert "cpu" in result.ceilings.restated
 
 
 def test_refusals_above_the_threshold_are_overload_and_make_the_row_invalid():
@@ -188,12 +192,12 @@ def test_sleep_rows_take_their_service_time_from_the_fastest_row_and_never_blame
 
 def test_cpu_bound_rows_on_a_saturated_machine_are_cpu_bound_whatever_the_pool():
     cpu = dict(workload="cpu", cpu_work=5000, concurrency=20, stub_delay_ms=1000, host_cpu_pct=97,
-               app_cpu_pct=160, pg_cpu_pct=0, stub_cpu_pct=1, load_cpu_pct=30, throughput_rps=400,
+               app_cpu_pct=186, pg_cpu_pct=0, stub_cpu_pct=1, load_cpu_pct=4, throughput_rps=400,
                http_reqs=12000, ok_requests=12000, app_cpu_ms_per_req=4, p50_ms=50, p99_ms=80,
                throughput_first_half_rps=400, throughput_second_half_rps=400)
     result = verdict(row(thread_mode="platform", tomcat_max_threads=2, **cpu))
     assert result.service_time_source == "app CPU per request" and math.isclose(result.service_time_ms, 4)
-    # the tiers share 2 cores and use (160 + 1 + 30)% / 400 req/s = 4.775 ms per request: 2 / 4.775 ms
+    # the tiers share 2 cores and use (186 + 1 + 4)% / 400 req/s = 4.775 ms per request: 2 / 4.775 ms
     # = 419 req/s, below what 2 threads busy 4 ms each could serve (500 req/s)
     assert math.isclose(result.ceilings.threads, 500)
     assert result.limit == "cpu" and math.isclose(result.ceiling_rps, 2 / 0.004775, rel_tol=1e-6)
@@ -234,8 +238,8 @@ def test_a_pool_that_never_queued_is_not_the_limit_even_when_latency_inflates_th
 def test_a_connection_queue_under_a_saturated_cpu_is_named_cpu():
     saturated = row(thread_mode="virtual", concurrency=1000, throughput_rps=715, http_reqs=21450, ok_requests=21450,
                     p50_ms=1378, p99_ms=1869, hikari_pool=50, hikari_active_max=50, hikari_pending_max=195,
-                    hikari_pending_share=0.66, host_cpu_pct=99.7, app_cpu_pct=114, pg_cpu_pct=12, stub_cpu_pct=24,
-                    load_cpu_pct=36, throughput_first_half_rps=700, throughput_second_half_rps=730)
+                    hikari_pending_share=0.66, host_cpu_pct=99.7, app_cpu_pct=146, pg_cpu_pct=12, stub_cpu_pct=24,
+                    load_cpu_pct=4, throughput_first_half_rps=700, throughput_second_half_rps=730)
     result = verdict(saturated)
     assert result.limit == "cpu" and result.bottleneck == "cpu"
 
@@ -317,14 +321,19 @@ def test_the_rig_constants_come_from_the_runs_record():
     assert "k6-exit-99" in analyze.analyse([row(k6_exit=99)], record.from_dict(recorded)).verdicts[0].flags
 
 
-def test_a_generator_that_outspends_the_service_on_a_full_shared_host_interferes():
-    # all tiers on two shared cores, host full: k6 burned more CPU than the service it measured
+def test_a_generator_whose_share_of_a_full_shared_host_costs_more_than_the_noise_interferes():
+    # all tiers on two shared cores, host full: k6 took 105% of one core, 52.5% of the machine, which the pinned
+    # cross-check slope (1.0) prices at 52.5% of the throughput, far above the ± 2.776% between-run floor
     hog = verdict(row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=70, load_cpu_pct=105,
                       load_cpu_pct_max=120, ok_requests=27000, http_reqs=27000))
     assert "generator-interference" in hog.flags and hog.bottleneck == "load-generator" and not hog.valid
-    # the hero point's shape: host full, the service the largest consumer, k6 a third: the CPU wall, valid
-    hero = verdict(row(concurrency=2000, throughput_rps=1700, host_cpu_pct=93, app_cpu_pct=110, load_cpu_pct=60,
-                       load_cpu_pct_max=70, pg_cpu_pct=8, stub_cpu_pct=8, ok_requests=51000, http_reqs=51000))
+    # k6 the smaller consumer by far still costs a full host: 30% of the machine, ~30% of the throughput
+    third = verdict(row(concurrency=2000, throughput_rps=1700, host_cpu_pct=93, app_cpu_pct=110, load_cpu_pct=60,
+                        load_cpu_pct_max=70, pg_cpu_pct=8, stub_cpu_pct=8, ok_requests=51000, http_reqs=51000))
+    assert "generator-interference" in third.flags and third.bottleneck == "load-generator"
+    # a light generator on the same full host: 5% of one core, 2.5% of the machine, inside the noise: the CPU wall
+    hero = verdict(row(concurrency=2000, throughput_rps=1700, host_cpu_pct=93, app_cpu_pct=165, load_cpu_pct=5,
+                       load_cpu_pct_max=7, pg_cpu_pct=8, stub_cpu_pct=8, ok_requests=51000, http_reqs=51000))
     assert "generator-interference" not in hero.flags and hero.bottleneck == "cpu" and hero.valid
     # the same k6 share on a host with room: nothing interfered
     idle = verdict(row(concurrency=2000, throughput_rps=900, host_cpu_pct=60, app_cpu_pct=40, load_cpu_pct=60,

@@ -1,6 +1,7 @@
 """Repetitions of one scenario: the interval of their mean (Student t over the reps), not their intervals
 joined; one rep keeps its own within-row interval. Every expected number is worked out by hand."""
 
+import dataclasses
 import math
 
 import pytest
@@ -61,3 +62,21 @@ def test_only_the_valid_reps_are_counted_and_one_valid_rep_is_told_with_its_own_
     assert repetitions.counted(both) == 2
     assert both.interval_low == pytest.approx(76.588, abs=1e-3)
     assert both.interval_high == pytest.approx(127.412, abs=1e-3)
+
+
+def test_one_rep_is_compared_at_least_at_the_measured_between_run_noise():
+    # the floor: CV 2% over 5 runs, t(4) = 2.776: one run's throughput ± 5.552% for a comparison
+    rig = dataclasses.replace(RUN.rig, noise_floor_cv_pct=2.0, noise_floor_runs=5)
+    assert repetitions.noise_floor_share(rig) == pytest.approx(0.05552)
+    assert repetitions.noise_half(100, 1.0, rig) == pytest.approx(5.552)   # a narrow row: the floor
+    assert repetitions.noise_half(100, 7.0, rig) == 7.0                    # a noisy row: its own interval
+    assert repetitions.noise_half(100, math.nan, rig) == pytest.approx(5.552)  # none measured: the floor
+
+
+def test_the_line_carries_the_half_width_its_comparisons_use():
+    run = dataclasses.replace(RUN, rig=dataclasses.replace(RUN.rig, noise_floor_cv_pct=2.0, noise_floor_runs=5))
+    (one,) = analyze.analyse([rep(1, 200, 1)], run).aggregates
+    assert one.line.noise_half_rps == pytest.approx(11.104)  # 200 × 5.552%: not the row's ± 1
+    assert one.line.measured.throughput_ci95_rps == 1        # told with its own interval
+    (three,) = analyze.analyse([rep(1, 100, 1), rep(2, 110, 1), rep(3, 120, 1)], run).aggregates
+    assert three.line.noise_half_rps == pytest.approx(24.844, abs=1e-3)  # the reps' mean's interval (above)

@@ -82,7 +82,7 @@ def test_what_the_runner_writes_is_read_back_as_written(tmp_path):
     ('{"core_map": 3}', "core_map: expected text"),
     ('{"k6_dashboard": "yes"}', "k6_dashboard: expected true or false"),
     ('{"doctor": [1]}', "doctor: expected a list of objects"),
-    ('{"rig": {"tomcat_max_threads": "many"}}', "rig: a constant is not a number"),
+    ('{"rig": {"tomcat_max_threads": "many"}}', "rig: a constant cannot be read"),
     ('{"plan": {"profile": "quick"}}', "plan: lacks model, ramp_s"),
     ('{"plan": {"profile": "q", "model": "closed", "ramp_s": true, "warmup_s": 1, "hold_s": 1, "stub_delay_ms": 0, '
      '"stub_jitter_ms": 0, "overrides": {}, "rows": []}}', "plan.ramp_s: expected an integer"),

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 
+from vtlab.core import generatorcheck, noisefloor
 from vtlab.core.settings import LOAD
 
 PINNING_SETTINGS = LOAD / "pinning.jfc"
@@ -48,6 +49,16 @@ class Constants:
     # A ceiling is exceeded (a wrong prediction) when the row's throughput less its 95% half-width passes it by
     # more than this share: the ceiling's own error (a p50, a fitted line) has no interval yet.
     ceiling_exceeded_margin: float = 0.05
+    # The between-run noise floor (reference/noise-floor/, measured): one run's throughput strays from another's at
+    # the same point by this coefficient of variation, over this many runs. A row of one rep is compared with
+    # another only beyond t(runs - 1) times it, however narrow its within-row interval.
+    noise_floor_cv_pct: float = field(default_factory=lambda: noisefloor.current().cv_pct)
+    noise_floor_runs: int = field(default_factory=lambda: noisefloor.current().runs)
+    # What k6's CPU costs a row on shared cores (reference/generator-crosscheck/, measured against wrk): from a host
+    # this busy (%), the share of its throughput a row loses per share of the machine k6 takes. A row's generator
+    # interferes where that loss is above the between-run noise floor.
+    generator_host_busy_pct: float = field(default_factory=lambda: generatorcheck.current().host_busy_pct)
+    generator_loss_per_share: float = field(default_factory=lambda: generatorcheck.current().loss_per_share)
 
 
 CURRENT = Constants()
@@ -61,5 +72,8 @@ def from_record(recorded: Mapping[str, object]) -> Constants:
     """The constants a run recorded (metadata.json's "rig"); any it did not record (older runs) are this version's.
     ValueError when a recorded value is not a number."""
     known = {f.name: f.type for f in fields(Constants)}
-    return Constants(**{name: (float if "float" in str(kind) else int)(recorded[name])
-                        for name, kind in known.items() if name in recorded})
+    constants = Constants(**{name: (float if "float" in str(kind) else int)(recorded[name])
+                             for name, kind in known.items() if name in recorded})
+    if constants.noise_floor_runs < 2:
+        raise ValueError(f"noise_floor_runs {constants.noise_floor_runs}: a floor needs two runs of a point at least")
+    return constants

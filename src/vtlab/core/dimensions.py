@@ -43,7 +43,7 @@ def _when(condition: Callable[[Any], bool], text: Text) -> Text:
     return lambda row: text(row) if condition(row) else ""
 
 
-_TOMCAT_DEFAULT = constants.CURRENT.tomcat_max_threads  # webflux rows have none: 0
+_TOMCAT_DEFAULT = constants.Constants.tomcat_max_threads  # webflux rows have none: 0
 
 
 def _open(row: Any) -> bool:

@@ -15,6 +15,10 @@ SQL = REPO / "sql"
 LOAD = REPO / "load"
 # The public figures vtlab compares with, each with its source (the seeds' published numbers).
 PUBLISHED = REPO / "reference" / "published.csv"
+# The same points run several times in one sitting: the rig's between-run noise floor (core/noisefloor.py).
+NOISE_FLOOR = REPO / "reference" / "noise-floor"
+# The same service point driven by k6 and by wrk: what k6's CPU costs a row on shared cores (core/generatorcheck.py).
+GENERATOR_CROSSCHECK = REPO / "reference" / "generator-crosscheck" / "results.csv"
 
 APP_JAR = SERVICES / "app" / "target" / "app.jar"
 STUB_JAR = SERVICES / "stub" / "target" / "stub.jar"

@@ -19,6 +19,7 @@ from vtlab.core import cores, dimensions
 from vtlab.explain import repetitions
 from vtlab.explain.bottleneck import bottleneck
 from vtlab.explain.ceilings import ceilings_of, cpu_ms_per_request, cpu_points, limit_of, lowest_load_rows, service_time
+from vtlab.explain.evidence import exceeded
 from vtlab.explain.facts import all_rps
 from vtlab.explain.model import MEASURED_NUMBERS, Analysis, Context, Failure, Measured, Verdict
 from vtlab.explain.queues import queued
@@ -42,14 +43,17 @@ def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
 
 def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
     """One measured row's verdict, in steps: the service time, the ceilings it implies, the lowest of them
-    (the limit), the validity flags, and the bottleneck the measurements name."""
+    (the limit; a ceiling the row passed is a wrong prediction and limits nothing), the validity flags, and the
+    bottleneck the measurements name."""
     throughput = num(row, "throughput_rps", 0)
     cpu_ms = cpu_ms_per_request(row, ctx, all_rps(row))
     service_s, source = service_time(row, ctx)
     ceilings = ceilings_of(row, ctx, service_s, source, cpu_ms, throughput)
-    limit, ceiling = limit_of(ceilings)
+    noise = repetitions.noise_half(throughput, num(row, "throughput_ci95_rps"), ctx.rig)
+    passed = exceeded(throughput, noise, ceilings, ctx.rig.ceiling_exceeded_margin)
+    limit, ceiling = limit_of(ceilings, passed)
     flags = validity_flags(row, ctx, throughput)
-    wall = bottleneck(row, ctx, limit, flags, ceilings, ceiling, service_s * 1000)
+    wall = bottleneck(row, ctx, limit, flags, ceilings, ceiling, service_s * 1000, passed)
     if "vu-cap" in wall.flags:  # k6 dropped the arrivals for want of users, not for a service that fell behind
         flags = [flag for flag in flags if flag != "offered-above-capacity"]
     flags = [*flags, *wall.flags]
@@ -59,7 +63,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
         bottleneck=wall.name, evidence=wall.evidence,
         valid=not [f for f in flags if f not in NOTES and not f.startswith((NOT_EXPOSED, CEILING_EXCEEDED))],
-        flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads))
+        flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads),
+        noise_half_rps=noise)
 
 
 def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:

@@ -17,7 +17,7 @@ from vtlab.results.cells import num
 BOTTLENECKS = ("stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu", "thread-pool",
                "vu-cap", "downstream", "users", "unexplained")
 # which limit's ceiling stands behind each wall's name: a wall whose ceiling the row passed is never named
-_CEILING_OF = {"connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
+CEILING_OF = {"connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
                "downstream": "concurrency", "users": "concurrency"}
 
 
@@ -30,10 +30,9 @@ class Wall(NamedTuple):
 
 
 def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Sequence[str], ceilings: Ceilings,
-               ceiling_rps: float, service_ms: float) -> Wall:
-    """One name for what held the row back, from what the row showed saturated, most decisive first."""
-    passed = evidence.exceeded(num(row, "throughput_rps", 0), num(row, "throughput_ci95_rps"), ceilings,
-                               ctx.rig.ceiling_exceeded_margin)
+               ceiling_rps: float, service_ms: float, passed: tuple[str, ...] = ()) -> Wall:
+    """One name for what held the row back, from what the row showed saturated, most decisive first; `passed`:
+    the ceilings the row exceeded (evidence.exceeded), never named and flagged as wrong predictions."""
     found = _named(row, ctx, limit, tuple(flags), service_ms, passed)
     extra = tuple(f"{CEILING_EXCEEDED}{name}" for name in passed)
     if isinstance(found, Wall):
@@ -68,7 +67,7 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     )
     checked: list[str] = []
     for name, seen in checks:
-        if seen.saturated and _CEILING_OF.get(name) not in passed:
+        if seen.saturated and CEILING_OF.get(name) not in passed:
             return Wall(name, seen.text, ("vu-cap",) if name == "vu-cap" else ())
         text = seen.text + (" (saturated, but the row passed its ceiling: not named)" if seen.saturated else "")
         if seen.text and text not in checked:

@@ -134,10 +134,11 @@ def _cpu_ceiling(row: Mapping[str, object], ctx: Context, cpu_ms: float) -> _Cei
     return _Ceiling(max(cores_there * 100 - fixed_pct, 0.0) / (marginal_ms / 10))
 
 
-def limit_of(ceilings: Ceilings) -> tuple[str, float]:
-    """The lowest ceiling that was computed (not NaN) and its name; a tie goes to the first in LIMITS."""
+def limit_of(ceilings: Ceilings, passed: Sequence[str] = ()) -> tuple[str, float]:
+    """The lowest ceiling that was computed (not NaN) and its name; a tie goes to the first in LIMITS. A ceiling
+    the row `passed` (evidence.exceeded) was a wrong prediction: it limits nothing, so the next one up stands."""
     known = [(name, getattr(ceilings, field)) for name, field in LIMITS
-             if not math.isnan(getattr(ceilings, field))]
+             if not math.isnan(getattr(ceilings, field)) and name not in passed]
     return min(known, key=lambda pair: pair[1]) if known else ("", math.nan)
 
 

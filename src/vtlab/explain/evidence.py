@@ -14,7 +14,8 @@ from typing import NamedTuple
 from vtlab.explain.facts import SATURATED, in_flight, latency_ms, pool_size, vu_cap, wait_s
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
-from vtlab.explain.validity import ERROR_THRESHOLD, generator_interfered
+from vtlab.explain.repetitions import noise_floor_share
+from vtlab.explain.validity import ERROR_THRESHOLD, generator_cost, generator_interfered
 from vtlab.results.cells import num, parse_reasons
 
 # Statuses that are the service refusing work it cannot take in time (a full queue, a borrow that timed out):
@@ -41,16 +42,20 @@ def number(value: float) -> str:
 
 
 def generator(row: Mapping[str, object], ctx: Context, flags: tuple[str, ...] | list[str]) -> Seen:
-    """k6 was the wall: its CPU at its allotment's peak, or (cores shared) the host full and k6 the larger
-    consumer — a rule kept from before and not yet cross-checked with a dedicated client."""
+    """k6 was the wall: its CPU at its allotment's peak, or (cores shared, the host busy) the throughput its CPU
+    cost the row, by the cross-check against wrk, beyond the between-run noise floor."""
     peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
     if "generator-saturated" in flags or "dropped-iterations" in flags:
         return Seen(True, f"k6 CPU peak {number(peak)}% ≥ {number(SATURATED * 100)}% of its "
                           f"{number(ctx.load_cpus)} cores")
-    if "generator-interference" in flags or generator_interfered(row, ctx):
-        return Seen(True, f"shared cores: host {number(num(row, 'host_cpu_pct'))}% ≥ {number(SATURATED * 100)}%, "
-                          f"k6 {number(num(row, 'load_cpu_pct'))}% > service {number(num(row, 'app_cpu_pct'))}% "
-                          "(threshold not yet cross-checked with a dedicated client)")
+    cost, floor = generator_cost(row, ctx), noise_floor_share(ctx.rig)
+    if cost > 0:
+        share = num(row, "load_cpu_pct", 0) / ctx.host_cpus
+        return Seen(generator_interfered(row, ctx),
+                    f"shared cores, host {number(num(row, 'host_cpu_pct'))}% busy (≥ "
+                    f"{number(ctx.rig.generator_host_busy_pct)}%): k6 took "
+                    f"{number(share)}% of the machine, costing the row ~{number(cost * 100)}% of its throughput "
+                    f"(cross-checked against wrk) against a between-run noise of ±{number(floor * 100)}%")
     return Seen(False, f"k6 CPU peak {number(peak)}%")
 
 
@@ -62,8 +67,10 @@ def failures(row: Mapping[str, object]) -> tuple[Seen, Seen]:
     by_status = parse_reasons(str(row.get("errors_by_status") or ""))
     failed = max(num(row, "error_rate", 0) * requests, float(sum(by_status.values())))
     shed = float(sum(by_status.get(status, 0) for status in REFUSALS))
-    other = failed - shed
     timeouts = num(row, "pool_timeouts", 0)
+    # a borrow that timed out answers 503 from vtlab's service (counted in shed) but may answer 500 from a user's:
+    # refusal either way, never also a failure
+    other = max(failed - max(shed, timeouts), 0.0)
     limit = ERROR_THRESHOLD * requests
     statuses = f" ({row.get('errors_by_status')})" if by_status else ", statuses not recorded"
     failing = Seen(other > limit and other >= max(shed, timeouts),
@@ -150,10 +157,11 @@ def load(row: Mapping[str, object], ctx: Context, service_ms: float) -> tuple[Se
     return Seen(unloaded, text), mostly_wait
 
 
-def exceeded(throughput: float, ci95: float, ceilings: Ceilings, margin: float) -> tuple[str, ...]:
-    """The limits whose ceiling the row passed beyond its interval and the ceiling's margin: wrong predictions,
-    never the row's wall. A ceiling that restates the row is its own measurement and cannot be passed."""
-    low = throughput - (0.0 if math.isnan(ci95) else ci95)
+def exceeded(throughput: float, half: float, ceilings: Ceilings, margin: float) -> tuple[str, ...]:
+    """The limits whose ceiling the row passed beyond its comparison half-width (repetitions.noise_half: its
+    interval, at least the between-run noise floor) and the ceiling's margin: wrong predictions, never the row's
+    wall. A ceiling that restates the row is its own measurement and cannot be passed."""
+    low = throughput - (0.0 if math.isnan(half) else half)
     fields = (("concurrency", ceilings.concurrency), ("thread-pool", ceilings.threads),
               ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu))
     restated = {"concurrency": "concurrency", "connection-pool": "pool", "cpu": "cpu"}

@@ -132,6 +132,9 @@ class Verdict:
     flags: tuple[str, ...] = ()
     queued: bool = False            # its latency includes waiting for a thread or connection by design
     failure: Failure | None = None  # set for a row a tier died in
+    # How far apart another throughput must be before it is called different from this one (a half-width, req/s):
+    # one rep's within-row interval, at least the rig's between-run noise floor; several reps' interval of the mean.
+    noise_half_rps: float = NAN
 
     @property
     def failed(self) -> bool:
@@ -191,7 +194,8 @@ class Analysis:
 
 # analysis.csv: every dimension of the row (from the registry), then what was measured and the verdict.
 VERDICT_COLUMNS = (
-    "throughput_rps", "throughput_ci95_rps", "p99_ms", "error_rate", "service_time_ms", "service_time_source",
+    "throughput_rps", "throughput_ci95_rps", "noise_half_rps", "p99_ms", "error_rate", "service_time_ms",
+    "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
     "ceiling_cpu_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags", "ceilings_restated",
     "evidence",
@@ -204,7 +208,8 @@ def cells(verdict: Verdict) -> list[str]:
     m, c = verdict.measured, verdict.ceilings
     values: dict[str, object] = {
         **dimensions.values(verdict.row),
-        "throughput_rps": m.throughput_rps, "throughput_ci95_rps": m.throughput_ci95_rps, "p99_ms": m.p99_ms,
+        "throughput_rps": m.throughput_rps, "throughput_ci95_rps": m.throughput_ci95_rps,
+        "noise_half_rps": verdict.noise_half_rps, "p99_ms": m.p99_ms,
         "error_rate": m.error_rate, "service_time_ms": verdict.service_time_ms,
         "service_time_source": verdict.service_time_source, "cpu_ms_per_req": verdict.cpu_ms_per_req,
         "ceiling_concurrency_rps": c.concurrency, "ceiling_threads_rps": c.threads, "ceiling_pool_rps": c.pool,

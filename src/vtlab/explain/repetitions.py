@@ -9,7 +9,8 @@ import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 
-from vtlab.core import dimensions
+from vtlab.core import constants as rig_constants
+from vtlab.core import dimensions, noisefloor
 from vtlab.explain.model import MEASURED_NUMBERS, Aggregate, Measured, Verdict
 from vtlab.series import windows
 
@@ -43,8 +44,9 @@ def _aggregate(members: Sequence[Verdict]) -> Aggregate:
     walls = [m.bottleneck for m in valid]
     centre, half = interval(valid)
     low, high = centre - half, centre + half
-    ceiling = statistics.median(m.ceiling_rps for m in valid)
     limit, wall = most_common([m.limit for m in valid]), most_common(walls)
+    # the ceiling of the limit told: reps that passed another ceiling have another limit (and ceiling) of their own
+    ceiling = statistics.median(m.ceiling_rps for m in valid if m.limit == limit)
     is_valid = any(m.valid for m in members)
     flags = tuple(sorted({flag for m in members for flag in m.flags}))
     # the rep whose throughput is nearest the median (the first such) is told with every figure's median
@@ -52,6 +54,8 @@ def _aggregate(members: Sequence[Verdict]) -> Aggregate:
     line = dataclasses.replace(
         told, measured=_median_measured(valid, told, centre, half),
         ceiling_rps=ceiling, limit=limit, bottleneck=wall, valid=is_valid,
+        # several reps: their mean's interval already holds the between-run noise; one rep keeps its floor
+        noise_half_rps=half if len(valid) > 1 else told.noise_half_rps,
         flags=tuple(dict.fromkeys(flag for m in members for flag in m.flags)),  # in the order the reps raised them
         attained=median / ceiling if ceiling and not math.isinf(ceiling) else math.nan)
     return Aggregate(
@@ -75,6 +79,18 @@ def interval(reps: Sequence[Verdict]) -> tuple[float, float]:
         ci = reps[0].measured.throughput_ci95_rps
         return reps[0].measured.throughput_rps, 0.0 if math.isnan(ci) else ci
     return mean_interval([m.measured.throughput_rps for m in reps])
+
+
+def noise_floor_share(rig: rig_constants.Constants) -> float:
+    """The 95% half-width, as a share of one run's throughput, of where another run of the same point may land:
+    Student t at the floor's runs times its between-run coefficient of variation (reference/noise-floor/)."""
+    return noisefloor.Floor(rig.noise_floor_cv_pct, rig.noise_floor_runs).half_share
+
+
+def noise_half(throughput: float, ci95: float, rig: rig_constants.Constants) -> float:
+    """One run's half-width for a comparison: its within-row interval, and at least the between-run noise floor.
+    Not their sum: the floor's runs spread by their within-row noise too, so adding would count it twice."""
+    return max(0.0 if math.isnan(ci95) else ci95, throughput * noise_floor_share(rig))
 
 
 def counted(line: Aggregate) -> int:

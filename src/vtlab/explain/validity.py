@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from vtlab.explain.facts import SATURATED, user_service
 from vtlab.explain.model import Context
+from vtlab.explain.repetitions import noise_floor_share
 from vtlab.results.cells import num
 
 # Above this share of failed requests a row is flagged (invalid) and, if the service refused or failed them,
@@ -17,7 +18,10 @@ from vtlab.results.cells import num
 ERROR_THRESHOLD = 0.01
 # Conditions worth saying that do not make a row's numbers wrong: it is still valid. A ceiling the row passed
 # (CEILING_EXCEEDED) is a wrong prediction, not a wrong measurement: also a note.
-NOTES = ("offered-above-capacity",)
+# Said beside the row, not a reason to distrust it: the open model's offered load above the service's wall (the row
+# measured that wall), and a hold whose steadiness nothing recorded could show (a CSV without series or halves).
+STEADINESS_NOT_MEASURED = "steadiness-not-measured"
+NOTES = ("offered-above-capacity", STEADINESS_NOT_MEASURED)
 CEILING_EXCEEDED = "ceiling-exceeded:"
 # Flags of a user's service that say what it does not expose (its meters, its pool, its CPU behind --url): what
 # could not be measured, reported as such, never a reason to distrust what was.
@@ -101,11 +105,12 @@ def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
 
 
 def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
-    """"steady", "not-steady" or "too-noisy". Not steady: the throughput drifted by more than UNSTEADY from start
-    to end, beyond what its noise explains (the trend test over the series). Too noisy: the trend's 95%
-    half-width is above noise_max_pct (% of the hold's mean), so the hold cannot show it was steady — not
-    detecting a drift is no proof of its absence. A shaped load drifts by design (only a soak is judged), and a
-    row measured before the series were kept is judged by its two halves."""
+    """"steady", "not-steady", "too-noisy" or STEADINESS_NOT_MEASURED. Not steady: the throughput drifted by more
+    than UNSTEADY from start to end, beyond what its noise explains (the trend test over the series). Too noisy:
+    the trend's 95% half-width is above noise_max_pct (% of the hold's mean), so the hold cannot show it was
+    steady — not detecting a drift is no proof of its absence. A shaped load drifts by design (only a soak is
+    judged), and a row measured before the series were kept is judged by its two halves; one without them was not
+    shown steady, and says so."""
     if row.get("shape") not in (None, "", "steady", "soak"):
         return "steady"
     drift, half_width = num(row, "throughput_trend_pct"), num(row, "throughput_trend_ci95_pct")
@@ -114,15 +119,22 @@ def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
             return "not-steady"
         return "too-noisy" if not math.isnan(half_width) and half_width > noise_max_pct else "steady"
     first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
-    apart = first > 0 and second > 0 and abs(first - second) / ((first + second) / 2) > UNSTEADY
-    return "not-steady" if apart else "steady"
+    if not (first > 0 and second > 0):
+        return STEADINESS_NOT_MEASURED
+    return "not-steady" if abs(first - second) / ((first + second) / 2) > UNSTEADY else "steady"
+
+
+def generator_cost(row: Mapping[str, object], ctx: Context) -> float:
+    """What k6's CPU cost the row, as a share of its throughput, on cores the tiers share with the host as busy as
+    the cross-check (reference/generator-crosscheck/) saw k6 cost a row: the share of the machine k6 took times what
+    the cross-check measured each share to cost. 0 on cores of its own or on a quieter host, where no cost was
+    seen."""
+    if not ctx.shared_cores or not num(row, "host_cpu_pct", 0) >= ctx.rig.generator_host_busy_pct:
+        return 0.0
+    return ctx.rig.generator_loss_per_share * num(row, "load_cpu_pct", 0) / (ctx.host_cpus * 100)
 
 
 def generator_interfered(row: Mapping[str, object], ctx: Context) -> bool:
-    """On cores the tiers share, k6 cannot saturate its own allotment before the host is full: it interferes
-    when the host is busy (every core taken) and k6 burned more of it than the service it measures. Then the
-    wall the row met is as much the generator's cost as the service's. The rule and its threshold are not yet
-    cross-checked: no row has been driven by k6 and by a dedicated client (wrk, hey) to compare."""
-    if not ctx.shared_cores or num(row, "host_cpu_pct", 0) < SATURATED * 100:
-        return False
-    return num(row, "load_cpu_pct", 0) > num(row, "app_cpu_pct", math.inf)
+    """k6 interfered where what it cost the row is beyond the rig's between-run noise floor: the row's throughput
+    then measures the generator's share of the cores as much as the service."""
+    return generator_cost(row, ctx) > noise_floor_share(ctx.rig)

@@ -15,6 +15,8 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
 - ``story``: the report's sentences, in order.
 - ``verdicts``: one per measured row, in matrix.csv's order (as analysis.csv): ``row`` (every dimension of the
   row, by its CSV name), ``measured`` (``throughput_rps``, ``throughput_ci95_rps``: the 95% half-width,
+  ``noise_half_rps``: the half-width a comparison allows, that interval and at least the rig's between-run noise
+  floor,
   ``p50_ms``, ``p99_ms``, ``p99_all_ms``, ``error_rate``, ``errors_by_status``), ``service_time_ms``,
   ``service_time_source``, ``cpu_ms_per_req``, ``ceilings`` (req/s, each named: ``concurrency``, ``threads``,
   ``pool``, ``cpu``), ``ceilings_restated`` (the names of those that restate the row's own measurement),
@@ -23,7 +25,9 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   ``notes`` (the ceilings not computed and why; a stall).
 - ``aggregates``: one per scenario, its repetitions combined: ``row`` (the first repetition's dimensions),
   ``reps``, ``valid_reps``, ``throughput`` (``median``, ``min``, ``max``, ``interval_low``, ``interval_high``:
-  one rep's own 95% interval, or the 95% interval of several reps' mean, ``spread``, ``spread_warning``),
+  one rep's own 95% interval, or the 95% interval of several reps' mean, ``spread``, ``spread_warning``,
+  ``noise_half_rps``: the half-width two scenarios are compared by — several reps' interval, one rep's own widened
+  to the between-run noise floor),
   ``p99_median_ms``, ``ceiling_rps``, ``limit``, ``bottleneck``, ``bottlenecks_seen``, ``valid``, ``flags``.
 - ``failed``: the rows a tier died in: ``row``, ``tier``, ``how``, ``log`` (its log's tail as recorded).
 - ``sections``: the scenario sections: ``{"key", "title", "sentences"}``.
@@ -87,14 +91,15 @@ def _ratio(p: Aggregate | None, v: Aggregate | None) -> dict[str, Any] | None:
 def _throughput(line: Aggregate) -> dict[str, Any]:
     return {"median": line.throughput_median, "min": line.throughput_min, "max": line.throughput_max,
             "interval_low": line.interval_low, "interval_high": line.interval_high, "spread": line.spread,
-            "spread_warning": line.spread_warning}
+            "spread_warning": line.spread_warning, "noise_half_rps": line.line.noise_half_rps}
 
 
 def _verdict(v: Verdict) -> dict[str, Any]:
     m, c = v.measured, v.ceilings
     return {"row": _row(v.row),
             "measured": {"throughput_rps": m.throughput_rps, "throughput_ci95_rps": m.throughput_ci95_rps,
-                         "p50_ms": m.p50_ms, "p99_ms": m.p99_ms, "p99_all_ms": m.p99_all_ms,
+                         "noise_half_rps": v.noise_half_rps, "p50_ms": m.p50_ms, "p99_ms": m.p99_ms,
+                         "p99_all_ms": m.p99_all_ms,
                          "error_rate": m.error_rate, "errors_by_status": m.errors_by_status},
             "service_time_ms": v.service_time_ms, "service_time_source": v.service_time_source,
             "cpu_ms_per_req": v.cpu_ms_per_req,

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from vtlab.core import dimensions
+from vtlab.core.constants import Constants
 from vtlab.explain import analyze
+from vtlab.explain.bottleneck import CEILING_OF
 from vtlab.explain.model import Aggregate, Analysis, Verdict
 from vtlab.explain.validity import CEILING_EXCEEDED
 from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, row_label
@@ -26,7 +28,7 @@ def explain(analysis: Analysis) -> list[str]:
                       key=lambda a: a.row.concurrency)
 
     platform, virtual = lines("released", "platform"), lines("released", "virtual")
-    story = [*_platform_story(platform), *_virtual_story(virtual, platform), *_held_story(main),
+    story = [*_platform_story(platform), *_virtual_story(virtual, platform, analysis.rig), *_held_story(main),
              *_open_story(main)]
     if not story:
         story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
@@ -75,7 +77,7 @@ LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstrea
                "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool"}
 
 
-def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) -> list[str]:
+def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate], rig: Constants) -> list[str]:
     if not virtual:
         return []
     # the story is told from rows that can be trusted; an invalid best is said to be one
@@ -84,11 +86,14 @@ def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate]) 
                if best.line.limit_restated else
                f"{fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
                f"{fmt(best.ceiling_rps, 0)} req/s")
-    # "limited by" a ceiling the row reached (or that restates it); one it stayed below or passed did not limit it
-    standing = "at" if best.line.limit_restated else against(best.line, best.ceiling_rps)
+    # "limited by" a ceiling the row reached (or that restates it) and whose wall the row showed saturated; one it
+    # stayed below did not limit it, and one it reached while another wall was seen is only reached. A ceiling it
+    # passed is never its limit (the analysis takes the next one up) and is said in the notes.
+    standing = "at" if best.line.limit_restated else against(best.line, best.ceiling_rps, rig.ceiling_exceeded_margin)
+    if standing in ("at", "") and CEILING_OF.get(best.bottleneck) != best.limit:
+        standing = "reached"
     limited = {"below": "short of its lowest ceiling, that of",
-               "above": "past its lowest ceiling (a prediction the row proved wrong), that of"}.get(standing,
-                                                                                                   "limited by")
+               "reached": "at its lowest ceiling, that of"}.get(standing, "limited by")
     story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
              f"{best.row.concurrency} users ({reached}), {limited} {LIMIT_WORDS.get(best.limit, best.limit)}; "
              f"bottleneck: {best.bottleneck}" + ("." if best.valid else

@@ -193,7 +193,7 @@ def _rig(top: _Reader) -> constants.Constants:
     try:
         return constants.from_record(rig.values)
     except (TypeError, ValueError) as err:
-        raise MalformedRecord(f"{top.source}: rig: a constant is not a number ({err})") from None
+        raise MalformedRecord(f"{top.source}: rig: a constant cannot be read ({err})") from None
 
 
 def _values(reader: _Reader | None) -> Mapping[str, object] | None:

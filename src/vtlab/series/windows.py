@@ -13,6 +13,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from vtlab.core.studentt import T_975, t_975  # noqa: F401  (callers read them here too)
+
 # /proc counts CPU time in clock ticks; every tier's `<tier>_ticks` reading is in them
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -83,17 +85,7 @@ def rate_over(series: Series, key: str, start: float, end: float) -> float:
     return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
 
 
-# Student's t, two-sided 95%, by degrees of freedom: a constant table, not a dependency on scipy.
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}
 BATCHES = 10  # enough degrees of freedom for a usable t; each batch of a 30 s hold still spans 3 s
-
-
-def t_975(df: int) -> float:
-    """The table's value for `df`, or for the nearest smaller df listed (a slightly wider interval)."""
-    if df < 1:
-        return math.nan
-    return T_975[max(k for k in T_975 if k <= df)]
 
 
 def per_second_interval(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:

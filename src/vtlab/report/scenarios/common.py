@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vtlab.core import dimensions
-from vtlab.explain import repetitions
 from vtlab.explain.facts import SATURATED
 from vtlab.explain.model import Context, Verdict
 from vtlab.report.labels import fmt
@@ -35,15 +34,12 @@ class Section:
     columns: list[tuple[str, str]] = field(default_factory=lambda: list(TABLE_COLUMNS))
 
 
-# A row without an interval (one rep of a CSV from before intervals, a hold too short for batches) is read as
-# ±5%: half the 10% spread pyperf warns at, about what two machines of one kind differ by at the same point.
-NO_INTERVAL_SHARE = repetitions.SPREAD_WARNING / 2
-
-
 def throughput_range(a: Line) -> tuple[float, float]:
-    """Where a line's throughput lies: its 95% interval (within the row for one rep, of the reps' mean for several)."""
-    rps, ci = a.measured.throughput_rps, a.measured.throughput_ci95_rps
-    half = rps * NO_INTERVAL_SHARE if math.isnan(ci) else ci
+    """Where a line's throughput lies for a comparison: its interval widened to the rig's measured between-run
+    noise floor for one rep (the interval of the reps' mean for several; see repetitions.noise_half)."""
+    rps, half = a.measured.throughput_rps, a.noise_half_rps
+    if math.isnan(half):  # a verdict built outside the analysis: its own interval, else the point
+        half = 0.0 if math.isnan(a.measured.throughput_ci95_rps) else a.measured.throughput_ci95_rps
     return rps - half, rps + half
 
 
@@ -53,14 +49,15 @@ def separated(a: Line, b: Line) -> bool:
     return high_a < low_b or high_b < low_a
 
 
-def against(a: Line, ceiling: float) -> str:
-    """Where a line's throughput stands against a ceiling: "above" it beyond the line's interval (a prediction
-    the row proved wrong), "at" it (its interval reaches the share of it the analysis counts as saturated),
-    "below" it, or "" where the ceiling is not a number to stand against."""
+def against(a: Line, ceiling: float, margin: float) -> str:
+    """Where a line's throughput stands against a ceiling: "above" it beyond the line's comparison interval and the
+    ceiling's own `margin` (the rig's ceiling_exceeded_margin: the test the analysis flags a passed ceiling by), "at"
+    it (its interval reaches the share of it the analysis counts as saturated), "below" it, or "" where the ceiling
+    is not a number to stand against."""
     if math.isnan(ceiling) or math.isinf(ceiling) or ceiling <= 0:
         return ""
     low, high = throughput_range(a)
-    return "above" if low > ceiling else "at" if high >= SATURATED * ceiling else "below"
+    return "above" if low > ceiling * (1 + margin) else "at" if high >= SATURATED * ceiling else "below"
 
 
 def cpu_saturated(a: Line, context: Context) -> bool:
@@ -70,6 +67,13 @@ def cpu_saturated(a: Line, context: Context) -> bool:
     m = a.measured
     return (m.host_cpu_pct >= SATURATED * 100 or m.app_cpu_pct >= SATURATED * context.host_cpus * 100
             or (not context.shared_cores and a.bottleneck == "cpu"))
+
+
+def overlap_words(a: Line, b: Line) -> str:
+    """What "within noise" rests on: the two half-widths the lines were compared at (one rep's own interval
+    widened to the between-run noise floor, several reps' interval of their mean), which overlap."""
+    half_a, half_b = ((high - low) / 2 for low, high in (throughput_range(a), throughput_range(b)))
+    return f"their intervals for comparison, ± {fmt(half_a, 1)} and ± {fmt(half_b, 1)} req/s, overlap"
 
 
 def rps_text(a: Line) -> str:
@@ -130,7 +134,7 @@ def ratio_sentence(lines: Sequence[Line]) -> list[str]:
         return []
     if not separated(p, v):
         return [f"Virtual and platform threads are within noise of each other here (best {rps_text(v)} against "
-                f"{rps_text(p)} req/s: their 95% intervals overlap)."]
+                f"{rps_text(p)} req/s: {overlap_words(v, p)})."]
     return [f"Virtual threads deliver {fmt(v.measured.throughput_rps / p.measured.throughput_rps, 1)}× the platform "
             "throughput here."]
 

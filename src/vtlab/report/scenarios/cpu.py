@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from vtlab.explain.model import Analysis, Context
-from vtlab.report.scenarios.common import (Label, Line, Section, chart_of, cpu_saturated, fmt, ordered, separated,
-                                           table_of)
+from vtlab.report.scenarios.common import (overlap_words, Label, Line, Section, chart_of, cpu_saturated, fmt, ordered,
+                                           separated, table_of)
 
 MISSING_SAMPLES = "missing-samples"
 
@@ -37,20 +37,29 @@ def _cost_words(a: Line) -> str:
     return f"{fmt(a.service_time_ms, 2)} ms per request ({a.service_time_source}; the service's CPU was not measured)"
 
 
+# The walls the analysis names ahead of the CPU that a full CPU does not explain.
+NOT_THE_CPU = ("stall", "load-generator", "failures", "overload", "gc", "vu-cap", "unexplained")
+
+
 def _wall_sentence(lines: list[Line], mode_label: Label, context: Context) -> str:
-    """The CPU named the wall only where every row shows it saturated; the thread model's effect in any case."""
+    """The CPU named the wall only where every row shows it saturated and names it; the thread model's effect in
+    any case."""
     rps = [a.measured.throughput_rps for a in lines]
     best, worst = max(rps), min(rps)
     best_line, worst_line = lines[rps.index(best)], lines[rps.index(worst)]
     spread = (best - worst) / best if best else math.nan
     full = [a for a in lines if cpu_saturated(a, context)]
-    if len(full) == len(lines):
+    # a full CPU beside a wall that is not a resource the work needs (k6 taking the cores, GC pauses, a stall,
+    # failures) is not the CPU's wall; threads busy computing on a pool sized to the cores are
+    named = [a for a in full if a.bottleneck not in NOT_THE_CPU]
+    if len(named) == len(lines):
         wall = (f"The CPU is the wall — cores ÷ CPU per request of every tier ≈ {fmt(best_line.ceilings.cpu, 0)} "
                 "req/s — and neither more threads nor virtual ones can add work the cores do not have. ")
     elif full:
-        wall = (f"The CPU was full in {', '.join(mode_label(a.row) for a in full)} only; "
+        wall = (f"The CPU was full in {', '.join(mode_label(a.row) for a in full)}"
+                + (" only" if len(full) < len(lines) else "") + "; "
                 + ", ".join(f"{mode_label(a.row)} {_stopped(a.bottleneck)} with the host CPU at "
-                            f"{fmt(a.measured.host_cpu_pct)}%" for a in lines if a not in full) + ". ")
+                            f"{fmt(a.measured.host_cpu_pct)}%" for a in lines if a not in named) + ". ")
     else:
         wall = (f"No row saturated the CPU (host CPU at most {fmt(max(a.measured.host_cpu_pct for a in lines))}%): "
                 "the cores were not the wall here — bottleneck "
@@ -61,9 +70,9 @@ def _wall_sentence(lines: list[Line], mode_label: Label, context: Context) -> st
         platform = [a for a in lines if a.row.thread_mode == "platform"]
         threads = platform[0].row.tomcat_max_threads if platform else 0
         pool = "sized to the cores" if threads == context.host_cpus else f"of {fmt(threads)} threads"
-        enough = f": a platform pool {pool} is enough" if platform and len(full) == len(lines) else ""
-        return wall + (f"The thread model moves throughput by only {fmt(spread * 100)}%, within noise (the rows' 95% "
-                       f"intervals overlap){enough}.")
+        enough = f": a platform pool {pool} is enough" if platform and len(named) == len(lines) else ""
+        return wall + (f"The thread model moves throughput by only {fmt(spread * 100)}%, within noise "
+                       f"({overlap_words(best_line, worst_line)}){enough}.")
     why = (": at this CPU per request that is each model's own overhead per request, not concurrency"
            if len(full) == len(lines) else "")
     return wall + (f"The thread model still moves throughput by {fmt(spread * 100)}% "

@@ -32,7 +32,8 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     if not any(jdk < analyze.JEP491_JDK for jdk in jdks) or not any(a.row.path_mode != "normal" for a in lines):
         return None
     lines.sort(key=lambda a: (PATHS.index(a.row.path_mode), a.row.jdk, a.row.concurrency, a.row.rep))
-    verdict = [_jdk_sentence(jdk, [a for a in lines if a.row.jdk == jdk]) for jdk in jdks]
+    margin = analysis.rig.ceiling_exceeded_margin
+    verdict = [_jdk_sentence(jdk, [a for a in lines if a.row.jdk == jdk], margin) for jdk in jdks]
     verdict += [_stall_sentence(a) for a in lines if a.measured.stall]
 
     def variant(a: Line) -> str:
@@ -48,7 +49,7 @@ def _reasons(a: Line) -> str:
     return ", ".join(f"“{reason}” × {count}" for reason, count in counts.items()) or "none"
 
 
-def _jdk_sentence(jdk: int, lines: list[Line]) -> str:
+def _jdk_sentence(jdk: int, lines: list[Line], margin: float) -> str:
     """What one JDK did on the synchronized paths, against its own normal path."""
     normal = next((a for a in lines if a.row.path_mode == "normal"), None)
     parts = []
@@ -63,7 +64,7 @@ def _jdk_sentence(jdk: int, lines: list[Line]) -> str:
             served += (f" ({fmt(ratio, 2)}× the normal path's {rps_text(normal)})" if separated(a, normal)
                        else f" (the normal path's {rps_text(normal)}, within noise)")
         if analyze.pins_every_request(dimensions.values(a.row)) and not math.isinf(a.ceilings.threads):
-            served += _carriers_words(a)
+            served += _carriers_words(a, margin)
         if a.measured.stall:
             served += "; STALLED (see below)"
         parts.append(f"{a.row.path_mode}: {pinned}, {served}")
@@ -72,12 +73,12 @@ def _jdk_sentence(jdk: int, lines: list[Line]) -> str:
     return f"JDK {version} ({before}) — " + "; ".join(parts) + "." if parts else ""
 
 
-def _carriers_words(a: Line) -> str:
+def _carriers_words(a: Line, margin: float) -> str:
     """Every request pins a carrier on this path and JDK by design; the carriers called the pool only where JFR
     recorded the pinning (or could not tell) and the row did not serve more than the carriers allow."""
     carriers = fmt(a.measured.vt_parallelism)
     allow = f"{carriers} ÷ {fmt(a.service_time_ms)} ms = {fmt(a.ceilings.threads, 1)} req/s"
-    if against(a, a.ceilings.threads) == "above":
+    if against(a, a.ceilings.threads, margin) == "above":
         return (f"; every request should pin one of {carriers} carriers for the call ({allow}), yet the row served "
                 f"{fmt(a.measured.throughput_rps / a.ceilings.threads, 1)}× that: not every request kept its carrier")
     if a.measured.pinned_events == 0:

@@ -45,7 +45,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     verdict = _capture_verdict(control, reasons(control_reasons), monitor, reasons(monitor_reasons),
                                control_row=pinned_v is not None)
     if pinned_v and normal_v and normal_v.measured.throughput_rps > 0:
-        verdict.append(_cost_sentence(pinned_v, normal_v, control))
+        verdict.append(_cost_sentence(pinned_v, normal_v, control, analysis.rig.ceiling_exceeded_margin))
     if pinned_v and "missing-samples" in pinned_v.flags:
         verdict.append("The control row's meter samples went missing as well: the service's actuator runs on "
                        "virtual threads too, and its scrapes waited for a carrier like every request did."
@@ -61,14 +61,14 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                    [*TABLE_COLUMNS, PINNED_COLUMN])
 
 
-def _cost_sentence(pinned: Line, normal: Line, control: float) -> str:
+def _cost_sentence(pinned: Line, normal: Line, control: float, margin: float) -> str:
     """The control path against the normal one; the carriers called the pool only where the control pinned and its
     throughput stands at what the carriers allow."""
     cost = (f"What pinning costs: on the control path virtual threads serve {fmt(pinned.measured.throughput_rps, 1)} "
             f"req/s against {fmt(normal.measured.throughput_rps, 1)} on the normal path")
     carriers, ceiling = fmt(pinned.measured.vt_parallelism), pinned.ceilings.threads
     allow = f"{carriers} ÷ {fmt(pinned.service_time_ms)} ms = {fmt(ceiling, 1)} req/s"
-    standing = against(pinned, ceiling)
+    standing = against(pinned, ceiling, margin)
     if control > 0 and standing == "at":
         return (f"{cost} — each blocked request holds one of the {carriers} carrier threads for the whole downstream "
                 f"call, so the carriers are the pool: {allow}.")

@@ -6,8 +6,8 @@ import math
 
 from vtlab.explain import analyze
 from vtlab.explain.model import Analysis
-from vtlab.report.scenarios.common import (Label, TABLE_COLUMNS, POOL_COLUMNS, Line, Section, fmt, table_of, chart_of,
-                                    matching_baseline, rps_text, separated)
+from vtlab.report.scenarios.common import (overlap_words, Label, TABLE_COLUMNS, POOL_COLUMNS, Line, Section, fmt,
+                                           table_of, chart_of, matching_baseline, rps_text, separated)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -28,11 +28,11 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                 f"{mode}, {other.row.conn_mode}, pool {other.row.hikari_pool}, {other.row.concurrency} users: "
                 f"HikariCP {rps_text(hikari)} req/s (p99 {fmt(hikari.measured.p99_ms)} ms) vs "
                 f"Agroal {rps_text(other)} req/s (p99 {fmt(other.measured.p99_ms)} ms): "
-                + ("within noise of each other (their 95% intervals overlap)"
+                + (f"within noise of each other ({overlap_words(hikari, other)})"
                    + (" — the same wall" if hikari.bottleneck == other.bottleneck else "")
                    if not separated(hikari, other) else
                    f"Agroal at {fmt(other.measured.throughput_rps / hikari.measured.throughput_rps, 2)}× HikariCP "
-                   "(their 95% intervals apart)")
+                   "(their intervals apart)")
                 + f"; bottleneck {hikari.bottleneck} / {other.bottleneck}."
                 + _tail_sentence(hikari, other))
         elif other:

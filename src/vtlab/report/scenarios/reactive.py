@@ -6,8 +6,8 @@ from __future__ import annotations
 from vtlab.explain import analyze
 from vtlab.core import dimensions
 from vtlab.explain.model import Analysis, Context
-from vtlab.report.scenarios.common import (Label, TABLE_COLUMNS, MODEL_COLUMNS, Line, Section, cpu_saturated, fmt,
-                                           table_of, chart_of, rps_text, separated)
+from vtlab.report.scenarios.common import (overlap_words, Label, TABLE_COLUMNS, MODEL_COLUMNS, Line, Section,
+                                           cpu_saturated, fmt, table_of, chart_of, rps_text, separated)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -53,10 +53,12 @@ def _against_virtual(virtual: Line, webflux: Line, context: Context) -> str:
     stack's CPU called its wall only where it was slower, spent more CPU per request and the CPU was full."""
     if not separated(virtual, webflux):
         if virtual.bottleneck == webflux.bottleneck:
-            return ("Virtual threads and WebFlux are within noise of each other (their 95% intervals overlap): the "
+            return ("Virtual threads and WebFlux are within noise of each other "
+                    f"({overlap_words(virtual, webflux)}): the "
                     "same wall on this I/O-bound workload — both hold a request without holding a thread, so the "
                     "users, the downstream and the CPU decide, not the programming model.")
-        return (f"Virtual threads and WebFlux are within noise of each other (their 95% intervals overlap), though "
+        return ("Virtual threads and WebFlux are within noise of each other "
+                f"({overlap_words(virtual, webflux)}), though "
                 f"named different walls ({virtual.bottleneck} vs {webflux.bottleneck}).")
     ratio = webflux.measured.throughput_rps / virtual.measured.throughput_rps
     cpu_v, cpu_w = virtual.measured.app_cpu_ms_per_req, webflux.measured.app_cpu_ms_per_req

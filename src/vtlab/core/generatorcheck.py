@@ -1,0 +1,100 @@
+"""What k6's own CPU costs a row when the tiers share the cores, measured rather than assumed.
+
+bench/generator-crosscheck/crosscheck.py drives one service point with vtlab's k6 (its script and output, as a row
+runs it) and with wrk, a dedicated client written in C that spends a fraction of k6's CPU per request, one after the
+other, and reads the service's own success counter over the same window for both; its results are kept in
+reference/generator-crosscheck/ with the commands that made them. Where the host was full under k6, every core the
+generator took was a core the service did not get: the throughput wrk reached beyond k6's, as a share of wrk's, is
+what k6 cost the row. Against the share of the machine k6 took at those points, a line through the origin gives the
+throughput a row loses per share of the machine its generator takes: the rig records that slope, and the analysis
+calls a row's generator interfering where the loss it predicts is above the between-run noise floor.
+`python -m vtlab.core.generatorcheck` prints every point.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import NamedTuple
+
+from vtlab.core import noisefloor
+from vtlab.core.settings import GENERATOR_CROSSCHECK
+
+class Point(NamedTuple):
+    delay_ms: int
+    connections: int
+    k6_rps: tuple[float, ...]   # the service's successes per second over each window k6 drove
+    wrk_rps: tuple[float, ...]  # the same, each window wrk drove
+    k6_share: float             # k6's CPU as a share of the whole machine (1 = every core), mean of its runs
+    wrk_share: float
+    host_busy: float            # the machine's busy share while k6 drove it, mean of its runs
+
+    @property
+    def loss(self) -> float:
+        """What k6 cost the row: the throughput wrk reached beyond k6's (means of their runs), as a share of wrk's."""
+        return 1 - statistics.fmean(self.k6_rps) / statistics.fmean(self.wrk_rps)
+
+    def costly(self, noise_share: float) -> bool:
+        """k6 cost the row more than the rig's between-run noise (noisefloor: the share one run strays by)."""
+        return self.loss > noise_share
+
+
+class Price(NamedTuple):
+    """What the cross-check says k6 costs a row on shared cores: a point is costly where k6 cost it more than the
+    between-run noise floor (a cost a second run could not take back)."""
+    host_busy_pct: float    # the least busy host at which a point showed a cost: below it, none was seen
+    loss_per_share: float   # the least-squares slope through the origin of loss against k6's share, costly points
+
+
+def points(path: Path = GENERATOR_CROSSCHECK) -> list[Point]:
+    """Each point's runs by client, in the order the file first names them."""
+    runs: dict[tuple[int, int], dict[str, list[dict[str, str]]]] = defaultdict(lambda: defaultdict(list))
+    with path.open(newline="") as handle:
+        for cells in csv.DictReader(handle):
+            runs[(int(cells["delay_ms"]), int(cells["connections"]))][cells["client"]].append(cells)
+
+    def mean(rows: list[dict[str, str]], column: str) -> float:
+        return statistics.fmean(float(cells[column]) for cells in rows)
+
+    found = []
+    for (delay, connections), by_client in runs.items():
+        k6, wrk = by_client.get("k6"), by_client.get("wrk")
+        if not k6 or not wrk:
+            continue
+        machine = float(k6[0]["cpus"]) * 100
+        found.append(Point(delay, connections, tuple(float(c["rps"]) for c in k6),
+                           tuple(float(c["rps"]) for c in wrk), mean(k6, "client_cpu_pct") / machine,
+                           mean(wrk, "client_cpu_pct") / machine, mean(k6, "host_cpu_pct") / 100))
+    return found
+
+
+def price(path: Path = GENERATOR_CROSSCHECK) -> Price:
+    """The host's busy share from which k6 was seen to cost a row, and what each share of the machine it takes
+    costs there. ValueError where no point showed a cost: the file cannot price k6's share."""
+    costly = [point for point in points(path) if point.costly(noisefloor.current().half_share)]
+    if not costly:
+        raise ValueError(f"{path}: no point where k6 cost the row more than its runs spread: nothing to price")
+    return Price(min(p.host_busy for p in costly) * 100,
+                 sum(p.k6_share * p.loss for p in costly) / sum(p.k6_share ** 2 for p in costly))
+
+
+@functools.cache
+def current() -> Price:
+    """The price this version of vtlab judges with: the committed cross-check's; NaN (nothing judged by it) only
+    while there is none, as when bench/generator-crosscheck/crosscheck.py writes the first."""
+    return price() if GENERATOR_CROSSCHECK.exists() else Price(math.nan, math.nan)
+
+
+if __name__ == "__main__":
+    for p in points():
+        print(f"delay {p.delay_ms} ms, {p.connections} connections: k6 {statistics.fmean(p.k6_rps):.0f} req/s "
+              f"({', '.join(f'{r:.0f}' for r in p.k6_rps)}) with {p.k6_share:.1%} of the machine, wrk "
+              f"{statistics.fmean(p.wrk_rps):.0f} ({', '.join(f'{r:.0f}' for r in p.wrk_rps)}) with "
+              f"{p.wrk_share:.1%}; host {p.host_busy:.1%} busy under k6; k6 cost {p.loss:.1%}"
+              + ("" if p.costly(noisefloor.current().half_share) else " (within the between-run noise)"))
+    print(f"priced: from a host {current().host_busy_pct:.1f}% busy, {current().loss_per_share:.3f} of the "
+          "throughput per share of the machine k6 takes")

@@ -1,0 +1,68 @@
+"""The between-run noise floor is read from the committed runs of one point: the largest spread of any point,
+with how many runs gave it. Every expected number is worked out by hand."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from vtlab.core import constants, noisefloor
+from vtlab.results import record
+
+
+def runs(folder, *throughputs, **cells):
+    """One run folder: its matrix.csv, the same point once per throughput (a rep each), and the metadata.json whose
+    plan names the row's dimensions."""
+    folder.mkdir(parents=True)
+    plan = [{"thread_mode": "virtual", "concurrency": 400, "rep": rep} for rep in range(1, len(throughputs) + 1)]
+    (folder / "metadata.json").write_text(json.dumps({"plan": {"rows": plan}}))
+    with open(folder / "matrix.csv", "w", newline="") as handle:
+        out = csv.DictWriter(handle, ["thread_mode", "concurrency", "rep", "throughput_rps", "failed_tier"])
+        out.writeheader()
+        for rep, rps in enumerate(throughputs, start=1):
+            out.writerow({"thread_mode": "virtual", "concurrency": "400", "rep": rep, "throughput_rps": rps,
+                          "failed_tier": "", **cells})
+
+
+def test_the_floor_is_the_point_whose_runs_spread_most(tmp_path):
+    runs(tmp_path / "calm", 400, 402, 398)          # mean 400, s = 2: CV 0.5%
+    runs(tmp_path / "busy", 1800, 1700, 1900, 1800)  # mean 1800, s = √(2 × 100² / 3) = 81.65: CV 4.536%
+    floor = noisefloor.measured(tmp_path)
+    assert floor.cv_pct == pytest.approx(4.536, abs=1e-3) and floor.runs == 4
+    assert [p.floor.runs for p in noisefloor.points(tmp_path)] == [4, 3]  # folders in name order
+
+
+def test_points_differ_in_a_dimension_the_plan_names_and_not_in_the_rep(tmp_path):
+    runs(tmp_path / "two", 100, 104, 200, 190)
+    cells = (tmp_path / "two" / "matrix.csv").read_text().splitlines()
+    # the last two runs are of another point: 800 users (a dimension), whatever their rep says
+    cells[3:] = [line.replace(",400,", ",800,") for line in cells[3:]]
+    (tmp_path / "two" / "matrix.csv").write_text("\n".join(cells) + "\n")
+    got = {point.name: point.throughputs for point in noisefloor.points(tmp_path)}
+    assert got == {"two: thread_mode virtual, concurrency 400": (100, 104),
+                   "two: thread_mode virtual, concurrency 800": (200, 190)}
+
+
+def test_a_point_run_once_or_a_dead_tiers_row_is_no_run(tmp_path):
+    runs(tmp_path / "once", 400)
+    with pytest.raises(ValueError, match="no point run twice"):
+        noisefloor.measured(tmp_path)
+    runs(tmp_path / "died", 200, 100, failed_tier="")
+    assert noisefloor.measured(tmp_path).cv_pct == pytest.approx(47.14, abs=0.01)  # 150 ± 70.71
+    (tmp_path / "died" / "matrix.csv").write_text("thread_mode,concurrency,rep,throughput_rps,failed_tier\n"
+                                                  "virtual,400,1,200,\nvirtual,400,2,,service\n"
+                                                  "virtual,400,3,nan,\n")
+    with pytest.raises(ValueError):
+        noisefloor.measured(tmp_path)
+
+
+def test_the_committed_floor_is_the_rigs_and_travels_with_the_run():
+    committed = noisefloor.measured()
+    assert (constants.CURRENT.noise_floor_cv_pct, constants.CURRENT.noise_floor_runs) == committed
+    assert committed.runs >= 3 and 0 < committed.cv_pct < 20
+    judged = record.from_dict({"rig": {**constants.record(), "noise_floor_cv_pct": 3.0, "noise_floor_runs": 4}}).rig
+    assert (judged.noise_floor_cv_pct, judged.noise_floor_runs) == (3.0, 4)
+    with pytest.raises(record.MalformedRecord, match="noise_floor_runs"):  # one run spreads over nothing
+        record.from_dict({"rig": {"noise_floor_runs": 1}})
