@@ -99,7 +99,9 @@ def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
         assert 0.8 < float(row["throughput_service_rps"]) / rps < 1.2 and float(row["throughput_ci95_rps"]) >= 0
         assert float(row["app_cpu_pct"]) > 0 and float(row["load_cpu_pct"]) > 0
         assert float(row["rss_mb_max"]) > 50 and float(row["jvm_threads_max"]) > 5
-        assert int(row["pinned_events"]) == 0  # JFR ran and was read: normal path does not pin
+        # JFR ran and was read: the normal path does not pin as a rule (the pinned paths pin every request). A rare
+        # event is the JDK's, not the path's: one "Freeze or preempt failed (2)" in ~1,000 requests was seen here
+        assert row["pinned_events"] != "" and int(row["pinned_events"]) <= 0.01 * int(row["http_reqs"]), row
         assert int(row["cpu_samples"]) >= 2 * 4 * 2  # >= 2 Hz over the hold (minus slack)
         assert row["hikari_version"] == "7.1.0" and row["jdk_version"].startswith("25")
     assert int(rows[1]["jvm_threads_max"]) < int(rows[0]["jvm_threads_max"]) + 50
@@ -444,9 +446,9 @@ def test_a_spike_reports_per_mode_its_failures_and_recovery_and_shows_in_the_ser
 
 def test_a_service_paused_in_its_hold_is_named_a_stall_and_never_valid(rig_env, tmp_path):
     """The service SIGSTOPped for 12 s in the middle of its hold: its users wait while nothing completes. The
-    row is measured to the end (SIGCONT), named `stall` and invalid, whatever else it shows. (The watch reads the
-    service's request counter over 5 s windows and calls a stall after 5 s under 1 req/s: ~10 s of nothing; an 8 s
-    pause went unseen.)"""
+    row is measured to the end (SIGCONT), named `stall` and invalid, whatever else it shows. The live watch reads
+    the service's request counter over 5 s windows and calls a stall after 5 s under 1 req/s (~10 s of nothing: an
+    8 s pause went unseen by it); the series' silence catches shorter ones (tests/explain: 8 s)."""
     from vtlab.measure.loop import FIRST_ROW_EXTRA_WARMUP_S
 
     run_dir = tmp_path / "run"
@@ -470,7 +472,8 @@ def test_a_service_paused_in_its_hold_is_named_a_stall_and_never_valid(rig_env, 
             proc.kill()
     assert proc.returncode == 0, out + err
     [row] = rows_of(run_dir)
-    assert row["stall"] != "", row
+    assert row["stall"] != "", row  # the live watch saw it (and took its thread dump)
+    assert float(row["longest_silence_s"]) >= 10, row["longest_silence_s"]  # and k6's series show it
     [verdict] = csv.DictReader(open(run_dir / "analysis.csv"))
     assert (verdict["bottleneck"], verdict["valid"]) == ("stall", "false"), verdict
     assert "stall" in verdict["flags"].split(";"), verdict["flags"]
@@ -516,7 +519,7 @@ def test_a_service_answering_500_is_named_failures_not_overload(rig_env, tmp_pat
     assert (verdict["bottleneck"], verdict["valid"]) == ("failures", "false"), verdict
     assert "failed other than by refusal (500=" in verdict["evidence"], verdict["evidence"]
     report = (run_dir / "report.md").read_text()
-    assert "failures" in report
+    assert "– / failures |" in report and "bottleneck: failures — but no rep of that row is valid" in report
     assert_nothing_left(rig_env, run_dir)
 
 

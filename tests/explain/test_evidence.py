@@ -113,6 +113,22 @@ def test_the_gc_threshold_is_the_runs_recorded_constant():
     assert constants.record()["gc_pause_share"] == 0.10
 
 
+def test_a_silence_in_the_series_is_a_stall_where_the_rows_rate_makes_it_one():
+    # 8 s without a success started (a SIGSTOP the live watch, needing ~10 s, did not see) at 98 req/s: ~784 missed
+    silent = verdict(row(longest_silence_s=8))
+    assert (silent.bottleneck, silent.valid) == ("stall", False) and "stall" in silent.flags
+    assert silent.evidence == ("no request that succeeded started in 8 s of the hold in a row, where its 98.0 req/s "
+                               "would have completed 784")
+    # under stall_silence_s (5 s): a hiccup, not a stall
+    assert verdict(row(longest_silence_s=4)).bottleneck == "downstream"
+    # a slow row's quiet seconds: 6 s at 2 req/s would have completed 12, under stall_missed_requests (20)
+    slow = verdict(row(longest_silence_s=6, throughput_rps=2, ok_requests=60, http_reqs=60))
+    assert "stall" not in slow.flags and slow.bottleneck != "stall"
+    # the thresholds are the run's, recorded
+    strict = record.from_dict({**META, "rig": {**META["rig"], "stall_silence_s": 10}})
+    assert analyze.analyse([row(longest_silence_s=8)], strict).verdicts[0].bottleneck == "downstream"
+
+
 def test_a_recorded_stall_is_named_and_makes_the_row_invalid():
     stall = "stalled 12 s after k6 started: 0.0 req/s completed for 9 s while the users waited"
     stalled = verdict(row(stall=stall, throughput_rps=60, ok_requests=1800, http_reqs=1800))

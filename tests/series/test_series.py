@@ -218,3 +218,9 @@ def test_a_row_whose_service_counts_nothing_gets_its_interval_from_k6s_successes
     beside = holdstats.columns(hold_of(path, counted))
     assert beside["throughput_service_rps"] == pytest.approx(80.0)  # (40 × 24 − 0) / 12 s
     assert beside["throughput_ci95_rps"] == figures["throughput_ci95_rps"]
+
+
+def test_the_longest_silence_is_the_longest_run_of_seconds_without_a_success():
+    assert holdstats.longest_silence((5, 0, 0, 3, 0, 0, 0, 1)) == 3
+    assert holdstats.longest_silence((4, 4, 4)) == 0 and holdstats.longest_silence((0, 0)) == 2
+    assert math.isnan(holdstats.longest_silence(()))  # no series: not measured, not "no silence"

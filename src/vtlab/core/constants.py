@@ -46,9 +46,14 @@ class Constants:
     # Latency within this share above the unloaded latency (the scenario's service time): nothing queued, so the
     # load (users ÷ latency) and, where it is most of the time, the downstream call set the throughput.
     unloaded_latency_margin: float = 0.20
-    # A ceiling is exceeded (a wrong prediction) when the row's throughput less its 95% half-width passes it by
+    # A ceiling is exceeded (a wrong prediction) when the row's throughput less its comparison half-width (its 95%
+    # interval, at least the between-run noise floor) passes it by
     # more than this share: the ceiling's own error (a p50, a fitted line) has no interval yet.
     ceiling_exceeded_margin: float = 0.05
+    # A stall read from k6's series: at least this many seconds in a row with no success, in a hold whose own rate
+    # would have completed at least stall_missed_requests in them (a slow row's quiet seconds are not a stall).
+    stall_silence_s: float = 5.0
+    stall_missed_requests: float = 20.0
     # The between-run noise floor (reference/noise-floor/, measured): one run's throughput strays from another's at
     # the same point by this coefficient of variation, over this many runs. A row of one rep is compared with
     # another only beyond t(runs - 1) times it, however narrow its within-row interval.

@@ -72,10 +72,12 @@ def points(path: Path = GENERATOR_CROSSCHECK) -> list[Point]:
     return found
 
 
-def price(path: Path = GENERATOR_CROSSCHECK) -> Price:
+def price(path: Path = GENERATOR_CROSSCHECK, noise_share: float | None = None) -> Price:
     """The host's busy share from which k6 was seen to cost a row, and what each share of the machine it takes
-    costs there. ValueError where no point showed a cost: the file cannot price k6's share."""
-    costly = [point for point in points(path) if point.costly(noisefloor.current().half_share)]
+    costs there; a point is costly beyond `noise_share` (the committed noise floor's by default). ValueError where
+    no point showed a cost: the file cannot price k6's share."""
+    floor = noisefloor.current().half_share if noise_share is None else noise_share
+    costly = [point for point in points(path) if point.costly(floor)]
     if not costly:
         raise ValueError(f"{path}: no point where k6 cost the row more than its runs spread: nothing to price")
     return Price(min(p.host_busy for p in costly) * 100,
@@ -84,9 +86,12 @@ def price(path: Path = GENERATOR_CROSSCHECK) -> Price:
 
 @functools.cache
 def current() -> Price:
-    """The price this version of vtlab judges with: the committed cross-check's; NaN (nothing judged by it) only
-    while there is none, as when bench/generator-crosscheck/crosscheck.py writes the first."""
-    return price() if GENERATOR_CROSSCHECK.exists() else Price(math.nan, math.nan)
+    """The price this version of vtlab judges with: the committed cross-check's; NaN (no row judged by it) only
+    while it prices nothing — no file yet, or no costly point in it, as while crosscheck.py writes the first."""
+    try:
+        return price()
+    except (OSError, ValueError):
+        return Price(math.nan, math.nan)
 
 
 if __name__ == "__main__":

@@ -76,8 +76,12 @@ def measured(folder: Path = NOISE_FLOOR) -> Floor:
 
 @functools.cache
 def current() -> Floor:
-    """The floor this version of vtlab compares with: the committed measurement's."""
-    return measured()
+    """The floor this version of vtlab compares with: the committed measurement's; NaN (no comparison widened by
+    it) only where there is none to read, as while the first is being measured."""
+    try:
+        return measured()
+    except (OSError, ValueError):
+        return Floor(math.nan, 2)
 
 
 if __name__ == "__main__":

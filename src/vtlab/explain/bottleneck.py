@@ -11,7 +11,7 @@ from vtlab.explain import evidence
 from vtlab.explain.evidence import Seen
 from vtlab.explain.facts import SATURATED
 from vtlab.explain.model import Ceilings, Context
-from vtlab.explain.validity import CEILING_EXCEEDED
+from vtlab.explain.validity import CEILING_EXCEEDED, stall_seen
 from vtlab.results.cells import num
 
 BOTTLENECKS = ("stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu", "thread-pool",
@@ -43,8 +43,9 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
 def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str, ...], service_ms: float,
            passed: tuple[str, ...]) -> Wall | list[str]:
     """The first wall the row showed saturated, or what each check read where none was (one text a check)."""
-    if row.get("stall"):
-        return Wall("stall", str(row.get("stall")))
+    stalled = stall_seen(row, ctx)
+    if stalled:
+        return Wall("stall", stalled)
     failing, refusing = evidence.failures(row)
     pool, cpu, threads = evidence.connection_pool(row), evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)
     host_full = num(row, "host_cpu_pct", 0) >= SATURATED * 100

@@ -90,7 +90,8 @@ def noise_floor_share(rig: rig_constants.Constants) -> float:
 def noise_half(throughput: float, ci95: float, rig: rig_constants.Constants) -> float:
     """One run's half-width for a comparison: its within-row interval, and at least the between-run noise floor.
     Not their sum: the floor's runs spread by their within-row noise too, so adding would count it twice."""
-    return max(0.0 if math.isnan(ci95) else ci95, throughput * noise_floor_share(rig))
+    floor = throughput * noise_floor_share(rig)  # NaN only in a checkout without the floor's measurement
+    return max(0.0 if math.isnan(ci95) else ci95, 0.0 if math.isnan(floor) else floor)
 
 
 def counted(line: Aggregate) -> int:

@@ -36,7 +36,7 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     hold = steadiness(row, ctx.rig.trend_noise_max_pct)
     if hold != "steady":
         flags.append(hold)
-    if row.get("stall"):
+    if stall_seen(row, ctx):
         flags.append("stall")  # users waited while next to nothing completed: the hold measured a stop, not a rate
     if str(row.get("writes_ok", "")).lower() == "false":
         flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
@@ -122,6 +122,19 @@ def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
     if not (first > 0 and second > 0):
         return STEADINESS_NOT_MEASURED
     return "not-steady" if abs(first - second) / ((first + second) / 2) > UNSTEADY else "steady"
+
+
+def stall_seen(row: Mapping[str, object], ctx: Context) -> str:
+    """What shows the row stalled, or "": the live watch's record (with its thread dump), or k6's series: a run of
+    at least stall_silence_s seconds in which no success started, where the hold's own rate would have completed
+    stall_missed_requests in them — users waiting on a service that answered nothing."""
+    if row.get("stall"):
+        return str(row.get("stall"))
+    silence, rate = num(row, "longest_silence_s"), num(row, "throughput_rps", 0)
+    if silence >= ctx.rig.stall_silence_s and rate * silence >= ctx.rig.stall_missed_requests:
+        return (f"no request that succeeded started in {silence:.0f} s of the hold in a row, where its "
+                f"{rate:.1f} req/s would have completed {rate * silence:.0f}")
+    return ""
 
 
 def generator_cost(row: Mapping[str, object], ctx: Context) -> float:

@@ -87,15 +87,19 @@ def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate], 
                f"{fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
                f"{fmt(best.ceiling_rps, 0)} req/s")
     # "limited by" a ceiling the row reached (or that restates it) and whose wall the row showed saturated; one it
-    # stayed below did not limit it, and one it reached while another wall was seen is only reached. A ceiling it
-    # passed is never its limit (the analysis takes the next one up) and is said in the notes.
+    # stayed below did not limit it, and one it reached while another wall was seen is only reached. A ceiling a
+    # row passed is never its limit (the analysis takes the next one up, said in the notes); the reps' mean can
+    # still pass it where one rep's floor did not.
     standing = "at" if best.line.limit_restated else against(best.line, best.ceiling_rps, rig.ceiling_exceeded_margin)
-    if standing in ("at", "") and CEILING_OF.get(best.bottleneck) != best.limit:
+    if standing == "at" and CEILING_OF.get(best.bottleneck) != best.limit:
         standing = "reached"
     limited = {"below": "short of its lowest ceiling, that of",
+               "above": "past its lowest ceiling (a prediction the reps proved wrong), that of",
                "reached": "at its lowest ceiling, that of"}.get(standing, "limited by")
+    ceiling = (f"({reached}), {limited} {LIMIT_WORDS.get(best.limit, best.limit)}" if standing else
+               "(no ceiling computed: nothing measured predicts one)")
     story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
-             f"{best.row.concurrency} users ({reached}), {limited} {LIMIT_WORDS.get(best.limit, best.limit)}; "
+             f"{best.row.concurrency} users {ceiling}; "
              f"bottleneck: {best.bottleneck}" + ("." if best.valid else
                                                 f" — but no rep of that row is valid ({';'.join(best.flags)}).")]
     trusted = [a for a in platform if a.valid] or platform

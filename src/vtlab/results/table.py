@@ -50,6 +50,9 @@ EXTRA_COLUMNS = [
     # the steady-state test: how far the successful requests per second drifted from the hold's start to its
     # end (least squares through batch means), in % of the hold's mean, and that drift's 95% half-width
     "throughput_trend_pct", "throughput_trend_ci95_pct",
+    # the longest run of whole seconds of the hold in which no request that succeeded had started (k6's series):
+    # what the analysis reads a stall from, beside the live watch's
+    "longest_silence_s",
     # the successful responses' mean latency (with the rate, Little's law gives the requests in flight, which
     # an open-model row's pre-allocated users are not); p99 of every response of the hold, failed ones too;
     # the hold's failures by status ("503=12;0=3")

@@ -47,7 +47,19 @@ def _trend(measured: LoadResult) -> dict[str, object]:
     """The hold's drift in successful requests per second, start to end, in % of its mean, with its 95%
     half-width: a row that still warmed up (or wore down) shows a drift its noise cannot explain."""
     drift, half_width = windows.trend(measured.ok_per_second)
-    return {"throughput_trend_pct": drift * 100, "throughput_trend_ci95_pct": half_width * 100}
+    return {"throughput_trend_pct": drift * 100, "throughput_trend_ci95_pct": half_width * 100,
+            "longest_silence_s": longest_silence(measured.ok_per_second)}
+
+
+def longest_silence(per_second: tuple[int, ...]) -> int | float:
+    """The longest run of consecutive seconds with no success in them (NaN without a series: not measured)."""
+    if not per_second:
+        return math.nan
+    longest = current = 0
+    for count in per_second:
+        current = current + 1 if count == 0 else 0
+        longest = max(longest, current)
+    return longest
 
 
 def _tiers(hold: Hold) -> dict[str, object]:

@@ -74,7 +74,7 @@ def _wall_sentence(lines: list[Line], mode_label: Label, context: Context) -> st
         return wall + (f"The thread model moves throughput by only {fmt(spread * 100)}%, within noise "
                        f"({overlap_words(best_line, worst_line)}){enough}.")
     why = (": at this CPU per request that is each model's own overhead per request, not concurrency"
-           if len(full) == len(lines) else "")
+           if len(named) == len(lines) else "")
     return wall + (f"The thread model still moves throughput by {fmt(spread * 100)}% "
                    f"(best: {mode_label(best_line.row)}){why}.")
 
