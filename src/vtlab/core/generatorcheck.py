@@ -3,11 +3,12 @@
 bench/generator-crosscheck/crosscheck.py drives one service point with vtlab's k6 (its script and output, as a row
 runs it) and with wrk, a dedicated client written in C that spends a fraction of k6's CPU per request, one after the
 other, and reads the service's own success counter over the same window for both; its results are kept in
-reference/generator-crosscheck/ with the commands that made them. Where the host was full under k6, every core the
-generator took was a core the service did not get: the throughput wrk reached beyond k6's, as a share of wrk's, is
-what k6 cost the row. Against the share of the machine k6 took at those points, a line through the origin gives the
-throughput a row loses per share of the machine its generator takes: the rig records that slope, and the analysis
-calls a row's generator interfering where the loss it predicts is above the between-run noise floor.
+reference/generator-crosscheck/ with the commands that made them. The throughput wrk reached beyond k6's, as a share
+of wrk's, is what k6 cost the row: where the host was busy, every core the generator took was a core the service did
+not get. The points where that cost is beyond the between-run noise floor price k6: the least busy host among them is
+where the rig starts pricing it, and a line through the origin of their cost against the share of the machine k6
+took gives the throughput a row loses per share of the machine its generator takes. The rig records both, and the
+analysis calls a row's generator interfering where the loss they predict is above the between-run noise floor.
 `python -m vtlab.core.generatorcheck` prints every point.
 """
 
@@ -23,6 +24,7 @@ from typing import NamedTuple
 
 from vtlab.core import noisefloor
 from vtlab.core.settings import GENERATOR_CROSSCHECK
+
 
 class Point(NamedTuple):
     delay_ms: int
@@ -79,7 +81,7 @@ def price(path: Path = GENERATOR_CROSSCHECK, noise_share: float | None = None) -
     floor = noisefloor.current().half_share if noise_share is None else noise_share
     costly = [point for point in points(path) if point.costly(floor)]
     if not costly:
-        raise ValueError(f"{path}: no point where k6 cost the row more than its runs spread: nothing to price")
+        raise ValueError(f"{path}: no point where k6 cost the row more than the between-run noise: nothing to price")
     return Price(min(p.host_busy for p in costly) * 100,
                  sum(p.k6_share * p.loss for p in costly) / sum(p.k6_share ** 2 for p in costly))
 

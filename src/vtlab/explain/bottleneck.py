@@ -18,7 +18,7 @@ BOTTLENECKS = ("stall", "load-generator", "failures", "overload", "gc", "connect
                "vu-cap", "downstream", "users", "unexplained")
 # which limit's ceiling stands behind each wall's name: a wall whose ceiling the row passed is never named
 CEILING_OF = {"connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
-               "downstream": "concurrency", "users": "concurrency"}
+              "downstream": "concurrency", "users": "concurrency"}
 
 
 class Wall(NamedTuple):

@@ -16,10 +16,10 @@ from vtlab.results.cells import num
 # Above this share of failed requests a row is flagged (invalid) and, if the service refused or failed them,
 # named overload: its throughput is what survived, not what it can serve.
 ERROR_THRESHOLD = 0.01
-# Conditions worth saying that do not make a row's numbers wrong: it is still valid. A ceiling the row passed
-# (CEILING_EXCEEDED) is a wrong prediction, not a wrong measurement: also a note.
-# Said beside the row, not a reason to distrust it: the open model's offered load above the service's wall (the row
-# measured that wall), and a hold whose steadiness nothing recorded could show (a CSV without series or halves).
+# Conditions worth saying that do not make a row's numbers wrong: it is still valid. The open model's offered load
+# above the service's wall (the row measured that wall); a hold whose steadiness nothing recorded could show (a CSV
+# without series or halves). A ceiling the row passed (CEILING_EXCEEDED) is a wrong prediction, not a wrong
+# measurement: also a note.
 STEADINESS_NOT_MEASURED = "steadiness-not-measured"
 NOTES = ("offered-above-capacity", STEADINESS_NOT_MEASURED)
 CEILING_EXCEEDED = "ceiling-exceeded:"
