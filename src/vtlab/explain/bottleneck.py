@@ -30,7 +30,7 @@ class Wall(NamedTuple):
 
 
 def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Sequence[str], ceilings: Ceilings,
-               ceiling_rps: float, service_ms: float, passed: tuple[str, ...] = ()) -> Wall:
+               ceiling_rps: float, service_ms: float, passed: tuple[str, ...]) -> Wall:
     """One name for what held the row back, from what the row showed saturated, most decisive first; `passed`:
     the ceilings the row exceeded (evidence.exceeded), never named and flagged as wrong predictions."""
     found = _named(row, ctx, limit, tuple(flags), service_ms, passed)

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from vtlab.core.studentt import T_975, t_975  # noqa: F401  (callers read them here too)
+from vtlab.core.studentt import t_975
 
 # /proc counts CPU time in clock ticks; every tier's `<tier>_ticks` reading is in them
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
