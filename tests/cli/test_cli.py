@@ -30,6 +30,7 @@ from clirun import run_cli
     (["--stub-delay", "-1"], "--stub-delay", "milliseconds"),
     (["--cpus", "app=99"], "--cpus", "not available"),
     (["--cpus", "db=0"], "--cpus", "TIER=CPUS"),
+    (["--profiles", "cpu,heap"], "--profiles", "cpu, alloc, lock, wall"),
     (["--bogus"], "--bogus", "unrecognized"),
 ])
 def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepted):
@@ -47,6 +48,9 @@ def test_open_model_without_rates_is_a_usage_error(capsys):
     (["--db-latency", "5", "--db-jitter", "10"], ["--db-jitter", "--db-latency of at least 10"]),
     (["--downstream-jitter", "3"], ["--downstream-jitter", "--downstream-latency of at least 3"]),
     (["--modes", "webflux", "--workload", "write"], ["webflux", "order-summary"]),
+    (["--url", "http://127.0.0.1:9", "--modes", "virtual", "--endpoint", "GET /x", "--profiles", "cpu"],
+     ["--profiles with --url",
+                                                                                   "--service"]),
 ])
 def test_combinations_the_plan_cannot_measure_are_usage_errors(capsys, tmp_path, argv, words):
     assert main(["run", *argv, "--out", str(tmp_path / "run")]) == 2

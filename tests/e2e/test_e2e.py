@@ -79,7 +79,8 @@ def assert_nothing_left(env: dict[str, str], run_dir: Path) -> None:
 def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
     run_dir = tmp_path / "run"
     result = subprocess.run([str(REPO / "vtlab"), "run", "--conc", "20", "--out", str(run_dir), "--k6-dashboard",
-                             *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
+                             "--profiles", "cpu,alloc,lock,wall", *TINY],
+                            env=rig_env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = rows_of(run_dir)
     assert [r["thread_mode"] for r in rows] == ["platform", "virtual"]
@@ -109,8 +110,46 @@ def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
     assert meta["plan"]["rows"] and meta["host"]["cpu_count"] and meta["versions"]["k6"].startswith("v")
     assert "platform req/s" in result.stdout  # the headline table
     assert_series_kept_and_drawn(run_dir, rows, dashboards=True)
+    assert_costs_and_profiles(run_dir, rows)
     assert_nothing_left(rig_env, run_dir)
     assert_opens_in_chromium(run_dir, rows)  # last: it skips the test where Chromium is missing
+
+
+def flame_frames(page: Path) -> set[str]:
+    """The frame names an async-profiler flame graph draws: its string table, each entry the previous one's first
+    (code - 32) characters plus its own rest."""
+    text = page.read_text()
+    table = text[text.index("const cpool = [") + len("const cpool = ["):]
+    entries = re.findall(r"'((?:[^'\\]|\\.)*)'", table[:table.index("];")])
+    names: list[str] = []
+    for entry in entries:
+        entry = entry.replace("\\'", "'").replace("\\\\", "\\")
+        names.append(names[-1][:ord(entry[0]) - 32] + entry[1:] if names else entry)
+    return set(names)
+
+
+def assert_costs_and_profiles(run_dir: Path, rows: list[dict[str, str]]) -> None:
+    """Each row's costs per request from counters, and its profiles of the hold: flame graphs of the service's own
+    code and its JDBC driver, collapsed stacks the report compares the modes from."""
+    from vtlab.core import dimensions
+
+    for row in rows:
+        # ~80 KB a request here (JSON, the JDBC row, the RestClient call); every request blocks on the stub at least
+        assert 5 < float(row["alloc_kb_per_req"]) < 5000, row["alloc_kb_per_req"]
+        assert float(row["csw_voluntary_per_req"]) >= 1 and float(row["csw_involuntary_per_req"]) >= 0
+        assert float(row["gc_pause_ms_per_1k_req"]) >= 0 and row["threads_ended"] != ""
+        assert (row["carriers_max"] != "" and int(row["carriers_max"]) >= 1) == (row["thread_mode"] == "virtual")
+        assert row["profiles"] == "cpu,alloc,lock,wall" and row["profile_problem"] == "", row["profile_problem"]
+        assert 3 <= float(row["profile_s"]) <= 6 and row["profile_cpu_engine"] in ("perf_events", "ctimer", "itimer")
+        slug = dimensions.slug(dimensions.parse(row))
+        frames = set()
+        for kind in ("cpu", "alloc", "lock", "wall"):
+            assert (run_dir / "profiles" / f"{slug}-{kind}.collapsed.gz").stat().st_size > 0, kind
+            frames |= flame_frames(run_dir / "profiles" / f"{slug}-{kind}.html")
+        assert any(frame.startswith("dev/vtlab/app/") for frame in frames), slug
+        assert any(frame.startswith("org/postgresql/") for frame in frames), slug
+    report = (run_dir / "report.md").read_text()
+    assert "## Where the time goes" in report and "| CPU: " in report and "| allocated: " in report
 
 
 def assert_series_kept_and_drawn(run_dir: Path, rows: list[dict[str, str]], dashboards: bool = False) -> None:
@@ -142,6 +181,12 @@ def assert_opens_in_chromium(run_dir: Path, rows: list[dict[str, str]]) -> None:
         for link in re.findall(r'href="(k6/[^"]+-dashboard\.html)"', figure):
             dashboard = browser.dom(run_dir / link, profile, budget_ms=5000)
             assert "<canvas" in dashboard and 'class="uplot' in dashboard, link  # k6's charts, drawn by its script
+    # a flame graph as a person opens it: Chromium draws its frames (many colours), not an empty canvas
+    from PIL import Image
+    graph = next((run_dir / "profiles").glob("*-cpu.html"))
+    colours = Image.open(browser.screenshot(graph, run_dir.parent / "flame.png", profile)).convert("RGB").getcolors(
+        1 << 20)
+    assert colours is not None and len(colours) > 50, len(colours or [])
     if len({row["thread_mode"] for row in rows}) == len(rows) > 1:  # one scenario, measured in each mode
         overlay = page[page.index('<figure id="overlay-'):]
         assert all(f">{row['thread_mode']}</text>" in overlay[:overlay.index("</figure>")] for row in rows)
@@ -306,11 +351,12 @@ def test_jep491_synchronized_pins_on_jdk21_and_not_on_jdk25(rig_env, tmp_path):
     run_dir = tmp_path / "run"
     result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10", "--path-mode",
                              "synchronized,synchronized-platform-http", "--jdk", "21,25", "--out", str(run_dir),
-                             *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
+                             "--profiles", "cpu", *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = {(r["path_mode"], r["jdk"]): r for r in rows_of(run_dir)}
     for (_, jdk), r in rows.items():
         assert r["jdk_version"].startswith(jdk), r  # each row ran on the JDK it names, as the live service said
+        assert r["profiles"] == "cpu" and r["profile_problem"] == "", r  # async-profiler attaches to JDK 21 too
     before = rows[("synchronized-platform-http", "21")]
     assert int(before["pinned_events"]) > 0 and "no reason recorded" in before["pinned_reasons"], before
     for path in ("synchronized", "synchronized-platform-http"):

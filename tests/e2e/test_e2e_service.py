@@ -81,7 +81,8 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
     own = vtlab(seeded, "run", *POINTS, "--tomcat-threads", "20", "--pools", "50", "--conn-mode", "released",
                 *PHASES, "--out", str(builtin))
     assert own.returncode == 0, own.stdout[-3000:] + own.stderr[-3000:]
-    theirs = vtlab(seeded, "run", *as_users_database(seeded), *ENDPOINT, *POINTS, *PHASES, "--out", str(generic))
+    theirs = vtlab(seeded, "run", *as_users_database(seeded), *ENDPOINT, *POINTS, *PHASES, "--profiles", "cpu",
+                   "--out", str(generic))
     assert theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
 
     expected, got = verdicts(builtin), verdicts(generic)
@@ -99,6 +100,7 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
                                                                                       else -1)
         assert row["workload"] == "service" and row["spring_boot_version"].startswith("4.")
         assert row["pinned_events"] == "0"  # the JFR pinning capture ran on the user's jar too
+        assert row["profiles"] == "cpu" and float(row["alloc_kb_per_req"]) > 0  # profiled, its costs counted
     metadata = (generic / "metadata.json").read_text()
     assert json.loads(metadata)["target"]["call"] == "GET /api/order-summary/{id} (ids 1-1000)"
     assert credentials_of(seeded).password not in metadata  # the service's settings are named there, never valued

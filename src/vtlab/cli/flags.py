@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from vtlab.core import cores, shapes
+from vtlab.measure import profiler
 from vtlab.plan import planner, presets
 from vtlab.rig import runtimes
 from vtlab.targets import userservice
@@ -52,6 +53,14 @@ def bounded_int(minimum: int, maximum: int, what: str) -> Callable[[str], int]:
                 f"{text!r} is not accepted; use {what}, an integer from {minimum} to {maximum}")
         return value
     return parse
+
+
+def profile_kinds(text: str) -> tuple[str, ...]:
+    """--profiles: async-profiler's kinds, e.g. cpu,alloc."""
+    try:
+        return profiler.parse_kinds(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def jdk_list(text: str) -> tuple[int, ...]:

@@ -30,6 +30,10 @@ def add(sub) -> None:
     run.add_argument("--k6-dashboard", action="store_true",
                      help="export k6's own web dashboard of each row, linked from the report (off by default: it costs "
                           "k6 about 12%% more CPU per request; see README)")
+    run.add_argument("--profiles", type=flags.profile_kinds, default=(), metavar="KINDS",
+                     help="profile each row's service during the hold with async-profiler and keep the flame graphs "
+                          "under profiles/: any of cpu,alloc,lock,wall (off by default; see README for what each "
+                          "costs)")
     targetflags.add(run, flags.bounded_int(1, 65_535, "a TCP port"))
     run.set_defaults(func=cmd_run)
 
@@ -45,6 +49,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.k6_dashboard and the_plan.runners > 1:
         return flags.usage_error(f"--k6-dashboard with --runners {the_plan.runners}: each runner's dashboard would "
                                  "show only its share of the load; drop one of them")
+    if args.profiles and target is not None and not target.started_by_vtlab:
+        return flags.usage_error("--profiles with --url: async-profiler attaches to a JVM vtlab starts; give the "
+                                 "service's jar with --service")
     run_dir = args.out
     if args.resume and run_dir is None:
         previous = sorted(p for p in RESULTS.glob("*") if (p / "matrix.csv").exists())
@@ -91,7 +98,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)
     procs.install_signal_handlers()
     try:
-        measured = targetflags.measured(target, args.keep, mapping, doctor.record(findings), args.k6_dashboard)
+        measured = targetflags.measured(target, args.keep, mapping, doctor.record(findings), args.k6_dashboard,
+                                        args.profiles)
         outcome = loop.run(measured, the_plan, run_dir)
     finally:
         procs.stop_all()

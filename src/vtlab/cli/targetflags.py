@@ -172,8 +172,9 @@ def startup_problem(target: userservice.Target) -> str | None:
 
 
 def measured(target: userservice.Target | None, keep: bool, core_map: dict[str, set[int]],
-             doctor: list[dict[str, str]], k6_dashboard: bool) -> own.OwnService | user.UserService:
+             doctor: list[dict[str, str]], k6_dashboard: bool, profiles: tuple[str, ...] = ()
+             ) -> own.OwnService | user.UserService:
     """What `run` measures: the user's service when --service or --url named one, else vtlab's own."""
     if target is None:
-        return own.OwnService(keep, core_map, doctor, k6_dashboard)
-    return user.UserService(target, core_map, doctor, k6_dashboard)
+        return own.OwnService(keep, core_map, doctor, k6_dashboard, profiles)
+    return user.UserService(target, core_map, doctor, k6_dashboard, profiles)

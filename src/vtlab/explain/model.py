@@ -60,6 +60,12 @@ class Measured:
     app_cpu_pct: float = NAN
     proxy_cpu_pct: float = NAN
     app_cpu_ms_per_req: float = NAN
+    # what each request cost the service's JVM, from counters (holdstats, threadcounts)
+    alloc_kb_per_req: float = NAN
+    gc_pause_ms_per_1k_req: float = NAN
+    csw_voluntary_per_req: float = NAN
+    csw_involuntary_per_req: float = NAN
+    carriers_max: float = NAN
     host_cpu_pct: float = NAN
     vt_parallelism: float = NAN
     pinned_events: float = NAN

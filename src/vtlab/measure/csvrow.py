@@ -28,7 +28,9 @@ def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: di
                           tuple(tier for tier, pid in drive.pids.items() if pid), proxy)
     return {**{column: "" for column in table.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
             **holdstats.columns(hold), **_pinning(pinned), **_conditions(plan, spec, info, k6_version, placement),
-            **drive.stall, **_shape_figures(spec, drive), "failed_tier": "", "failure": "", "failure_log": ""}
+            **drive.stall, **_shape_figures(spec, drive),
+            **drive.watched.cells(drive.measured.requests / plan.hold_s, row.thread_mode == "virtual"),
+            "failed_tier": "", "failure": "", "failure_log": ""}
 
 
 def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:

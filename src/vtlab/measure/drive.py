@@ -8,11 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vtlab.core import constants
-from vtlab.measure import liveness, load, samplers, stalls
+from vtlab.measure import holdwatch, liveness, load, samplers, stalls
 from vtlab.measure.target import Reporter
 from vtlab.measure.tiers import LOAD, Rig
-from vtlab.core.dimensions import Row
-from vtlab.plan.planner import Plan
 from vtlab.rig import ownership, procs, services
 from vtlab.series import store, windows
 
@@ -29,13 +27,7 @@ class Drive:
     hold_end: float
     k6: store.K6Series          # every request; it and the samplers' series in seconds since k6 started
     stall: dict[str, str]        # the stall and thread-dump columns (empty when the row never stalled)
-
-
-def users(plan: Plan, row: Row) -> int:
-    """k6's users for a row: an open-model spike needs users for its peak rate, not only for the base one."""
-    shape = plan.shape(row)
-    return round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
-        else row.concurrency
+    watched: holdwatch.Watched = holdwatch.NOTHING  # the service's threads and profile over the hold
 
 
 def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Reporter,
@@ -59,6 +51,9 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
     meters = samplers.Sampler(current.meter_interval_s, read_meters or (lambda: None))
     probes = rig.probes(app)
+    # the hold on this loop's clock (the samplers' hold): what is profiled and whose threads are counted
+    hold = (spec.hold_start_s + current.k6_start_slack_s, spec.hold_start_s + spec.hold_s)
+    during_hold = holdwatch.HoldWatch(app.pid, rig.profiler, rig.run_dir / "profiles", slug, *hold) if app.pid else None
     cpu.start()
     meters.start()
     try:
@@ -74,11 +69,15 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                 # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
                 watch.observe(time.monotonic() - started, windows.recent_rate(meters.series, "requests_total",
                                                                               time.monotonic()))
+            if during_hold is not None:
+                during_hold.tick(time.monotonic() - started)
             if time.monotonic() - started > spec.duration_s + 120:
                 raise RuntimeError(f"k6 did not finish in time; see {log}")
             time.sleep(1)
         liveness.check(probes)
     finally:
+        if during_hold is not None:
+            during_hold.stop(time.monotonic() - started)  # a row cut short still leaves the JVM unprofiled
         # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
         cpu_series, meter_series = store.since(cpu.stop(), started), store.since(meters.stop(), started)
         for runner in runners:
@@ -100,7 +99,8 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     hold_start = store.hold_start_s(requests, spec.hold_start_s)
     return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + current.k6_start_slack_s,
                  hold_start + spec.hold_s, requests,
-                 watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""})
+                 watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""},
+                 during_hold.close() if during_hold else holdwatch.NOTHING)
 
 
 def of_requests(requests: store.K6Series, exit_code: int, cpu: windows.Series, meters: windows.Series,

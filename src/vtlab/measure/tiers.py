@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core.settings import HOST, PG_HOST, STUB_HOST, STUB_PORT, Java
-from vtlab.measure import liveness
+from vtlab.measure import liveness, profiler
 from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
 from vtlab.rig import build, netdelay, postgres, prereqs, procs, runtimes, services
@@ -30,6 +30,7 @@ class Rig:
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
     k6_dashboard: bool = False   # export k6's own web dashboard of each row (it costs k6 CPU: opt-in)
     runners: int = 1  # k6 processes sharing each row's load (plan.runners)
+    profiler: profiler.Tool | None = None  # async-profiler for each row's hold (--profiles); None: no profiles
     max_order_id: int = 0     # the seeded ids vtlab's own service's load picks from
     max_customer_id: int = 0
 

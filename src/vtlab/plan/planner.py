@@ -91,6 +91,12 @@ class Plan:
         """The row's load shape with the plan's settings for it."""
         return shapes.Shape(row.shape, self.spike_multiple, self.spike_s, self.step_count)
 
+    def users(self, row: Row) -> int:
+        """k6's users for a row: an open-model spike needs users for its peak rate, not only for the base one."""
+        shape = self.shape(row)
+        return round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
+            else row.concurrency
+
     def describe(self) -> dict:
         return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,

@@ -10,7 +10,7 @@ from typing import Any
 
 from vtlab.explain import analyze
 from vtlab.explain.model import Analysis, Verdict
-from vtlab.report import appendix, charts, comparison, everysecond, headline, published, scenarios, story
+from vtlab.report import appendix, charts, comparison, everysecond, headline, sections as told, story
 from vtlab.report.document import Document, Figure, Section, Table
 from vtlab.report.labels import TOMCAT_THREADS, mode_label, row_label
 from vtlab.results.compare import Source
@@ -43,10 +43,7 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     """The whole report of one run; `rows` are matrix.csv's, failed ones included (the analysis sets them apart)."""
     threads = analysis.rig.tomcat_max_threads
     measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
-    sections = scenarios.sections(analysis, functools.partial(mode_label, default_threads=threads))
-    beside_published = published.section(analysis.aggregates, published.points())
-    if beside_published:
-        sections.insert(0, beside_published)
+    sections = told.sections(run_dir, analysis, functools.partial(mode_label, default_threads=threads))
     failures = failed_rows(analysis.failed, threads)
     pairs = headline.lines(analysis.aggregates, threads)
     return Document(
@@ -71,7 +68,7 @@ def failed_rows(failed: Sequence[Verdict], threads: int = TOMCAT_THREADS) -> lis
              "log": (v.failure.log.strip().splitlines() or [""])[-1][:200]} for v in failed if v.failure]
 
 
-def _section(section: scenarios.Section) -> Section:
+def _section(section: told.Section) -> Section:
     # drawn here, after the run's own figures, so matplotlib draws in the order it always has
     return Section(section.key, section.title, tuple(section.verdict),
                    Table(tuple(section.columns), tuple(section.table)),

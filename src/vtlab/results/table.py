@@ -73,6 +73,14 @@ EXTRA_COLUMNS = [
     # threads (-1 under virtual threads: unbounded) — what the analysis takes for a user's service, whose row
     # sets neither
     "pool_max", "tomcat_threads_config",
+    # what each request cost the service over the hold, from counters: KiB allocated (the JVM's allocation
+    # counter), GC pause ms per 1,000 requests, context switches of its threads (voluntary: blocked; involuntary:
+    # preempted) from /proc, the most virtual-thread carriers seen and the threads that ended during the hold
+    "alloc_kb_per_req", "gc_pause_ms_per_1k_req", "csw_voluntary_per_req", "csw_involuntary_per_req",
+    "carriers_max", "threads_ended",
+    # async-profiler's profile of the hold (--profiles): the kinds kept under profiles/, the seconds profiled,
+    # how the CPU was sampled (perf_events, ctimer, itimer) and why a profile is missing
+    "profiles", "profile_s", "profile_cpu_engine", "profile_problem",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from vtlab.rig import postgres, prereqs
-from vtlab.core.settings import (APP_JAR, K6_BUILD, K6_VERSION, REACTIVE_JAR, SERVICES, SQL, STATE, STUB_JAR, TOOLS,
+from vtlab.core.settings import (AP_LOADER_ARTIFACT, AP_LOADER_JAR, APP_JAR, K6_BUILD, K6_VERSION, REACTIVE_JAR,
+                                 SERVICES, SQL, STATE, STUB_JAR, TOOLS,
                             TOXIPROXY_BUILD, TOXIPROXY_VERSION)
 
 K6_BIN = TOOLS / "bin" / "k6"
@@ -104,6 +105,19 @@ def build_toxiproxy() -> Path:
                     "github.com/Shopify/toxiproxy/v2/cmd/server"],
                    cwd=TOXIPROXY_BUILD, check=True, env={**os.environ, "CGO_ENABLED": "0"})
     return TOXIPROXY_BIN
+
+
+def fetch_profiler() -> Path:
+    """async-profiler's loader jar from Maven Central, once: only a run that asks for profiles needs it."""
+    if AP_LOADER_JAR.exists():
+        return AP_LOADER_JAR
+    mvn = prereqs.find_maven()
+    print(f"vtlab: fetching async-profiler ({AP_LOADER_ARTIFACT}) from Maven Central…", flush=True)
+    subprocess.run([str(mvn), "-B", "-q", "dependency:copy", f"-Dartifact={AP_LOADER_ARTIFACT}",
+                    f"-DoutputDirectory={AP_LOADER_JAR.parent}"], env=maven_env(), check=True)
+    if not AP_LOADER_JAR.exists():
+        raise prereqs.MissingPrerequisite(f"Maven fetched {AP_LOADER_ARTIFACT} but {AP_LOADER_JAR} is missing")
+    return AP_LOADER_JAR
 
 
 def prepare_database(pg: postgres.Postgres, reseed: bool = False, cpus: set[int] | None = None

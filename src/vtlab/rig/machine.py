@@ -44,6 +44,13 @@ def java_version(java: Path) -> str:
     return (result.stderr or result.stdout).splitlines()[0] if result.returncode == 0 else "unknown"
 
 
+def perf_event_paranoid() -> int | None:
+    try:
+        return int(Path("/proc/sys/kernel/perf_event_paranoid").read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def collect(java: Path, k6_version: str, core_map: str) -> dict[str, object]:
     addresses = {"service": APP_HOST, "stub": STUB_HOST, "PostgreSQL": PG_HOST}
     return {
@@ -56,6 +63,8 @@ def collect(java: Path, k6_version: str, core_map: str) -> dict[str, object]:
             "os": platform.platform(),
             "loopback": "all tiers on one host over loopback: no network latency between them",
             "addresses": addresses,
+            # whether async-profiler may sample the CPU with perf_events (<= 1, or root): else it falls back to a timer
+            "perf_event_paranoid": perf_event_paranoid(),
         },
         "versions": {
             "java": java_version(java),

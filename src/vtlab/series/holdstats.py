@@ -94,7 +94,18 @@ def _service_meters(hold: Hold) -> dict[str, object]:
             "gc_pause_ms": windows.increase(meters, "gc_pause_s", start, end) * 1000,
             "heap_used_mb_max": windows.maximum(meters, "heap_used_bytes", start, end) / 2**20,
             "meter_samples": len(meters.window(start, end)), **_pool_accounting(hold),
-            **_throughput_interval(hold)}
+            **_throughput_interval(hold), **_costs_per_request(hold)}
+
+
+def _costs_per_request(hold: Hold) -> dict[str, object]:
+    """What each request cost the service's JVM over the hold, from its counters (every request, failed ones
+    too): KiB allocated and GC pause ms per 1,000 requests."""
+    meters, start, end = hold.meters, hold.start, hold.end
+    all_rps = hold.measured.requests / hold.hold_s
+    gc_pause_s_per_s = windows.rate_over(meters, "gc_pause_s", start, end)
+    return {"alloc_kb_per_req": windows.rate_over(meters, "alloc_bytes", start, end) / 1024 / all_rps
+            if all_rps > 0 else math.nan,
+            "gc_pause_ms_per_1k_req": gc_pause_s_per_s * 1000 * 1000 / all_rps if all_rps > 0 else math.nan}
 
 
 def _throughput_interval(hold: Hold) -> dict[str, object]:

@@ -17,6 +17,8 @@ from vtlab.series import holdstats, store, shapestats
 from vtlab.results import cells, record, table
 
 Window = tuple[float, float]  # seconds since k6 started, [from, to)
+# Read by the drive loop over the measured hold and kept as figures only, not as a series: another window has none.
+HOLD_ONLY = ("csw_voluntary_per_req", "csw_involuntary_per_req", "carriers_max", "threads_ended")
 
 
 class NoSeries(ValueError):
@@ -60,7 +62,7 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, s
     load = int(cells.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
     # the shape's parts lie where k6 ran them, inside the row's own hold: what they measured is the row's,
     # whatever window the rest is cut to
-    return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s,
+    return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s, **{column: "" for column in HOLD_ONLY if window},
             **shapestats.figures(shape, k6, meters, cpu, load, hold_start_s, hold_s)}
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from vtlab.core import dimensions
 from vtlab.targets import kubeletstats, own
-from vtlab.measure import drive, load, loop
+from vtlab.measure import load, loop
 from vtlab.rig import postgres, services
 from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
@@ -189,7 +189,7 @@ def load_spec(plan: Plan, row: Row, index: int) -> load.LoadSpec:
     Its runners keep loading a kubelet refresh past the hold: a runner's CPU is observed only while its pod runs,
     and the hold's end has to lie between two observations (kubeletstats)."""
     cooldown_s = max(plan.cooldown_s, kubeletstats.REFRESH_S + 5)
-    return load.LoadSpec(f"http://{service_name(index)}:{APP_PORT}", row.load_model, drive.users(plan, row),
+    return load.LoadSpec(f"http://{service_name(index)}:{APP_PORT}", row.load_model, plan.users(row),
                          row.target_rps, plan.ramp_s, loop.warmup_for(plan, index), plan.hold_s,
                          postgres.SEED_ORDERS, cooldown_s, row.workload, row.sleep_ms, row.cpu_work,
                          postgres.SEED_CUSTOMERS, plan.shape(row))

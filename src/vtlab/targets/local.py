@@ -7,7 +7,8 @@ from pathlib import Path
 
 from vtlab.core import constants
 from vtlab.core import cores
-from vtlab.measure import load, tiers
+from vtlab.core.settings import TOOLS
+from vtlab.measure import load, profiler as profiling, tiers
 from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
 from vtlab.rig import build, machine, netdelay, ownership, postgres, procs
@@ -54,6 +55,13 @@ def user_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], k6_dashbo
     started = tiers.start_stub(java, settings, run_dir, core_map, False) if stub else None
     return tiers.Rig(java, k6, load.k6_version(k6), pg, started, settings, core_map, run_dir,
                      k6_dashboard=k6_dashboard, runners=plan.runners)
+
+
+def profiler(kinds: tuple[str, ...], rig: tiers.Rig) -> profiling.Tool | None:
+    """async-profiler for every row's hold, fetched from Maven Central the first time; None without kinds."""
+    if not kinds:
+        return None
+    return profiling.Tool(rig.java.java, build.fetch_profiler(), TOOLS / "profiler" / "extracted", rig.java.jfr, kinds)
 
 
 def describe(rig: tiers.Rig) -> dict[str, object]:

@@ -20,17 +20,20 @@ class OwnService:
     """Measures vtlab's own service (Revives, OnThisMachine)."""
 
     def __init__(self, keep: bool, core_map: dict[str, set[int]], doctor: list[dict[str, str]] | None = None,
-                 k6_dashboard: bool = False):
+                 k6_dashboard: bool = False, profiles: tuple[str, ...] = ()):
         self.keep, self.core_map, self.doctor, self.k6_dashboard = keep, core_map, doctor or [], k6_dashboard
+        self.profiles = profiles  # async-profiler's kinds for each row's hold (empty: none)
         self.service: dict | None = None  # the first measured row's runtime-info: the defaults the service runs with
 
     def prepare(self, plan: Plan, run_dir: Path) -> None:
         self.plan = plan
         self.rig = local.own_rig(plan, run_dir, self.core_map, self.keep, self.k6_dashboard)
+        self.rig.profiler = local.profiler(self.profiles, self.rig)
         self.machine = local.describe(self.rig)
 
     def describe(self) -> dict[str, object]:
         return {**self.machine, "doctor": self.doctor, "k6_dashboard": self.k6_dashboard,
+                "profiles": list(self.profiles),
                 **({"service": self.service} if self.service is not None else {})}
 
     def own_pids(self) -> set[int]:
@@ -63,7 +66,7 @@ class OwnService:
                 problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
             if problems:
                 raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
-            spec = load.LoadSpec(app.base_url, row.load_model, drive.users(plan, row), row.target_rps, plan.ramp_s,
+            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
                                  turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
                                  row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row))
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",

@@ -23,8 +23,9 @@ class UserService:
     """Measures the user's service (Revives, OnThisMachine)."""
 
     def __init__(self, target: Target, core_map: dict[str, set[int]], doctor: list[dict[str, str]] | None = None,
-                 k6_dashboard: bool = False):
+                 k6_dashboard: bool = False, profiles: tuple[str, ...] = ()):
         self.target, self.core_map, self.doctor, self.k6_dashboard = target, core_map, doctor or [], k6_dashboard
+        self.profiles = profiles  # async-profiler's kinds for each row's hold (empty: none)
         self.meter_sources: dict[str, str] = {}  # each row's slug -> where its meters came from ("": none)
         self.service: dict | None = None  # the first measured row's runtime facts
 
@@ -32,6 +33,7 @@ class UserService:
         self.plan = plan
         self.rig = local.user_rig(plan, run_dir, self.core_map, self.k6_dashboard, self.target.db == "vtlab",
                                   self.target.uses_stub)
+        self.rig.profiler = local.profiler(self.profiles, self.rig)
         self.machine = local.describe(self.rig)
 
     def describe(self) -> dict[str, object]:
@@ -39,6 +41,7 @@ class UserService:
         if self.meter_sources:
             described["meters"] = dict(self.meter_sources)  # per row: its Prometheus, its actuator, or none
         return {**self.machine, "doctor": self.doctor, "k6_dashboard": self.k6_dashboard,
+                "profiles": list(self.profiles),
                 "target": described, **({"service": self.service} if self.service is not None else {})}
 
     def own_pids(self) -> set[int]:
@@ -80,7 +83,7 @@ class UserService:
             app = userrow.attach(target)
         forget = procs.on_cleanup(app.stop)
         try:
-            spec = load.LoadSpec(app.base_url, row.load_model, drive.users(plan, row), row.target_rps, plan.ramp_s,
+            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
                                  turn.warmup_s, plan.hold_s, 1, plan.cooldown_s, row.workload, shape=plan.shape(row),
                                  script=target.call.entry_script(rig.run_dir / "k6"),
                                  script_env=tuple(target.call.k6_env().items()))

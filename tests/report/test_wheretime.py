@@ -1,0 +1,73 @@
+"""Where the time goes: the counters' costs per request beside each other, and the layers the CPU profiles of both
+modes differ in beyond their sampling error, on hand-made rows and stacks with a known answer."""
+
+import gzip
+
+from rows import RUN, row
+
+from vtlab.core import dimensions
+from vtlab.explain import analyze
+from vtlab.report import wheretime
+
+SERVICE = "java/lang/Thread.run;dev/vtlab/app/orders/OrderSummaryController.summary"
+PARKING = "java/lang/Thread.run;java/util/concurrent/locks/LockSupport.park"
+COSTS = dict(alloc_kb_per_req=40, gc_pause_ms_per_1k_req=2, csw_voluntary_per_req=9, csw_involuntary_per_req=1)
+
+
+def pair(platform_cpu_ms=1.0, virtual_cpu_ms=2.0, **costs):
+    common = {**COSTS, **costs}
+    return [row(thread_mode="platform", app_cpu_ms_per_req=platform_cpu_ms, **common),
+            row(thread_mode="virtual", app_cpu_ms_per_req=virtual_cpu_ms, **common)]
+
+
+def keep_profile(run_dir, cells, kind, lines):
+    folder = run_dir / "profiles"
+    folder.mkdir(exist_ok=True)
+    with gzip.open(folder / f"{dimensions.slug(dimensions.parse(cells))}-{kind}.collapsed.gz", "wt") as handle:
+        handle.write("".join(f"{stack} {weight}\n" for stack, weight in lines))
+
+
+def where(run_dir, rows):
+    return wheretime.section(run_dir, analyze.analyse(rows, RUN))
+
+
+def test_the_layer_that_grew_per_request_is_named_and_the_one_that_did_not_is_within_the_error(tmp_path):
+    # platform 1.0 ms: 600 samples in the service's code (0.6 ms), 400 parking (0.4 ms); virtual 2.0 ms: 300
+    # (0.6 ms) and 700 (1.4 ms). Parking grew by 1.0 ms a request; the service's code cost the same.
+    rows = pair()
+    keep_profile(tmp_path, rows[0], "cpu", [(SERVICE, 600), (PARKING, 400)])
+    keep_profile(tmp_path, rows[1], "cpu", [(SERVICE, 300), (PARKING, 700)])
+    section = where(tmp_path, rows)
+    text = " ".join(section.verdict)
+    assert "1.000 ms of CPU on platform threads and 2.000 ms on virtual threads (+1.000 ms" in text
+    assert ("differences beyond their sampling error are, largest first: park and unpark (futex) (+1.000 ms); "
+            "1 other layer(s) lie within it.") in text
+    lines = {line["what"]: line for line in section.table}
+    assert lines["CPU: park and unpark (futex)"]["platform"] == "0.400 ms"
+    assert lines["CPU: park and unpark (futex)"]["virtual"] == "1.400 ms"
+    assert lines["CPU: the service's own code"]["difference"] == "+0.000 ms"
+    leaf = "CPU in the frame itself: java/util/concurrent/locks/LockSupport.park"
+    assert (lines[leaf]["platform"], lines[leaf]["virtual"]) == ("0.400 ms", "1.400 ms")
+    assert lines["allocated"]["platform"] == "40.0 KB" and lines["context switches, voluntary"]["difference"] == \
+        "+0.00"
+
+
+def test_too_few_samples_to_tell_leave_the_difference_unexplained(tmp_path):
+    rows = pair(1.0, 1.0)
+    keep_profile(tmp_path, rows[0], "cpu", [(SERVICE, 6), (PARKING, 4)])
+    keep_profile(tmp_path, rows[1], "cpu", [(SERVICE, 5), (PARKING, 5)])
+    text = " ".join(where(tmp_path, rows).verdict)
+    assert "show no layer differing beyond their sampling error, so where the difference goes is unexplained" in text
+
+
+def test_without_profiles_the_counters_are_told_and_where_is_said_not_measured(tmp_path):
+    rows = pair()
+    keep_profile(tmp_path, rows[0], "cpu", [(SERVICE, 600)])  # one mode only: no comparison
+    section = where(tmp_path, rows)
+    assert "where it goes was not measured" in " ".join(section.verdict)
+    assert not any(line["what"].startswith("CPU:") for line in section.table)
+
+
+def test_a_run_without_per_request_counters_has_no_such_section(tmp_path):
+    rows = [row(thread_mode="platform", app_cpu_ms_per_req=1.0), row(thread_mode="virtual", app_cpu_ms_per_req=2.0)]
+    assert where(tmp_path, rows) is None
