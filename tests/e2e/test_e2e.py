@@ -7,6 +7,7 @@ instance on 5544 or a run in progress.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import os
 import re
@@ -146,6 +147,12 @@ def assert_costs_and_profiles(run_dir: Path, rows: list[dict[str, str]]) -> None
         for kind in ("cpu", "alloc", "lock", "wall"):
             assert (run_dir / "profiles" / f"{slug}-{kind}.collapsed.gz").stat().st_size > 0, kind
             frames |= flame_frames(run_dir / "profiles" / f"{slug}-{kind}.html")
+        # a CPU sample stands for 10 ms of one thread on a core: the profile saw the CPU the counter did (the
+        # profile misses what runs outside Java's threads' view and the hold's edges; within a factor of 2)
+        with gzip.open(run_dir / "profiles" / f"{slug}-cpu.collapsed.gz", "rt") as handle:
+            samples = sum(float(line.rsplit(" ", 1)[1]) for line in handle if line.strip())
+        counted = float(row["app_cpu_pct"]) / 100 * float(row["profile_s"]) / 0.010
+        assert 0.5 < samples / counted < 2, (samples, counted)
         assert any(frame.startswith("dev/vtlab/app/") for frame in frames), slug
         assert any(frame.startswith("org/postgresql/") for frame in frames), slug
     report = (run_dir / "report.md").read_text()

@@ -406,3 +406,9 @@ def test_the_carrier_count_is_the_jvms_parallelism():
     pinned = row(path_mode="synchronized", thread_mode="virtual", jdk=21, vt_parallelism=8)
     assert queues.request_thread_cap(pinned) == 8
     assert math.isinf(queues.request_thread_cap(row(path_mode="synchronized", thread_mode="virtual", jdk=25)))
+
+
+def test_a_profiled_row_says_so_and_stays_valid():
+    profiled = verdict(row(profiles="cpu,alloc"))
+    assert profiled.flags == ("profiled:cpu,alloc",) and profiled.valid is True
+    assert verdict(row()).flags == ()

@@ -224,3 +224,30 @@ def test_the_longest_silence_is_the_longest_run_of_seconds_without_a_success():
     assert holdstats.longest_silence((5, 0, 0, 3, 0, 0, 0, 1)) == 3
     assert holdstats.longest_silence((4, 4, 4)) == 0 and holdstats.longest_silence((0, 0)) == 2
     assert math.isnan(holdstats.longest_silence(()))  # no series: not measured, not "no silence"
+
+
+def test_a_counter_moving_in_steps_gives_its_rate_between_its_first_and_last_step_only():
+    # a young collection at 2.2 s and at 6.2 s (read at 2.5 and 6.5), each adding what was allocated since the one
+    # before: 400 MB between them, over 4 s: 100 MB/s. The 300 MB of the first step lie before the window's rate.
+    steps = windows.Series([(t / 2, {"gc_alloc_bytes": 0.0 if t < 5 else 300e6 if t < 13 else 700e6})
+                            for t in range(0, 20)])
+    assert windows.rate_between_changes(steps, "gc_alloc_bytes", 0, 10) == pytest.approx(100e6)
+    one = windows.Series([(t / 2, {"gc_alloc_bytes": 0.0 if t < 5 else 300e6}) for t in range(0, 20)])
+    assert math.isnan(windows.rate_between_changes(one, "gc_alloc_bytes", 0, 10))  # one step: no rate, not zero
+
+
+def test_the_exact_allocation_counter_is_preferred_to_the_one_that_moves_at_collections():
+    from vtlab.series.loadresult import LoadResult
+
+    measured = LoadResult(ok_requests=1000, ok_half_a=500, ok_half_b=500, requests=1000, error_rate=0.0, p50_ms=10.0,
+                          p95_ms=12.0, p99_ms=15.0, p999_ms=20.0, max_ms=30.0, mean_ms=10.0, p99_all_ms=15.0,
+                          failures_by_status={}, dropped_iterations=0, exit_code=0)
+    exact = [(t, {"alloc_bytes": t * 10 * 1024 * 100.0, "gc_alloc_bytes": 0.0, "gc_pause_s": t * 0.001})
+             for t in range(0, 11)]
+    hold = holdstats.Hold(measured, windows.Series(), windows.Series(exact), 0, 10, 10, ("app",), False)
+    costs = holdstats.columns(hold)
+    # 100 requests a second, 1,000 KiB a second: 10 KiB a request; 1 ms of pause a second: 10 ms per 1,000
+    assert costs["alloc_kb_per_req"] == pytest.approx(10) and costs["gc_pause_ms_per_1k_req"] == pytest.approx(10)
+    without = [(t, {"gc_alloc_bytes": 0.0}) for t in range(0, 11)]  # no collection in the hold
+    hold = holdstats.Hold(measured, windows.Series(), windows.Series(without), 0, 10, 10, ("app",), False)
+    assert math.isnan(holdstats.columns(hold)["alloc_kb_per_req"])

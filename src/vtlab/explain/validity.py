@@ -26,12 +26,15 @@ CEILING_EXCEEDED = "ceiling-exceeded:"
 # Flags of a user's service that say what it does not expose (its meters, its pool, its CPU behind --url): what
 # could not be measured, reported as such, never a reason to distrust what was.
 NOT_EXPOSED = "not-exposed:"
+# A row measured with async-profiler attached (--profiles): said, as its CPU per request carries the profiler's
+# cost (README: up to ~9% for cpu), but valid: it measured what it says.
+PROFILED = "profiled:"
 UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
     """The row's flags, in the order analysis.csv lists them: the load generator's, the requests', the samplers',
-    then the hold's steadiness, the write check and k6's exit."""
+    then the hold's steadiness, the write check, k6's exit and whether a profiler was attached."""
     flags = [*_generator_flags(row, ctx), *_request_flags(row, throughput), *_sampling_flags(row, ctx)]
     hold = steadiness(row, ctx.rig.trend_noise_max_pct)
     if hold != "steady":
@@ -43,6 +46,8 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     exit_code = num(row, "k6_exit", 0)
     if exit_code not in (0, ctx.rig.k6_thresholds_exit):
         flags.append(f"k6-exit-{int(exit_code)}")
+    if row.get("profiles"):
+        flags.append(PROFILED + str(row["profiles"]))
     return flags
 
 

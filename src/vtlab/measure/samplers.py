@@ -37,9 +37,10 @@ METERS: dict[str, tuple[str, ...]] = {
     "gc_pauses": ("jvm_gc_pause_seconds_count",),
     "gc_pause_s": ("jvm_gc_pause_seconds_sum",),
     "heap_used_bytes": ('jvm_memory_used_bytes{area="heap"}',),
-    # bytes allocated in the young generation, as the JVM's GC notifications count them: the counter moves at
-    # each young collection, so over a hold of many collections it is the allocation rate
-    "alloc_bytes": ("jvm_gc_memory_allocated_bytes_total",),
+    # bytes allocated: vtlab's services count them exactly (HotSpot's per-thread counters, summed); any Spring Boot
+    # service has Micrometer's count from GC notifications, which moves only at each young collection
+    "alloc_bytes": ("jvm_allocated_bytes_total",),
+    "gc_alloc_bytes": ("jvm_gc_memory_allocated_bytes_total",),
     # The pool's own exact accounting, where it keeps one (HikariCP's timers, Agroal's counters, the
     # reactive twin's TimedPool): counters whose growth over the hold gives borrows per second and, by
     # Little's law, the mean connections out and the mean waiters, however briefly each connection was held;
@@ -227,7 +228,8 @@ ACTUATOR_METERS: dict[str, tuple[str, str, str]] = {
     "gc_pauses": ("jvm.gc.pause", "COUNT", ""),
     "gc_pause_s": ("jvm.gc.pause", "TOTAL_TIME", ""),
     "heap_used_bytes": ("jvm.memory.used", "VALUE", "area:heap"),
-    "alloc_bytes": ("jvm.gc.memory.allocated", "COUNT", ""),
+    "alloc_bytes": ("jvm.allocated", "COUNT", ""),
+    "gc_alloc_bytes": ("jvm.gc.memory.allocated", "COUNT", ""),
     "pool_borrows": ("hikaricp.connections.acquire", "COUNT", ""),
     "pool_acquire_s": ("hikaricp.connections.acquire", "TOTAL_TIME", ""),
     "pool_usage_s": ("hikaricp.connections.usage", "TOTAL_TIME", ""),

@@ -33,7 +33,7 @@ def section(run_dir: Path, analysis: Analysis) -> Section | None:
     for pair in headline.lines(analysis.aggregates, analysis.rig.tomcat_max_threads):
         if pair.platform is None or pair.virtual is None:
             continue
-        point = f"{pair.scenario}, {pair.load} users"
+        point = f"{pair.scenario}, " + (f"{pair.load} offered" if pair.load.endswith("/s") else f"{pair.load} users")
         costs = _costs(point, pair.platform, pair.virtual)
         if not costs:
             continue

@@ -85,6 +85,17 @@ def rate_over(series: Series, key: str, start: float, end: float) -> float:
     return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
 
 
+def rate_between_changes(series: Series, key: str, start: float, end: float) -> float:
+    """A counter that moves in steps (one per event, e.g. per young collection): its growth per second from the
+    first reading after its first step in the window to the first after its last, which spans whole steps only;
+    NaN with fewer than two steps (a window between two steps says nothing of the rate)."""
+    points = [(t, v[key]) for t, v in series.window(start, end) if key in v]
+    steps = [b for a, b in zip(points, points[1:], strict=False) if b[1] != a[1]]
+    if len(steps) < 2 or steps[-1][0] <= steps[0][0]:
+        return float("nan")
+    return (steps[-1][1] - steps[0][1]) / (steps[-1][0] - steps[0][0])
+
+
 BATCHES = 10  # enough degrees of freedom for a usable t; each batch of a 30 s hold still spans 3 s
 
 

@@ -2,6 +2,7 @@ package dev.vtlab.app.system;
 
 import java.net.http.HttpClient;
 
+import dev.vtlab.common.AllocationMetrics;
 import dev.vtlab.common.ProcessMemoryMetrics;
 import dev.vtlab.common.ServiceSettings;
 
@@ -32,6 +33,11 @@ public class LabConfiguration {
     @Bean
     ClientHttpRequestFactoryBuilderCustomizer<JdkClientHttpRequestFactoryBuilder> http11Only() {
         return builder -> builder.withHttpClientCustomizer(client -> client.version(HttpClient.Version.HTTP_1_1));
+    }
+
+    @Bean
+    AllocationMetrics allocationMetrics() {
+        return new AllocationMetrics();
     }
 
     @Bean

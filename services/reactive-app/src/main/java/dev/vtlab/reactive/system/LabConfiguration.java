@@ -1,5 +1,6 @@
 package dev.vtlab.reactive.system;
 
+import dev.vtlab.common.AllocationMetrics;
 import dev.vtlab.common.ProcessMemoryMetrics;
 import dev.vtlab.common.ServiceSettings;
 
@@ -19,6 +20,11 @@ public class LabConfiguration {
     @Bean
     ServiceSettings serviceSettings(LabSettings settings) {
         return settings.service();
+    }
+
+    @Bean
+    AllocationMetrics allocationMetrics() {
+        return new AllocationMetrics();
     }
 
     @Bean
