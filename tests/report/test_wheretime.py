@@ -40,16 +40,43 @@ def test_the_layer_that_grew_per_request_is_named_and_the_one_that_did_not_is_wi
     section = where(tmp_path, rows)
     text = " ".join(section.verdict)
     assert "1.000 ms of CPU on platform threads and 2.000 ms on virtual threads (+1.000 ms" in text
-    assert ("differences beyond their sampling error are, largest first: park and unpark (futex) (+1.000 ms); "
-            "1 other layer(s) lie within it.") in text
+    assert ("differences beyond their sampling error alone (one rep: the counters' noise between runs not measured) "
+            "are, largest first: park and unpark (futex) (+1.000 ms); 1 other layer(s) lie within it.") in text
+    assert "async-profiler attached" not in text  # these rows say nothing of a profiler
     lines = {line["what"]: line for line in section.table}
     assert lines["CPU: park and unpark (futex)"]["platform"] == "0.400 ms"
     assert lines["CPU: park and unpark (futex)"]["virtual"] == "1.400 ms"
-    assert lines["CPU: the service's own code"]["difference"] == "+0.000 ms"
+    assert lines["CPU: the service's own code"]["difference"] == "+0.000 ms (within error)"
     leaf = "CPU in the frame itself: java/util/concurrent/locks/LockSupport.park"
     assert (lines[leaf]["platform"], lines[leaf]["virtual"]) == ("0.400 ms", "1.400 ms")
-    assert lines["allocated"]["platform"] == "40.0 KB" and lines["context switches, voluntary"]["difference"] == \
+    assert lines["allocated"]["platform"] == "40.0 KiB" and lines["context switches, voluntary"]["difference"] == \
         "+0.00"
+
+
+def test_a_difference_within_the_counters_spread_between_reps_is_not_named(tmp_path):
+    # CPU per request over two reps: platform 1.0 and 1.4 (median 1.2, standard error 0.2), virtual 1.2 and 1.6
+    # (1.4, 0.2); every profile half service code, half parking, 5,000 samples. Parking costs 0.6 against 0.7 ms:
+    # 0.1 ms apart, far beyond the sampling error (~0.017 ms at 95%) but within the counters' spread (0.5 x 0.2 in
+    # each mode: 1.96 x 0.14 = 0.28 ms).
+    rows = []
+    for mode, cpu in (("platform", (1.0, 1.4)), ("virtual", (1.2, 1.6))):
+        for rep, ms in enumerate(cpu, start=1):
+            rows.append(row(thread_mode=mode, rep=rep, app_cpu_ms_per_req=ms, profiles="cpu", **COSTS))
+            keep_profile(tmp_path, rows[-1], "cpu", [(SERVICE, 2500), (PARKING, 2500)])
+    section = where(tmp_path, rows)
+    text = " ".join(section.verdict)
+    assert "1.200 ms of CPU on platform threads and 1.400 ms on virtual threads" in text
+    assert "with async-profiler attached, its cost included" in text
+    assert ("show no layer differing beyond their sampling error and the counters' spread between reps, so where "
+            "the difference goes is unexplained") in text
+    parking = next(line for line in section.table if line["what"] == "CPU: park and unpark (futex)")
+    assert (parking["platform"], parking["virtual"], parking["difference"]) == ("0.600 ms", "0.700 ms",
+                                                                                "+0.100 ms (within error)")
+
+
+def test_profiles_asked_for_but_not_kept_are_said_so(tmp_path):
+    rows = pair(profiles="cpu")
+    assert "asked for but not kept" in " ".join(where(tmp_path, rows).verdict)
 
 
 def test_too_few_samples_to_tell_leave_the_difference_unexplained(tmp_path):
@@ -57,7 +84,8 @@ def test_too_few_samples_to_tell_leave_the_difference_unexplained(tmp_path):
     keep_profile(tmp_path, rows[0], "cpu", [(SERVICE, 6), (PARKING, 4)])
     keep_profile(tmp_path, rows[1], "cpu", [(SERVICE, 5), (PARKING, 5)])
     text = " ".join(where(tmp_path, rows).verdict)
-    assert "show no layer differing beyond their sampling error, so where the difference goes is unexplained" in text
+    assert "show no layer differing beyond their sampling error alone" in text
+    assert text.endswith("so where the difference goes is unexplained.")
 
 
 def test_without_profiles_the_counters_are_told_and_where_is_said_not_measured(tmp_path):

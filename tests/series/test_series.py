@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vtlab.cli.main import main
-from vtlab.series import holdstats, store, windows
+from vtlab.series import holdstats, recut, store, windows
 from vtlab.results import table
 from vtlab.report import timeline
 
@@ -130,6 +130,23 @@ def test_the_committed_quick_run_cut_again_at_its_hold_gives_its_csv_back(tmp_pa
     cut = table.read_rows(run_dir / "recut-60-75" / "matrix.csv")
     assert [row["hold_s"] for row in cut] == ["15"] * len(cut) and (run_dir / "matrix.csv").read_text() == before
     assert (run_dir / "recut-60-75" / "report.html").exists()
+
+
+def test_figures_read_only_over_the_measured_hold_are_kept_at_it_and_left_empty_for_another_window(tmp_path):
+    import csv
+
+    run_dir = tmp_path / "quick-run"
+    shutil.copytree(QUICK_RUN, run_dir)
+    with open(run_dir / "matrix.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    with open(run_dir / "matrix.csv", "w", newline="") as handle:  # as a run with the thread counters writes it
+        writer = csv.DictWriter(handle, fieldnames=table.COLUMNS, restval="")
+        writer.writeheader()
+        writer.writerows({**row, "csw_voluntary_per_req": "9.5", "carriers_max": "3"} for row in rows)
+    at_hold = recut.recut_rows(run_dir)
+    assert {row["csw_voluntary_per_req"] for row in at_hold} == {"9.5"}
+    elsewhere = recut.recut_rows(run_dir, (60, 75))
+    assert {(row["csw_voluntary_per_req"], row["carriers_max"]) for row in elsewhere} == {("", "")}
 
 
 def test_the_hold_begins_where_k6_tagged_its_first_request_not_where_the_plan_put_it(tmp_path):

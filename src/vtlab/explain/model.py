@@ -65,7 +65,6 @@ class Measured:
     gc_pause_ms_per_1k_req: float = NAN
     csw_voluntary_per_req: float = NAN
     csw_involuntary_per_req: float = NAN
-    carriers_max: float = NAN
     host_cpu_pct: float = NAN
     vt_parallelism: float = NAN
     pinned_events: float = NAN

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-Stacks = dict[tuple[str, ...], float]  # root-first frames -> weight (ns of CPU, bytes, ns waited)
+Stacks = dict[tuple[str, ...], float]  # root-first frames -> weight (CPU or wall samples, bytes, ns waited)
 
 # async-profiler marks a frame's type with a suffix (_[j] JIT-compiled, _[i] inlined, _[k] kernel, _[0]
 # interpreted, _[1] C1): the same method in two tiers is one frame here.

@@ -51,7 +51,8 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
     meters = samplers.Sampler(current.meter_interval_s, read_meters or (lambda: None))
     probes = rig.probes(app)
-    # the hold on this loop's clock (the samplers' hold): what is profiled and whose threads are counted
+    # the planned hold on this loop's clock, less k6's start-up slack: what is profiled and whose threads are
+    # counted (the row's own hold is cut later from k6's tags, a moment later at most)
     hold = (spec.hold_start_s + current.k6_start_slack_s, spec.hold_start_s + spec.hold_s)
     during_hold = holdwatch.HoldWatch(app.pid, rig.profiler, rig.run_dir / "profiles", slug, *hold) if app.pid else None
     cpu.start()
@@ -77,7 +78,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
         liveness.check(probes)
     finally:
         if during_hold is not None:
-            during_hold.stop(time.monotonic() - started)  # a row cut short still leaves the JVM unprofiled
+            during_hold.stop(time.monotonic() - started)  # never raises: a row cut short leaves the JVM unprofiled
         # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
         cpu_series, meter_series = store.since(cpu.stop(), started), store.since(meters.stop(), started)
         for runner in runners:

@@ -73,7 +73,7 @@ class RowProfile:
     started_at: float | None = None
     stopped_at: float | None = None
     problem: str = ""
-    kept: dict[str, Path] = field(default_factory=dict)
+    kept: set[str] = field(default_factory=set)  # the kinds whose flame graph and stacks were written
 
     @property
     def recording(self) -> Path:
@@ -101,15 +101,20 @@ class RowProfile:
         if not self.problem and self.started_at is not None and self.recording.exists():
             for kind in self.tool.kinds:
                 self._convert(kind)
-        return {"profiles": ",".join(kind for kind in self.tool.kinds if kind in self.kept),
+        # the kinds the JVM was profiled for, kept or not: the row's CPU carries their cost either way
+        return {"profiles": ",".join(self.tool.kinds) if self.started_at is not None else "",
                 "profile_s": round(self.stopped_at - self.started_at, 1)
                 if self.started_at is not None and self.stopped_at is not None else "",
                 "profile_cpu_engine": engine(self.tool.jfr, self.recording) if "cpu" in self.kept else "",
                 "profile_problem": self.problem}
 
     def _asprof(self, action: str, *args: str) -> bool:
-        result = subprocess.run(self.tool.command("profiler", action, *args, str(self.pid)),
-                                capture_output=True, text=True, timeout=60)
+        try:
+            result = subprocess.run(self.tool.command("profiler", action, *args, str(self.pid)),
+                                    capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as err:  # a profile lost, never the row
+            self.problem = f"asprof {action}: {err}"
+            return False
         if result.returncode != 0:
             said = (result.stderr.strip() or result.stdout.strip()).splitlines()
             self.problem = f"asprof {action}: " + (said[-1] if said else f"exit {result.returncode}")
@@ -120,9 +125,13 @@ class RowProfile:
         collapsed, html = base.with_suffix(".collapsed"), base.with_suffix(".html")
         title = f"{self.slug}: {kind} ({UNITS[kind]})"
         for output, path in (("collapsed", collapsed), ("html", html)):
-            result = subprocess.run(self.tool.command("converter", f"--{kind}", "--total", "--title", title,
-                                                      "-o", output, str(self.recording), str(path)),
-                                    capture_output=True, text=True, timeout=300)
+            try:
+                result = subprocess.run(self.tool.command("converter", f"--{kind}", "--total", "--title", title,
+                                                          "-o", output, str(self.recording), str(path)),
+                                        capture_output=True, text=True, timeout=300)
+            except (OSError, subprocess.TimeoutExpired) as err:
+                self.problem = f"jfrconv --{kind}: {err}"
+                return
             if result.returncode != 0 or not path.exists():
                 self.problem = f"jfrconv --{kind}: exit {result.returncode}"
                 return
@@ -130,17 +139,19 @@ class RowProfile:
         with collapsed.open("rb") as source, gzip.open(f"{collapsed}.gz", "wb") as target:
             shutil.copyfileobj(source, target)
         collapsed.unlink()
-        self.kept[kind] = html
+        self.kept.add(kind)
 
 
 def engine(jfr_tool: Path, recording: Path) -> str:
     """How the CPU was sampled, as the recording says: perf_events when the kernel allowed it, else ctimer or
     itimer (kernel.perf_event_paranoid above 1 for a user without CAP_PERFMON); "" when unreadable."""
-    result = subprocess.run([str(jfr_tool), "print", "--json", "--events", "jdk.ActiveSetting", str(recording)],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
+    try:
+        result = subprocess.run([str(jfr_tool), "print", "--json", "--events", "jdk.ActiveSetting", str(recording)],
+                                capture_output=True, text=True, timeout=120)
+        events = json.loads(result.stdout).get("recording", {}).get("events", []) if result.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, ValueError):
         return ""
-    for event in json.loads(result.stdout).get("recording", {}).get("events", []):
+    for event in events:
         values = event.get("values", {})
         if values.get("name") == "engine":
             return str(values.get("value", ""))

@@ -228,6 +228,10 @@ PRESETS: dict[str, Profile] = {
         # app CPU 0.36-0.38 ms per request against 0.47-0.50). ZGC: 1,647/1,541, its barriers cost 0.72-0.82 ms.
         # A 60 s hold: in 30 s the GC pauses left the hold's trend too wide to show it steady (too-noisy: 22.5%,
         # 14.8% and 10.2% in three of five virtual reps); in 60 s, 9.4% and 7.0%, both reps valid (2026-11-26).
+        # Again with --profiles cpu,alloc attached (its cost in every figure, so not comparable with the ones above),
+        # 60 s holds, 2 reps each, one sitting (2026-11-26): G1 1 GB 0.356/0.370 ms of CPU a request, ParallelGC 4 GB
+        # 0.393/0.343: no gap beyond the reps' spread; by the profiles G1's evacuation costs ~0.03 ms more and
+        # ParallelGC's kernel zeroing the fresh pages of its larger heap (clear_page_erms) ~0.02 ms more.
         blocks=(Block(("released",), (50,), (), scaled=(2000,)),),
         ramp_s=10, warmup_s=60, hold_s=60, reps=2, stub_delay_ms=1000,
         jvm_opts=("-XX:+UseParallelGC", "-Xms4g", "-Xmx4g")),

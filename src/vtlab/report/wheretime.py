@@ -2,19 +2,23 @@
 counters: CPU, bytes allocated, GC pauses, context switches) and, where the rows kept profiles, which layers of the
 service the difference lies in (explain.stacks over the rows' collapsed stacks).
 
-A layer's difference is named only where it exceeds the profiles' sampling error (a share of n samples has a
-binomial standard error; the samples of one run are not independent, so that error is a lower bound); the rest is
-said to lie within it.
+A layer's CPU per request is its share of the profile times the counter's CPU per request, so its error has two
+parts: the share's sampling error (binomial over the samples; the samples of one run are not independent, so a
+lower bound) and the counter's own error between runs (the standard error of the reps' mean, measured only with
+two reps or more). A difference is named only beyond 1.96 times both; the table marks the others as within it.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 from vtlab.core import dimensions
 from vtlab.explain import stacks
-from vtlab.explain.model import Aggregate, Analysis
+from vtlab.explain.model import Aggregate, Analysis, Verdict
+from vtlab.explain.validity import PROFILED
 from vtlab.report import headline
 from vtlab.report.labels import fmt
 from vtlab.report.scenarios.common import Section
@@ -24,6 +28,7 @@ COLUMNS = [("point", "point"), ("what", "per request"), ("platform", "platform")
 LAYERS_SHOWN = 6     # the layers with the largest differences, per point and kind
 FRAMES_SHOWN = 5     # the frames whose own CPU (the leaf of a stack) differs most
 Z_95 = 1.96
+WITHIN = " (within error)"
 
 
 def section(run_dir: Path, analysis: Analysis) -> Section | None:
@@ -38,37 +43,60 @@ def section(run_dir: Path, analysis: Analysis) -> Section | None:
         if not costs:
             continue
         table += costs
-        profiled = _profiles(run_dir, pair.platform, "cpu"), _profiles(run_dir, pair.virtual, "cpu")
-        verdict.append(cpu_sentence(point, pair.platform, pair.virtual, *profiled))
-        if all(profiled):
-            cpu = pair.platform.line.measured.app_cpu_ms_per_req, pair.virtual.line.measured.app_cpu_ms_per_req
-            table += _layer_lines(point, "CPU", "ms", *cpu, *profiled)
-            table += _layer_lines(point, "CPU in the frame itself", "ms", *cpu, *profiled, key=stacks.leaf,
-                                  shown=FRAMES_SHOWN)
-        allocated = _profiles(run_dir, pair.platform, "alloc"), _profiles(run_dir, pair.virtual, "alloc")
-        if all(allocated):
-            table += _layer_lines(point, "allocated", "KB", pair.platform.line.measured.alloc_kb_per_req,
-                                  pair.virtual.line.measured.alloc_kb_per_req, *allocated)
+        p, v = Cost.of(run_dir, pair.platform, "cpu"), Cost.of(run_dir, pair.virtual, "cpu")
+        verdict.append(cpu_sentence(point, p, v))
+        if p.stacks and v.stacks and not (math.isnan(p.total) or math.isnan(v.total)):
+            table += _lines(point, "CPU", p, v, stacks.layer_of, LAYERS_SHOWN)
+            table += _lines(point, "CPU in the frame itself", p, v, stacks.leaf, FRAMES_SHOWN)
+        a, b = Cost.of(run_dir, pair.platform, "alloc"), Cost.of(run_dir, pair.virtual, "alloc")
+        if a.stacks and b.stacks and not (math.isnan(a.total) or math.isnan(b.total)):
+            # an allocation profile weighs bytes, not samples: its sampling error is not computed here
+            table += [{**line, "what": line["what"] + " (sampling error not computed)"}
+                      for line in _lines(point, "allocated", a, b, stacks.layer_of, LAYERS_SHOWN, tested=False)]
     if not table:
         return None
     return Section("where-the-time-goes", "Where the time goes: what a request costs, platform against virtual",
                    verdict, table, columns=list(COLUMNS))
 
 
-def _profiles(run_dir: Path, line: Aggregate, kind: str) -> stacks.Stacks:
-    """The line's repetitions' profiles of one kind, merged; empty when any rep kept none (a partial merge would
-    weigh the reps unevenly)."""
-    paths = [run_dir / "profiles" / f"{dimensions.slug(rep.row)}-{kind}.collapsed.gz" for rep in line.members]
-    if not paths or not all(path.exists() for path in paths):
-        return {}
-    return stacks.merge(stacks.read(path) for path in paths)
+class Cost:
+    """One mode's cost per request at a point: the counter's median over the reps it is told with, its standard
+    error between those reps (NaN with one), their profiles merged (empty when any rep kept none), and whether a
+    profiler was attached to them."""
+
+    def __init__(self, total: float, total_se: float, merged: stacks.Stacks, profiled: bool, unit: str):
+        self.total, self.total_se, self.stacks, self.profiled, self.unit = total, total_se, merged, profiled, unit
+
+    @staticmethod
+    def of(run_dir: Path, line: Aggregate, kind: str) -> Cost:
+        reps = _told(line)
+        column = "app_cpu_ms_per_req" if kind == "cpu" else "alloc_kb_per_req"
+        values = [getattr(rep.measured, column) for rep in reps if not math.isnan(getattr(rep.measured, column))]
+        se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) >= 2 else math.nan
+        paths = [run_dir / "profiles" / f"{dimensions.slug(rep.row)}-{kind}.collapsed.gz" for rep in reps]
+        merged = stacks.merge(stacks.read(path) for path in paths) if paths and all(p.exists() for p in paths) else {}
+        profiled = any(flag.startswith(PROFILED) for rep in reps for flag in rep.flags)
+        return Cost(getattr(line.line.measured, column), se, merged, profiled, "ms" if kind == "cpu" else "KiB")
+
+    def error(self, share: float) -> float:
+        """The standard error of a layer's cost per request from its share: sampling, and the counter's noise
+        between reps where measured."""
+        samples = sum(self.stacks.values())
+        sampling = self.total * math.sqrt(max(share * (1 - share), 0.0) / samples) if samples > 0 else math.inf
+        return math.hypot(sampling, share * self.total_se) if not math.isnan(self.total_se) else sampling
+
+
+def _told(line: Aggregate) -> tuple[Verdict, ...]:
+    """The reps the line's figures are the median of: the valid ones, or all where none is (repetitions.py)."""
+    valid = tuple(rep for rep in line.members if rep.valid)
+    return valid or line.members
 
 
 def _costs(point: str, p: Aggregate, v: Aggregate) -> list[dict[str, str]]:
     """The counters' figures per request (medians over the reps); none when neither mode measured any."""
     a, b = p.line.measured, v.line.measured
     figures = (("service CPU", "ms", a.app_cpu_ms_per_req, b.app_cpu_ms_per_req, 3),
-               ("allocated", "KB", a.alloc_kb_per_req, b.alloc_kb_per_req, 1),
+               ("allocated", "KiB", a.alloc_kb_per_req, b.alloc_kb_per_req, 1),
                ("GC pauses per 1,000 requests", "ms", a.gc_pause_ms_per_1k_req, b.gc_pause_ms_per_1k_req, 1),
                ("context switches, voluntary", "", a.csw_voluntary_per_req, b.csw_voluntary_per_req, 2),
                ("context switches, involuntary", "", a.csw_involuntary_per_req, b.csw_involuntary_per_req, 2))
@@ -85,52 +113,54 @@ def _amount(value: float, unit: str, digits: int, signed: bool = False) -> str:
     return f"{text} {unit}".strip()
 
 
-def _layer_lines(point: str, kind: str, unit: str, a_total: float, b_total: float, a: stacks.Stacks,
-                 b: stacks.Stacks, key=stacks.layer_of, shown: int = LAYERS_SHOWN) -> list[dict[str, str]]:
-    """The layers (or, by key, the leaf frames) whose cost per request differs most between the profiles."""
-    if math.isnan(a_total) or math.isnan(b_total):
-        return []
-    found = stacks.differences(stacks.shares(a, key), a_total, stacks.shares(b, key), b_total, shown)
-    digits = 3 if unit == "ms" else 1
-    return [{"point": point, "what": f"{kind}: {d.name}", "platform": _amount(d.a, unit, digits),
-             "virtual": _amount(d.b, unit, digits), "difference": _amount(d.delta, unit, digits, signed=True)}
-            for d in found]
+def beyond_error(p: Cost, v: Cost, name: str, p_shares: dict[str, float], v_shares: dict[str, float]) -> bool:
+    """Whether a layer's (or frame's) difference per request exceeds 1.96 times its standard error."""
+    a, b = p_shares.get(name, 0.0), v_shares.get(name, 0.0)
+    return abs(b * v.total - a * p.total) > Z_95 * math.hypot(p.error(a), v.error(b))
 
 
-def sampling_error(share: float, samples: float, per_request: float) -> float:
-    """The standard error of a layer's cost per request from its share of `samples` CPU samples."""
-    if samples <= 0:
-        return math.inf
-    return per_request * math.sqrt(max(share * (1 - share), 0.0) / samples)
+def _lines(point: str, kind: str, p: Cost, v: Cost, key: Callable[[tuple[str, ...]], str], shown: int,
+           tested: bool = True) -> list[dict[str, str]]:
+    """The layers (or, by key, the leaf frames) whose cost per request differs most, those within error marked."""
+    p_shares, v_shares = stacks.shares(p.stacks, key), stacks.shares(v.stacks, key)
+    digits = 3 if p.unit == "ms" else 1
+    return [{"point": point, "what": f"{kind}: {d.name}", "platform": _amount(d.a, p.unit, digits),
+             "virtual": _amount(d.b, p.unit, digits),
+             "difference": _amount(d.delta, p.unit, digits, signed=True)
+             + ("" if not tested or beyond_error(p, v, d.name, p_shares, v_shares) else WITHIN)}
+            for d in stacks.differences(p_shares, p.total, v_shares, v.total, shown)]
 
 
-def cpu_sentence(point: str, p: Aggregate, v: Aggregate, a: stacks.Stacks, b: stacks.Stacks) -> str:
+def cpu_sentence(point: str, p: Cost, v: Cost) -> str:
     """The CPU per request in each mode (the counter) and, with both CPU profiles, the layers whose difference
-    exceeds the sampling error, largest first; what the profiles did not separate is said as such."""
-    x, y = p.line.measured.app_cpu_ms_per_req, v.line.measured.app_cpu_ms_per_req
+    exceeds its error, largest first; what the profiles did not separate is said as such."""
+    x, y = p.total, v.total
     if math.isnan(x) or math.isnan(y):
         return f"{point}: the service's CPU per request was not measured in both modes."
     opening = (f"{point}: a request cost the service {fmt(x, 3)} ms of CPU on platform threads and {fmt(y, 3)} ms "
-               f"on virtual threads ({y - x:+.3f} ms, from the CPU counters)")
-    if not a or not b:
+               f"on virtual threads ({y - x:+.3f} ms, from the CPU counters"
+               + ("; with async-profiler attached, its cost included" if p.profiled or v.profiled else "") + ")")
+    if not p.stacks or not v.stacks:
+        if p.profiled and v.profiled:
+            return opening + ("; their CPU profiles were asked for but not kept (matrix.csv's profile_problem says "
+                              "why), so where it goes was not measured.")
         return (opening + "; no CPU profile of both modes was kept (`--profiles cpu`), so where it goes was not "
                 "measured.")
-    a_shares, b_shares = stacks.shares(a), stacks.shares(b)
-    n_a, n_b = sum(a.values()), sum(b.values())
+    p_shares, v_shares = stacks.shares(p.stacks), stacks.shares(v.stacks)
     seen, unseen = [], 0
-    for d in stacks.differences(a_shares, x, b_shares, y):
-        error = math.hypot(sampling_error(a_shares.get(d.name, 0.0), n_a, x),
-                           sampling_error(b_shares.get(d.name, 0.0), n_b, y))
-        if abs(d.delta) > Z_95 * error:
+    for d in stacks.differences(p_shares, x, v_shares, y):
+        if beyond_error(p, v, d.name, p_shares, v_shares):
             seen.append(f"{d.name} ({d.delta:+.3f} ms)")
         else:
             unseen += 1
-    profiles = f"CPU profiles of {fmt(n_a)} and {fmt(n_b)} samples"
+    errors = ("their sampling error and the counters' spread between reps"
+              if not (math.isnan(p.total_se) or math.isnan(v.total_se))
+              else "their sampling error alone (one rep: the counters' noise between runs not measured)")
+    profiles = f"CPU profiles of {fmt(sum(p.stacks.values()))} and {fmt(sum(v.stacks.values()))} samples"
     if not seen:
-        return (opening + f"; the {profiles} show no layer differing beyond their sampling error, so where the "
-                "difference goes is unexplained.")
-    return (opening + f". By the {profiles}, the differences beyond their sampling error are, largest first: "
+        return (opening + f"; the {profiles} show no layer differing beyond {errors}, so where the difference goes "
+                "is unexplained.")
+    return (opening + f". By the {profiles}, the differences beyond {errors} are, largest first: "
             + ", ".join(seen[:LAYERS_SHOWN]) + (f" (and {len(seen) - LAYERS_SHOWN} smaller)"
                                                  if len(seen) > LAYERS_SHOWN else "")
             + (f"; {unseen} other layer(s) lie within it." if unseen else "."))
-
