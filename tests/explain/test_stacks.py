@@ -32,6 +32,9 @@ def test_a_stack_belongs_to_its_innermost_layer():
                             "java/util/concurrent/locks/LockSupport.park", "__futex_abstimed_wait_common")) == \
         "park and unpark (futex)"
     assert stacks.layer_of(("start_thread", "something_unknown")) == stacks.OTHER
+    assert stacks.layer_of((THREAD, "org/springframework/web/servlet/DispatcherServlet.doService",
+                            "io/prometheus/metrics/expositionformats/PrometheusTextFormatWriter.write",
+                            "java/io/BufferedWriter.growIfNeeded")) == "logging and metrics"  # the rig's scrape
 
 
 def test_shares_add_up_to_one_and_an_empty_profile_has_none():

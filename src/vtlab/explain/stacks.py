@@ -49,7 +49,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("HTTP client (downstream call)", ("org/springframework/web/client", "org/springframework/http/client",
                                        "jdk/internal/net/http", "java/net/http", "org/apache/hc")),
     ("the service's own code", ("dev/vtlab",)),
-    ("logging and metrics", ("io/micrometer", "ch/qos/logback", "org/slf4j")),
+    # the rig's own Prometheus scrapes land here (io/prometheus writes the text), beside the meters' own upkeep
+    ("logging and metrics", ("io/micrometer", "io/prometheus", "ch/qos/logback", "org/slf4j")),
     ("Spring and Tomcat (request handling)", ("org/springframework", "org/apache/catalina", "org/apache/coyote",
                                               "org/apache/tomcat", "jakarta/servlet")),
 )

@@ -2,9 +2,9 @@
 JVM for the hold only, one recording of every kind asked for, each kind then kept as a self-contained flame graph
 and as collapsed stacks (`profiles/<row>-<kind>.html`, `.collapsed.gz`) that the analysis reads.
 
-The warm-up is never profiled: the drive loop ticks the profile once a second and it starts when the hold
-starts (the samplers' hold) and stops when it ends. One JVM takes one profiling session at a time, so the kinds
-share one recording (a JFR file) and jfrconv splits it by kind.
+The warm-up is never profiled: the drive loop ticks the profile once a second and it starts when the planned hold
+starts (less k6's start-up slack) and stops when it ends; `profile_s` says how long it ran. One JVM takes one
+profiling session at a time, so the kinds share one recording (a JFR file) and jfrconv splits it by kind.
 """
 
 from __future__ import annotations

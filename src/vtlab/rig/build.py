@@ -11,8 +11,7 @@ from pathlib import Path
 
 from vtlab.rig import postgres, prereqs
 from vtlab.core.settings import (AP_LOADER_ARTIFACT, AP_LOADER_JAR, APP_JAR, K6_BUILD, K6_VERSION, REACTIVE_JAR,
-                                 SERVICES, SQL, STATE, STUB_JAR, TOOLS,
-                            TOXIPROXY_BUILD, TOXIPROXY_VERSION)
+                                 SERVICES, SQL, STATE, STUB_JAR, TOOLS, TOXIPROXY_BUILD, TOXIPROXY_VERSION)
 
 K6_BIN = TOOLS / "bin" / "k6"
 K6_STAMP = TOOLS / "bin" / "k6.sources"  # the digest of the sources K6_BIN was built from
@@ -113,10 +112,11 @@ def fetch_profiler() -> Path:
         return AP_LOADER_JAR
     mvn = prereqs.find_maven()
     print(f"vtlab: fetching async-profiler ({AP_LOADER_ARTIFACT}) from Maven Central…", flush=True)
-    subprocess.run([str(mvn), "-B", "-q", "dependency:copy", f"-Dartifact={AP_LOADER_ARTIFACT}",
-                    f"-DoutputDirectory={AP_LOADER_JAR.parent}"], env=maven_env(), check=True)
-    if not AP_LOADER_JAR.exists():
-        raise prereqs.MissingPrerequisite(f"Maven fetched {AP_LOADER_ARTIFACT} but {AP_LOADER_JAR} is missing")
+    fetched = subprocess.run([str(mvn), "-B", "-q", "dependency:copy", f"-Dartifact={AP_LOADER_ARTIFACT}",
+                              f"-DoutputDirectory={AP_LOADER_JAR.parent}"], env=maven_env())
+    if fetched.returncode != 0 or not AP_LOADER_JAR.exists():
+        raise prereqs.MissingPrerequisite(f"--profiles needs {AP_LOADER_ARTIFACT}, which Maven could not fetch from "
+                                          "Maven Central (see its output above): check the network or Maven's proxy")
     return AP_LOADER_JAR
 
 
