@@ -114,6 +114,17 @@ def test_tiny_matrix_measures_both_modes_with_sane_values(rig_env, tmp_path):
     assert_costs_and_profiles(run_dir, rows)
     assert_nothing_left(rig_env, run_dir)
     assert_opens_in_chromium(run_dir, rows)  # last: it skips the test where Chromium is missing
+    assert_flame_graph_drawn(run_dir)
+
+
+def assert_flame_graph_drawn(run_dir: Path) -> None:
+    """A row's CPU flame graph as a person opens it: Chromium draws its frames (many colours), not an empty canvas."""
+    from PIL import Image
+
+    graph = next((run_dir / "profiles").glob("*-cpu.html"))
+    shot = browser.screenshot(graph, run_dir.parent / "flame.png", run_dir.parent / "chromium-profile")
+    colours = Image.open(shot).convert("RGB").getcolors(1 << 20)
+    assert colours is not None and len(colours) > 50, len(colours or [])
 
 
 def flame_frames(page: Path) -> set[str]:
@@ -188,12 +199,6 @@ def assert_opens_in_chromium(run_dir: Path, rows: list[dict[str, str]]) -> None:
         for link in re.findall(r'href="(k6/[^"]+-dashboard\.html)"', figure):
             dashboard = browser.dom(run_dir / link, profile, budget_ms=5000)
             assert "<canvas" in dashboard and 'class="uplot' in dashboard, link  # k6's charts, drawn by its script
-    # a flame graph as a person opens it: Chromium draws its frames (many colours), not an empty canvas
-    from PIL import Image
-    graph = next((run_dir / "profiles").glob("*-cpu.html"))
-    colours = Image.open(browser.screenshot(graph, run_dir.parent / "flame.png", profile)).convert("RGB").getcolors(
-        1 << 20)
-    assert colours is not None and len(colours) > 50, len(colours or [])
     if len({row["thread_mode"] for row in rows}) == len(rows) > 1:  # one scenario, measured in each mode
         overlay = page[page.index('<figure id="overlay-'):]
         assert all(f">{row['thread_mode']}</text>" in overlay[:overlay.index("</figure>")] for row in rows)
