@@ -35,8 +35,13 @@ def aggregate(verdicts: Sequence[Verdict]) -> tuple[Aggregate, ...]:
     return tuple(_aggregate(members) for members in groups.values())
 
 
+def counted_reps(members: Sequence[Verdict]) -> list[Verdict]:
+    """The reps a line's figures are the median of: the valid ones, or every rep where none is valid."""
+    return [m for m in members if m.valid] or list(members)
+
+
 def _aggregate(members: Sequence[Verdict]) -> Aggregate:
-    valid = [m for m in members if m.valid] or list(members)
+    valid = counted_reps(members)
     rps = [m.measured.throughput_rps for m in valid]
     p99 = [m.measured.p99_ms for m in valid if not math.isnan(m.measured.p99_ms)]
     median = statistics.median(rps)

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vtlab.core import dimensions
-from vtlab.explain import stacks
-from vtlab.explain.model import Aggregate, Analysis, Verdict
+from vtlab.explain import repetitions, stacks
+from vtlab.explain.model import Aggregate, Analysis
 from vtlab.explain.validity import PROFILED
 from vtlab.report import headline
 from vtlab.report.labels import fmt
@@ -66,10 +66,11 @@ class Cost:
 
     def __init__(self, total: float, total_se: float, merged: stacks.Stacks, profiled: bool, unit: str):
         self.total, self.total_se, self.stacks, self.profiled, self.unit = total, total_se, merged, profiled, unit
+        self.samples = sum(merged.values())
 
     @staticmethod
     def of(run_dir: Path, line: Aggregate, kind: str) -> Cost:
-        reps = _told(line)
+        reps = repetitions.counted_reps(line.members)
         column = "app_cpu_ms_per_req" if kind == "cpu" else "alloc_kb_per_req"
         values = [getattr(rep.measured, column) for rep in reps if not math.isnan(getattr(rep.measured, column))]
         se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) >= 2 else math.nan
@@ -81,15 +82,9 @@ class Cost:
     def error(self, share: float) -> float:
         """The standard error of a layer's cost per request from its share: sampling, and the counter's noise
         between reps where measured."""
-        samples = sum(self.stacks.values())
-        sampling = self.total * math.sqrt(max(share * (1 - share), 0.0) / samples) if samples > 0 else math.inf
+        sampling = (self.total * math.sqrt(max(share * (1 - share), 0.0) / self.samples) if self.samples > 0
+                    else math.inf)
         return math.hypot(sampling, share * self.total_se) if not math.isnan(self.total_se) else sampling
-
-
-def _told(line: Aggregate) -> tuple[Verdict, ...]:
-    """The reps the line's figures are the median of: the valid ones, or all where none is (repetitions.py)."""
-    valid = tuple(rep for rep in line.members if rep.valid)
-    return valid or line.members
 
 
 def _costs(point: str, p: Aggregate, v: Aggregate) -> list[dict[str, str]]:
@@ -156,7 +151,7 @@ def cpu_sentence(point: str, p: Cost, v: Cost) -> str:
     errors = ("their sampling error and the counters' spread between reps"
               if not (math.isnan(p.total_se) or math.isnan(v.total_se))
               else "their sampling error alone (one rep: the counters' noise between runs not measured)")
-    profiles = f"CPU profiles of {fmt(sum(p.stacks.values()))} and {fmt(sum(v.stacks.values()))} samples"
+    profiles = f"CPU profiles of {fmt(p.samples)} and {fmt(v.samples)} samples"
     if not seen:
         return (opening + f"; the {profiles} show no layer differing beyond {errors}, so where the difference goes "
                 "is unexplained.")
