@@ -4,7 +4,7 @@
 // own options except those that decide the load (the plan's users, rates, phases and shape do), and its
 // setup() and teardown() run as k6 runs them (outside every phase: never counted).
 import exec from 'k6/execution';
-import { handleSummary, phaseNow, rigOptions } from './phases.js';
+import { counted, handleSummary, phaseNow, rigOptions } from './phases.js';
 
 // What decides the load or what is counted is the plan's: the users, rates, phases and shape, and the system
 // tags the series and thresholds read (status, expected_response, scenario).
@@ -31,7 +31,7 @@ export function wrap(user) {
       // the VU's tags go on every metric it emits from here on, the script's requests included
       exec.vu.metrics.tags.phase = phase;
       exec.vu.metrics.tags.half = half;
-      return user.default(data); // an async default function's promise goes back to k6
+      return counted(phase, () => user.default(data)); // an async default function's promise goes back to k6
     },
     teardown: (data) => (typeof user.teardown === 'function' ? user.teardown(data) : undefined),
     handleSummary,

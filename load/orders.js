@@ -3,7 +3,7 @@
 // The phases, scenarios and thresholds are the rig's (phases.js), shared with a user's script.
 import http from 'k6/http';
 import { Counter } from 'k6/metrics';
-import { FAILURE_STATUSES, handleSummary, phaseNow, rigOptions } from './phases.js';
+import { FAILURE_STATUSES, counted, handleSummary, phaseNow, rigOptions } from './phases.js';
 
 export { handleSummary };
 
@@ -56,6 +56,10 @@ function newOrder() {
 
 export default function () {
   const [phase, half] = phaseNow();
+  counted(phase, () => request(phase, half));
+}
+
+function request(phase, half) {
   // A fixed `name` keeps a million ids from becoming a million metric series.
   const params = { tags: { name: WORKLOAD, phase, half }, timeout: '60s' };
   const res = WORKLOAD === 'write'

@@ -6,7 +6,13 @@
 // *started*, so the hold counts exactly the requests issued during the hold (requests crossing the hold's
 // edges balance out at steady state). The hold is split in two halves (a, b) so the harness can check the
 // throughput was steady.
+//
+// The hold begins either at fixed times (ramp + warm-up) or, when the harness names VTLAB_HOLD_FILE, when the
+// harness decides the row has settled: it writes that moment to the file and vtlab's k6 module (k6/x/vtlab,
+// load/k6build/hold) hands it to every VU. Until then every request is the warm-up's; the harness ends k6
+// once the hold and its cool-down are over and the last iteration begun in the hold has ended.
 import exec from 'k6/execution';
+import { enterHold, holdStartUnixMs, leaveHold } from 'k6/x/vtlab';
 
 const MODEL = __ENV.MODEL || 'closed';
 const RAMP = Number(__ENV.RAMP_S);
@@ -22,8 +28,7 @@ const WARMUP_STAGES = JSON.parse(__ENV.WARMUP_STAGES);
 const HOLD_STAGES = JSON.parse(__ENV.HOLD_STAGES);
 
 const HOLD_START_MS = (RAMP + WARMUP) * 1000;
-const HALF_MS = HOLD_START_MS + (HOLD * 1000) / 2;
-const HOLD_END_MS = HOLD_START_MS + HOLD * 1000;
+const HOLD_DECIDED_BY_HARNESS = Boolean(__ENV.VTLAB_HOLD_FILE);
 
 // The hold's failed requests by status (0: no response at all, e.g. refused or timed out): the statuses the
 // services answer with, and 'other' for anything else.
@@ -88,13 +93,39 @@ export function rigOptions(extraThresholds = {}) {
   };
 }
 
+function phaseAt(sinceHoldMs) {
+  if (sinceHoldMs < 0) return ['warmup', 'none'];
+  if (sinceHoldMs < (HOLD * 1000) / 2) return ['hold', 'a'];
+  if (sinceHoldMs < HOLD * 1000) return ['hold', 'b'];
+  return ['cooldown', 'none'];
+}
+
 // The phase and half the iteration starting now belongs to.
 export function phaseNow() {
-  const elapsedMs = exec.instance.currentTestRunDuration;
-  if (elapsedMs < HOLD_START_MS) return ['warmup', 'none'];
-  if (elapsedMs < HALF_MS) return ['hold', 'a'];
-  if (elapsedMs < HOLD_END_MS) return ['hold', 'b'];
-  return ['cooldown', 'none'];
+  if (HOLD_DECIDED_BY_HARNESS) {
+    const holdStart = holdStartUnixMs();
+    return holdStart < 0 ? ['warmup', 'none'] : phaseAt(Date.now() - holdStart);
+  }
+  return phaseAt(exec.instance.currentTestRunDuration - HOLD_START_MS);
+}
+
+// Runs one iteration of `phase`; one begun in the hold counts as running until it ends (its promise settles),
+// so that the harness stops k6 only after the hold's last request.
+export function counted(phase, iteration) {
+  if (phase !== 'hold') return iteration();
+  enterHold();
+  let result;
+  try {
+    result = iteration();
+  } catch (error) {
+    leaveHold();
+    throw error;
+  }
+  if (result && typeof result.then === 'function') {
+    return result.finally(() => leaveHold());
+  }
+  leaveHold();
+  return result;
 }
 
 // To the harness's file, or ('stdout') to a k6-operator runner's log, where it is a line of its own after the

@@ -134,9 +134,12 @@ def test_latency_flags_apply_to_every_row_and_jitter_is_bounded_by_the_latency()
 def test_only_the_first_row_of_an_invocation_warms_longer():
     from vtlab.measure import loop
 
-    lean = planner.build("lean", planner.Overrides(warmup_s=20))
-    assert loop.warmup_for(lean, 0) == 20 + loop.FIRST_ROW_EXTRA_WARMUP_S
-    assert [loop.warmup_for(lean, i) for i in range(1, len(lean.rows))] == [20] * (len(lean.rows) - 1)
+    lean = planner.build("lean", planner.Overrides(warmup_s=40))
+    assert loop.warmup_for(lean, 0) == 40 + loop.FIRST_ROW_EXTRA_WARMUP_S == 70
+    assert [loop.warmup_for(lean, i) for i in range(1, len(lean.rows))] == [40] * (len(lean.rows) - 1)
+    # short phases asked for (a test, a first look): the first row's extra is the plan's warm-up again, no more
+    short = planner.build("lean", planner.Overrides(warmup_s=4))
+    assert loop.warmup_for(short, 0) == 8 and loop.warmup_for(short, 1) == 4
 
 
 def test_jep491_profile_measures_the_synchronized_paths_and_the_baseline_on_both_jdks():

@@ -5,6 +5,7 @@ package main
 import (
 	"go.k6.io/k6/v2/cmd"
 
+	_ "vtlab/k6build/hold"
 	_ "vtlab/k6build/series"
 )
 

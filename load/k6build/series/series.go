@@ -10,6 +10,10 @@
 // `--out vtlab=-` writes the same lines, uncompressed, to standard output: a k6-operator runner's pod has no
 // file vtlab can fetch after it ends, but its log streams (`kubectl logs -f`), and no k6 log line starts as
 // these do.
+//
+// Beside it, when VTLAB_LIVE_FILE names a file, a line a second — Unix milliseconds, the requests
+// that succeeded and failed so far, the hold's iterations still running — is what the harness reads live: when
+// the row has settled (and its hold may begin), and when the hold's last request has ended (and k6 may stop).
 package series
 
 import (
@@ -23,6 +27,8 @@ import (
 
 	"go.k6.io/k6/v2/metrics"
 	"go.k6.io/k6/v2/output"
+
+	"vtlab/k6build/hold"
 )
 
 func init() {
@@ -40,6 +46,9 @@ type Output struct {
 	flusher *output.PeriodicFlusher
 	start   time.Time
 	mu      sync.Mutex
+
+	live       *os.File // the live counts (VTLAB_LIVE_FILE), or nil
+	ok, failed int64
 }
 
 // New reads the file name from `--out vtlab=FILE`.
@@ -66,6 +75,13 @@ func (o *Output) Start() error {
 		o.file, o.gz = file, gzip.NewWriter(file)
 		o.out = bufio.NewWriterSize(o.gz, 1<<16)
 	}
+	if path := os.Getenv("VTLAB_LIVE_FILE"); path != "" {
+		live, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		o.live = live
+	}
 	o.start = time.Now()
 	fmt.Fprintf(o.out, "# vtlab series v1 start_unix_ms=%d\n", o.start.UnixMilli())
 	fmt.Fprintln(o.out, "# r,end_ms,duration_ms,status,phase,half,expected | v,t_ms,vus | d,t_ms,scenario,count")
@@ -82,6 +98,9 @@ func (o *Output) Stop() error {
 	defer o.mu.Unlock()
 	if err := o.out.Flush(); err != nil {
 		return err
+	}
+	if o.live != nil {
+		o.live.Close()
 	}
 	if o.file == nil {
 		return nil
@@ -103,6 +122,10 @@ func (o *Output) flush() {
 	if o.file == nil {
 		o.out.Flush() // a log is read as it grows: each second's lines reach it that second
 	}
+	if o.live != nil {
+		// one unbuffered write a second: the harness never reads half a line
+		fmt.Fprintf(o.live, "%d,%d,%d,%d\n", time.Now().UnixMilli(), o.ok, o.failed, hold.InFlight())
+	}
 }
 
 func (o *Output) write(sample metrics.Sample) {
@@ -113,6 +136,11 @@ func (o *Output) write(sample metrics.Sample) {
 		phase, _ := sample.Tags.Get("phase")
 		half, _ := sample.Tags.Get("half")
 		expected, _ := sample.Tags.Get("expected_response")
+		if expected == "true" {
+			o.ok++
+		} else {
+			o.failed++
+		}
 		// the value as k6's summary holds it: the shortest text that reads back as the same float64
 		fmt.Fprintf(o.out, "r,%s,%s,%s,%s,%s,%s\n", at, strconv.FormatFloat(sample.Value, 'g', -1, 64),
 			status, phase, half, expected)

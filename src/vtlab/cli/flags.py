@@ -113,7 +113,14 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--model", "model", choices_list(presets.MODELS, single=True), "closed (fixed users) or open (arrival rate)"),
     ("--reps", "reps", bounded_int(1, 100, "repetitions"), "repetitions per scenario"),
     ("--ramp", "ramp_s", bounded_int(1, 3600, "seconds"), "ramp-up seconds"),
-    ("--warmup", "warmup_s", bounded_int(1, 3600, "seconds"), "unrecorded warm-up seconds"),
+    ("--warmup", "warmup_s", bounded_int(1, 3600, "seconds"),
+     "unrecorded warm-up seconds: the most a warm-up that ends when settled may last, or exactly (fixed)"),
+    ("--warmup-until", "warmup_until", choices_list(presets.WARMUP_ENDS, single=True),
+     "settled (default: the warm-up ends once the successful rate and the service's CPU per request are steady "
+     "over 20 s, at most --warmup; steady closed-model loads) or fixed (exactly --warmup seconds)"),
+    ("--aot", "aot", choices_list(presets.AOT, single=True),
+     "on (default: vtlab's service on JDK 25 starts from an AOT cache of classes and method profiles, trained once "
+     "per build and command line) or off"),
     ("--hold", "hold_s", bounded_int(2, 3600, "seconds"), "recorded hold seconds"),
     ("--conn-mode", "conn_modes", choices_list(presets.CONN_MODES), "released, held or both"),
     ("--path-mode", "path_modes", choices_list(presets.PATH_MODES),

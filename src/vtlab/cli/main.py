@@ -25,7 +25,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `vtlab test` hands everything after it to pytest (-k, -x, --basetemp ...): argparse would take them for its own
+    forwarded = argv[1:] if argv[:1] == ["test"] and not {"-h", "--help"} & set(argv[1:]) else []
+    args = parser().parse_args(argv[:1] if forwarded else argv)
+    if forwarded:
+        args.pytest_args = forwarded
     stopped = ownership.reap()
     if stopped:
         print(f"vtlab: stopped {len(stopped)} process(es) a killed vtlab left running: {', '.join(stopped)}",

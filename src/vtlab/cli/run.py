@@ -81,12 +81,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         if problem:
             return flags.usage_error(problem)
 
-    minutes = (len(the_plan.rows) * planner.estimated_row_s(the_plan) + loop.FIRST_ROW_EXTRA_WARMUP_S) / 60
+    minutes = (len(the_plan.rows) * planner.estimated_row_s(the_plan) + loop.warmup_for(the_plan, 0)
+               - the_plan.warmup_s) / 60
     measured = (f"stub delay {the_plan.stub_delay_ms} ms" if target is None or target.uses_stub else "")
     if target is not None:
         measured = f"your service ({target.jar or target.url}): {target.call.describe()}" + (
             f", {measured}" if measured else "")
-    print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, ~{minutes:.0f} min; {measured}; "
+    print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, at most ~{minutes:.0f} min; {measured}; "
           f"cores {cores.describe_map(mapping)}; results in {run_dir}")
     if args.dry_run:
         for row in the_plan.rows:

@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from vtlab.rig import build, postgres, prereqs, procs, services
@@ -14,11 +16,13 @@ from vtlab.core.settings import REPO, SERVICES
 
 TEST_STUB_DELAY_MS = 200
 TEST_SEED = {"customers": 1_000, "orders": 10_000}
+SLOWEST = 10  # the tests whose times are printed at the end
 
 
 def add(sub) -> None:
     test = sub.add_parser("test", help="run every test (Java and Python) against real tiers")
-    test.add_argument("pytest_args", nargs="*", help="extra arguments for pytest")
+    test.add_argument("pytest_args", nargs="*",
+                      help="the rest goes to pytest as given, e.g. -k tiny or -m 'not e2e'")
     test.set_defaults(func=cmd_test)
 
 
@@ -31,20 +35,50 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def run_all(pytest_args: list[str]) -> int:
+    took: dict[str, float] = {}
     # Lint first: it takes a second and a mistake it finds would otherwise surface minutes later.
-    lint_rc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests"], cwd=REPO).returncode
+    lint_rc = _timed(took, "lint", lambda: subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests"],
+                                                          cwd=REPO).returncode)
     java = prereqs.find_jdk()
-    build.build_jars()
-    build.build_k6()
-    build.build_toxiproxy()
-    java_rc = run_java_tests(java)
-    python_rc = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=REPO).returncode
-    print(f"vtlab test: lint {_verdict(lint_rc)}, Java tests {_verdict(java_rc)}, Python tests {_verdict(python_rc)}")
+
+    def build_all() -> int:  # once, for every test after it: the end-to-end runs find them built
+        build.build_jars()
+        build.build_k6()
+        build.build_toxiproxy()
+        return 0
+    _timed(took, "build", build_all)
+    java_rc = _timed(took, "Java tests", lambda: run_java_tests(java))
+    results = Path(tempfile.mkdtemp(prefix="vtlab-pytest-")) / "junit.xml"
+    python_rc = _timed(took, "Python tests", lambda: subprocess.run(
+        [sys.executable, "-m", "pytest", f"--junitxml={results}", *pytest_args], cwd=REPO).returncode)
+    print(slowest(results, SLOWEST))
+    shutil.rmtree(results.parent, ignore_errors=True)
+    print(f"vtlab test: lint {_verdict(lint_rc, took['lint'])}, Java tests {_verdict(java_rc, took['Java tests'])}, "
+          f"Python tests {_verdict(python_rc, took['Python tests'])} (build {took['build']:.0f} s; "
+          f"{sum(took.values()) / 60:.1f} min in all)")
     return 0 if lint_rc == java_rc == python_rc == 0 else 1
 
 
-def _verdict(returncode: int) -> str:
-    return "passed" if returncode == 0 else "FAILED"
+def _timed(took: dict[str, float], name: str, step) -> int:
+    started = time.monotonic()
+    try:
+        return step()
+    finally:
+        took[name] = time.monotonic() - started
+
+
+def _verdict(returncode: int, seconds: float) -> str:
+    return f"{'passed' if returncode == 0 else 'FAILED'} ({seconds:.0f} s)"
+
+
+def slowest(junit_xml: Path, count: int) -> str:
+    """The `count` slowest tests of a pytest run, from its JUnit XML (each test's setup, call and teardown)."""
+    if not junit_xml.exists():
+        return "vtlab test: pytest wrote no results"
+    cases = [(float(case.get("time") or 0), f"{case.get('classname')}::{case.get('name')}")
+             for case in ElementTree.parse(junit_xml).iter("testcase")]
+    lines = [f"{seconds:8.1f} s  {name}" for seconds, name in sorted(cases, reverse=True)[:count]]
+    return f"vtlab test: the {len(lines)} slowest of {len(cases)} tests\n" + "\n".join(lines)
 
 
 def run_java_tests(java) -> int:

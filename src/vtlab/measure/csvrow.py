@@ -27,7 +27,8 @@ def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: di
     hold = holdstats.Hold(drive.measured, drive.cpu, drive.meters, drive.hold_start, drive.hold_end, plan.hold_s,
                           tuple(tier for tier, pid in drive.pids.items() if pid), proxy)
     return {**{column: "" for column in table.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
-            **holdstats.columns(hold), **_pinning(pinned), **_conditions(plan, spec, info, k6_version, placement),
+            **holdstats.columns(hold), **_pinning(pinned),
+            **_conditions(plan, spec, drive, info, k6_version, placement),
             **drive.stall, **_shape_figures(spec, drive),
             **drive.watched.cells(drive.measured.requests / plan.hold_s, row.thread_mode == "virtual"),
             "failed_tier": "", "failure": "", "failure_log": ""}
@@ -74,9 +75,11 @@ def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
             "pinned_reasons": "" if pinned is None else cells.format_reasons(pinned)}
 
 
-def _conditions(plan: Plan, spec: load.LoadSpec, info: dict, k6_version: str, placement: str) -> dict[str, object]:
-    """What the row ran with: phases, the service's runtime as it reported itself, versions, cores."""
-    return {"ramp_s": plan.ramp_s, "warmup_s": spec.warmup_s, "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
+def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_version: str,
+                placement: str) -> dict[str, object]:
+    """What the row ran with: phases (the warm-up as run), the service's runtime as it reported itself, versions,
+    cores."""
+    return {"ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
             "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),
             "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),

@@ -3,12 +3,13 @@ watched, the stall watch fed, and what it produced read back on one clock."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from vtlab.core import constants
-from vtlab.measure import holdwatch, liveness, load, samplers, stalls
+from vtlab.measure import holdwatch, liveness, load, samplers, settle, stalls
 from vtlab.measure.target import Reporter
 from vtlab.measure.tiers import LOAD, Rig
 from vtlab.rig import ownership, procs, services
@@ -28,6 +29,7 @@ class Drive:
     k6: store.K6Series          # every request; it and the samplers' series in seconds since k6 started
     stall: dict[str, str]        # the stall and thread-dump columns (empty when the row never stalled)
     watched: holdwatch.Watched = holdwatch.NOTHING  # the service's threads and profile over the hold
+    warmup: settle.Warmup = settle.Warmup(0, settle.FIXED)  # the warm-up as run
 
 
 def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Reporter,
@@ -41,10 +43,18 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     series_dir.mkdir(exist_ok=True)
     k6_series = store.k6_path(series_dir, slug)
     current = constants.CURRENT
+    hold_file = series_dir / f"{slug}.hold" if spec.settles else None
     started_unix = time.time()
     runners = load.start_runners(rig.k6, spec, rig.runners, summary, log, rig.core_map["load"], k6_series,
-                                 summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None)
+                                 summary.with_name(f"{slug}-dashboard.html") if rig.k6_dashboard else None,
+                                 hold_file)
     started = time.monotonic()
+    unix_of_monotonic = time.time() - time.monotonic()
+    # k6 starts its clock (and its ramp) once its VUs are initialised: the slack keeps the ramp's tail out
+    decider = (settle.HoldDecider(hold_file, [runner.live for runner in runners],
+                                  spec.ramp_s + current.k6_start_slack_s, spec.warmup_s, spec.hold_s, spec.cooldown_s,
+                                  started_unix, app.pid) if hold_file else None)
+    stopped = False  # k6 told to stop: the hold, its cool-down and the hold's last iterations are over
     pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
     cpu = samplers.Sampler(current.cpu_interval_s, samplers.cpu_reader(lambda: pids))
@@ -53,14 +63,18 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     probes = rig.probes(app)
     # the planned hold on this loop's clock, less k6's start-up slack: what is profiled and whose threads are
     # counted (the row's own hold is cut later from k6's tags, a moment later at most)
-    hold = (spec.hold_start_s + current.k6_start_slack_s, spec.hold_start_s + spec.hold_s)
-    during_hold = holdwatch.HoldWatch(app.pid, rig.profiler, rig.run_dir / "profiles", slug, *hold) if app.pid else None
+    def watch_hold(hold_start_s: float) -> holdwatch.HoldWatch | None:
+        return (holdwatch.HoldWatch(app.pid, rig.profiler, rig.run_dir / "profiles", slug,
+                                    hold_start_s + current.k6_start_slack_s, hold_start_s + spec.hold_s)
+                if app.pid else None)
+    # a warm-up that settles: the hold is watched once it is decided
+    during_hold = watch_hold(spec.hold_start_s) if decider is None else None
     cpu.start()
     meters.start()
     try:
         while any(runner.proc.poll() is None for runner in runners):
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
-            early = time.monotonic() - started < spec.duration_s - 5  # runners end within moments of each other
+            early = time.monotonic() - started < spec.duration_s - 5 and not stopped  # runners end together
             for runner in runners:
                 if len(runners) > 1 and early and runner.proc.poll() is not None:
                     # one runner gone: the row would go on at a share of its load
@@ -70,6 +84,14 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                 # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
                 watch.observe(time.monotonic() - started, windows.recent_rate(meters.series, "requests_total",
                                                                               time.monotonic()))
+            if decider is not None and not stopped:
+                hold_unix = decider.tick(cpu.series, unix_of_monotonic)
+                if hold_unix is not None and during_hold is None:
+                    during_hold = watch_hold(hold_unix - unix_of_monotonic - started)
+                if decider.finished():
+                    for runner in runners:
+                        runner.proc.send_signal(signal.SIGINT)  # k6 ends as on Ctrl-C: its summary is written
+                    stopped = True
             if during_hold is not None:
                 during_hold.tick(time.monotonic() - started)
             if time.monotonic() - started > spec.duration_s + 120:
@@ -86,6 +108,10 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                 procs.terminate(runner.proc)
             ownership.release(runner.proc.pid)  # k6 ends on its own: cross it off like a stopped tier
         store.write_samples(store.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
+        if hold_file is not None:
+            hold_file.unlink(missing_ok=True)
+            for runner in runners:
+                runner.live.unlink(missing_ok=True)
     for runner in runners:
         if not runner.summary.exists() or not runner.series.exists():
             raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " without a summary", runner.log)
@@ -93,15 +119,26 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
         store.merge([runner.series for runner in runners], k6_series)
     # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summaries
     # vouch that k6 ended and carry the run-long count of acknowledged writes.
-    exit_code = max((runner.proc.returncode for runner in runners), key=abs)
+    exit_code = max((_exit_code(runner.proc.returncode, stopped) for runner in runners), key=abs)
     writes = sum(load.read_summary(runner.summary, exit_code).acknowledged_writes for runner in runners)
     requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
     measured = store.load_result(requests, exit_code, acknowledged_writes=writes)
-    hold_start = store.hold_start_s(requests, spec.hold_start_s)
+    planned = spec.hold_start_s if decider is None or decider.hold_start is None else decider.hold_start - started_unix
+    hold_start = store.hold_start_s(requests, planned)
     return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + current.k6_start_slack_s,
                  hold_start + spec.hold_s, requests,
                  watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""},
-                 during_hold.close() if during_hold else holdwatch.NOTHING)
+                 during_hold.close() if during_hold else holdwatch.NOTHING,
+                 decider.warmup() if decider else settle.Warmup(spec.warmup_s, settle.FIXED))
+
+
+K6_EXTERNAL_ABORT = 105  # k6's exit code after SIGINT (errext/exitcodes.ExternalAbort)
+
+
+def _exit_code(returncode: int, stopped: bool) -> int:
+    """k6's exit code, except the one of the stop the harness asked for (its 'external abort' on SIGINT): once the
+    hold is over, stopping k6 is how a warm-up that settled ends the row, not a failure."""
+    return 0 if stopped and returncode == K6_EXTERNAL_ABORT else returncode
 
 
 def of_requests(requests: store.K6Series, exit_code: int, cpu: windows.Series, meters: windows.Series,
@@ -113,4 +150,4 @@ def of_requests(requests: store.K6Series, exit_code: int, cpu: windows.Series, m
     measured = store.load_result(requests, exit_code)
     k6_hold = store.hold_start_s(requests, spec.hold_start_s)
     return Drive(measured, cpu, meters, {"app": 1}, k6_hold, k6_hold + slack_s, k6_hold + spec.hold_s, requests,
-                 {"stall": "", "thread_dump": ""})
+                 {"stall": "", "thread_dump": ""}, warmup=settle.Warmup(spec.warmup_s, settle.FIXED))

@@ -35,6 +35,8 @@ class LoadSpec:
     shape: shapes.Shape = shapes.Shape()
     script: Path = SCRIPT                       # a user's service: the entry script around theirs (userservice.Call)
     script_env: tuple[tuple[str, str], ...] = ()  # what that script reads besides the rig's phases
+    # the warm-up ends when the row has settled (measure.settle), warmup_s its upper bound; otherwise it is fixed
+    settles: bool = False
 
     @property
     def duration_s(self) -> int:
@@ -103,17 +105,27 @@ def runner_arguments(index: int, count: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Runner:
-    """One k6 process of a row and its files: its series, its summary, its log."""
+    """One k6 process of a row and its files: its series, its summary, its log, and its live counts (written
+    only when the row's warm-up settles: measure.settle)."""
     proc: subprocess.Popen
     series: Path
     summary: Path
     log: Path
 
+    @property
+    def live(self) -> Path:
+        return live_path(self.series)
+
+
+def live_path(series: Path) -> Path:
+    return series.with_name(series.name + ".live")
+
 
 def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,
-                  series: Path, dashboard: Path | None = None) -> list[Runner]:
+                  series: Path, dashboard: Path | None = None, hold_file: Path | None = None) -> list[Runner]:
     """The row's `count` k6 processes, each on its execution segment. One writes the row's own files; several each
-    their own beside them (`<name>.runner-2-of-3.<ext>`), for the caller to merge (series.store.merge) and keep."""
+    their own beside them (`<name>.runner-2-of-3.<ext>`), for the caller to merge (series.store.merge) and keep.
+    `hold_file`: where the harness will write the hold's start (a warm-up that settles), which every runner reads."""
     def own(path: Path, index: int) -> Path:
         stem, ext = ((path.name.removesuffix(".k6.csv.gz"), ".csv.gz") if path.name.endswith(".k6.csv.gz")
                      else (path.stem, path.suffix))
@@ -122,18 +134,23 @@ def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path
     runners = []
     for index in range(count):
         paths = own(series, index), own(summary, index), own(log, index)
-        for stale in paths[:2]:
+        for stale in (*paths[:2], live_path(paths[0])):
             stale.unlink(missing_ok=True)
-        runners.append(Runner(start(k6, spec, paths[1], paths[2], cpus, paths[0], dashboard, (index, count)), *paths))
+        runners.append(Runner(start(k6, spec, paths[1], paths[2], cpus, paths[0], dashboard, (index, count),
+                                    hold_file), *paths))
     return runners
 
 
 def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
-          dashboard: Path | None = None, runner: tuple[int, int] = (0, 1)):
+          dashboard: Path | None = None, runner: tuple[int, int] = (0, 1), hold_file: Path | None = None):
     """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
     web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1). `runner`:
-    this process's index and the number of processes sharing the row's load (runner_arguments)."""
+    this process's index and the number of processes sharing the row's load (runner_arguments). `hold_file`:
+    the hold begins when the harness writes its start there (vtlab's k6 module), and k6 writes its live counts
+    beside the series for the harness to decide it from."""
     env = env_for(spec, summary)
+    if hold_file is not None:
+        env.update({"VTLAB_HOLD_FILE": str(hold_file), "VTLAB_LIVE_FILE": str(live_path(series))})
     if dashboard is not None:
         # a point per second, like vtlab's own series (k6's default of 10 s skips a short row's report)
         env.update({"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1", "K6_WEB_DASHBOARD_PERIOD": "1s",

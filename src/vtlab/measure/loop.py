@@ -83,7 +83,8 @@ def run(target: Target, plan: Plan, run_dir: Path) -> Outcome:
 
 
 def _reporter(target: Target, plan: Plan, rows: int) -> Reporter:
-    return target.reporter(rows) if isinstance(target, ShowsItsRows) else Progress(rows, estimated_row_s(plan))
+    return (target.reporter(rows) if isinstance(target, ShowsItsRows)
+            else Progress(rows, estimated_row_s(plan), warmup_for(plan, 0) - plan.warmup_s))
 
 
 def _stop(died: procs.TierDied, consecutive: int) -> None:
@@ -95,8 +96,10 @@ def _stop(died: procs.TierDied, consecutive: int) -> None:
 
 def warmup_for(plan: Plan, index: int) -> int:
     """Unrecorded warm-up of the index-th row measured by this invocation (a resumed run restarts the
-    stub, so its first row is a first row too)."""
-    return plan.warmup_s + (FIRST_ROW_EXTRA_WARMUP_S if index == 0 else 0)
+    stub, so its first row is a first row too): its upper bound when the row's warm-up ends once settled. The
+    first row's extra is at most the plan's warm-up again: a plan that asks for short phases (a test, a first
+    look) keeps its first row short too."""
+    return plan.warmup_s + (min(FIRST_ROW_EXTRA_WARMUP_S, plan.warmup_s) if index == 0 else 0)
 
 
 def default_run_dir(root: Path) -> Path:

@@ -13,17 +13,23 @@ from vtlab.core.dimensions import Row
 
 
 class Progress:
-    """One live line: current row, rows left, ETA, current request rate."""
+    """One live line: current row, rows left, ETA, current request rate.
 
-    def __init__(self, total: int, row_estimate_s: float):
+    The ETA is an upper bound that only falls: each row left at its longest (`row_bound_s`: a warm-up that
+    settles ends at the latest at the plan's warm-up), the current row at its longest less what it has run, and
+    never more than the last ETA less the time since. A row that settles early makes it drop."""
+
+    def __init__(self, total: int, row_bound_s: float, first_row_extra_s: float = 0.0):
         self.total = total
-        self.row_estimate_s = row_estimate_s
+        self.row_bound_s = row_bound_s
+        self.first_row_extra_s = first_row_extra_s  # the run's first row warms the tiers too (loop.warmup_for)
         self.durations: list[float] = []
         self.tty = sys.stdout.isatty()
         self.index = 0
         self.row: Row | None = None
         self.row_started = time.monotonic()
         self.last_print = 0.0
+        self.eta: tuple[float, float] | None = None  # (when, seconds left) as last shown
 
     def resumed(self, measured: int, planned: int) -> None:
         print(f"vtlab: resuming: {measured} of {planned} rows already measured")
@@ -33,13 +39,21 @@ class Progress:
         if not self.tty:
             print(f"[{turn.index + 1}/{self.total}] {dimensions.label(turn.row)}", flush=True)
 
+    def left_s(self, now: float) -> float:
+        """The run's time left at most: the current row's bound less its time so far, and every later row's."""
+        current = self.row_bound_s + (self.first_row_extra_s if self.index == 0 else 0.0)
+        left = max(0.0, current - (now - self.row_started)) + self.row_bound_s * (self.total - self.index - 1)
+        if self.eta is not None:
+            left = min(left, max(0.0, self.eta[1] - (now - self.eta[0])))
+        self.eta = (now, left)
+        return left
+
     def tick(self, load_started: float, current_rps: float) -> None:
         now = time.monotonic()
-        per_row = sum(self.durations) / len(self.durations) if self.durations else self.row_estimate_s
-        left = max(0.0, per_row - (now - self.row_started)) + per_row * (self.total - self.index - 1)
+        left = self.left_s(now)
         line = (f"[{self.index + 1}/{self.total}] {dimensions.label(self.row) if self.row else ''} | "
                 f"{now - load_started:4.0f} s | {current_rps:7.1f} req/s | "
-                f"{self.total - self.index - 1} rows left, ETA {_clock(left)}")
+                f"{self.total - self.index - 1} rows left, ETA ≤ {_clock(left)}")
         if self.tty:
             print("\r" + line[:160].ljust(160), end="", flush=True)
         elif now - self.last_print >= 15:

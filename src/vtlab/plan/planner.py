@@ -66,6 +66,8 @@ class Overrides:
     java_home_jdk: int | None = None
     jvm_opts: tuple[str, ...] | None = None
     runners: int | None = None
+    warmup_until: str | None = None
+    aot: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,17 @@ class Plan:
     java_homes: dict = field(default_factory=dict)  # jdk value -> a --java-home for it (else vtlab's own)
     jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own, every row alike
     runners: int = 1  # k6 processes sharing each row's load (locally, or the k6-operator's parallelism)
+    warmup_until: str = "settled"  # presets.WARMUP_ENDS: settled (warmup_s is the bound) or fixed
+    aot: str = "on"  # presets.AOT: the service's JDK 25 AOT cache (vtlab.rig.aot), trained once per command line
+
+    def uses_aot(self, row: Row) -> bool:
+        """JDK 25's AOT cache keeps method profiles (JEP 515); JDK 21 has none of it."""
+        return self.aot == "on" and row.jdk >= 25
+
+    def settles(self, row: Row) -> bool:
+        """Whether the row's warm-up ends when it has settled (measure.settle), not after warmup_s: a steady load
+        of users only. A shaped hold and the open model's hold scenario begin at times fixed before k6 starts."""
+        return self.warmup_until == "settled" and row.load_model == "closed" and row.shape in ("steady", "soak")
 
     def shape(self, row: Row) -> shapes.Shape:
         """The row's load shape with the plan's settings for it."""
@@ -103,7 +116,7 @@ class Plan:
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
                 "spike_s": self.spike_s, "step_count": self.step_count,
                 "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
-                "runners": self.runners,
+                "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
                 "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
@@ -134,7 +147,8 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
-                tuple(setting["jvm_opts"]), setting["runners"])
+                tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
+                setting["aot"])
 
 
 def _java_homes(overrides: Overrides) -> dict[int, str]:
@@ -191,7 +205,8 @@ def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
 # The profile's scalar settings a flag of the same name replaces.
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
-           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners")
+           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners", "warmup_until",
+           "aot")
 
 
 def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
@@ -266,5 +281,7 @@ BLOCK_FIELDS = tuple(f.name for f in fields(Block) if f.name in {o.name for o in
 
 
 def estimated_row_s(plan: Plan) -> float:
-    # JVM start + health check and stop + JFR dump take ~15 s on 2 shared cores.
+    """A row at its longest: a warm-up that settles ends at the latest at warmup_s, and the hold's last requests
+    end within the grace after its cool-down (measure.settle). JVM start + health check and stop + JFR dump take
+    ~15 s on 2 shared cores."""
     return plan.ramp_s + plan.warmup_s + plan.hold_s + plan.cooldown_s + 15

@@ -81,6 +81,11 @@ EXTRA_COLUMNS = [
     # async-profiler's profile of the hold (--profiles): the kinds kept under profiles/, the seconds profiled,
     # how the CPU was sampled (perf_events, ctimer, itimer) and why a profile is missing
     "profiles", "profile_s", "profile_cpu_engine", "profile_problem",
+    # why the warm-up (warmup_s, as run) ended: settled (the rate and the CPU per request steady), bound (never
+    # settled: the hold began at the plan's warm-up), fixed (a warm-up of the plan's length)
+    "warmup_end",
+    # the service's JDK 25 AOT cache: used, off, or why the JVM did not use it (its own -Xlog:aot)
+    "aot_cache",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -88,18 +88,31 @@ class AppConfig:
         return ["--enable-preview"] if self.preview else []
 
 
+def app_jar(config: AppConfig) -> Path:
+    return REACTIVE_JAR if config.reactive else APP_JAR
+
+
+def app_options(config: AppConfig, jvm_opts: tuple[str, ...]) -> list[str]:
+    """The service's JVM options that are the same on every start of a row's command line (an AOT cache is
+    valid only for the options it was trained with: vtlab.rig.aot)."""
+    return [SERVICE_HEAP, *config.jvm_flags(), *jvm_opts, f"-XX:StartFlightRecording:settings={PINNING_SETTINGS}"]
+
+
 def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
-              log: Path, jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = ()) -> Tier:
+              log: Path, jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = (),
+              jar: Path | None = None, aot_flags: tuple[str, ...] = ()) -> Tier:
+    """The service for a row. `jar`: another build of it (the AOT cache's extracted one) and `aot_flags` the
+    cache's options (vtlab.rig.aot)."""
     # Actuator on a port of its own: a saturated request pool would otherwise queue the rig's
     # scrapes behind the load, and the samples would go missing exactly on the rows that matter.
     management_port = procs.free_port(APP_HOST)
     env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": APP_HOST,
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
-    argv = [str(java.java), SERVICE_HEAP, *config.jvm_flags(), *jvm_opts,
+    argv = [str(java.java), SERVICE_HEAP, *config.jvm_flags(), *jvm_opts, *aot_flags,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             # JFR's chunks beside the recording, not in /tmp: a killed service leaves them in the run folder
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
-            "-jar", str(REACTIVE_JAR if config.reactive else APP_JAR)]
+            "-jar", str(jar or app_jar(config))]
     return _start("service", APP_HOST, argv, env, port, log, cpus, "/actuator/health", management_port)
 
 

@@ -13,7 +13,7 @@ from vtlab.measure.target import Reporter, Turn
 from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
 from vtlab.rig import procs, runtimes, services
-from vtlab.targets import local
+from vtlab.targets import aotcache, local
 
 
 class OwnService:
@@ -49,9 +49,14 @@ class OwnService:
         jfr.unlink(missing_ok=True)
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         db_env, stub_url, proxies = rig.route(row, slug)
+        aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
         try:
+            start = (aotcache.start_for(rig, java, app_config(row), plan.jvm_opts, row.workload, plan.users(row),
+                                        (db_env, stub_url), rig.run_dir / "logs", aot_log)
+                     if plan.uses_aot(row) else aotcache.WITHOUT)
             app = services.start_app(java, APP_PORT, app_config(row), db_env, stub_url,
-                                     rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts)
+                                     rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts,
+                                     start.jar, start.flags)
         except BaseException:
             rig.unroute(proxies)
             raise
@@ -68,7 +73,8 @@ class OwnService:
                 raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
             spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
                                  turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
-                                 row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row))
+                                 row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
+                                 settles=plan.settles(row))
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
             driven = drive.drive(rig, app, spec, slug, progress, watch,
@@ -77,7 +83,8 @@ class OwnService:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()
             rig.unroute(proxies)
-        values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr)
+        values = {**csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr),
+                  "aot_cache": start.outcome(aot_log)}
         if self.service is None:
             self.service = info
         return values

@@ -86,7 +86,7 @@ class UserService:
             spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
                                  turn.warmup_s, plan.hold_s, 1, plan.cooldown_s, row.workload, shape=plan.shape(row),
                                  script=target.call.entry_script(rig.run_dir / "k6"),
-                                 script_env=tuple(target.call.k6_env().items()))
+                                 script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row))
 
             def first_request() -> None:
                 if target.call.script:

@@ -1,0 +1,159 @@
+"""The warm-up that ends when the row has settled: the rule on made-up series, and the decider's files."""
+
+import time
+
+from vtlab.measure import settle
+from vtlab.series import windows
+
+
+def cumulative(rates, start=0.0, step=1.0):
+    """(time, running total) a reading a second from per-second rates."""
+    points, total = [(start, 0.0)], 0.0
+    for i, rate in enumerate(rates):
+        total += rate * step
+        points.append((start + (i + 1) * step, total))
+    return points
+
+
+def ticks_for(rates, cpu_per_request):
+    """The service's CPU ticks so far, from the rate and each second's ticks per request."""
+    return cumulative([rate * cost for rate, cost in zip(rates, cpu_per_request, strict=True)])
+
+
+def first_settled(ok, ticks, since=0.0, jit=None):
+    for end in range(1, len(ok)):
+        if settle.settled(ok[:end + 1], ticks[:end + 1] if ticks else [], jit[:end + 1] if jit else [], since):
+            return ok[end][0]
+    return None
+
+
+def test_a_row_settles_once_its_rate_is_flat_and_its_cpu_per_request_stopped_falling():
+    # the rate climbs for 8 s; the CPU a request costs falls from 0.4 to 0.1 ticks by 40 s (C1, then C2)
+    rates = [50 * (i + 1) if i < 8 else 400 for i in range(90)]
+    costs = [0.4 if i < 20 else 0.18 if i < 30 else 0.1 if i >= 40 else 0.18 - 0.008 * (i - 30) for i in range(90)]
+    when = first_settled(cumulative(rates), ticks_for(rates, costs))
+    # not on C1's plateau (20-30 s), nor while C2's code takes over (30-40 s): once the window before the last
+    # costs at most 10% more than the last (36-46 s against 46-56 s)
+    assert when == 56
+
+
+def test_while_the_compiler_threads_take_more_than_a_quarter_of_the_services_cpu_the_jit_is_not_done():
+    # as measured at 50 req/s: the compiler's ticks every 5 s fell 423, 146, 70, 27, 15, 23, 11, 14 against the
+    # service's ~50 besides; the CPU per request without them steady all along
+    rates = [50] * 80
+    compiling = [84.6, 29.2, 14.0, 5.4, 3.0, 4.6, 2.2, 2.8] + [3.0] * 8  # ticks a second, by 5 s
+    jit = cumulative([compiling[i // 5] for i in range(80)])
+    service = cumulative([10.0 + compiling[i // 5] for i in range(80)])
+    when = first_settled(cumulative(rates), service, jit=jit)
+    # the last 10 s at most a quarter of the service's CPU: 25-35 s had 34 of 134 ticks (25.4%), 26-36 s 32.2 of
+    # 132.2 (24.4%)
+    assert when == 36
+
+
+def test_the_compiler_threads_are_read_from_proc_and_one_that_ended_still_counts(tmp_path):
+    def thread(tid, comm, utime, stime):
+        task = tmp_path / "42" / "task" / str(tid)
+        task.mkdir(parents=True, exist_ok=True)
+        (task / "comm").write_text(comm + "\n")
+        fields = ["S", "1"] + ["0"] * 9 + [str(utime), str(stime)] + ["0"] * 10
+        (task / "stat").write_text(f"{tid} ({comm}) " + " ".join(fields) + "\n")
+
+    thread(42, "java", 500, 100)
+    thread(43, "C2 CompilerThre", 70, 5)
+    thread(44, "C1 CompilerThre", 20, 5)
+    thread(45, "http-nio-8080-e", 300, 10)
+    seen: dict[int, float] = {}
+    assert settle.compiler_ticks(42, seen, proc=tmp_path) == 100
+    import shutil
+    shutil.rmtree(tmp_path / "42" / "task" / "44")  # the JVM retired a compiler thread
+    thread(43, "C2 CompilerThre", 80, 5)
+    assert settle.compiler_ticks(42, seen, proc=tmp_path) == 110
+    assert settle.compiler_ticks(99, seen, proc=tmp_path) is None  # the process is gone
+
+
+def test_never_before_two_windows_after_the_ramp():
+    rates = [400] * 60
+    when = first_settled(cumulative(rates), ticks_for(rates, [0.1] * 60), since=10.0)
+    assert when == 10.0 + settle.MIN_WARMUP_S
+
+
+def test_a_cpu_per_request_still_falling_by_more_than_the_allowance_is_not_settled():
+    rates = [400] * 60
+    falling = [0.2 * (0.985 ** i) for i in range(60)]  # 14% less every 10 s
+    assert first_settled(cumulative(rates), ticks_for(rates, falling)) is None
+    gently = [0.2 * (0.995 ** i) for i in range(60)]    # 5% less every 10 s: within the allowance
+    assert first_settled(cumulative(rates), ticks_for(rates, gently)) == settle.MIN_WARMUP_S
+
+
+def test_a_rising_cpu_per_request_does_not_hold_the_warm_up_back():
+    rates = [400] * 60
+    rising = [0.1 if i < 25 else 0.13 for i in range(60)]  # a collection, colder code compiled
+    assert first_settled(cumulative(rates), ticks_for(rates, rising)) == settle.MIN_WARMUP_S
+
+
+def test_a_rate_still_climbing_by_more_than_four_percent_never_settles():
+    climbing = [400 * 1.005 ** i for i in range(80)]  # 5% more every 10 s
+    assert first_settled(cumulative(climbing), ticks_for(climbing, [0.1] * 80)) is None
+    slower = [400 * 1.003 ** i for i in range(80)]    # 3% more every 10 s
+    assert first_settled(cumulative(slower), ticks_for(slower, [0.1] * 80)) == settle.MIN_WARMUP_S
+
+
+def test_without_the_services_cpu_the_rate_alone_decides():
+    rates = [400] * 60
+    assert first_settled(cumulative(rates), []) == settle.MIN_WARMUP_S
+
+
+def test_nothing_succeeding_is_never_settled():
+    assert first_settled(cumulative([0] * 60), ticks_for([0] * 60, [0.1] * 60)) is None
+
+
+def test_a_live_files_half_written_last_line_is_left_out():
+    lines = settle.parse_live("1000,5,1,0\n2000,9,1,3\n30")
+    assert lines == [settle.Live(1.0, 5, 1, 0), settle.Live(2.0, 9, 1, 3)]
+
+
+def write_live(path, start, seconds, rate, running=lambda second: 0):
+    path.write_text("".join(f"{round((start + s) * 1000)},{rate * s},0,{running(s)}\n" for s in range(seconds + 1)))
+
+
+def test_the_decider_writes_the_holds_start_for_k6_once_settled(tmp_path):
+    now = time.time()
+    live, hold = tmp_path / "k6.live", tmp_path / "row.hold"
+    write_live(live, now - 40, 40, 400)
+    cpu = windows.Series([(t, {"app_ticks": 40.0 * t}) for t in range(0, 41)])  # 0.1 ticks a request
+    decider = settle.HoldDecider(hold, [live], ramp_s=5, max_warmup_s=60, hold_s=30, cooldown_s=3,
+                                 started_unix=now - 40)
+    start = decider.tick(cpu, monotonic_to_unix=now - 40)
+    assert start is not None and start - now >= settle.LEAD_S - 0.1
+    assert hold.read_text() == f"{round(start * 1000)}\n"
+    assert not hold.with_name("row.hold.part").exists()
+    warmup = decider.warmup()
+    assert warmup.end == settle.SETTLED and abs(warmup.seconds - (start - (now - 35))) < 0.01
+    assert not decider.finished()  # the hold has not even begun
+
+
+def test_a_row_that_never_settles_begins_its_hold_at_the_bound(tmp_path):
+    now = time.time()
+    live, hold = tmp_path / "k6.live", tmp_path / "row.hold"
+    live.write_text("".join(f"{round((now - 45 + s) * 1000)},{(s % 2) * 100 + s * 300},0,0\n" for s in range(46)))
+    decider = settle.HoldDecider(hold, [live], ramp_s=5, max_warmup_s=40, hold_s=30, cooldown_s=3,
+                                 started_unix=now - 45.5)  # the bound passed half a second ago
+    assert decider.tick(windows.Series(), 0.0) is not None
+    assert decider.warmup().end == settle.BOUND and 40.5 <= decider.warmup().seconds <= 41
+
+
+def test_k6_stops_only_after_the_holds_last_iteration_or_the_grace(tmp_path):
+    now = time.time()
+    lives = [tmp_path / "a.live", tmp_path / "b.live"]
+    decider = settle.HoldDecider(tmp_path / "row.hold", lives, ramp_s=1, max_warmup_s=0, hold_s=10, cooldown_s=3,
+                                 started_unix=now - 20)
+    decider.tick(windows.Series(), 0.0)
+    decider.hold_start = now - 14  # the hold and its cool-down ended a second ago
+    write_live(lives[0], now - 20, 20, 100)
+    write_live(lives[1], now - 20, 20, 100, running=lambda second: 2)  # two of the hold's requests still running
+    assert not decider.finished()
+    write_live(lives[1], now - 20, 20, 100)
+    assert decider.finished()
+    write_live(lives[1], now - 20, 20, 100, running=lambda second: 2)
+    decider.hold_start = now - 13 - settle.GRACE_S - 1  # still running, but past the grace
+    assert decider.finished()
