@@ -20,7 +20,7 @@ from vtlab.rig import postgres, prereqs, procs
 pytestmark = pytest.mark.e2e
 
 APP_JAR = REPO / "services" / "app" / "target" / "app.jar"
-PHASES = ["--ramp", "2", "--warmup", "6", "--hold", "8"]
+PHASES = ["--ramp", "2", "--warmup", "4", "--hold", "6"]
 # 20 Tomcat threads and a 200 ms downstream: platform threads meet their wall at 20 / 0.2 s = 100 req/s, well
 # inside 2 cores, while 60 virtual-thread users reach ~300 req/s.
 POINTS = ["--conc", "10,60", "--stub-delay", "200"]

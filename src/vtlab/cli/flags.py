@@ -119,8 +119,8 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "settled (default: the warm-up ends once the successful rate and the service's CPU per request are steady "
      "over 20 s, at most --warmup; steady closed-model loads) or fixed (exactly --warmup seconds)"),
     ("--aot", "aot", choices_list(presets.AOT, single=True),
-     "on (default: vtlab's service on JDK 25 starts from an AOT cache of classes and method profiles, trained once "
-     "per build and command line) or off"),
+     "on (vtlab's service on JDK 25 starts from an AOT cache of classes and method profiles, trained once per build "
+     "and command line: 10 s of the row's load) or off (default)"),
     ("--hold", "hold_s", bounded_int(2, 3600, "seconds"), "recorded hold seconds"),
     ("--conn-mode", "conn_modes", choices_list(presets.CONN_MODES), "released, held or both"),
     ("--path-mode", "path_modes", choices_list(presets.PATH_MODES),

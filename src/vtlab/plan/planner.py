@@ -89,7 +89,7 @@ class Plan:
     jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own, every row alike
     runners: int = 1  # k6 processes sharing each row's load (locally, or the k6-operator's parallelism)
     warmup_until: str = "settled"  # presets.WARMUP_ENDS: settled (warmup_s is the bound) or fixed
-    aot: str = "on"  # presets.AOT: the service's JDK 25 AOT cache (vtlab.rig.aot), trained once per command line
+    aot: str = "off"  # presets.AOT: the service's JDK 25 AOT cache (vtlab.rig.aot), trained once per command line
 
     def uses_aot(self, row: Row) -> bool:
         """JDK 25's AOT cache keeps method profiles (JEP 515); JDK 21 has none of it."""

@@ -87,7 +87,9 @@ class Profile:
     jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own (heap, JFR)
     runners: int = 1  # k6 processes sharing each row's load (execution segments), merged into one series
     warmup_until: str = "settled"  # WARMUP_ENDS
-    aot: str = "on"  # AOT: vtlab's service on JDK 25 starts from its AOT cache (vtlab.rig.aot)
+    # AOT: vtlab's service on JDK 25 starts from its AOT cache (vtlab.rig.aot). Off by default: measured on the
+    # quick profile here, it made no row settle sooner, and its training costs more than the faster starts save.
+    aot: str = "off"
 
 
 # The published experiment `--profile headline` repeats (reference/published.csv, tucanoo-springboot-virtualthreads):
