@@ -205,29 +205,6 @@ def assert_opens_in_chromium(run_dir: Path, rows: list[dict[str, str]]) -> None:
         assert all(f">{row['thread_mode']}</text>" in overlay[:overlay.index("</figure>")] for row in rows)
 
 
-def test_interrupted_run_keeps_measured_rows_and_resumes(rig_env, tmp_path):
-    run_dir = tmp_path / "run"
-    argv = [str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10,20", "--out", str(run_dir), *TINY]
-    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and proc.poll() is None:
-        if (run_dir / "matrix.csv").exists() and len(rows_of(run_dir)) == 1:
-            break
-        time.sleep(0.5)
-    time.sleep(5)  # well into the second row: its service and k6 are up
-    proc.send_signal(signal.SIGINT)
-    output, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 128 + signal.SIGINT, output
-    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10"]
-    assert_nothing_left(rig_env, run_dir)
-
-    resumed = subprocess.run([*argv, "--resume"], env=rig_env, capture_output=True, text=True, timeout=600)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert "1 of 2 rows already measured" in resumed.stdout
-    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10", "20"]
-    assert_nothing_left(rig_env, run_dir)
-
-
 def cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
@@ -252,25 +229,27 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-def test_a_harness_killed_mid_row_leaves_nothing_the_next_call_does_not_stop(rig_env, tmp_path):
-    """SIGKILL gives the harness no chance to clean up: its spawned tiers stop on the parent-death signal,
-    PostgreSQL (a daemon by design) is stopped by the next call, which then finishes the run."""
+def test_a_run_interrupted_then_killed_mid_row_keeps_its_rows_leaves_nothing_and_resumes(rig_env, tmp_path):
+    """Ctrl-C in row 2: the run stops its tiers and keeps row 1. Resumed, it measures row 2; SIGKILL in row 3 gives
+    the harness no chance to clean up: its spawned tiers stop on the parent-death signal, PostgreSQL (a daemon by
+    design) is stopped by the next call, which then finishes the run."""
     run_dir = tmp_path / "run"
-    argv = [str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10,20", "--out", str(run_dir), *TINY]
-    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and proc.poll() is None:
-        if (run_dir / "matrix.csv").exists() and len(rows_of(run_dir)) == 1:
-            break
-        time.sleep(0.5)
-    tiers: set[int] = set()
-    while time.monotonic() < deadline and not any("orders.js" in cmdline(pid) for pid in tiers):
-        time.sleep(0.5)  # into the second row: its service and k6 are up
-        tiers = descendants(proc.pid)
+    argv = [str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10,20,30", "--out", str(run_dir), *TINY]
+    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    _wait_for_row(proc, run_dir, 1, time.monotonic() + 600)  # row 2's service and k6 are up
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGINT, output
+    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10"]
+    assert_nothing_left(rig_env, run_dir)
+
+    proc = subprocess.Popen([*argv, "--resume"], env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    tiers = _wait_for_row(proc, run_dir, 2, time.monotonic() + 600)  # row 3's service and k6 are up
     postmaster = postgres.Postgres(Path(rig_env["VTLAB_PGDATA"]), int(rig_env["VTLAB_PG_PORT"])).postmaster_pid()
     assert len(tiers) >= 3 and postmaster, tiers  # the stub, the service and k6; the database apart
     proc.kill()
-    proc.wait()
+    proc.communicate(timeout=60)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in tiers):
         time.sleep(0.5)
@@ -280,8 +259,8 @@ def test_a_harness_killed_mid_row_leaves_nothing_the_next_call_does_not_stop(rig
     resumed = subprocess.run([*argv, "--resume"], env=rig_env, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"PostgreSQL (pid {postmaster})" in resumed.stderr  # found, verified and stopped, in one line
-    assert "1 of 2 rows already measured" in resumed.stdout
-    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10", "20"]
+    assert "2 of 3 rows already measured" in resumed.stdout
+    assert [r["concurrency"] for r in rows_of(run_dir)] == ["10", "20", "30"]
     assert not Path(f"/proc/{postmaster}").exists()
     assert_nothing_left(rig_env, run_dir)
 
@@ -365,28 +344,13 @@ def test_a_warm_up_ends_once_the_row_settled_and_the_service_starts_from_its_aot
     series = store.read_k6(next((run_dir / "series").glob("*.k6.csv.gz")))
     first, last = store.phase_bounds(series)["hold"]
     assert abs(first - (2 + float(row["warmup_s"]) + 2)) < 1.5 and 5.5 < last - first <= 6, (first, last, row)
+    # the cool-down as run: until the hold's last request (100 ms) ended, not the plan's 3 s
+    assert 0 <= float(row["cooldown_s"]) < 3, row["cooldown_s"]
     assert not list((run_dir / "series").glob("*.live")) and not list((run_dir / "series").glob("*.hold"))
     assert_nothing_left(rig_env, run_dir)
 
 
-def test_pinning_control_pins_while_synchronized_does_not(rig_env, tmp_path):
-    run_dir = tmp_path / "run"
-    result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10", "--path-mode",
-                             "synchronized,pinned-control", "--out", str(run_dir), *TINY],
-                            env=rig_env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout + result.stderr
-    rows = {r["path_mode"]: r for r in rows_of(run_dir)}
-    assert int(rows["synchronized"]["pinned_events"]) == 0  # JEP 491
-    control = rows["pinned-control"]
-    assert int(control["pinned_events"]) > 0, control  # the positive control: the capture works
-    assert "Native" in control["pinned_reasons"]
-    # two carriers pinned for ~100 ms each: far below the unpinned path's rate
-    assert float(control["throughput_rps"]) < 0.5 * float(rows["synchronized"]["throughput_rps"])
-    assert "The capture works" in (run_dir / "report.md").read_text()
-    assert_nothing_left(rig_env, run_dir)
-
-
-def test_jep491_synchronized_pins_on_jdk21_and_not_on_jdk25(rig_env, tmp_path):
+def test_jep491_synchronized_pins_on_jdk21_and_not_on_jdk25_and_the_control_pins(rig_env, tmp_path):
     run_dir = tmp_path / "run"
     result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "10", "--path-mode",
                              "synchronized,synchronized-platform-http", "--jdk", "21,25", "--out", str(run_dir),
@@ -406,6 +370,19 @@ def test_jep491_synchronized_pins_on_jdk21_and_not_on_jdk25(rig_env, tmp_path):
     if deadlock["stall"]:
         assert (run_dir / deadlock["thread_dump"]).exists()
     assert "JEP 491: before and after" in (run_dir / "report.md").read_text()
+    assert_nothing_left(rig_env, run_dir)
+
+    # the positive control on 25, beside the same run's synchronized row: the capture works
+    control = subprocess.run([str(REPO / "vtlab"), "run", "--resume", "--modes", "virtual", "--conc", "10",
+                              "--path-mode", "pinned-control", "--out", str(run_dir), *TINY],
+                             env=rig_env, capture_output=True, text=True, timeout=900)
+    assert control.returncode == 0, control.stdout + control.stderr
+    rows = {(r["path_mode"], r["jdk"]): r for r in rows_of(run_dir)}
+    pinned = rows[("pinned-control", "25")]
+    assert int(pinned["pinned_events"]) > 0 and "Native" in pinned["pinned_reasons"], pinned
+    # two carriers pinned for ~100 ms each: far below the unpinned path's rate
+    assert float(pinned["throughput_rps"]) < 0.5 * float(rows[("synchronized", "25")]["throughput_rps"])
+    assert "The capture works" in (run_dir / "report.md").read_text()
     assert_nothing_left(rig_env, run_dir)
 
 

@@ -27,7 +27,7 @@ ADDRESSES = {"VTLAB_APP_HOST": "127.0.0.4", "VTLAB_STUB_HOST": "127.0.0.2", "VTL
 # ~0.5% (measured: p99 1,003.9-1,005.8 ms over six runs, three of one runner and three of three), where a
 # 200 ms wait's p99 spread over 211.2-214.4 ms here, and was once 3.8% apart in CI with nothing wrong in the merge.
 MERGE_LOAD = ["--modes", "virtual", "--workload", "sleep", "--sleep-ms", "1000", "--conc", "300", "--pools", "10",
-              "--ramp", "2", "--warmup", "5", "--hold", "20", "--reps", "1"]
+              "--ramp", "2", "--warmup", "5", "--hold", "12", "--reps", "1"]
 
 pytestmark = pytest.mark.e2e
 

@@ -186,7 +186,8 @@ def test_a_target_on_this_machine_has_its_neighbours_watched_before_the_first_ro
             return {4242}
 
     watched: list[set[int]] = []
-    monkeypatch.setattr(neighbours, "before_run", lambda ours: (watched.append(ours), neighbours.HostLoad(1.0, []))[1])
+    monkeypatch.setattr(neighbours, "before_run",
+                        lambda watching, ours: (watched.append(ours), neighbours.HostLoad(1.0, []))[1])
     loop.run(Local(), plan(), tmp_path / "run")
     assert watched == [{4242}]
     assert written_metadata(tmp_path / "run")["host_before_run"]["busy_pct"] == 1.0

@@ -142,18 +142,31 @@ def test_a_row_that_never_settles_begins_its_hold_at_the_bound(tmp_path):
     assert decider.warmup().end == settle.BOUND and 40.5 <= decider.warmup().seconds <= 41
 
 
-def test_k6_stops_only_after_the_holds_last_iteration_or_the_grace(tmp_path):
+def test_k6_stops_once_the_holds_last_iteration_ended_without_waiting_the_planned_cool_down(tmp_path):
     now = time.time()
     lives = [tmp_path / "a.live", tmp_path / "b.live"]
     decider = settle.HoldDecider(tmp_path / "row.hold", lives, ramp_s=1, max_warmup_s=0, hold_s=10, cooldown_s=3,
                                  started_unix=now - 20)
     decider.tick(windows.Series(), 0.0)
-    decider.hold_start = now - 14  # the hold and its cool-down ended a second ago
+    decider.hold_start = now - 11  # the hold ended a second ago: well inside the plan's 3 s cool-down
     write_live(lives[0], now - 20, 20, 100)
     write_live(lives[1], now - 20, 20, 100, running=lambda second: 2)  # two of the hold's requests still running
-    assert not decider.finished()
+    assert not decider.finished() and decider.cooldown_s() is None
     write_live(lives[1], now - 20, 20, 100)
     assert decider.finished()
+    assert 0.9 < decider.cooldown_s() < 1.5  # the cool-down as run: the hold's end to the stop
     write_live(lives[1], now - 20, 20, 100, running=lambda second: 2)
-    decider.hold_start = now - 13 - settle.GRACE_S - 1  # still running, but past the grace
-    assert decider.finished()
+    assert decider.finished()  # once said, k6 is stopping: the answer stands
+
+
+def test_k6_stops_after_the_planned_cool_down_and_the_grace_whatever_still_runs(tmp_path):
+    now = time.time()
+    live = tmp_path / "a.live"
+    decider = settle.HoldDecider(tmp_path / "row.hold", [live], ramp_s=1, max_warmup_s=0, hold_s=10, cooldown_s=3,
+                                 started_unix=now - 40)
+    decider.tick(windows.Series(), 0.0)
+    write_live(live, now - 40, 40, 100, running=lambda second: 2)
+    decider.hold_start = now - 10 - 3 - settle.GRACE_S + 1  # the grace ends in a second
+    assert not decider.finished()
+    decider.hold_start -= 2
+    assert decider.finished() and abs(decider.cooldown_s() - (3 + settle.GRACE_S + 1)) < 0.5

@@ -77,9 +77,10 @@ def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
 
 def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_version: str,
                 placement: str) -> dict[str, object]:
-    """What the row ran with: phases (the warm-up as run), the service's runtime as it reported itself, versions,
+    """What the row ran with: phases (the warm-up and cool-down as run), the service's runtime as it reported itself, versions,
     cores."""
-    return {"ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": plan.cooldown_s,
+    cooldown = plan.cooldown_s if drive.cooldown_s is None else round(drive.cooldown_s, 1)
+    return {"ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
             "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),
             "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),

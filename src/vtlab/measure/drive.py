@@ -30,6 +30,7 @@ class Drive:
     stall: dict[str, str]        # the stall and thread-dump columns (empty when the row never stalled)
     watched: holdwatch.Watched = holdwatch.NOTHING  # the service's threads and profile over the hold
     warmup: settle.Warmup = settle.Warmup(0, settle.FIXED)  # the warm-up as run
+    cooldown_s: float | None = None  # the cool-down as run, when the harness stopped k6 (else the plan's)
 
 
 def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Reporter,
@@ -129,7 +130,8 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                  hold_start + spec.hold_s, requests,
                  watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""},
                  during_hold.close() if during_hold else holdwatch.NOTHING,
-                 decider.warmup() if decider else settle.Warmup(spec.warmup_s, settle.FIXED))
+                 decider.warmup() if decider else settle.Warmup(spec.warmup_s, settle.FIXED),
+                 decider.cooldown_s() if decider else None)
 
 
 K6_EXTERNAL_ABORT = 105  # k6's exit code after SIGINT (errext/exitcodes.ExternalAbort)

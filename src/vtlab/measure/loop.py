@@ -37,14 +37,15 @@ def run(target: Target, plan: Plan, run_dir: Path) -> Outcome:
     """Measure every row of `plan` not yet in run_dir's CSV on `target`; returns the CSV path and how many rows
     failed. The target is closed however the run ends."""
     try:
+        watching = neighbours.Watch() if isinstance(target, OnThisMachine) else None
         target.prepare(plan, run_dir)
         csv_path = run_dir / table.CSV_NAME
         writer = table.CsvWriter(csv_path)  # sets a torn last line aside
         done = table.done_keys(csv_path)
         described = target.describe()
         meta = {**described, "plan": plan.describe(), "started": now()}
-        if isinstance(target, OnThisMachine):
-            meta["host_before_run"] = neighbours.before_run(target.own_pids()).record()
+        if isinstance(target, OnThisMachine) and watching is not None:
+            meta["host_before_run"] = neighbours.before_run(watching, target.own_pids()).record()
         table.write_metadata(run_dir, meta)
         if isinstance(target, SetsUpLate):
             target.set_up()

@@ -1,8 +1,10 @@
 """A warm-up that ends when the row has settled: from the live series — successful requests a second (k6's live
 file, load/k6build/series), the service's CPU (the CPU sampler) and its JIT compiler threads' CPU (read here from
 /proc) — over sliding windows, bounded below and above. The harness writes the hold's start to the file vtlab's
-k6 module reads (load/k6build/hold); every request starting after it is the hold's. Once the hold and its
-cool-down are over and the last iteration begun in the hold has ended, k6 is told to stop.
+k6 module reads (load/k6build/hold); every request starting after it is the hold's. Once the hold is over and the
+last iteration begun in it has ended, k6 is told to stop: that wait is the row's cool-down, as long as its hold's
+last requests need and no longer (a fixed cool-down waited the plan's seconds whether they were needed or not; the
+users kept loading the service until the last of the hold's requests ended either way).
 
 Settled, over the last WINDOWS windows of WINDOW_S seconds, all after the ramp:
 - the successful rate spreads by at most RATE_SPREAD of its mean;
@@ -41,8 +43,8 @@ CPU_FALL = 0.10
 # the hold begins this long after the harness decides it: every k6 runner has read it by then (its module
 # polls the file every 50 ms), so no request is tagged by a runner that has not yet seen the decision
 LEAD_S = 0.3
-# after the cool-down, how long the hold's last iterations may still run before k6 is stopped anyway (the
-# fixed warm-up's k6 gave them its gracefulStop, the same 10 s)
+# after the plan's cool-down, how long the hold's last iterations may still run before k6 is stopped anyway (the
+# fixed warm-up's k6 gave them its cool-down and then its gracefulStop, the same 10 s)
 GRACE_S = 10.0
 
 SETTLED = "settled"
@@ -159,9 +161,10 @@ class HoldDecider:
         self.compilers: dict[int, float] = {}
         self.jit: list[tuple[float, float]] = []
         self.ramp_end = started_unix + ramp_s
-        self.max_warmup_s, self.hold_s, self.cooldown_s = max_warmup_s, hold_s, cooldown_s
+        self.max_warmup_s, self.hold_s, self.planned_cooldown_s = max_warmup_s, hold_s, cooldown_s
         self.hold_start: float | None = None  # Unix s, once decided
         self.end = ""
+        self.stopped: float | None = None  # Unix s: when finished() first said k6 may stop
         hold_file.unlink(missing_ok=True)
 
     def live(self) -> list[list[Live]]:
@@ -191,19 +194,28 @@ class HoldDecider:
         self.hold_start, self.end = start, why
 
     def finished(self) -> bool:
-        """The hold and its cool-down are over, and no iteration begun in the hold still runs in any runner (or
-        GRACE_S has passed since: the fixed warm-up's k6 would have stopped them too)."""
+        """The hold is over and no iteration begun in it still runs in any runner (or the plan's cool-down and
+        GRACE_S have passed since: the fixed warm-up's k6 would have stopped them too)."""
+        if self.stopped is not None:
+            return True
         if self.hold_start is None:
             return False
-        over = self.hold_start + self.hold_s + self.cooldown_s
+        over = self.hold_start + self.hold_s
         now = time.time()
         if now < over:
             return False
-        if now >= over + GRACE_S:
-            return True
         latest = [runner[-1] for runner in self.live() if runner]
-        return len(latest) == len(self.live_files) and all(line.at >= over and line.hold_running == 0
-                                                            for line in latest)
+        if now >= over + self.planned_cooldown_s + GRACE_S or (
+                len(latest) == len(self.live_files) and all(line.at >= over and line.hold_running == 0
+                                                            for line in latest)):
+            self.stopped = now
+        return self.stopped is not None
+
+    def cooldown_s(self) -> float | None:
+        """The cool-down as run: from the hold's end to the stop (None before k6 may stop)."""
+        if self.stopped is None or self.hold_start is None:
+            return None
+        return self.stopped - (self.hold_start + self.hold_s)
 
     def warmup(self) -> Warmup:
         """The warm-up as run (the hold never began: all of it, to the bound)."""
