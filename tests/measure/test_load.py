@@ -38,6 +38,23 @@ def test_phases_add_up():
     assert load.LoadSpec("http://x", "closed", 10, 0, 5, 20, 30, 100, cooldown_s=35).duration_s == 90
 
 
+def test_a_hold_the_harness_decides_ends_before_k6s_schedule_does():
+    """k6's schedule outlasts the latest moment the harness stops it: a hold decided at the bound (after k6's start
+    slack, one tick of the drive loop and the decision's lead), the hold, the plan's cool-down and the grace the
+    hold's last iterations get — so the users keep loading until the hold's last request ended."""
+    from vtlab.core import constants
+    from vtlab.measure import settle
+
+    spec = load.LoadSpec("http://x", "closed", 10, 0, 5, 45, 15, 100, cooldown_s=3, settles=True)
+    latest_stop = (5 + constants.CURRENT.k6_start_slack_s + 45 + 1 + settle.LEAD_S + 15 + 3 + settle.GRACE_S)
+    assert spec.duration_s >= latest_stop
+    (_, hold), env = spec.stages(), load.script_env(spec, "stdout")
+    assert hold == [{"duration": f"{15 + spec.scheduled_cooldown_s}s", "target": 10}]
+    assert env["COOLDOWN_S"] == str(spec.scheduled_cooldown_s)
+    fixed = load.LoadSpec("http://x", "closed", 10, 0, 5, 45, 15, 100, cooldown_s=3)
+    assert fixed.duration_s == 5 + 45 + 15 + 3  # a fixed warm-up's k6 ends the row itself, as planned
+
+
 def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
     """orders.js against a server that fails a known share of ids slowly: the summary gives the failures
     by status, and p99 over every response sees the slow failures the successful-only p99 leaves out."""

@@ -11,8 +11,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from vtlab.rig import procs
-from vtlab.core import shapes
+from vtlab.core import constants, shapes
 from vtlab.core.settings import LOAD
+from vtlab.measure import settle
 from vtlab.series.loadresult import FAILURE_STATUSES, LoadResult
 
 SCRIPT = LOAD / "orders.js"
@@ -40,7 +41,19 @@ class LoadSpec:
 
     @property
     def duration_s(self) -> int:
-        return self.ramp_s + self.warmup_s + self.hold_s + self.cooldown_s
+        return self.ramp_s + self.warmup_s + self.hold_s + self.scheduled_cooldown_s
+
+    @property
+    def scheduled_cooldown_s(self) -> int:
+        """k6's own cool-down. When the harness decides the hold (settles), the harness stops k6, whenever that
+        hold ends: a hold decided at the bound begins after k6's start slack, a tick and the decision's lead
+        later than k6's schedule has it, and its last iterations may run the plan's cool-down and the grace
+        beyond it. A schedule that ended first drew the users away under the hold's slowest requests (seen
+        here: the rows that reached their bound were all ended by k6, none by the harness)."""
+        if not self.settles:
+            return self.cooldown_s
+        late = constants.CURRENT.k6_start_slack_s + 1 + settle.LEAD_S
+        return self.cooldown_s + math.ceil(late + settle.GRACE_S)
 
     @property
     def hold_start_s(self) -> int:
@@ -56,7 +69,7 @@ class LoadSpec:
         start = self.shape.start_load(self.load)
         before = [{"duration": f"{self.ramp_s}s", "target": start}, {"duration": f"{self.warmup_s}s", "target": start}]
         hold = [{"duration": f"{seconds}s", "target": target}
-                for seconds, target in self.shape.hold_targets(self.load, self.hold_s, self.cooldown_s)]
+                for seconds, target in self.shape.hold_targets(self.load, self.hold_s, self.scheduled_cooldown_s)]
         return before, hold
 
 
@@ -72,7 +85,7 @@ def script_env(spec: LoadSpec, summary: str) -> dict[str, str]:
     return {
         "BASE_URL": spec.base_url, "MODEL": spec.model, "MAX_ID": str(spec.max_id),
         "RAMP_S": str(spec.ramp_s), "WARMUP_S": str(spec.warmup_s), "HOLD_S": str(spec.hold_s),
-        "COOLDOWN_S": str(spec.cooldown_s), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
+        "COOLDOWN_S": str(spec.scheduled_cooldown_s), "VUS": str(spec.concurrency), "RATE": str(spec.rate),
         "WORKLOAD": spec.workload, "SLEEP_MS": str(spec.sleep_ms), "CPU_WORK": str(spec.cpu_work),
         "MAX_CUSTOMER_ID": str(spec.max_customer_id),
         "WARMUP_STAGES": json.dumps(before), "HOLD_STAGES": json.dumps(hold),
