@@ -77,8 +77,8 @@ def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
 
 def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_version: str,
                 placement: str) -> dict[str, object]:
-    """What the row ran with: phases (the warm-up and cool-down as run), the service's runtime as it reported itself, versions,
-    cores."""
+    """What the row ran with: phases (the warm-up and cool-down as run), the service's runtime as it reported
+    itself, versions, cores."""
     cooldown = plan.cooldown_s if drive.cooldown_s is None else round(drive.cooldown_s, 1)
     return {"ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
             "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
