@@ -9,10 +9,12 @@
 //
 // The hold begins either at fixed times (ramp + warm-up) or, when the harness names VTLAB_HOLD_FILE, when the
 // harness decides the row has settled: it writes that moment to the file and vtlab's k6 module (k6/x/vtlab,
-// load/k6build/hold) hands it to every VU. Until then every request is the warm-up's; the harness ends k6
-// once the hold and its cool-down are over and the last iteration begun in the hold has ended.
+// load/k6build/hold) hands it to every VU. Until then every request is the warm-up's. Once the hold is over and
+// the last iteration begun in it has ended, the harness ends the row: from then on no iteration makes a request,
+// and once none still runs the harness stops k6 (which would interrupt a request in flight).
+import { sleep } from 'k6';
 import exec from 'k6/execution';
-import { enterHold, holdStartUnixMs, leaveHold } from 'k6/x/vtlab';
+import { enter, holdStartUnixMs, leave, stopping } from 'k6/x/vtlab';
 
 const MODEL = __ENV.MODEL || 'closed';
 const RAMP = Number(__ENV.RAMP_S);
@@ -109,22 +111,27 @@ export function phaseNow() {
   return phaseAt(exec.instance.currentTestRunDuration - HOLD_START_MS);
 }
 
-// Runs one iteration of `phase`; one begun in the hold counts as running until it ends (its promise settles),
-// so that the harness stops k6 only after the hold's last request.
+// Runs one iteration of `phase`, counted as running until it ends (its promise settles): the harness stops k6
+// only after the hold's last request, and then after the last request of any iteration. Once the harness is
+// ending the row an iteration makes no request.
 export function counted(phase, iteration) {
-  if (phase !== 'hold') return iteration();
-  enterHold();
+  if (HOLD_DECIDED_BY_HARNESS && stopping()) {
+    sleep(0.1); // nothing to send: the row is over (an idle user, not a busy loop)
+    return undefined;
+  }
+  const inHold = phase === 'hold';
+  enter(inHold);
   let result;
   try {
     result = iteration();
   } catch (error) {
-    leaveHold();
+    leave(inHold);
     throw error;
   }
   if (result && typeof result.then === 'function') {
-    return result.finally(() => leaveHold());
+    return result.finally(() => leave(inHold));
   }
-  leaveHold();
+  leave(inHold);
   return result;
 }
 

@@ -108,12 +108,16 @@ def test_nothing_succeeding_is_never_settled():
 
 
 def test_a_live_files_half_written_last_line_is_left_out():
-    lines = settle.parse_live("1000,5,1,0\n2000,9,1,3\n30")
-    assert lines == [settle.Live(1.0, 5, 1, 0), settle.Live(2.0, 9, 1, 3)]
+    lines = settle.parse_live("1000,5,1,0,7\n2000,9,1,3,9\n30")
+    assert lines == [settle.Live(1.0, 5, 1, 0, 7), settle.Live(2.0, 9, 1, 3, 9)]
 
 
-def write_live(path, start, seconds, rate, running=lambda second: 0):
-    path.write_text("".join(f"{round((start + s) * 1000)},{rate * s},0,{running(s)}\n" for s in range(seconds + 1)))
+def write_live(path, start, seconds, rate, running=lambda second: 0, all_running=None):
+    """A runner's live lines, one a second: `running` the hold's iterations running, `all_running` every one
+    (the users', by default: ten more than the hold's)."""
+    every = all_running or (lambda second: running(second) + 10)
+    path.write_text("".join(f"{round((start + s) * 1000)},{rate * s},0,{running(s)},{every(s)}\n"
+                            for s in range(seconds + 1)))
 
 
 def test_the_decider_writes_the_holds_start_for_k6_once_settled(tmp_path):
@@ -135,31 +139,41 @@ def test_the_decider_writes_the_holds_start_for_k6_once_settled(tmp_path):
 def test_a_row_that_never_settles_begins_its_hold_at_the_bound(tmp_path):
     now = time.time()
     live, hold = tmp_path / "k6.live", tmp_path / "row.hold"
-    live.write_text("".join(f"{round((now - 45 + s) * 1000)},{(s % 2) * 100 + s * 300},0,0\n" for s in range(46)))
+    live.write_text("".join(f"{round((now - 45 + s) * 1000)},{(s % 2) * 100 + s * 300},0,0,0\n" for s in range(46)))
     decider = settle.HoldDecider(hold, [live], ramp_s=5, max_warmup_s=40, hold_s=30, cooldown_s=3,
                                  started_unix=now - 45.5)  # the bound passed half a second ago
     assert decider.tick(windows.Series(), 0.0) is not None
     assert decider.warmup().end == settle.BOUND and 40.5 <= decider.warmup().seconds <= 41
 
 
-def test_k6_stops_once_the_holds_last_iteration_ended_without_waiting_the_planned_cool_down(tmp_path):
+def test_the_row_ends_once_the_holds_last_iteration_ended_and_k6_stops_once_no_request_is_in_flight(tmp_path):
+    """Not after the plan's cool-down: the row ends when the hold's last iteration did (the hold file then names that
+    moment too, and the users send nothing more), and k6 is stopped once every runner reads nothing in flight."""
     now = time.time()
-    lives = [tmp_path / "a.live", tmp_path / "b.live"]
-    decider = settle.HoldDecider(tmp_path / "row.hold", lives, ramp_s=1, max_warmup_s=0, hold_s=10, cooldown_s=3,
+    lives, hold = [tmp_path / "a.live", tmp_path / "b.live"], tmp_path / "row.hold"
+    decider = settle.HoldDecider(hold, lives, ramp_s=1, max_warmup_s=0, hold_s=10, cooldown_s=3,
                                  started_unix=now - 20)
     decider.tick(windows.Series(), 0.0)
     decider.hold_start = now - 11  # the hold ended a second ago: well inside the plan's 3 s cool-down
     write_live(lives[0], now - 20, 20, 100)
     write_live(lives[1], now - 20, 20, 100, running=lambda second: 2)  # two of the hold's requests still running
-    assert not decider.finished() and decider.cooldown_s() is None
+    assert not decider.finished() and decider.ending is None and len(hold.read_text().split()) == 1
     write_live(lives[1], now - 20, 20, 100)
+    assert not decider.finished()  # the row ends now; the users' requests of the cool-down are still in flight
+    start_ms, end_ms = (int(value) for value in hold.read_text().split())
+    assert start_ms == round(decider.hold_start * 1000) and abs(end_ms / 1000 - time.time()) < 1
+    assert not decider.finished() and decider.cooldown_s() is None  # the lines read were written before the end
+    later = decider.ending + settle.LEAD_S + 0.001  # (a line stamped to the millisecond, after it)
+    for live in lives:  # read after the end, with requests still in flight in one runner, then in none
+        live.write_text(live.read_text() + f"{round(later * 1000)},2000,0,0,{3 if live == lives[0] else 0}\n")
+    assert not decider.finished()
+    lives[0].write_text(lives[0].read_text() + f"{round(later * 1000) + 1},2001,0,0,0\n")
     assert decider.finished()
     assert 0.9 < decider.cooldown_s() < 1.5  # the cool-down as run: the hold's end to the stop
-    write_live(lives[1], now - 20, 20, 100, running=lambda second: 2)
     assert decider.finished()  # once said, k6 is stopping: the answer stands
 
 
-def test_k6_stops_after_the_planned_cool_down_and_the_grace_whatever_still_runs(tmp_path):
+def test_the_row_ends_after_the_planned_cool_down_and_the_grace_whatever_still_runs(tmp_path):
     now = time.time()
     live = tmp_path / "a.live"
     decider = settle.HoldDecider(tmp_path / "row.hold", [live], ramp_s=1, max_warmup_s=0, hold_s=10, cooldown_s=3,
@@ -167,6 +181,8 @@ def test_k6_stops_after_the_planned_cool_down_and_the_grace_whatever_still_runs(
     decider.tick(windows.Series(), 0.0)
     write_live(live, now - 40, 40, 100, running=lambda second: 2)
     decider.hold_start = now - 10 - 3 - settle.GRACE_S + 1  # the grace ends in a second
-    assert not decider.finished()
+    assert not decider.finished() and decider.ending is None
     decider.hold_start -= 2
-    assert decider.finished() and abs(decider.cooldown_s() - (3 + settle.GRACE_S + 1)) < 0.5
+    assert not decider.finished() and decider.ending is not None  # ended, whatever still runs
+    decider.ending -= settle.GRACE_S  # and nothing stopped the requests in flight within k6's gracefulStop
+    assert decider.finished()

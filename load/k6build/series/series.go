@@ -12,8 +12,9 @@
 // these do.
 //
 // Beside it, when VTLAB_LIVE_FILE names a file, a line a second — Unix milliseconds, the requests
-// that succeeded and failed so far, the hold's iterations still running — is what the harness reads live: when
-// the row has settled (and its hold may begin), and when the hold's last request has ended (and k6 may stop).
+// that succeeded and failed so far, the hold's iterations still running, every iteration still running — is
+// what the harness reads live: when the row has settled (and its hold may begin), when the hold's last request
+// has ended (and the row may end), and when no request is left in flight (and k6 may stop).
 package series
 
 import (
@@ -124,7 +125,8 @@ func (o *Output) flush() {
 	}
 	if o.live != nil {
 		// one unbuffered write a second: the harness never reads half a line
-		fmt.Fprintf(o.live, "%d,%d,%d,%d\n", time.Now().UnixMilli(), o.ok, o.failed, hold.InFlight())
+		fmt.Fprintf(o.live, "%d,%d,%d,%d,%d\n", time.Now().UnixMilli(), o.ok, o.failed, hold.InFlight(),
+			hold.Running())
 	}
 }
 

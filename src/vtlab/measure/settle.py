@@ -2,9 +2,11 @@
 file, load/k6build/series), the service's CPU (the CPU sampler) and its JIT compiler threads' CPU (read here from
 /proc) — over sliding windows, bounded below and above. The harness writes the hold's start to the file vtlab's
 k6 module reads (load/k6build/hold); every request starting after it is the hold's. Once the hold is over and the
-last iteration begun in it has ended, k6 is told to stop: that wait is the row's cool-down, as long as its hold's
-last requests need and no longer (a fixed cool-down waited the plan's seconds whether they were needed or not; the
-users kept loading the service until the last of the hold's requests ended either way).
+last iteration begun in it has ended, the harness ends the row: it writes that moment to the same file, from which
+no iteration makes a request, and stops k6 once no request is in flight (k6 interrupts one it is stopped in: a
+write the service stored would go unacknowledged). That wait is the row's cool-down, as long as its hold's last
+requests need and no longer (a fixed cool-down waited the plan's seconds whether they were needed or not; the users
+kept loading the service until the last of the hold's requests ended either way).
 
 Settled, over the last WINDOWS windows of WINDOW_S seconds, all after the ramp:
 - the successful rate spreads by at most RATE_SPREAD of its mean;
@@ -64,11 +66,13 @@ class Warmup:
 
 @dataclass(frozen=True)
 class Live:
-    """One line of a k6 runner's live file: when (Unix s), successes and failures so far, hold iterations running."""
+    """One line of a k6 runner's live file: when (Unix s), successes and failures so far, the hold's iterations
+    running, every iteration running."""
     at: float
     ok: int
     failed: int
     hold_running: int
+    running: int
 
 
 def parse_live(text: str) -> list[Live]:
@@ -77,8 +81,8 @@ def parse_live(text: str) -> list[Live]:
     out = []
     for line in lines:
         fields = line.split(",")
-        if len(fields) == 4:
-            out.append(Live(int(fields[0]) / 1000, int(fields[1]), int(fields[2]), int(fields[3])))
+        if len(fields) == 5:
+            out.append(Live(int(fields[0]) / 1000, *(int(field) for field in fields[1:])))
     return out
 
 
@@ -164,7 +168,8 @@ class HoldDecider:
         self.max_warmup_s, self.hold_s, self.planned_cooldown_s = max_warmup_s, hold_s, cooldown_s
         self.hold_start: float | None = None  # Unix s, once decided
         self.end = ""
-        self.stopped: float | None = None  # Unix s: when finished() first said k6 may stop
+        self.ending: float | None = None   # Unix s: when the row was ended (no iteration makes a request since)
+        self.stopped: float | None = None  # Unix s: when no request was left in flight (k6 may stop)
         hold_file.unlink(missing_ok=True)
 
     def live(self) -> list[list[Live]]:
@@ -188,28 +193,41 @@ class HoldDecider:
 
     def _decide(self, now: float, why: str) -> None:
         start = now + LEAD_S
-        partial = self.hold_file.with_name(self.hold_file.name + ".part")
-        partial.write_text(f"{round(start * 1000)}\n")
-        os.replace(partial, self.hold_file)  # k6's module never reads half a number
+        self._write(f"{round(start * 1000)}\n")
         self.hold_start, self.end = start, why
 
+    def _write(self, text: str) -> None:
+        partial = self.hold_file.with_name(self.hold_file.name + ".part")
+        partial.write_text(text)
+        os.replace(partial, self.hold_file)  # k6's module never reads half a number
+
     def finished(self) -> bool:
-        """The hold is over and no iteration begun in it still runs in any runner (or the plan's cool-down and
-        GRACE_S have passed since: the fixed warm-up's k6 would have stopped them too)."""
+        """Whether k6 may stop: the hold is over and no iteration begun in it still runs in any runner (or the
+        plan's cool-down and GRACE_S have passed since: the fixed warm-up's k6 would have stopped them too), the
+        row was ended then (no iteration makes a request since), and no request of any iteration is left in flight
+        (or GRACE_S has passed since: k6's gracefulStop)."""
         if self.stopped is not None:
             return True
         if self.hold_start is None:
             return False
-        over = self.hold_start + self.hold_s
         now = time.time()
-        if now < over:
+        over = self.hold_start + self.hold_s
+        if self.ending is None:
+            if now >= over and (now >= over + self.planned_cooldown_s + GRACE_S
+                                or self._all_read(over, lambda line: line.hold_running == 0)):
+                self.ending = now
+                self._write(f"{round(self.hold_start * 1000)}\n{round(now * 1000)}\n")
             return False
-        latest = [runner[-1] for runner in self.live() if runner]
-        if now >= over + self.planned_cooldown_s + GRACE_S or (
-                len(latest) == len(self.live_files) and all(line.at >= over and line.hold_running == 0
-                                                            for line in latest)):
+        # read after the module had seen the end (it polls every 50 ms): a line written before may count an
+        # iteration that began just before the end and still sends its request
+        if now >= self.ending + GRACE_S or self._all_read(self.ending + LEAD_S, lambda line: line.running == 0):
             self.stopped = now
         return self.stopped is not None
+
+    def _all_read(self, since: float, condition) -> bool:
+        """Every runner's latest live line is from `since` on and meets `condition`."""
+        latest = [runner[-1] for runner in self.live() if runner]
+        return len(latest) == len(self.live_files) and all(line.at >= since and condition(line) for line in latest)
 
     def cooldown_s(self) -> float | None:
         """The cool-down as run: from the hold's end to the stop (None before k6 may stop)."""
