@@ -28,10 +28,14 @@ from vtlab.series import store
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "--conn-mode", "released"]
-# A heap barely above the service's live data, and a context per request large enough to fill it between pauses.
-# Tried here (virtual, 20 users, 100 ms downstream, 6 s hold): 48 MB ran out of heap (every request failed); 80 MB with
-# 512 KB contexts paused 15% of the hold; 96 MB with 2 MB contexts 39%.
-GC_HEAP, GC_CONTEXT_KB = "-XX:+UseSerialGC -Xmx96m", "2048"
+# A context per request large enough to matter (2 MB, 20 in flight), with three heaps (Serial GC; virtual, 20 users,
+# 100 ms downstream, 6 s hold, measured here). GC_HEAP: room for what is live but a young generation of 6 MB, so the
+# collector runs all the time and frees most of the heap each time (paused 15% of the hold; its threads 31% of the
+# service's CPU; 83 of 250 MB of long-lived heap live; 16 MB: 11%). THRASH_HEAP: barely above what is live (96 MB:
+# 64 of 64 MB live after collections, the collector 61% of the CPU, paused 41%, no error yet). OOM_HEAP: below it
+# (48 MB: OutOfMemoryError, every request failed).
+GC_HEAP, GC_CONTEXT_KB = "-XX:+UseSerialGC -Xmx256m -Xmn6m", "2048"
+THRASH_HEAP, OOM_HEAP = "-XX:+UseSerialGC -Xmx96m", "-XX:+UseSerialGC -Xmx48m"
 
 pytestmark = pytest.mark.e2e
 
@@ -585,9 +589,9 @@ def test_a_service_answering_500_is_named_failures_not_overload(rig_env, tmp_pat
     assert_nothing_left(rig_env, run_dir)
 
 
-def test_a_service_short_of_heap_is_named_gc(rig_env, tmp_path):
-    """A heap barely above the service's live data (Serial GC) with a large context per request in flight: the
-    collector pauses the service for a large share of the hold, and the row names it `gc`, with the share."""
+def test_a_service_collecting_all_the_time_is_named_gc(rig_env, tmp_path):
+    """A young generation far too small for the contexts in flight (Serial GC): the collector pauses the service
+    for a large share of the hold while most of the heap stays free, and the row names it `gc`, with the share."""
     run_dir = tmp_path / "run"
     result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "20", "--out", str(run_dir),
                              "--context", "threadlocal", "--context-kb", GC_CONTEXT_KB, "--jvm-opts", GC_HEAP, *TINY],
@@ -598,7 +602,36 @@ def test_a_service_short_of_heap_is_named_gc(rig_env, tmp_path):
     share = float(row["gc_pause_ms"]) / (float(row["hold_s"]) * 1000)
     assert share >= 0.10, row["gc_pause_ms"]  # the rig's gc_pause_share
     assert verdict["bottleneck"] == "gc" and "GC paused" in verdict["evidence"], verdict
+    # the memory a row is judged by, read: the collector's threads' CPU, the long-lived heap after collections
+    # against its maximum (Serial's old generation: 256 MB less the young one), no OutOfMemoryError in the log
+    assert float(row["gc_cpu_pct"]) > 0 and row["oom_errors"] == "0", row
+    assert 0 < float(row["heap_live_mb_max"]) < 0.9 * float(row["heap_old_max_mb"]) <= 256, row
+    assert verdict["valid"] == "true", verdict
     assert_nothing_left(rig_env, run_dir)
+
+
+def test_a_service_out_of_heap_is_named_out_of_memory_and_never_valid(rig_env, tmp_path):
+    """The same load on a heap barely above what it keeps live: alive, collecting most of the time, no error yet;
+    then on one below it: OutOfMemoryError, every request failed. Either row is named by its heap — never an
+    overload, a stall or the CPU — and is never valid."""
+    def measured(heap: str, folder: str) -> tuple[dict[str, str], dict[str, str]]:
+        run_dir = tmp_path / folder
+        result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "20", "--out",
+                                 str(run_dir), "--context", "threadlocal", "--context-kb", GC_CONTEXT_KB,
+                                 "--jvm-opts", heap, *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        [row], [verdict] = rows_of(run_dir), list(csv.DictReader(open(run_dir / "analysis.csv")))
+        assert (verdict["bottleneck"], verdict["valid"]) == ("out-of-memory", "false"), verdict
+        assert "out-of-memory" in verdict["flags"].split(";"), verdict["flags"]
+        assert_nothing_left(rig_env, run_dir)
+        return row, verdict
+
+    row, verdict = measured(THRASH_HEAP, "thrashing")
+    assert float(row["heap_live_mb_max"]) >= 0.9 * float(row["heap_old_max_mb"]) > 0, row
+    assert float(row["gc_cpu_pct"]) >= 0.5 * float(row["app_cpu_pct"]) > 0, row
+    assert "of its CPU" in verdict["evidence"] and "still live after collections" in verdict["evidence"], verdict
+    row, verdict = measured(OOM_HEAP, "thrown")
+    assert int(row["oom_errors"]) > 0 and "name an OutOfMemoryError" in verdict["evidence"], (row, verdict)
 
 
 def test_borrows_that_time_out_under_load_are_named_overload(rig_env, tmp_path):

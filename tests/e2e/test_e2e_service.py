@@ -124,12 +124,13 @@ export default function (data) {
 """
 
 
-def test_a_users_k6_script_runs_inside_vtlabs_phases_and_is_counted_exactly(seeded, tmp_path):
+def test_a_users_k6_script_runs_inside_vtlabs_phases_and_is_counted_exactly_from_an_aot_cache(seeded, tmp_path):
     script = tmp_path / "two-calls.js"
     script.write_text(USER_SCRIPT)
     run_dir = tmp_path / "script"
+    # started from the AOT cache of their jar, trained on their own script (a cache's use changes no count)
     result = vtlab(seeded, "run", *as_users_database(seeded), "--script", str(script), "--modes", "virtual",
-                   "--conc", "10", "--stub-delay", "200", *PHASES, "--out", str(run_dir))
+                   "--conc", "10", "--stub-delay", "200", *PHASES, "--aot", "on", "--out", str(run_dir))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     [row] = rows_of(run_dir)
     summary = json.loads(next((run_dir / "k6").glob("*.json")).read_text())["metrics"]
@@ -140,6 +141,8 @@ def test_a_users_k6_script_runs_inside_vtlabs_phases_and_is_counted_exactly(seed
     assert 40 < float(row["throughput_rps"]) < 55
     assert summary["vus_max"]["values"]["max"] == 10           # the plan's users, not the script's 99
     assert summary["checks"]["thresholds"] == {"rate>0.5": {"ok": True}}  # the script's own threshold kept
+    assert row["aot_cache"] == "used", row["aot_cache"]  # the JVM's own log: it opened the cache
+    assert not (run_dir / "logs" / "aot-training").exists()  # the training's folder went with it
     assert_nothing_left(seeded, run_dir)
 
 

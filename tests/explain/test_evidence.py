@@ -141,6 +141,41 @@ def test_a_recorded_stall_is_named_and_makes_the_row_invalid():
 FAILING = dict(error_rate=0.05, throughput_rps=93, ok_requests=2793)
 
 
+def test_a_service_out_of_heap_is_named_out_of_memory_never_overload_or_the_cpu_and_is_never_valid():
+    """The issue's 10,000-user row: OutOfMemoryError in the log, the collector burning the CPU, connections timing
+    out (503) and the host full — named by its heap, whatever else it shows."""
+    thrown = dict(concurrency=10000, throughput_rps=2, ok_requests=60, http_reqs=446, error_rate=0.87,
+                  errors_by_status="503=386", host_cpu_pct=99, app_cpu_pct=190, oom_errors=14, gc_cpu_pct=180,
+                  heap_live_mb_max=1010, heap_old_max_mb=1024)
+    out = verdict(row(**thrown))
+    assert (out.bottleneck, out.valid) == ("out-of-memory", False) and "out-of-memory" in out.flags
+    assert out.evidence == ("14 lines of the service's log name an OutOfMemoryError; its collector used 95% of its "
+                            "CPU (wall at 50%); 1010 of 1024 MB of long-lived heap still live after collections "
+                            "(99%; full at 90%)")
+    # no error yet, but the collector ran most of the time and freed little: out of memory too
+    thrashing = verdict(row(**{**thrown, "oom_errors": 0}))
+    assert thrashing.bottleneck == "out-of-memory" and thrashing.evidence.startswith("its collector used 95%")
+    # the collector busy while most of the heap was free after collections: a cost (the gc wall's to name), not
+    # the heap's end
+    busy = verdict(row(**{**thrown, "oom_errors": 0, "heap_live_mb_max": 400}))
+    assert busy.bottleneck == "overload" and "out-of-memory" not in busy.flags
+    # the heap full of live data while the collector took little: not out of memory
+    full = verdict(row(**{**thrown, "oom_errors": 0, "gc_cpu_pct": 20}))
+    assert full.bottleneck == "overload"
+    # a service whose log and threads vtlab cannot read (--url) shows neither
+    unread = verdict(row(**{**thrown, "oom_errors": "", "gc_cpu_pct": "", "heap_live_mb_max": "",
+                            "heap_old_max_mb": ""}))
+    assert unread.bottleneck == "overload" and "out-of-memory" not in unread.flags
+
+
+def test_the_out_of_memory_thresholds_are_the_runs_recorded_constants():
+    thrashing = row(gc_cpu_pct=60, app_cpu_pct=100, heap_live_mb_max=95, heap_old_max_mb=100)
+    assert verdict(thrashing).bottleneck == "out-of-memory"
+    lenient = record.from_dict({**META, "rig": {**META["rig"], "gc_cpu_share": 0.7}})
+    assert verdict(thrashing, run=lenient).bottleneck != "out-of-memory"
+    assert (constants.record()["gc_cpu_share"], constants.record()["heap_live_full_share"]) == (0.5, 0.9)
+
+
 def test_failures_are_not_an_overload_and_refusals_are():
     """5% HTTP 500s at 100 users far below every ceiling is a bug, not an overload; so is a dead service's status
     0. 503s are refusals under load."""

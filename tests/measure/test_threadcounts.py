@@ -35,8 +35,23 @@ def test_switches_are_summed_thread_by_thread_over_the_hold():
     assert summary == threadcounts.Switches(382 / 4, 17 / 4, carriers_max=3, threads_ended=1)
     cells = threadcounts.columns(summary, requests_per_s=10.0, virtual=True)
     assert cells == {"csw_voluntary_per_req": 9.55, "csw_involuntary_per_req": 0.425, "carriers_max": 3,
-                     "threads_ended": 1}
+                     "threads_ended": 1, "gc_cpu_pct": 0.0}
     assert threadcounts.columns(summary, 10.0, virtual=False)["carriers_max"] == ""  # no virtual threads to carry
+
+
+def test_the_collectors_cpu_is_its_threads_own_over_the_hold_whichever_collector_runs():
+    """Parallel's and G1's workers, G1's concurrent threads, the VM thread (Serial GC collects there), a worker born
+    in the hold; the request threads and the JIT are not the collector."""
+    stat = "{tid} (x) S 1 1 1 0 -1 0 0 0 0 0 {user} {system} 0 0 20 0 1 0 1 0 0"
+    assert threadcounts.parse_status(STATUS, stat.format(tid=7, user=30, system=12)).ticks == 42
+    names = ["GC Thread#0", "G1 Conc#0", "VM Thread", "http-nio-8080-e", "C2 CompilerThre", "GC Thread#1"]
+    first = {tid: ThreadStatus(name, 0, 0, 100) for tid, name in enumerate(names[:-1])}
+    last = {tid: ThreadStatus(name, 0, 0, 100 + 10 * (tid + 1)) for tid, name in enumerate(names)}
+    summary = threadcounts.summarise([(0.0, first), (2.0, last)])
+    # GC Thread#0 +10, G1 Conc#0 +20, VM Thread +30, GC Thread#1 born in the hold: all its 160 ticks
+    assert summary.gc_ticks_per_s == (10 + 20 + 30 + 160) / 2
+    ticks_per_s = os.sysconf("SC_CLK_TCK")
+    assert threadcounts.columns(summary, 10.0, True)["gc_cpu_pct"] == (10 + 20 + 30 + 160) / 2 / ticks_per_s * 100
 
 
 def test_fewer_than_two_readings_is_not_measured():
@@ -53,5 +68,5 @@ def test_this_process_threads_are_read_from_proc_and_only_inside_the_hold():
     counts.tick(7.0)
     assert len(counts.readings) == 1
     threads = counts.readings[0][1]
-    assert os.getpid() in threads and threads[os.getpid()].voluntary >= 0
+    assert os.getpid() in threads and threads[os.getpid()].voluntary >= 0 and threads[os.getpid()].ticks > 0
     assert threadcounts.read_threads(2**22 + 1) == {}  # no such process: nothing, not an error

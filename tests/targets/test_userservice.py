@@ -256,9 +256,13 @@ def test_the_mode_a_row_asked_for_is_proved_by_tomcat_where_it_tells_else_by_the
     (["--service", "{jar}", "--endpoint", "GET /x", "--keep"], "--keep"),
     (["--url", "http://127.0.0.1:1", "--modes", "virtual", "--endpoint", "GET /x", "--jdk", "21"], "--jdk configures"),
     (["--service", "{jar}", "--endpoint", "GET /x", "--service-env", "SERVER_PORT=1"], "use --port"),
+    (["--url", "http://127.0.0.1:1", "--modes", "virtual", "--endpoint", "GET /x", "--aot", "on"],
+     "with --url the service runs as it is"),
+    (["--service", "{old_jar}", "--endpoint", "GET /x", "--aot", "on"], "is Spring Boot 3.2.5; its AOT cache needs"),
 ])
 def test_more_flags_that_do_not_fit_a_users_service_are_refused(capsys, tmp_path, argv, words):
-    argv = [arg.replace("{jar}", jar(tmp_path)) for arg in argv]
+    old_jar = str(boot_jar(tmp_path / "old.jar", BOOT_MANIFEST.format("3.2.5")))
+    argv = [arg.replace("{jar}", jar(tmp_path)).replace("{old_jar}", old_jar) for arg in argv]
     code, err = cli_code(capsys, argv)
     assert code == 2 and words in err, err
 

@@ -93,17 +93,23 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
         if not args.modes or len(args.modes) != 1:
             raise ValueError("--url: vtlab cannot flip a service it does not start; say which mode it runs with "
                              "--modes platform or --modes virtual")
+        if getattr(args, "aot", None) == "on":
+            raise ValueError("--aot on starts a service from its AOT cache; with --url the service runs as it is "
+                             "(give its jar with --service)")
     elif _given(args, "metrics"):
         raise ValueError("--metrics is for --url; vtlab reads a --service jar's actuator itself")
     if args.db and args.db_url:
         raise ValueError("--db and --db-url: give one (vtlab's PostgreSQL, or your own database)")
+    boot = userservice.boot_version(jar) if jar else ""
+    if jar is not None and getattr(args, "aot", None) == "on":
+        userservice.check_aot(jar, boot)
     env = userservice.parse_env(args.service_env or [])
     return userservice.Target(
         call=_call(args), jar=jar.resolve() if jar else None, url=userservice.check_url(url) if url else None,
         metrics_url=userservice.check_url(args.metrics, "--metrics") if args.metrics else None, env=env,
         args=tuple(shlex.split(args.service_args or "")), health=_health(args.health), port=args.port,
         db="vtlab" if args.db else "url" if args.db_url else "none", db_url=args.db_url,
-        boot_version=userservice.boot_version(jar) if jar else "",
+        boot_version=boot,
         uses_stub=any("{stub_url}" in value for _, value in env),
         actuator=userservice.has_actuator(jar) if jar else False, health_given=args.health is not None)
 

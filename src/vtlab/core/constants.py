@@ -40,6 +40,11 @@ class Constants:
     # The verdict's thresholds (explain/): what a row must show before a wall is named or a hold called steady.
     # GC pauses above this share of the hold's wall time: the collector, not a resource, held the row back.
     gc_pause_share: float = 0.10
+    # Out of memory without an OutOfMemoryError yet: the collector's threads used at least gc_cpu_share of the
+    # service's CPU over the hold while what survived its collections filled at least heap_live_full_share of the
+    # long-lived heap — it ran most of the time and freed little (the JVM's own GC overhead limit, short of 98%).
+    gc_cpu_share: float = 0.5
+    heap_live_full_share: float = 0.9
     # A trend half-width above this (% of the hold's mean) cannot tell a steady hold from one that drifted by the
     # 10% the steadiness test allows: the row is too noisy to show steadiness, not taken as steady.
     trend_noise_max_pct: float = 10.0

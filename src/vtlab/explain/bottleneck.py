@@ -11,11 +11,11 @@ from vtlab.explain import evidence
 from vtlab.explain.evidence import Seen
 from vtlab.explain.facts import SATURATED
 from vtlab.explain.model import Ceilings, Context
-from vtlab.explain.validity import CEILING_EXCEEDED, stall_seen
+from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
 from vtlab.results.cells import num
 
-BOTTLENECKS = ("stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu", "thread-pool",
-               "vu-cap", "downstream", "users", "unexplained")
+BOTTLENECKS = ("out-of-memory", "stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu",
+               "thread-pool", "vu-cap", "downstream", "users", "unexplained")
 # which limit's ceiling stands behind each wall's name: a wall whose ceiling the row passed is never named
 CEILING_OF = {"connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
               "downstream": "concurrency", "users": "concurrency"}
@@ -43,6 +43,10 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
 def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str, ...], service_ms: float,
            passed: tuple[str, ...]) -> Wall | list[str]:
     """The first wall the row showed saturated, or what each check read where none was (one text a check)."""
+    # the heap's end first: a JVM that ran out of it also stalls, fails its requests and burns its CPU collecting
+    out_of_memory = out_of_memory_seen(row, ctx)
+    if out_of_memory:
+        return Wall(OUT_OF_MEMORY, out_of_memory)
     stalled = stall_seen(row, ctx)
     if stalled:
         return Wall("stall", stalled)

@@ -29,6 +29,7 @@ NOT_EXPOSED = "not-exposed:"
 # A row measured with async-profiler attached (--profiles): said, as its CPU per request carries the profiler's
 # cost (README: up to ~9% for cpu), but valid: it measured what it says.
 PROFILED = "profiled:"
+OUT_OF_MEMORY = "out-of-memory"
 UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
 
 
@@ -39,6 +40,8 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     hold = steadiness(row, ctx.rig.trend_noise_max_pct)
     if hold != "steady":
         flags.append(hold)
+    if out_of_memory_seen(row, ctx):
+        flags.append(OUT_OF_MEMORY)  # the heap ran out: the row measured a JVM collecting or failing, not serving
     if stall_seen(row, ctx):
         flags.append("stall")  # users waited while next to nothing completed: the hold measured a stop, not a rate
     if str(row.get("writes_ok", "")).lower() == "false":
@@ -127,6 +130,27 @@ def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
     if not (first > 0 and second > 0):
         return STEADINESS_NOT_MEASURED
     return "not-steady" if abs(first - second) / ((first + second) / 2) > UNSTEADY else "steady"
+
+
+def out_of_memory_seen(row: Mapping[str, object], ctx: Context) -> str:
+    """What shows the service ran out of memory, or "": lines of its log naming an OutOfMemoryError during the row,
+    or its collector using most of its CPU while the long-lived heap stayed full after collections. A service whose
+    log or meters vtlab cannot read shows neither: nothing is said of it here."""
+    errors = num(row, "oom_errors", 0)
+    gc_cpu, app_cpu = num(row, "gc_cpu_pct"), num(row, "app_cpu_pct")
+    live, most = num(row, "heap_live_mb_max"), num(row, "heap_old_max_mb")
+    gc_share = gc_cpu / app_cpu if app_cpu > 0 else math.nan
+    full = live / most if most > 0 else math.nan
+    thrashing = gc_share >= ctx.rig.gc_cpu_share and full >= ctx.rig.heap_live_full_share
+    if not errors > 0 and not thrashing:
+        return ""
+    said = [f"{errors:.0f} lines of the service's log name an OutOfMemoryError"] if errors > 0 else []
+    if not math.isnan(gc_share):
+        said.append(f"its collector used {gc_share * 100:.0f}% of its CPU (wall at {ctx.rig.gc_cpu_share * 100:.0f}%)")
+    if not math.isnan(full):
+        said.append(f"{live:.0f} of {most:.0f} MB of long-lived heap still live after collections "
+                    f"({full * 100:.0f}%; full at {ctx.rig.heap_live_full_share * 100:.0f}%)")
+    return "; ".join(said)
 
 
 def stall_seen(row: Mapping[str, object], ctx: Context) -> str:

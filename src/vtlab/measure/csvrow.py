@@ -41,13 +41,16 @@ def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
 
 
 def local_row_values(rig: Rig, row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict,
-                     jfr: Path | None) -> dict[str, object]:
-    """The CSV line of a row measured on this machine: its `jfr` recording's pinning (None: none kept) and, for
-    a write row, the writes counted in the database."""
+                     jfr: Path | None, service_log: Path | None = None) -> dict[str, object]:
+    """The CSV line of a row measured on this machine: its `jfr` recording's pinning (None: none kept), the
+    OutOfMemoryErrors its `service_log` names (None: a service vtlab did not start, whose log it cannot read) and,
+    for a write row, the writes counted in the database."""
     pinned = pinned_by_reason(rig.java.jfr, jfr) if jfr else None
     values = row_values(row, plan, spec, drive, info, pinned, rig.toxiproxy is not None, rig.k6_version,
                         cores.describe_map(rig.core_map))
-    return {**values, **_writes(rig, row, drive.measured)}
+    # a stack trace's line and each of its causes': a heap, the metaspace or the threads' native memory ran out
+    oom = procs.lines_naming(service_log, "java.lang.OutOfMemoryError") if service_log else ""
+    return {**values, "oom_errors": oom, **_writes(rig, row, drive.measured)}
 
 
 def _writes(rig: Rig, row: Row, measured: load.LoadResult) -> dict[str, object]:

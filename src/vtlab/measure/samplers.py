@@ -37,6 +37,10 @@ METERS: dict[str, tuple[str, ...]] = {
     "gc_pauses": ("jvm_gc_pause_seconds_count",),
     "gc_pause_s": ("jvm_gc_pause_seconds_sum",),
     "heap_used_bytes": ('jvm_memory_used_bytes{area="heap"}',),
+    # the long-lived heap pool (the old generation) after each collection, and its maximum: what the row keeps
+    # live against what it may (Micrometer's JvmGcMetrics, any Spring Boot service)
+    "heap_live_bytes": ("jvm_gc_live_data_size_bytes",),
+    "heap_old_max_bytes": ("jvm_gc_max_data_size_bytes",),
     # bytes allocated: vtlab's services count them exactly (HotSpot's per-thread counters, summed); any Spring Boot
     # service has Micrometer's count from GC notifications, which moves only at each young collection
     "alloc_bytes": ("jvm_allocated_bytes_total",),
@@ -228,6 +232,8 @@ ACTUATOR_METERS: dict[str, tuple[str, str, str]] = {
     "gc_pauses": ("jvm.gc.pause", "COUNT", ""),
     "gc_pause_s": ("jvm.gc.pause", "TOTAL_TIME", ""),
     "heap_used_bytes": ("jvm.memory.used", "VALUE", "area:heap"),
+    "heap_live_bytes": ("jvm.gc.live.data.size", "VALUE", ""),
+    "heap_old_max_bytes": ("jvm.gc.max.data.size", "VALUE", ""),
     "alloc_bytes": ("jvm.allocated", "COUNT", ""),
     "gc_alloc_bytes": ("jvm.gc.memory.allocated", "COUNT", ""),
     "pool_borrows": ("hikaricp.connections.acquire", "COUNT", ""),

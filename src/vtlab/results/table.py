@@ -86,6 +86,9 @@ EXTRA_COLUMNS = [
     "warmup_end",
     # the service's JDK 25 AOT cache: used, off, or why the JVM did not use it (its own -Xlog:aot)
     "aot_cache",
+    # memory: the long-lived heap after collections (max over the hold) and its maximum, the collector threads'
+    # CPU (% of one core), lines of the service's log naming an OutOfMemoryError during the row
+    "heap_live_mb_max", "heap_old_max_mb", "gc_cpu_pct", "oom_errors",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,33 +44,42 @@ def start_for(rig: Rig, java: Java, config: services.AppConfig, jvm_opts: tuple[
     jar = aot.extracted(java, services.app_jar(config))
     cache = aot.cache_for(java, jar, services.app_options(config, jvm_opts), config.thread_mode, workload)
     if not cache.trained:
-        _train(rig, java, config, jvm_opts, workload, min(users, TRAIN_USERS), route, jar, cache, log_dir)
+        db_env, stub_url = route
+
+        def service(work: Path, flags: tuple[str, ...]) -> services.Tier:
+            return services.start_app(java, APP_PORT, config, db_env, stub_url, work / "service.log",
+                                      work / "training.jfr", rig.core_map["app"], jvm_opts, jar, flags)
+
+        def spec(base_url: str) -> load.LoadSpec:
+            return load.LoadSpec(base_url, "closed", min(users, TRAIN_USERS), 0, TRAIN_RAMP_S, TRAIN_S, 1,
+                                 rig.max_order_id, 1, workload, max_customer_id=rig.max_customer_id)
+
+        train(rig, cache, service, spec, log_dir, f"{config.thread_mode}, {workload}")
     aot_log.unlink(missing_ok=True)
     return Start(jar, tuple(cache.flags(aot_log)), cache)
 
 
-def _train(rig: Rig, java: Java, config: services.AppConfig, jvm_opts: tuple[str, ...], workload: str, users: int,
-           route: tuple[dict[str, str], str], jar: Path, cache: aot.Cache, log_dir: Path) -> None:
-    print(f"vtlab: training the service's AOT cache ({config.thread_mode}, {workload}; {TRAIN_S} s, once)…",
-          flush=True)
+def train(rig: Rig, cache: aot.Cache, service: Callable[[Path, tuple[str, ...]], services.Tier],
+          spec: Callable[[str], load.LoadSpec], log_dir: Path, what: str) -> None:
+    """Train `cache`: `service(work folder, the cache's training flags)` started healthy, `spec(its URL)`'s load
+    from k6, then a clean stop, at which the JVM writes the cache (renamed into place only once written whole)."""
+    print(f"vtlab: training the service's AOT cache ({what}; {TRAIN_S} s, once)…", flush=True)
     started = time.monotonic()
     work = log_dir / "aot-training"
     work.mkdir(parents=True, exist_ok=True)
     cache.training.unlink(missing_ok=True)
-    db_env, stub_url = route
-    app = services.start_app(java, APP_PORT, config, db_env, stub_url, work / "service.log", work / "training.jfr",
-                             rig.core_map["app"], jvm_opts, jar, tuple(cache.training_flags()))
+    app = service(work, tuple(cache.training_flags()))
     forget = procs.on_cleanup(app.stop)
     try:
-        spec = load.LoadSpec(app.base_url, "closed", users, 0, TRAIN_RAMP_S, TRAIN_S, 1, rig.max_order_id, 1,
-                             workload, max_customer_id=rig.max_customer_id)
-        k6 = load.start(rig.k6, spec, work / "k6.json", work / "k6.log", rig.core_map["load"],
+        load_spec = spec(app.base_url)
+        k6 = load.start(rig.k6, load_spec, work / "k6.json", work / "k6.log", rig.core_map["load"],
                         work / "k6.csv.gz")
         try:
-            k6.wait(timeout=spec.duration_s + 60)
+            k6.wait(timeout=load_spec.duration_s + 60)
         finally:
             procs.terminate(k6)
     finally:
+        assert app.proc is not None
         procs.terminate(app.proc, grace=120)  # a clean exit: the JVM writes the cache as it ends
         forget()
     if not cache.training.exists():

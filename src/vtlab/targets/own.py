@@ -83,7 +83,7 @@ class OwnService:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()
             rig.unroute(proxies)
-        values = {**csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr),
+        values = {**csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr, app.log),
                   "aot_cache": start.outcome(aot_log)}
         if self.service is None:
             self.service = info

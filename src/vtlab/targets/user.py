@@ -12,7 +12,7 @@ from vtlab.measure import csvrow, drive, load, stalls, tiers
 from vtlab.measure.target import Reporter, RowRefused, Turn
 from vtlab.plan.planner import Plan
 from vtlab.rig import procs, runtimes
-from vtlab.targets import local, userrow
+from vtlab.targets import local, useraot, userrow
 from vtlab.targets.userservice import Target, TargetError
 
 # The database a user's service gets in vtlab's PostgreSQL (--db), made afresh for every row.
@@ -76,9 +76,15 @@ class UserService:
         jfr.unlink(missing_ok=True)
         java = runtimes.java_for(row.jdk, plan.java_homes)
         virtual = row.thread_mode == "virtual"
+        aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
+        stub_url = rig.stub.base_url if rig.stub else None
         if target.started_by_vtlab:
-            app = userrow.start(target, java, virtual, self._database(), rig.stub.base_url if rig.stub else None,
-                                rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts)
+            start = (useraot.start_for(rig, target, java, virtual, self._database(), stub_url, plan.jvm_opts,
+                                       plan.users(row), rig.run_dir / "logs", aot_log)
+                     if plan.uses_aot(row) else useraot.WITHOUT)
+            app = userrow.start(target, java, virtual, self._database(), stub_url,
+                                rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts,
+                                start.jar, start.flags)
         else:
             app = userrow.attach(target)
         forget = procs.on_cleanup(app.stop)
@@ -112,7 +118,10 @@ class UserService:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()
         info = userrow.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
-        values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr if target.started_by_vtlab else None)
+        values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr if target.started_by_vtlab else None,
+                                         app.log)
+        if target.started_by_vtlab:
+            values["aot_cache"] = start.outcome(aot_log)
         return values, info
 
     def _database(self) -> dict[str, str]:

@@ -22,6 +22,7 @@ from vtlab.rig.services import Tier
 from vtlab.series import store
 from vtlab.targets.userservice import Call, Target, TargetError
 
+SERVICE_HEAP = "-Xmx1g"
 HEALTH_TIMEOUT_S = 180      # a user's service may migrate a schema before it answers
 LOG_LINES = 15              # of a service that never became healthy: enough for its exception
 WRONG_HEALTH_S = 30         # a service answering its health path with an error this long will not turn healthy
@@ -52,9 +53,17 @@ def service_env(target: Target, virtual: bool, port: int, management_port: int, 
     return {**ours, **user}
 
 
+def options(jvm_opts: tuple[str, ...]) -> list[str]:
+    """The service's JVM options that are the same on every start of a row's command line (an AOT cache is valid
+    only for the options it was trained with: vtlab.rig.aot)."""
+    return [SERVICE_HEAP, *jvm_opts, f"-XX:StartFlightRecording:settings={PINNING_SETTINGS}"]
+
+
 def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stub_url: str | None, log: Path,
-          jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = ()) -> Tier:
-    """A fresh JVM of the user's jar for one row, healthy; TargetError with its log's tail when it never is."""
+          jfr: Path, cpus: set[int] | None, jvm_opts: tuple[str, ...] = (), jar: Path | None = None,
+          aot_flags: tuple[str, ...] = ()) -> Tier:
+    """A fresh JVM of the user's jar for one row, healthy; TargetError with its log's tail when it never is.
+    `jar`: the jar extracted for its AOT cache, and `aot_flags` the cache's options (targets/useraot.py)."""
     assert target.jar is not None
     port = target.port or procs.free_port(APP_HOST)
     if procs.port_in_use(port, APP_HOST):
@@ -62,10 +71,10 @@ def start(target: Target, java: Java, virtual: bool, db_env: dict[str, str], stu
                           "out (vtlab picks a free one)")
     management_port = procs.free_port(APP_HOST)
     env = {**_inherited(), **service_env(target, virtual, port, management_port, db_env, stub_url)}
-    argv = [str(java.java), "-Xmx1g", *jvm_opts,
+    argv = [str(java.java), SERVICE_HEAP, *jvm_opts, *aot_flags,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",
-            "-jar", str(target.jar), *target.args]
+            "-jar", str(jar or target.jar), *target.args]
     proc = procs.spawn(argv, env=env, log=log, cpus=cpus, name="service")
     tier = Tier("service", proc, log, f"http://{APP_HOST}:{port}", f"http://{APP_HOST}:{management_port}")
     try:

@@ -21,6 +21,7 @@ from vtlab.core.settings import LOAD
 from vtlab.rig import procs
 
 MIN_BOOT = (3, 2)           # spring.threads.virtual.enabled arrived in Spring Boot 3.2
+MIN_BOOT_AOT = (3, 3)       # a jar's classes on a plain class path (an AOT cache needs them): -Djarmode=tools, 3.3
 METHODS = ("GET", "HEAD", "DELETE", "POST", "PUT", "PATCH", "OPTIONS")
 ENDPOINT_SCRIPT = LOAD / "endpoint.js"
 WRAPPER_SCRIPT = LOAD / "custom.js"
@@ -113,6 +114,17 @@ def has_actuator(jar: Path) -> bool:
         return any(name.startswith("BOOT-INF/lib/spring-boot-actuator-") for name in archive.namelist())
 
 
+def check_aot(jar: Path, version: str) -> None:
+    """--aot on: the jar must extract to a plain class path the way vtlab.rig.aot does it (Boot's jarmode tools)."""
+    if _numbers(version) < MIN_BOOT_AOT:
+        raise ValueError(f"--aot on: {jar} is Spring Boot {version}; its AOT cache needs the jar extracted to a plain "
+                         "class path with Spring Boot's jarmode tools (3.3 or newer); leave --aot off")
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+
+
 def boot_version(jar: Path) -> str:
     """The Spring Boot version an executable jar was built with; TargetError when it is not one."""
     if not jar.is_file():
@@ -127,8 +139,7 @@ def boot_version(jar: Path) -> str:
         raise ValueError(f"--service {jar}: not a Spring Boot executable jar (its manifest names no "
                          "Spring-Boot-Version and Start-Class; build it with the Spring Boot Maven or Gradle plugin)")
     version = found.group(1)
-    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
-    if numbers < MIN_BOOT:
+    if _numbers(version) < MIN_BOOT:
         raise ValueError(f"--service {jar}: Spring Boot {version}; flipping to virtual threads needs 3.2 or newer "
                          "(spring.threads.virtual.enabled)")
     return version
