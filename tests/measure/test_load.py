@@ -41,12 +41,13 @@ def test_phases_add_up():
 def test_a_hold_the_harness_decides_ends_before_k6s_schedule_does():
     """k6's schedule outlasts the latest moment the harness stops it: a hold decided at the bound (after k6's start
     slack, one tick of the drive loop and the decision's lead), the hold, the plan's cool-down and the grace the
-    hold's last iterations get — so the users keep loading until the hold's last request ended."""
+    hold's last iterations get, then the grace of the requests in flight when the row ends — so the users keep
+    loading until the hold's last request ended."""
     from vtlab.core import constants
     from vtlab.measure import settle
 
     spec = load.LoadSpec("http://x", "closed", 10, 0, 5, 45, 15, 100, cooldown_s=3, settles=True)
-    latest_stop = (5 + constants.CURRENT.k6_start_slack_s + 45 + 1 + settle.LEAD_S + 15 + 3 + settle.GRACE_S)
+    latest_stop = (5 + constants.CURRENT.k6_start_slack_s + 45 + 1 + settle.LEAD_S + 15 + 3 + 2 * settle.GRACE_S)
     assert spec.duration_s >= latest_stop
     (_, hold), env = spec.stages(), load.script_env(spec, "stdout")
     assert hold == [{"duration": f"{15 + spec.scheduled_cooldown_s}s", "target": 10}]

@@ -47,13 +47,14 @@ class LoadSpec:
     def scheduled_cooldown_s(self) -> int:
         """k6's own cool-down. When the harness decides the hold (settles), the harness stops k6, whenever that
         hold ends: a hold decided at the bound begins after k6's start slack, a tick and the decision's lead
-        later than k6's schedule has it, and its last iterations may run the plan's cool-down and the grace
-        beyond it. A schedule that ended first drew the users away under the hold's slowest requests (seen
-        here: the rows that reached their bound were all ended by k6, none by the harness)."""
+        later than k6's schedule has it, its last iterations may run the plan's cool-down and a grace beyond it,
+        and the requests in flight when the row ends another grace. A schedule that ended first drew the users
+        away under the hold's slowest requests (seen here: the rows that reached their bound were all ended by
+        k6, none by the harness)."""
         if not self.settles:
             return self.cooldown_s
         late = constants.CURRENT.k6_start_slack_s + 1 + settle.LEAD_S
-        return self.cooldown_s + math.ceil(late + settle.GRACE_S)
+        return self.cooldown_s + math.ceil(late + 2 * settle.GRACE_S)
 
     @property
     def hold_start_s(self) -> int:

@@ -44,7 +44,7 @@ def run(target: Target, plan: Plan, run_dir: Path) -> Outcome:
         done = table.done_keys(csv_path)
         described = target.describe()
         meta = {**described, "plan": plan.describe(), "started": now()}
-        if isinstance(target, OnThisMachine) and watching is not None:
+        if watching is not None:
             meta["host_before_run"] = neighbours.before_run(watching, target.own_pids()).record()
         table.write_metadata(run_dir, meta)
         if isinstance(target, SetsUpLate):
