@@ -3,6 +3,7 @@ with them between rows: watched while a row runs, started again when one died.""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,13 +91,30 @@ class Rig:
         elif tier == PROXY and self.toxiproxy is not None and self.toxiproxy.proc.poll() is not None:
             self.toxiproxy = netdelay.start(build.build_toxiproxy(), self.run_dir / "logs" / "toxiproxy.log",
                                             self.core_map["stub"])
-        elif tier == DATABASE and self.pg is not None and not self.pg.running():
+        elif tier == DATABASE and self.pg is not None and _gone_soon(self.pg):
             try:
                 self.pg.start(self.core_map["pg"])
             except RuntimeError as err:
                 raise RuntimeError(f"PostgreSQL died during a row and could not be started again ({err}); every row "
                                    "measured so far is in the CSV: fix the database, then --resume") from err
             print(f"vtlab: PostgreSQL died during a row and was started again (pid {self.pg.postmaster_pid()})")
+
+
+# A killed postmaster's pid outlives it until its parent reaps it: pg_ctl status still says "running" for that
+# moment, and a start then finds the server up and leaves it (seen in CI: row 4 of the busy-neighbour test started
+# its service against no database).
+DEAD_SERVER_WAIT_S = 10.0
+
+
+def _gone_soon(pg: postgres.Postgres) -> bool:
+    """Whether PostgreSQL's own status says the server is not running, now or within DEAD_SERVER_WAIT_S (a server
+    that still runs then is left be, as before: the next row shows whether it serves)."""
+    deadline = time.monotonic() + DEAD_SERVER_WAIT_S
+    while pg.running():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def find_java(plan: Plan, run_dir: Path) -> Java:
