@@ -285,3 +285,51 @@ def test_a_row_that_completed_nothing_is_invalid_and_never_the_service_time_refe
     blank = row(**dict(NOTHING, p50_ms="", p99_ms="", mean_ms=""))
     assert "no-successful-requests" in verdict(blank).flags
     assert math.isclose(analyze.analyse([blank, loaded], RUN).verdicts[1].service_time_ms, 1010)
+
+
+# --- connections ---------------------------------------------------------------------------------------
+
+# The run that found it: 10,000 users on an 8 s downstream, the service's open files capped at 20,000 (one connection
+# in and one out per user), its log naming "Too many open files", the scrapes failing, users timing out.
+OUT_OF_FILES = dict(concurrency=10000, stub_delay_ms=8000, throughput_rps=1212, ok_requests=36350, http_reqs=89600,
+                    error_rate=0.594, errors_by_status="0=53250", p50_ms=8100, mean_ms=8200, open_files_max=19999,
+                    open_files_limit=20000, fd_errors=19, tomcat_connections_max="", max_connections=11024,
+                    listen_overflows=9782, accept_count=10000, somaxconn=4096, host_cpu_pct=99, app_cpu_pct=184)
+
+
+def test_a_service_out_of_open_files_is_named_connection_limit_with_its_evidence_not_a_stall_or_the_cpu():
+    limited = verdict(row(**OUT_OF_FILES, stall="stalled 40 s after k6 started"))
+    assert limited.bottleneck == "connection-limit" and not limited.valid
+    assert limited.evidence == ("open files 19999 of 20000 at the peak, 19 lines of its log name 'Too many open "
+                                "files'; 9782 connects dropped with an accept queue full (backlog 4096), 53250 "
+                                "requests without an answer (status 0)")
+    # the same files below the limit and no error for want of one: the wall is not connections
+    roomy = verdict(row(**{**OUT_OF_FILES, "open_files_max": 12000, "fd_errors": 0, "listen_overflows": 0}))
+    assert roomy.bottleneck != "connection-limit" and "open files 12000 of 20000" not in roomy.evidence.split(";")[0]
+
+
+def test_tomcats_max_connections_below_the_users_is_the_wall_and_its_ceiling():
+    """Spring Boot's 8,192 connections for 10,000 users on a 1 s downstream: 8,192 held, the rest queued."""
+    capped = dict(concurrency=10000, throughput_rps=8100, ok_requests=243000, http_reqs=243000, p50_ms=1230,
+                  mean_ms=1234, tomcat_connections_max=8192, max_connections=8192, host_cpu_pct=70, app_cpu_pct=100)
+    wall = verdict(row(), row(**capped))
+    assert wall.bottleneck == "connection-limit"
+    assert wall.evidence == "Tomcat connections 8192 of 8192 at the peak for 10000 users"
+    # its ceiling: the connections over the unloaded service time (1010 ms at 100 users)
+    assert math.isclose(wall.ceilings.connections, 8192 / 1.010, rel_tol=1e-9)
+    # fewer users than connections: all at once held, nothing named, and the ceiling stands above the users'
+    under = verdict(row(), row(**{**capped, "concurrency": 5000, "tomcat_connections_max": 5000,
+                                  "throughput_rps": 4950, "mean_ms": 1011}))
+    assert under.bottleneck == "downstream" and under.ceilings.connections > under.ceilings.concurrency
+
+
+def test_connects_dropped_at_a_full_accept_queue_name_the_wall_only_with_the_failures_they_caused():
+    burst = dict(listen_overflows=300, somaxconn=128, accept_count=10000)
+    retried = verdict(row(**burst))  # dropped in the ramp, retried, every request of the hold answered
+    assert retried.bottleneck == "downstream" and retried.valid
+    failed = verdict(row(**burst, error_rate=0.05, ok_requests=2793, throughput_rps=93, errors_by_status="0=147"))
+    assert failed.bottleneck == "connection-limit" and "300 connects dropped" in failed.evidence
+
+
+def test_a_row_without_connection_figures_has_no_connection_ceiling():
+    assert math.isnan(verdict(row()).ceilings.connections)

@@ -1,5 +1,6 @@
 import json
 import math
+import os
 from pathlib import Path
 
 from vtlab.measure import jfr, samplers
@@ -207,3 +208,31 @@ def test_a_trend_is_the_drift_over_the_whole_series_with_a_half_width_from_its_n
     assert windows.trend([100.0] * 30) == (0.0, 0.0)
     assert all(math.isnan(x) for x in windows.trend([100.0] * 6))  # too short for four batches
     assert all(math.isnan(x) for x in windows.trend([0.0] * 30))
+
+
+def test_the_open_file_limit_and_listen_overflows_are_read_as_proc_writes_them():
+    limits = ("Limit                     Soft Limit           Hard Limit           Units     \n"
+              "Max processes             95913                95913                processes \n"
+              "Max open files            20000                20000                files     \n")
+    assert samplers.parse_open_files_limit(limits) == 20000
+    assert samplers.parse_open_files_limit(limits.replace("20000                20000", "unlimited  unlimited")) \
+        == float("inf")
+    netstat = ("TcpExt: SyncookiesSent SyncookiesRecv ListenOverflows ListenDrops\n"
+               "TcpExt: 0 0 9782 9790\n"
+               "IpExt: InNoRoutes\nIpExt: 0\n")
+    assert samplers.parse_listen_overflows(netstat) == 9782
+    assert samplers.parse_listen_overflows("IpExt: InNoRoutes\nIpExt: 0\n") is None
+
+
+def test_the_service_reading_counts_its_open_files_and_reads_its_limit():
+    import resource
+    read = samplers.cpu_reader(lambda: {"app": os.getpid()})
+    before = read()["open_files"]
+    opened = [open("/dev/null") for _ in range(25)]
+    try:
+        reading = read()
+    finally:
+        for handle in opened:
+            handle.close()
+    assert reading["open_files"] - before == 25
+    assert reading["open_files_limit"] == resource.getrlimit(resource.RLIMIT_NOFILE)[0]

@@ -58,3 +58,37 @@ def test_doctor_refuses_a_bad_flag_like_run(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["doctor", "--modes", "green"])
     assert exit_info.value.code == 2 and "--modes" in capsys.readouterr().err
+
+
+def test_the_service_needs_a_file_per_connection_in_and_out(monkeypatch):
+    """The 10,000-user row that held 19,999 of 20,000 open files: its service needs two per user."""
+    import resource
+    assert doctor.open_files_needed(10_000) == 20_000 + doctor.FD_HEADROOM
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (20_000, 20_000))
+    assert doctor.open_files(10_000).status == doctor.WARN and doctor.open_files(9_000).status == doctor.OK
+
+
+def test_an_accept_queue_the_kernel_caps_below_the_users_is_warned_with_the_sysctl(tmp_path):
+    somaxconn = tmp_path / "somaxconn"
+    somaxconn.write_text("4096\n")
+    warned = doctor.accept_backlog(10_000, str(somaxconn))
+    assert warned.status == doctor.WARN and warned.fix == "sysctl -w net.core.somaxconn=10000"
+    assert doctor.accept_backlog(1_000, str(somaxconn)).status == doctor.OK
+
+
+def test_the_limit_is_raised_to_the_need_where_allowed_else_to_the_hard_limit(monkeypatch):
+    import resource
+    calls = []
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (1024, 20_000))
+
+    def refuse_above_hard(which, limits):
+        calls.append(limits)
+        if limits[1] > 20_000:
+            raise ValueError("not allowed to raise maximum limit")
+    monkeypatch.setattr(resource, "setrlimit", refuse_above_hard)
+    doctor.raise_open_files_limit(21_024)
+    assert calls == [(21_024, 21_024), (20_000, 20_000)]
+    calls.clear()
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: calls.append(limits))
+    doctor.raise_open_files_limit(21_024)
+    assert calls == [(21_024, 21_024)]  # root: both limits up to the need

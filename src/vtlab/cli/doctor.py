@@ -18,8 +18,13 @@ def add(sub) -> None:
     command.set_defaults(func=cmd_doctor)
 
 
+def largest_row(the_plan: Plan) -> int:
+    """The users of the plan's largest row, as k6 runs them (a spike's peak)."""
+    return max(the_plan.users(row) for row in the_plan.rows)
+
+
 def examine(the_plan: Plan) -> list[doctor.Finding]:
-    return doctor.examine(max(row.concurrency for row in the_plan.rows), len(the_plan.rows),
+    return doctor.examine(largest_row(the_plan), len(the_plan.rows),
                           postgres.main_instance().running())
 
 
@@ -28,7 +33,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         the_plan = flags.plan_of(args)
     except ValueError as err:
         return flags.usage_error(str(err))
-    doctor.raise_open_files_limit()  # as `run` does: judge the limit a run would have
+    # as `run` does: judge the limit a run would have
+    doctor.raise_open_files_limit(doctor.open_files_needed(largest_row(the_plan)))
     findings = examine(the_plan)
     for finding in findings:
         print(finding.line())

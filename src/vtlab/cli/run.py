@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from vtlab.cli import flags, targetflags
-from vtlab.cli.doctor import examine
+from vtlab.cli.doctor import examine, largest_row
 from vtlab.cli.report import report_and_headline
 from vtlab.core import cores, dimensions
 from vtlab.core.settings import RESULTS
@@ -93,7 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for row in the_plan.rows:
             print("  " + dimensions.label(row))
         return 0
-    doctor.raise_open_files_limit()
+    doctor.raise_open_files_limit(doctor.open_files_needed(largest_row(the_plan)))
     findings = examine(the_plan)  # before any tier starts: its ports are still free
     for finding in doctor.warnings(findings):
         print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)

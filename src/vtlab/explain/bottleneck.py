@@ -14,10 +14,10 @@ from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
 from vtlab.results.cells import num
 
-BOTTLENECKS = ("out-of-memory", "stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu",
+BOTTLENECKS = ("out-of-memory", "connection-limit", "stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu",
                "thread-pool", "vu-cap", "downstream", "users", "unexplained")
 # which limit's ceiling stands behind each wall's name: a wall whose ceiling the row passed is never named
-CEILING_OF = {"connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
+CEILING_OF = {"connection-limit": "connection-limit", "connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
               "downstream": "concurrency", "users": "concurrency"}
 
 
@@ -47,6 +47,10 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     out_of_memory = out_of_memory_seen(row, ctx)
     if out_of_memory:
         return Wall(OUT_OF_MEMORY, out_of_memory)
+    # before the stall: a service that cannot take another connection stalls the users left outside it
+    limited = evidence.connection_limit(row, ctx)
+    if limited.saturated and "connection-limit" not in passed:
+        return Wall("connection-limit", limited.text)
     stalled = stall_seen(row, ctx)
     if stalled:
         return Wall("stall", stalled)
@@ -86,7 +90,8 @@ def _gap(row: Mapping[str, object], ceilings: Ceilings, ceiling_rps: float, pass
     that saw nothing saturated."""
     standing = [(name, value) for name, value in (("concurrency", ceilings.concurrency),
                                                   ("thread-pool", ceilings.threads),
-                                                  ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu))
+                                                  ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu),
+                                                  ("connection-limit", ceilings.connections))
                 if name not in passed and not math.isnan(value)]
     throughput = num(row, "throughput_rps", 0)
     if standing:

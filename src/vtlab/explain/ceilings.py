@@ -73,9 +73,12 @@ def ceilings_of(row: Mapping[str, object], ctx: Context, service_s: float, sourc
     threads = _thread_ceiling(row, ctx, service_s)
     pool = _pool_ceiling(row, service_s, throughput)
     cpu = _cpu_ceiling(row, ctx, cpu_ms)
+    held = connections_held(row)
+    connections = math.nan if math.isnan(held) or math.isnan(service_s) else held / service_s
     # analysis.csv lists them in this order
     restated = (("pool", pool), ("concurrency", concurrency), ("cpu", cpu))
     return Ceilings(concurrency=concurrency.rps, threads=threads.rps, pool=pool.rps, cpu=cpu.rps,
+                    connections=connections,
                     restated=tuple(name for name, ceiling in restated if ceiling.restated),
                     missing=tuple(ceiling.missing for ceiling in (pool, cpu, threads) if ceiling.missing))
 
@@ -89,6 +92,20 @@ def _concurrency_ceiling(row: Mapping[str, object], ctx: Context, service_s: flo
     own = (source == "p50 at lowest load"
            and (row.get("thread_mode"), num(row, "concurrency", 0)) == ctx.service_time_point.get(scenario_of(row)))
     return _Ceiling(users / service_s, restated=own)
+
+
+def connections_held(row: Mapping[str, object]) -> float:
+    """How many requests' connections the service could hold at once (NaN where the row read neither limit):
+    Tomcat's max connections, and its open-file limit over the files each connection took at the row's peak
+    (a lower bound: the files every JVM holds anyway are counted against the connections)."""
+    limits = []
+    if num(row, "max_connections", 0) > 0:
+        limits.append(num(row, "max_connections"))
+    files, limit, connections = (num(row, "open_files_max", 0), num(row, "open_files_limit", 0),
+                                 num(row, "tomcat_connections_max", 0))
+    if files > 0 and connections > 0 and limit > 0:
+        limits.append(limit * min(connections / files, 1.0))
+    return min(limits) if limits else math.nan
 
 
 def _thread_ceiling(row: Mapping[str, object], ctx: Context, service_s: float) -> _Ceiling:

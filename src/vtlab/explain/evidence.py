@@ -93,6 +93,37 @@ def gc(row: Mapping[str, object], ctx: Context) -> Seen:
                 f"wall at {number(ctx.rig.gc_pause_share * 100)}%)")
 
 
+def connection_limit(row: Mapping[str, object], ctx: Context) -> Seen:
+    """The service could not take or open another connection: its open files at their limit (or "Too many open
+    files" in its log), Tomcat's connections at its max with more users than that, or connects the kernel dropped
+    with the accept queue full while connections failed (status 0) beyond the error threshold."""
+    said, saturated = [], False
+    files, limit, fd_errors = num(row, "open_files_max"), num(row, "open_files_limit"), num(row, "fd_errors", 0)
+    if not math.isnan(files) and limit > 0:
+        full = files >= ctx.rig.open_files_full_share * limit or fd_errors > 0
+        saturated |= full
+        said.append(f"open files {number(files)} of {number(limit)} at the peak"
+                    + (f", {number(fd_errors)} lines of its log name 'Too many open files'" if fd_errors else ""))
+    elif fd_errors > 0:
+        saturated = True
+        said.append(f"{number(fd_errors)} lines of its log name 'Too many open files'")
+    most, connections, users = (num(row, "max_connections"), num(row, "tomcat_connections_max"),
+                                num(row, "concurrency", 0))
+    if most > 0 and not math.isnan(connections):
+        at_max = connections >= SATURATED * most and users > most
+        saturated |= at_max
+        said.append(f"Tomcat connections {number(connections)} of {number(most)} at the peak for {number(users)} users")
+    overflows = num(row, "listen_overflows", 0)
+    if overflows > 0:
+        dropped = float(parse_reasons(str(row.get("errors_by_status") or "")).get("0", 0))
+        failing = dropped > ERROR_THRESHOLD * num(row, "http_reqs", 0)
+        saturated |= failing
+        backlog = min(num(row, "accept_count", math.inf), num(row, "somaxconn", math.inf))
+        said.append(f"{number(overflows)} connects dropped with an accept queue full (backlog {number(backlog)}), "
+                    f"{number(dropped)} requests without an answer (status 0)")
+    return Seen(saturated, "; ".join(said))
+
+
 def connection_pool(row: Mapping[str, object]) -> Seen:
     """Every connection out and a thread waiting for one, by the pool's timers (samples where it keeps none)."""
     pool = pool_size(row)
@@ -163,7 +194,7 @@ def exceeded(throughput: float, half: float, ceilings: Ceilings, margin: float) 
     wall. A ceiling that restates the row is its own measurement and cannot be passed."""
     low = throughput - (0.0 if math.isnan(half) else half)
     fields = (("concurrency", ceilings.concurrency), ("thread-pool", ceilings.threads),
-              ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu))
+              ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu), ("connection-limit", ceilings.connections))
     restated = {"concurrency": "concurrency", "connection-pool": "pool", "cpu": "cpu"}
     return tuple(name for name, ceiling in fields
                  if not math.isnan(ceiling) and not math.isinf(ceiling) and ceiling > 0

@@ -50,7 +50,18 @@ def local_row_values(rig: Rig, row: Row, plan: Plan, spec: load.LoadSpec, drive:
                         cores.describe_map(rig.core_map))
     # a stack trace's line and each of its causes': a heap, the metaspace or the threads' native memory ran out
     oom = procs.lines_naming(service_log, "java.lang.OutOfMemoryError") if service_log else ""
-    return {**values, "oom_errors": oom, **_writes(rig, row, drive.measured)}
+    # a connection the service could not accept or open for want of a file descriptor (EMFILE)
+    fd_errors = procs.lines_naming(service_log, "Too many open files") if service_log else ""
+    return {**values, "oom_errors": oom, "fd_errors": fd_errors, "somaxconn": somaxconn(),
+            **_writes(rig, row, drive.measured)}
+
+
+def somaxconn() -> int | str:
+    """The kernel's cap on every listening socket's accept queue (empty where unreadable)."""
+    try:
+        return int(Path("/proc/sys/net/core/somaxconn").read_text())
+    except (OSError, ValueError):
+        return ""
 
 
 def _writes(rig: Rig, row: Row, measured: load.LoadResult) -> dict[str, object]:
@@ -83,7 +94,12 @@ def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_ve
     """What the row ran with: phases (the warm-up and cool-down as run), the service's runtime as it reported
     itself, versions, cores."""
     cooldown = plan.cooldown_s if drive.cooldown_s is None else round(drive.cooldown_s, 1)
-    return {"ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
+    tomcat = info.get("tomcat", {})
+    # the connector's limits as the live service reported them (vtlab's own); its meters give a user's service's
+    # max connections (holdstats) and no accept count
+    limits = {key: tomcat[name] for key, name in (("max_connections", "maxConnections"), ("accept_count", "acceptCount"))
+              if isinstance(tomcat.get(name), int) and tomcat[name] > 0}
+    return {**limits, "ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
             "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),
             "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import re
 import threading
@@ -62,6 +63,13 @@ METERS: dict[str, tuple[str, ...]] = {
     # Tomcat's request threads (-1 under virtual threads: no limit).
     "pool_max": ("hikaricp_connections_max", "agroal_connections_max", "r2dbc_pool_max_allocated_size"),
     "tomcat_threads_config": ("tomcat_threads_config_max_threads",),
+    # Tomcat's connection limit as the live service runs it (server.tomcat.max-connections; Micrometer's
+    # TomcatMetrics, from the connector's MBean)
+    "max_connections": ("tomcat_connections_config_max_connections",),
+    # the process's open files and its limit as the JVM sees them (Micrometer's FileDescriptorMetrics): what a
+    # service vtlab did not start (--url) shows of them, beside /proc's reading of one it did
+    "files_open": ("process_files_open_files",),
+    "files_max": ("process_files_max_files",),
 }
 
 
@@ -98,6 +106,24 @@ def parse_host_interrupts(text: str) -> int:
 
 def parse_rss_kb(statm: str) -> int:
     return int(statm.split()[1]) * PAGE_KB
+
+
+def parse_open_files_limit(limits: str) -> float:
+    """The soft limit on open files from /proc/PID/limits ("unlimited": infinity)."""
+    for line in limits.splitlines():
+        if line.startswith("Max open files"):
+            soft = line[len("Max open files"):].split()[0]
+            return math.inf if soft == "unlimited" else float(soft)
+    return math.nan
+
+
+def parse_listen_overflows(netstat: str) -> int | None:
+    """The kernel's count of connections dropped because a listening socket's accept queue was full
+    (TcpExt ListenOverflows in /proc/net/netstat: a header line of names, then one of values)."""
+    lines = [line.split() for line in netstat.splitlines() if line.startswith("TcpExt:")]
+    if len(lines) < 2 or "ListenOverflows" not in lines[0]:
+        return None
+    return int(lines[1][lines[0].index("ListenOverflows")])
 
 
 def process_table(proc: Path = Path("/proc")) -> dict[int, ProcStat]:
@@ -203,14 +229,28 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | tuple[int, ...] | None]], 
             if pid:
                 reading[f"{name}_ticks"] = sum(tree_ticks(table, one) for one in (pid if isinstance(pid, tuple)
                                                                                    else (pid,)))
+        overflows = parse_listen_overflows(_read("/proc/net/netstat"))
+        if overflows is not None:  # host-wide, but on loopback only the tiers listen for the load
+            reading["listen_overflows"] = overflows
         pid = tiers().get(rss_of)
         if pid:
             try:
                 reading["rss_kb"] = parse_rss_kb(Path(f"/proc/{pid}/statm").read_text())
+                # the service's sockets, files and pipes against its limit: each user holds a connection in, and
+                # each downstream call one out, for the whole of the request
+                reading["open_files"] = len(os.listdir(f"/proc/{pid}/fd"))
+                reading["open_files_limit"] = parse_open_files_limit(Path(f"/proc/{pid}/limits").read_text())
             except OSError:
                 pass
         return reading
     return read
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
 
 
 def meters_reader(url: str) -> Callable[[], dict[str, float] | None]:
@@ -242,6 +282,9 @@ ACTUATOR_METERS: dict[str, tuple[str, str, str]] = {
     "pool_timeouts": ("hikaricp.connections.timeout", "COUNT", ""),
     "pool_max": ("hikaricp.connections.max", "VALUE", ""),
     "tomcat_threads_config": ("tomcat.threads.config.max", "VALUE", ""),
+    "max_connections": ("tomcat.connections.config.max", "VALUE", ""),
+    "files_open": ("process.files.open", "VALUE", ""),
+    "files_max": ("process.files.max", "VALUE", ""),
 }
 
 

@@ -89,6 +89,11 @@ EXTRA_COLUMNS = [
     # memory: the long-lived heap after collections (max over the hold) and its maximum, the collector threads'
     # CPU (% of one core), lines of the service's log naming an OutOfMemoryError during the row
     "heap_live_mb_max", "heap_old_max_mb", "gc_cpu_pct", "oom_errors",
+    # connections: the service's open files at their peak and its limit, lines of its log naming "Too many open
+    # files", Tomcat's max connections and accept count as it ran, the kernel's somaxconn, and the connections the
+    # host's listening sockets dropped with their accept queue full during the row
+    "open_files_max", "open_files_limit", "fd_errors", "max_connections", "accept_count", "somaxconn",
+    "listen_overflows",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -14,14 +14,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from vtlab.rig import ownership, prereqs, procs
+from vtlab.rig import ownership, prereqs, procs, services
 from vtlab.core.settings import APP_HOST, APP_PORT, PG_HOST, PG_PORT, RESULTS, STUB_HOST, STUB_PORT
 
 OK, WARN, INFO = "ok", "warning", "info"
-# Each user holds one socket in k6 and one in the service, each process within its own limit; the
-# rest covers the JVM's jars, JFR and the pool. A run measured near the limit fails with "too many open files".
+# Each user holds one socket in k6 and two in the service, each process within its own limit: its request's
+# connection in and, for the whole of the downstream call, one out (a structured fan-out's two calls hold a third);
+# the rest covers the JVM's jars, JFR and the pool. Measured at 10,000 users under a limit of 20,000: the service
+# held 19,999, failed connections with "Too many open files" and could not answer the rig's scrapes.
+FILES_PER_USER = 2
 FD_HEADROOM = 1024
-TOMCAT_ACCEPT_COUNT = 100  # Spring Boot's server.tomcat.accept-count, which the service leaves as it is
 # Per row: a JFR recording, the k6 summary and logs (a quick run's rows take 1-3 MB); ten times that
 # plus room for the database's written orders, so a long matrix never stops on a full disk.
 DISK_PER_ROW_MB = 30
@@ -47,7 +49,7 @@ class Finding:
 
 def examine(max_users: int, rows: int, pg_running: bool) -> list[Finding]:
     """Every check; `max_users` and `rows` come from the plan about to run (or the default one)."""
-    return [*_toolchains(), open_files(max_users), accept_backlog(), *cpu_frequency(), free_disk(rows),
+    return [*_toolchains(), open_files(max_users), accept_backlog(max_users), *cpu_frequency(), free_disk(rows),
             *ports(pg_running), other_harnesses()]
 
 
@@ -86,9 +88,22 @@ def _toolchain(topic: str, find: Callable[[], Path], version_argv: list[str]) ->
 
 # --- limits the load runs into ------------------------------------------------------------------
 
-def raise_open_files_limit() -> None:
-    """Lift the soft limit on open files to the hard one; the tiers inherit it. Asking costs nothing."""
+def open_files_needed(max_users: int) -> int:
+    """The open files the service needs for the plan's largest row (the tier that needs the most)."""
+    return max_users * FILES_PER_USER + FD_HEADROOM
+
+
+def raise_open_files_limit(need: int) -> None:
+    """Lift the soft limit on open files to the hard one, and both to `need` where this process may (root, or
+    CAP_SYS_RESOURCE; never beyond the kernel's fs.nr_open); the tiers inherit it. Asking costs nothing."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < need:
+        ceiling = _read_int("/proc/sys/fs/nr_open") or need
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(need, ceiling), min(need, ceiling)))
+            return
+        except (ValueError, OSError):
+            pass  # not allowed: the soft limit still goes up to the hard one, and open_files() warns
     if hard == resource.RLIM_INFINITY or soft < hard:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -98,8 +113,9 @@ def raise_open_files_limit() -> None:
 
 def open_files(max_users: int) -> Finding:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    need = max_users + FD_HEADROOM
-    found = f"{soft} per process (tiers inherit it); the plan's largest row has {max_users} users, needing ~{need}"
+    need = open_files_needed(max_users)
+    found = (f"{soft} per process (tiers inherit it); the plan's largest row has {max_users} users, the service "
+             f"needing ~{need} (one connection in and one out per user)")
     if soft != resource.RLIM_INFINITY and soft < need:
         return Finding(WARN, "open files", found,
                        "k6 or the service will fail connections with 'too many open files': errors, not a wall",
@@ -107,16 +123,20 @@ def open_files(max_users: int) -> Finding:
     return Finding(OK, "open files", found, "", "")
 
 
-def accept_backlog() -> Finding:
-    somaxconn = _read_int("/proc/sys/net/core/somaxconn")
+def accept_backlog(max_users: int, somaxconn_path: str = "/proc/sys/net/core/somaxconn") -> Finding:
+    """The kernel caps every accept queue at net.core.somaxconn; vtlab's service asks for one that holds every user
+    connecting at once (services.connection_limits)."""
+    somaxconn = _read_int(somaxconn_path)
     if somaxconn is None:
         return Finding(INFO, "listen backlog", "net.core.somaxconn not readable", "", "")
-    found = f"net.core.somaxconn {somaxconn}; Tomcat asks for {TOMCAT_ACCEPT_COUNT}"
-    if somaxconn < TOMCAT_ACCEPT_COUNT:
+    _, asked = services.connection_limits(max_users)
+    found = f"net.core.somaxconn {somaxconn}; the service asks for an accept queue of {asked} ({max_users} users)"
+    if somaxconn < asked:
         return Finding(WARN, "listen backlog", found,
-                       "connections beyond the smaller backlog are refused or retried: the ramp sees errors and "
-                       "stalls Tomcat's accept count would have queued",
-                       f"sysctl -w net.core.somaxconn={TOMCAT_ACCEPT_COUNT * 10}")
+                       f"more than {somaxconn} users connecting at once (a spike, a short ramp) overflow the queue: "
+                       "their connects are dropped and retried a second or more later, stalls and errors in the "
+                       "ramp that the service's threads did not cause (the row counts them as listen_overflows)",
+                       f"sysctl -w net.core.somaxconn={asked}")
     return Finding(OK, "listen backlog", found, "", "")
 
 

@@ -19,7 +19,8 @@ def java_env(extra: dict[str, str]) -> dict[str, str]:
     # The service reads only what we pass: drop a caller's VT_ENABLED etc. from the environment.
     ours = {"VT_ENABLED", "DB_POOL_MAX", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
-            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB"}
+            "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB",
+            "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -70,6 +71,9 @@ class AppConfig:
     # StructuredTaskScope is a preview API in JDK 25: the fan-out rows run with preview on, both
     # strategies, so a sequential and a structured row differ in the strategy only.
     preview: bool = False
+    # Tomcat's connector: connections held at once and the kernel's queue beyond them (connection_limits)
+    max_connections: int = 8192
+    accept_count: int = 100
 
     @property
     def thread_mode(self) -> str:
@@ -82,10 +86,25 @@ class AppConfig:
                 "CONN_MODE": self.conn_mode, "PATH_MODE": self.path_mode,
                 "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads), "OFFLOAD_EXECUTOR": self.offload_executor,
                 "OFFLOAD_POOL": str(self.offload_pool), "FANOUT_MODE": self.fanout, "POOL_IMPL": self.pool_impl,
-                "CONTEXT_MODE": self.context, "CONTEXT_KB": str(self.context_kb)}
+                "CONTEXT_MODE": self.context, "CONTEXT_KB": str(self.context_kb),
+                "TOMCAT_MAX_CONNECTIONS": str(self.max_connections), "TOMCAT_ACCEPT_COUNT": str(self.accept_count)}
 
     def jvm_flags(self) -> list[str]:
         return ["--enable-preview"] if self.preview else []
+
+
+# Spring Boot's own connector limits, kept for every row up to them; beyond, sized to the row's users.
+BOOT_MAX_CONNECTIONS, BOOT_ACCEPT_COUNT = 8192, 100
+# Connections beyond the users: k6 opens a new one after a failed request while the kernel still holds the
+# old one, and the rig's own requests (runtime-info) use the same connector.
+CONNECTION_HEADROOM = 1024
+
+
+def connection_limits(users: int) -> tuple[int, int]:
+    """(max connections, accept count) for a row of `users`: every user's connection held at once, so a row
+    measures the threads behind them, never Spring Boot's default of 8,192; and a queue that takes every user
+    connecting at once (the kernel caps it at net.core.somaxconn, recorded beside)."""
+    return max(BOOT_MAX_CONNECTIONS, users + CONNECTION_HEADROOM), max(BOOT_ACCEPT_COUNT, users)
 
 
 def app_jar(config: AppConfig) -> Path:
@@ -168,6 +187,8 @@ def check_effective(info: dict, config: AppConfig) -> list[str]:
         problems.append(f"offload executor: asked {config.offload_executor}, service runs {offload.get('executor')}")
     elif config.offload_executor == "platform" and offload.get("poolSize") != config.offload_pool:
         problems.append(f"offload pool: asked {config.offload_pool}, service runs {offload.get('poolSize')}")
+    # The connector's limits are not compared: --jvm-opts=-Dserver.tomcat.max-connections=… may set them on purpose
+    # (Spring Boot's default at 10,000 users), and the row records what the service ran with (csvrow).
     threads = info.get("tomcat", {}).get("maxThreads")
     # Under virtual threads Tomcat hands requests to an unbounded executor: its limit reads -1.
     if not config.virtual and threads != config.tomcat_max_threads:

@@ -77,7 +77,23 @@ def _tiers(hold: Hold) -> dict[str, object]:
             "host_cpu_pct": windows.host_percent(cpu, start, end),
             "foreign_cpu_pct": windows.foreign_percent(cpu, list(hold.tiers), start, end),
             "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
-            "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end))}
+            "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end)),
+            **_connection_limits(hold)}
+
+
+def _connection_limits(hold: Hold) -> dict[str, object]:
+    """The service's open files at their peak and its limit (from /proc where vtlab runs it, else its own meters),
+    Tomcat's connection limit as it ran, and the connections the host's listening sockets dropped with their
+    accept queue full during the whole row: users connect in its ramp, not its hold."""
+    cpu, meters, start, end = hold.cpu, hold.meters, hold.start, hold.end
+    files = windows.maximum(cpu, "open_files", start, end)
+    limit = windows.maximum(cpu, "open_files_limit", start, end)
+    if math.isnan(files):
+        files, limit = windows.maximum(meters, "files_open", start, end), windows.maximum(meters, "files_max", start,
+                                                                                          end)
+    return {"open_files_max": files, "open_files_limit": limit,
+            "max_connections": windows.maximum(meters, "max_connections", start, end),
+            "listen_overflows": windows.increase(cpu, "listen_overflows", -math.inf, math.inf)}
 
 
 def _service_meters(hold: Hold) -> dict[str, object]:

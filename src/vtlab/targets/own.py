@@ -51,10 +51,10 @@ class OwnService:
         db_env, stub_url, proxies = rig.route(row, slug)
         aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
         try:
-            start = (aotcache.start_for(rig, java, app_config(row), plan.jvm_opts, row.workload, plan.users(row),
+            start = (aotcache.start_for(rig, java, app_config(row, plan.users(row)), plan.jvm_opts, row.workload, plan.users(row),
                                         (db_env, stub_url), rig.run_dir / "logs", aot_log)
                      if plan.uses_aot(row) else aotcache.WITHOUT)
-            app = services.start_app(java, APP_PORT, app_config(row), db_env, stub_url,
+            app = services.start_app(java, APP_PORT, app_config(row, plan.users(row)), db_env, stub_url,
                                      rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts,
                                      start.jar, start.flags)
         except BaseException:
@@ -66,7 +66,7 @@ class OwnService:
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
             info = services.runtime_info(app)
-            problems = mismatches(info, row)
+            problems = mismatches(info, row, plan.users(row))
             if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
                 problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
             if problems:
@@ -96,15 +96,17 @@ class OwnService:
         """Nothing: the tiers are stopped with every process of the run (procs.stop_all), or kept (--keep)."""
 
 
-def app_config(row: Row) -> services.AppConfig:
-    """The service's settings for a row; the twin takes only the pool size."""
+def app_config(row: Row, users: int) -> services.AppConfig:
+    """The service's settings for a row of `users`; the twin takes only the pool size."""
+    max_connections, accept_count = services.connection_limits(users)
     return services.AppConfig(row.thread_mode == "virtual", row.hikari_pool, row.conn_mode, row.path_mode,
                               row.tomcat_max_threads, row.offload_executor or "platform", row.offload_pool or 50,
                               row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
                               row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
-                              preview=row.workload == "fanout")
+                              preview=row.workload == "fanout", max_connections=max_connections,
+                              accept_count=accept_count)
 
 
-def mismatches(info: dict, row: Row) -> list[str]:
+def mismatches(info: dict, row: Row, users: int) -> list[str]:
     """How a running service's runtime-info differs from the row's configuration (empty: it runs the row)."""
-    return services.check_effective(info, app_config(row))
+    return services.check_effective(info, app_config(row, users))

@@ -27,6 +27,8 @@ public record LabSettings(
         ConnMode connMode,
         PathMode pathMode,
         int tomcatMaxThreads,
+        int tomcatMaxConnections,
+        int tomcatAcceptCount,
         OffloadExecutor offloadExecutor,
         int offloadPool,
         FanOutMode fanOutMode,
@@ -104,6 +106,9 @@ public record LabSettings(
                 oneOf(env, "CONN_MODE", ConnMode.RELEASED),
                 oneOf(env, "PATH_MODE", PathMode.NORMAL),
                 intBetween(env, "TOMCAT_MAX_THREADS", 200, 1, Integer.MAX_VALUE),
+                // Spring Boot's own defaults; the rig sizes both to the row's users
+                intBetween(env, "TOMCAT_MAX_CONNECTIONS", 8192, 1, 1_000_000),
+                intBetween(env, "TOMCAT_ACCEPT_COUNT", 100, 1, 1_000_000),
                 oneOf(env, "OFFLOAD_EXECUTOR", OffloadExecutor.PLATFORM),
                 intBetween(env, "OFFLOAD_POOL", 50, 1, 10_000),
                 oneOf(env, "FANOUT_MODE", FanOutMode.SEQUENTIAL),
@@ -124,6 +129,11 @@ public record LabSettings(
         properties.put("spring.threads.virtual.enabled", virtualThreads);
         // Only meaningful for platform threads; Tomcat ignores it when virtual threads are on.
         properties.put("server.tomcat.threads.max", tomcatMaxThreads);
+        // Connections held open at once (a waiting request holds one), and those the kernel queues beyond them
+        // (capped by net.core.somaxconn): limits of the connector, not of threads, so a row at 10,000 users sizes
+        // them rather than measuring Spring Boot's 8,192.
+        properties.put("server.tomcat.max-connections", tomcatMaxConnections);
+        properties.put("server.tomcat.accept-count", tomcatAcceptCount);
         properties.put("spring.datasource.url", service.dbUrl());
         properties.put("spring.datasource.username", service.dbUser());
         properties.put("spring.datasource.password", service.dbPassword());
@@ -140,6 +150,7 @@ public record LabSettings(
     public String toString() {
         return "LabSettings[virtualThreads=%s, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
                 .formatted(virtualThreads, connMode, pathMode, tomcatMaxThreads)
+                + "tomcatMaxConnections=%d, tomcatAcceptCount=%d, ".formatted(tomcatMaxConnections, tomcatAcceptCount)
                 + "offloadExecutor=%s, offloadPool=%d, fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d, %s]"
                         .formatted(offloadExecutor, offloadPool, fanOutMode, poolImpl, contextMode, contextKb, service);
     }

@@ -39,6 +39,8 @@ class RuntimeInfoNonDefaultTest {
         assertThat(tomcat.get("executor").asString()).isEqualTo("VirtualThreadExecutor");
         // TOMCAT_MAX_THREADS=123 is configured but has no effect on an external executor; Tomcat says -1.
         assertThat(tomcat.get("maxThreads").asInt()).isEqualTo(-1);
-        assertThat(tomcat.get("maxConnections").asInt()).isEqualTo(8192);
+        // the connector's limits are its own: sized by TOMCAT_MAX_CONNECTIONS and TOMCAT_ACCEPT_COUNT whatever the threads
+        assertThat(tomcat.get("maxConnections").asInt()).isEqualTo(12000);
+        assertThat(tomcat.get("acceptCount").asInt()).isEqualTo(300);
     }
 }

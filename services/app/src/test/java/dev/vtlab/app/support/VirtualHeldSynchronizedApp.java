@@ -26,6 +26,8 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "PATH_MODE=synchronized",
         "DB_POOL_MAX=7",
         "TOMCAT_MAX_THREADS=123",
+        "TOMCAT_MAX_CONNECTIONS=12000",
+        "TOMCAT_ACCEPT_COUNT=300",
         "DB_POOL_TIMEOUT_MS=4000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=1500",
         "DOWNSTREAM_READ_TIMEOUT_MS=9000",

@@ -37,9 +37,12 @@ class SettingsEnvironmentPostProcessorTest {
         MockEnvironment environment = postProcessed(new MockEnvironment().withProperty("VT_ENABLED", "true")
                 .withProperty("TOMCAT_MAX_THREADS", "400").withProperty("HIKARI_MAX_POOL", "7")
                 .withProperty("DB_POOL_TIMEOUT_MS", "800").withProperty("DOWNSTREAM_READ_TIMEOUT_MS", "1500")
-                .withProperty("SERVER_PORT", "9000"));
+                .withProperty("SERVER_PORT", "9000").withProperty("TOMCAT_MAX_CONNECTIONS", "11000")
+                .withProperty("TOMCAT_ACCEPT_COUNT", "2000"));
 
         assertThat(environment.getProperty("spring.threads.virtual.enabled")).isEqualTo("true");
+        assertThat(environment.getProperty("server.tomcat.max-connections")).isEqualTo("11000");
+        assertThat(environment.getProperty("server.tomcat.accept-count")).isEqualTo("2000");
         assertThat(environment.getProperty("server.tomcat.threads.max")).isEqualTo("400");
         assertThat(environment.getProperty("spring.datasource.hikari.maximum-pool-size")).isEqualTo("7");
         assertThat(environment.getProperty("spring.datasource.hikari.minimum-idle")).isEqualTo("7");
