@@ -92,3 +92,13 @@ def test_the_limit_is_raised_to_the_need_where_allowed_else_to_the_hard_limit(mo
     monkeypatch.setattr(resource, "setrlimit", lambda which, limits: calls.append(limits))
     doctor.raise_open_files_limit(21_024)
     assert calls == [(21_024, 21_024)]  # root: both limits up to the need
+
+
+def test_a_heap_set_below_what_the_users_keep_live_is_warned_and_vtlabs_own_sizing_is_not():
+    # 10,000 users keep 64 + 10,000 × 150 / 1024 ≈ 1,529 MB live; the run gave them 1 GB
+    small = doctor.heap(10_000, ("-XX:+UseParallelGC", "-Xmx4g", "-Xmx1g"))  # the last -Xmx wins, as in the JVM
+    assert small.status == doctor.WARN and small.fix.startswith("--jvm-opts=-Xmx3840m")
+    assert doctor.heap(10_000, ("-Xmx4g",)).status == doctor.OK
+    assert doctor.heap(10_000, ("-Xmx4194304k",)).status == doctor.OK
+    sized = doctor.heap(10_000, ())
+    assert sized.status == doctor.OK and "sized to 3840 MB" in sized.found

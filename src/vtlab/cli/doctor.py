@@ -24,8 +24,8 @@ def largest_row(the_plan: Plan) -> int:
 
 
 def examine(the_plan: Plan) -> list[doctor.Finding]:
-    return doctor.examine(largest_row(the_plan), len(the_plan.rows),
-                          postgres.main_instance().running())
+    return doctor.examine(largest_row(the_plan), len(the_plan.rows), postgres.main_instance().running(),
+                          the_plan.jvm_opts)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

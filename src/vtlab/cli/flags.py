@@ -121,6 +121,10 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--aot", "aot", choices_list(presets.AOT, single=True),
      "on (vtlab's service on JDK 25 starts from an AOT cache of classes and method profiles, trained once per build "
      "and command line: 10 s of the row's load) or off (default)"),
+    ("--memory-probe", "memory_probe", choices_list(presets.MEMORY_PROBE, single=True),
+     "on: at the end of each steady row, with every user waiting on a request none of which is counted, the "
+     "service's live heap after a full collection (and its largest classes), RSS and threads' stacks (Native Memory "
+     "Tracking on for the row); the report fits the memory per waiting request over the rows. off (default)"),
     ("--hold", "hold_s", bounded_int(2, 3600, "seconds"), "recorded hold seconds"),
     ("--conn-mode", "conn_modes", choices_list(presets.CONN_MODES), "released, held or both"),
     ("--path-mode", "path_modes", choices_list(presets.PATH_MODES),

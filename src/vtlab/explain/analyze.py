@@ -97,7 +97,8 @@ def measured(row: Mapping[str, object]) -> Measured:
                     errors_by_status=str(row.get("errors_by_status") or ""),
                     steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""),
                     jdk_version=str(row.get("jdk_version") or ""), stall=str(row.get("stall") or ""),
-                    thread_dump=str(row.get("thread_dump") or ""))
+                    thread_dump=str(row.get("thread_dump") or ""),
+                    probe_top_classes=str(row.get("probe_top_classes") or ""))
 
 
 def failed_verdict(row: Mapping[str, object]) -> Verdict:

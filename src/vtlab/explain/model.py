@@ -88,6 +88,16 @@ class Measured:
     jdk_version: str = ""           # the runtime the live service reported (e.g. "21.0.8+9-LTS")
     stall: str = ""                 # "stalled …": users waited while next to nothing completed (vtlab.measure.stalls)
     thread_dump: str = ""           # the JSON thread dump taken during the stall, relative to the run folder
+    # the memory probe (measure.memprobe): with every user waiting, the requests in flight, the live heap after a
+    # full collection, the RSS, the platform threads and their stacks, the heap's largest classes
+    probe_in_flight: float = NAN
+    probe_heap_live_mb: float = NAN
+    probe_stack_chunks_mb: float = NAN
+    probe_rss_mb: float = NAN
+    probe_threads: float = NAN
+    probe_stack_reserved_mb: float = NAN
+    probe_stack_committed_mb: float = NAN
+    probe_top_classes: str = ""
 
 
 MEASURED_NUMBERS = tuple(f.name for f in fields(Measured) if f.type in ("float", float))

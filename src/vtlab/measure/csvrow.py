@@ -29,7 +29,7 @@ def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: di
     return {**{column: "" for column in table.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
             **holdstats.columns(hold), **_pinning(pinned),
             **_conditions(plan, spec, drive, info, k6_version, placement),
-            **drive.stall, **_shape_figures(spec, drive),
+            **drive.stall, **_shape_figures(spec, drive), **drive.memory,
             **drive.watched.cells(drive.measured.requests / plan.hold_s, row.thread_mode == "virtual"),
             "failed_tier": "", "failure": "", "failure_log": ""}
 

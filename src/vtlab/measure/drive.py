@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from vtlab.core import constants
 from vtlab.measure import holdwatch, liveness, load, samplers, settle, stalls
@@ -31,11 +32,15 @@ class Drive:
     watched: holdwatch.Watched = holdwatch.NOTHING  # the service's threads and profile over the hold
     warmup: settle.Warmup = settle.Warmup(0, settle.FIXED)  # the warm-up as run
     cooldown_s: float | None = None  # the cool-down as run, when the harness stopped k6 (else the plan's)
+    memory: dict[str, object] = field(default_factory=dict)  # the memory probe's cells (holdwatch.MemoryProbe)
 
 
 def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Reporter,
-          watch: stalls.Watch | None, read_meters: Callable[[], dict[str, float] | None] | None) -> Drive:
-    """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time."""
+          watch: stalls.Watch | None, read_meters: Callable[[], dict[str, float] | None] | None,
+          jcmds: Sequence[Path] = ()) -> Drive:
+    """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time. With the rig's
+    memory probe on, the service's memory is read by the first of `jcmds` there is, with the requests in flight
+    when the hold's last request has ended (a row whose warm-up settles: the only rows with that moment)."""
     log = rig.run_dir / "logs" / f"k6-{slug}.log"
     summary = rig.run_dir / "k6" / f"{slug}.json"
     summary.parent.mkdir(parents=True, exist_ok=True)
@@ -52,9 +57,12 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     started = time.monotonic()
     unix_of_monotonic = time.time() - time.monotonic()
     # k6 starts its clock (and its ramp) once its VUs are initialised: the slack keeps the ramp's tail out
+    probe = holdwatch.MemoryProbe(jcmds, app.pid) if rig.memory_probe else None
     decider = (settle.HoldDecider(hold_file, [runner.live for runner in runners],
                                   spec.ramp_s + current.k6_start_slack_s, spec.warmup_s, spec.hold_s, spec.cooldown_s,
-                                  started_unix, app.pid) if hold_file else None)
+                                  started_unix, app.pid,
+                                  probe.take if probe else None)
+               if hold_file else None)
     stopped = False  # k6 told to stop: the hold, its cool-down and the hold's last iterations are over
     pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
@@ -131,7 +139,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                  watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""},
                  during_hold.close() if during_hold else holdwatch.NOTHING,
                  decider.warmup() if decider else settle.Warmup(spec.warmup_s, settle.FIXED),
-                 decider.cooldown_s() if decider else None)
+                 decider.cooldown_s() if decider else None, probe.cells(decider is not None) if probe else {})
 
 
 K6_EXTERNAL_ABORT = 105  # k6's exit code after SIGINT (errext/exitcodes.ExternalAbort)

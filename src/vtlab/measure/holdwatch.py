@@ -1,12 +1,14 @@
 """What is read from the service's JVM during the hold only, ticked once a second by the drive loop: its threads'
-counters (threadcounts) and, where asked for, its profile (profiler). Neither runs in the warm-up."""
+counters (threadcounts) and, where asked for, its profile (profiler). Neither runs in the warm-up. And, where asked
+for, its memory at the hold's very end (memprobe)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab.measure import profiler, threadcounts
+from vtlab.measure import memprobe, profiler, threadcounts
 
 
 @dataclass(frozen=True)
@@ -39,3 +41,25 @@ class HoldWatch:
 
     def close(self) -> Watched:
         return Watched(threadcounts.summarise(self.counts.readings), self.profile.close() if self.profile else {})
+
+
+class MemoryProbe:
+    """The memory probe of one row: taken once, when the hold's last request has ended (settle.HoldDecider)."""
+
+    def __init__(self, jcmds: Sequence[Path], pid: int | None):
+        self.take_probe = memprobe.prober(list(jcmds), pid)
+        self.probe: memprobe.Probe | None = None
+
+    def take(self, in_flight: int) -> None:
+        if self.take_probe is not None and self.probe is None:
+            self.probe = self.take_probe(in_flight)
+
+    def cells(self, settles: bool) -> dict[str, object]:
+        """The probe's cells; not taken, why."""
+        if self.probe is not None:
+            return self.probe.cells()
+        why = ("not probed: no jcmd, or a service vtlab has no process of" if self.take_probe is None
+               else "not probed: the hold's last requests had not ended when the cool-down did" if settles
+               else "not probed: a fixed warm-up or a shaped load has no moment with every user waiting and none "
+                    "counted")
+        return {**memprobe.NOT_PROBED, "probe_problem": why}

@@ -38,6 +38,8 @@ METERS: dict[str, tuple[str, ...]] = {
     "gc_pauses": ("jvm_gc_pause_seconds_count",),
     "gc_pause_s": ("jvm_gc_pause_seconds_sum",),
     "heap_used_bytes": ('jvm_memory_used_bytes{area="heap"}',),
+    # the heap's maximum as the JVM runs it (its pools' maxima summed: G1 leaves eden's and survivors' undefined, -1)
+    "heap_max_bytes": ('jvm_memory_max_bytes{area="heap"}',),
     # the long-lived heap pool (the old generation) after each collection, and its maximum: what the row keeps
     # live against what it may (Micrometer's JvmGcMetrics, any Spring Boot service)
     "heap_live_bytes": ("jvm_gc_live_data_size_bytes",),

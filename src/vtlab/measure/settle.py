@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,8 +159,12 @@ class HoldDecider:
     upper bound), writes it for k6, and says when k6 may stop."""
 
     def __init__(self, hold_file: Path, live_files: Sequence[Path], ramp_s: float, max_warmup_s: float,
-                 hold_s: float, cooldown_s: float, started_unix: float, pid: int | None = None):
+                 hold_s: float, cooldown_s: float, started_unix: float, pid: int | None = None,
+                 before_end: Callable[[int], None] | None = None):
         self.hold_file, self.live_files = hold_file, list(live_files)
+        # called with the requests in flight at the moment the hold's last request has ended, before the row is
+        # ended: every user then waits on a request of the cool-down, none counted (measure.memprobe)
+        self.before_end = before_end
         self.pid = pid  # the service's JVM, when it is ours: its compiler threads are read
         self.compilers: dict[int, float] = {}
         self.jit: list[tuple[float, float]] = []
@@ -213,8 +217,11 @@ class HoldDecider:
         now = time.time()
         over = self.hold_start + self.hold_s
         if self.ending is None:
-            if now >= over and (now >= over + self.planned_cooldown_s + GRACE_S
-                                or self._all_read(over, lambda line: line.hold_running == 0)):
+            drained = now >= over and self._all_read(over, lambda line: line.hold_running == 0)
+            if drained or now >= over + self.planned_cooldown_s + GRACE_S:
+                if drained and self.before_end is not None:
+                    self.before_end(sum(runner[-1].running for runner in self.live() if runner))
+                    now = time.time()  # the row ends when it is written, after the probe
                 self.ending = now
                 self._write(f"{round(self.hold_start * 1000)}\n{round(now * 1000)}\n")
             return False

@@ -32,6 +32,7 @@ class Rig:
     k6_dashboard: bool = False   # export k6's own web dashboard of each row (it costs k6 CPU: opt-in)
     runners: int = 1  # k6 processes sharing each row's load (plan.runners)
     profiler: profiler.Tool | None = None  # async-profiler for each row's hold (--profiles); None: no profiles
+    memory_probe: bool = False  # each row's memory with every user waiting (--memory-probe, measure.memprobe)
     max_order_id: int = 0     # the seeded ids vtlab's own service's load picks from
     max_customer_id: int = 0
 

@@ -68,6 +68,11 @@ class Overrides:
     runners: int | None = None
     warmup_until: str | None = None
     aot: str | None = None
+    memory_probe: str | None = None
+
+
+# What the memory probe (measure.memprobe) reads the platform threads' stacks with.
+NATIVE_MEMORY_TRACKING = "-XX:NativeMemoryTracking=summary"
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,12 @@ class Plan:
     runners: int = 1  # k6 processes sharing each row's load (locally, or the k6-operator's parallelism)
     warmup_until: str = "settled"  # presets.WARMUP_ENDS: settled (warmup_s is the bound) or fixed
     aot: str = "off"  # presets.AOT: the service's JDK 25 AOT cache (vtlab.rig.aot), trained once per command line
+    memory_probe: str = "off"  # presets.MEMORY_PROBE: each row's memory with every user waiting (measure.memprobe)
+
+    def service_options(self) -> tuple[str, ...]:
+        """The service's JVM options beyond vtlab's own: the plan's, and Native Memory Tracking for the probe (a few
+        percent of the service's CPU: only where asked for)."""
+        return (*self.jvm_opts, *((NATIVE_MEMORY_TRACKING,) if self.memory_probe == "on" else ()))
 
     def uses_aot(self, row: Row) -> bool:
         """JDK 25's AOT cache keeps method profiles (JEP 515); JDK 21 has none of it."""
@@ -117,7 +128,7 @@ class Plan:
                 "spike_s": self.spike_s, "step_count": self.step_count,
                 "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
                 "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
-                "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
+                "memory_probe": self.memory_probe, "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
 def build(profile_name: str, overrides: Overrides) -> Plan:
@@ -148,7 +159,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
                 tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
-                setting["aot"])
+                setting["aot"], setting["memory_probe"])
 
 
 def _java_homes(overrides: Overrides) -> dict[int, str]:
@@ -206,7 +217,7 @@ def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
            "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners", "warmup_until",
-           "aot")
+           "aot", "memory_probe")
 
 
 def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:

@@ -37,6 +37,7 @@ SERVICE_WORKLOAD = "service"
 # warmup_s the upper bound), or after exactly warmup_s.
 WARMUP_ENDS = ("settled", "fixed")
 AOT = ("on", "off")
+MEMORY_PROBE = ("on", "off")  # measure.memprobe: each row's memory with every user waiting, Native Memory Tracking on
 JDKS = (21, 25)                               # the service's runtimes vtlab installs (vtlab.rig.runtimes)
 
 
@@ -90,6 +91,7 @@ class Profile:
     # AOT: vtlab's service on JDK 25 starts from its AOT cache (vtlab.rig.aot). Off by default: measured on the
     # quick profile here, it made no row settle sooner, and its training costs more than the faster starts save.
     aot: str = "off"
+    memory_probe: str = "off"  # MEMORY_PROBE
 
 
 # The published experiment `--profile headline` repeats (reference/published.csv, tucanoo-springboot-virtualthreads):
@@ -254,6 +256,18 @@ PRESETS: dict[str, Profile] = {
         # 10,000 users take a while to connect, and the first row's JIT a minute to settle at ~1,700 req/s
         blocks=(Block(("released",), (50,), HEADLINE_USERS),),
         ramp_s=20, warmup_s=60, hold_s=30, reps=1, stub_delay_ms=PUBLISHED_DELAY_MS),
+    "frontier": Profile(
+        name="frontier",
+        summary="virtual threads at 2,000, 5,000 and 10,000 users on an 8 s downstream (the CPU far from its wall), "
+                "platform threads at the two lower points with a thread per user, the memory probe on: memory per "
+                "waiting request, p99, RSS and heap against the users",
+        # 10,000 ÷ 8 s = 1,250 req/s, ~0.5 ms of the service's CPU each on 2 cores: the users, not the CPU, are the
+        # wall. Platform threads get a thread per user (Tomcat's 200 would queue 4,800 users for 200 s each): the
+        # rows compare what a waiting request costs in each model. The ramp is long enough for 10,000 connects.
+        blocks=(Block(("released",), (50,), (2000, 5000, 10000), modes=("virtual",)),
+                Block(("released",), (50,), (2000,), modes=("platform",), tomcat_threads=(2000,)),
+                Block(("released",), (50,), (5000,), modes=("platform",), tomcat_threads=(5000,))),
+        ramp_s=30, warmup_s=60, hold_s=30, reps=1, stub_delay_ms=8000, memory_probe="on"),
     "spike": Profile(
         name="spike",
         summary="a sudden step from 200 to 600 users for 10 s and back, both modes: p99 before and during, "

@@ -23,7 +23,9 @@ TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d
 # What a scenario chart can draw: the section's data names the two series ("draw"), bars then points.
 SCENARIO_AXES = {"throughput_rps": "successful requests / s", "p99_ms": "p99 latency (ms), ◆",
                  "p50_ms": "median latency (ms), ◆", "rss_mb_max": "RSS max (MB)",
-                 "gc_pause_ms": "GC pause in the hold (ms), ◆"}
+                 "gc_pause_ms": "GC pause in the hold (ms), ◆",
+                 "probe_rss_mb": "RSS, every user waiting (MB)",
+                 "probe_heap_live_mb": "live heap after a full GC (MB), ◆"}
 OVERLAY_MARKERS = ["s", "^", "D", "v", "P", "X"]
 
 Series = dict[str, list[float]]

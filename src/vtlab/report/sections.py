@@ -1,17 +1,20 @@
 """The report's sections in the order it tells them: the run beside the published figures, each scenario's
-section, and where the time goes (the one that reads the rows' profiles from the run folder)."""
+section, the memory per waiting request, and where the time goes (the one that reads the rows' profiles from the run
+folder)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from vtlab.explain.model import Analysis
-from vtlab.report import published, scenarios, wheretime
+from vtlab.report import memory, published, scenarios, wheretime
 from vtlab.report.scenarios.common import Label, Section
 
 
 def sections(run_dir: Path, analysis: Analysis, mode_label: Label) -> list[Section]:
     told = scenarios.sections(analysis, mode_label)
     beside_published = published.section(analysis.aggregates, published.points())
+    held = memory.section(analysis, mode_label)
     costs = wheretime.section(run_dir, analysis)
-    return [*([beside_published] if beside_published else []), *told, *([costs] if costs else [])]
+    return [*([beside_published] if beside_published else []), *told, *([held] if held else []),
+            *([costs] if costs else [])]

@@ -47,9 +47,11 @@ class Finding:
         return text
 
 
-def examine(max_users: int, rows: int, pg_running: bool) -> list[Finding]:
-    """Every check; `max_users` and `rows` come from the plan about to run (or the default one)."""
-    return [*_toolchains(), open_files(max_users), accept_backlog(max_users), *cpu_frequency(), free_disk(rows),
+def examine(max_users: int, rows: int, pg_running: bool, jvm_opts: tuple[str, ...] = ()) -> list[Finding]:
+    """Every check; `max_users`, `rows` and the service's `jvm_opts` come from the plan about to run (or the default
+    one)."""
+    return [*_toolchains(), open_files(max_users), accept_backlog(max_users), heap(max_users, jvm_opts),
+            *cpu_frequency(), free_disk(rows),
             *ports(pg_running), other_harnesses()]
 
 
@@ -138,6 +140,34 @@ def accept_backlog(max_users: int, somaxconn_path: str = "/proc/sys/net/core/som
                        "ramp that the service's threads did not cause (the row counts them as listen_overflows)",
                        f"sysctl -w net.core.somaxconn={asked}")
     return Finding(OK, "listen backlog", found, "", "")
+
+
+def heap(max_users: int, jvm_opts: tuple[str, ...]) -> Finding:
+    """The heap the plan's largest row needs against the one --jvm-opts sets (the last -Xmx wins, as in the JVM):
+    vtlab's service holds ~150 KB live per waiting request (services.HEAP_KB_PER_WAITING_REQUEST, measured), and
+    sizes its heap to the users unless an -Xmx says otherwise."""
+    sizes = [_bytes(option[4:]) for option in jvm_opts if option.startswith("-Xmx")]
+    live = services.live_heap_mb(max_users)
+    sized = services.service_heap_mb(max_users)
+    if not sizes or sizes[-1] is None:
+        return Finding(OK, "heap", f"vtlab's service sized to {sized} MB for {max_users} users (~{live:,.0f} MB live; "
+                       "a --service jar runs with -Xmx1g unless --jvm-opts sets it)", "", "")
+    given = sizes[-1] / 2**20
+    found = f"--jvm-opts -Xmx{given:,.0f} MB; {max_users} users keep ~{live:,.0f} MB live in vtlab's service"
+    if live > services.HEAP_LIVE_SHARE * given:
+        return Finding(WARN, "heap", found,
+                       f"the live set above {services.HEAP_LIVE_SHARE:.0%} of the heap: the collector runs most of the "
+                       "time or the heap runs out (the row is named out-of-memory, not measured)",
+                       f"--jvm-opts=-Xmx{sized}m  (or leave -Xmx out: vtlab sizes it to the row)")
+    return Finding(OK, "heap", found, "", "")
+
+
+def _bytes(size: str) -> float | None:
+    """A JVM size (512m, 4g, 1048576k, 2097152) in bytes; None where it is not one."""
+    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+    unit = units.get(size[-1:].lower(), 1)
+    digits = size[:-1] if size[-1:].lower() in units else size
+    return float(digits) * unit if digits.isdigit() else None
 
 
 def cpu_frequency(root: str = "/sys/devices/system/cpu") -> list[Finding]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 from dataclasses import dataclass
@@ -42,8 +43,29 @@ class Tier:
             procs.terminate(self.proc)
 
 
-# The JVMs' heaps, locally and in a cluster's pods alike (k8smanifests): the service's, and the stub's.
-SERVICE_HEAP, STUB_HEAP = "-Xmx1g", "-Xmx512m"
+# The stub's heap, locally and in a cluster's pods alike (k8smanifests); the service's is sized per row (service_heap_mb).
+STUB_HEAP = "-Xmx512m"
+# What each request waiting in vtlab's service holds in its heap, and what the heap holds at rest: the memory probe's
+# fit here (2026-11-26: `./vtlab run --modes platform,virtual --conc 500,1500,3000 --stub-delay 4000 --tomcat-threads
+# 3000 --memory-probe on`), 143.4 KB [131.3–155.4] a request on virtual threads, 144.8 KB [134.7–154.9] on platform
+# threads (Tomcat's and the HTTP client's buffers: byte[] and char[] are three quarters of it), ~34 MB at rest. At
+# 10,000 users that is ~1.5 GB live: the 1 GB heap every row had ran out (OutOfMemoryError in the ramp).
+HEAP_KB_PER_WAITING_REQUEST = 150
+HEAP_BASE_MB = 64
+# The live set at most this share of the heap: the rest is the collector's young generation and headroom, so it
+# collects now and then rather than most of the time.
+HEAP_LIVE_SHARE = 0.4
+SERVICE_HEAP_MIN_MB = 1024  # what every row had before: rows up to ~2,350 users keep it
+
+
+def live_heap_mb(users: int) -> float:
+    """The heap vtlab's service keeps live with `users` requests waiting in it."""
+    return HEAP_BASE_MB + users * HEAP_KB_PER_WAITING_REQUEST / 1024
+
+
+def service_heap_mb(users: int) -> int:
+    """The service's heap for a row of `users` (in 256 MB steps): its live set at most HEAP_LIVE_SHARE of it."""
+    return max(SERVICE_HEAP_MIN_MB, math.ceil(live_heap_mb(users) / HEAP_LIVE_SHARE / 256) * 256)
 
 
 def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
@@ -74,6 +96,7 @@ class AppConfig:
     # Tomcat's connector: connections held at once and the kernel's queue beyond them (connection_limits)
     max_connections: int = 8192
     accept_count: int = 100
+    heap_mb: int = SERVICE_HEAP_MIN_MB  # service_heap_mb: --jvm-opts=-Xmx… after it still wins
 
     @property
     def thread_mode(self) -> str:
@@ -90,7 +113,8 @@ class AppConfig:
                 "TOMCAT_MAX_CONNECTIONS": str(self.max_connections), "TOMCAT_ACCEPT_COUNT": str(self.accept_count)}
 
     def jvm_flags(self) -> list[str]:
-        return ["--enable-preview"] if self.preview else []
+        """The options the row's configuration gives the JVM: its heap, the preview API for the fan-out."""
+        return [f"-Xmx{self.heap_mb}m", *(["--enable-preview"] if self.preview else [])]
 
 
 # Spring Boot's own connector limits, kept for every row up to them; beyond, sized to the row's users.
@@ -114,7 +138,7 @@ def app_jar(config: AppConfig) -> Path:
 def app_options(config: AppConfig, jvm_opts: tuple[str, ...]) -> list[str]:
     """The service's JVM options that are the same on every start of a row's command line (an AOT cache is
     valid only for the options it was trained with: vtlab.rig.aot)."""
-    return [SERVICE_HEAP, *config.jvm_flags(), *jvm_opts, f"-XX:StartFlightRecording:settings={PINNING_SETTINGS}"]
+    return [*config.jvm_flags(), *jvm_opts, f"-XX:StartFlightRecording:settings={PINNING_SETTINGS}"]
 
 
 def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], stub_url: str,
@@ -127,7 +151,7 @@ def start_app(java: Java, port: int, config: AppConfig, db_env: dict[str, str], 
     management_port = procs.free_port(APP_HOST)
     env = java_env({**db_env, **config.env(), "STUB_URL": stub_url, "SERVER_ADDRESS": APP_HOST,
                      "SERVER_PORT": str(port), "MANAGEMENT_PORT": str(management_port)})
-    argv = [str(java.java), SERVICE_HEAP, *config.jvm_flags(), *jvm_opts, *aot_flags,
+    argv = [str(java.java), *config.jvm_flags(), *jvm_opts, *aot_flags,
             f"-XX:StartFlightRecording=filename={jfr},settings={PINNING_SETTINGS},dumponexit=true",
             # JFR's chunks beside the recording, not in /tmp: a killed service leaves them in the run folder
             f"-XX:FlightRecorderOptions=repository={jfr.parent / 'repository'}",

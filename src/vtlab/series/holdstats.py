@@ -109,6 +109,7 @@ def _service_meters(hold: Hold) -> dict[str, object]:
             "gc_pauses": windows.increase(meters, "gc_pauses", start, end),
             "gc_pause_ms": windows.increase(meters, "gc_pause_s", start, end) * 1000,
             "heap_used_mb_max": windows.maximum(meters, "heap_used_bytes", start, end) / 2**20,
+            "heap_max_mb": windows.maximum(meters, "heap_max_bytes", start, end) / 2**20,
             "heap_live_mb_max": windows.maximum(meters, "heap_live_bytes", start, end) / 2**20,
             "heap_old_max_mb": windows.maximum(meters, "heap_old_max_bytes", start, end) / 2**20,
             "meter_samples": len(meters.window(start, end)), **_pool_accounting(hold),

@@ -165,7 +165,7 @@ def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
         {"name": "SERVER_ADDRESS", "value": "0.0.0.0"}, {"name": "SERVER_PORT", "value": str(APP_PORT)},
         {"name": "MANAGEMENT_PORT", "value": str(MANAGEMENT_PORT)}]
     app = _container("service", cluster.images["service"], cluster, "service", env)
-    app["command"] = ["java", services.SERVICE_HEAP, *config.jvm_flags(), *plan.jvm_opts,
+    app["command"] = ["java", *config.jvm_flags(), *plan.jvm_opts,
                       f"-XX:StartFlightRecording=filename=/jfr/{dimensions.slug(row)}.jfr,"
                       "settings=/jfc/pinning.jfc,dumponexit=true",
                       "-XX:FlightRecorderOptions=repository=/jfr/repository", "-jar", "/app/app.jar"]

@@ -31,7 +31,8 @@ def own_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], keep: bool
     if keep:
         print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
     rig = tiers.Rig(java, k6, k6_version, pg, stub, stub_settings, core_map, run_dir, k6_dashboard=k6_dashboard,
-                    runners=plan.runners, max_order_id=pg.max_seeded_order_id(), max_customer_id=pg.max_customer_id())
+                    runners=plan.runners, max_order_id=pg.max_seeded_order_id(), max_customer_id=pg.max_customer_id(),
+                    memory_probe=plan.memory_probe == "on")
     if any(_delayed(row) for row in plan.rows):
         # Shares the cores with the tiers it sits between; its CPU is sampled as its own tier.
         rig.toxiproxy = netdelay.start(build.build_toxiproxy(), run_dir / "logs" / "toxiproxy.log", core_map["stub"])
@@ -54,7 +55,7 @@ def user_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], k6_dashbo
     settings = (plan.stub_delay_ms, plan.stub_jitter_ms)
     started = tiers.start_stub(java, settings, run_dir, core_map, False) if stub else None
     return tiers.Rig(java, k6, load.k6_version(k6), pg, started, settings, core_map, run_dir,
-                     k6_dashboard=k6_dashboard, runners=plan.runners)
+                     k6_dashboard=k6_dashboard, runners=plan.runners, memory_probe=plan.memory_probe == "on")
 
 
 def profiler(kinds: tuple[str, ...], rig: tiers.Rig) -> profiling.Tool | None:

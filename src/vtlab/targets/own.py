@@ -50,12 +50,13 @@ class OwnService:
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         db_env, stub_url, proxies = rig.route(row, slug)
         aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
+        config, options = app_config(row, plan.users(row)), plan.service_options()
         try:
-            start = (aotcache.start_for(rig, java, app_config(row, plan.users(row)), plan.jvm_opts, row.workload, plan.users(row),
+            start = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
                                         (db_env, stub_url), rig.run_dir / "logs", aot_log)
                      if plan.uses_aot(row) else aotcache.WITHOUT)
-            app = services.start_app(java, APP_PORT, app_config(row, plan.users(row)), db_env, stub_url,
-                                     rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts,
+            app = services.start_app(java, APP_PORT, config, db_env, stub_url,
+                                     rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], options,
                                      start.jar, start.flags)
         except BaseException:
             rig.unroute(proxies)
@@ -78,7 +79,8 @@ class OwnService:
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
             driven = drive.drive(rig, app, spec, slug, progress, watch,
-                                 samplers.meters_reader(app.management_url + "/actuator/prometheus"))
+                                 samplers.meters_reader(app.management_url + "/actuator/prometheus"),
+                                 [java.home / "bin" / "jcmd", rig.java.home / "bin" / "jcmd"])
         finally:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()
@@ -104,7 +106,7 @@ def app_config(row: Row, users: int) -> services.AppConfig:
                               row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
                               row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
                               preview=row.workload == "fanout", max_connections=max_connections,
-                              accept_count=accept_count)
+                              accept_count=accept_count, heap_mb=services.service_heap_mb(users))
 
 
 def mismatches(info: dict, row: Row, users: int) -> list[str]:

@@ -78,12 +78,13 @@ class UserService:
         virtual = row.thread_mode == "virtual"
         aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
         stub_url = rig.stub.base_url if rig.stub else None
+        options = plan.service_options()
         if target.started_by_vtlab:
-            start = (useraot.start_for(rig, target, java, virtual, self._database(), stub_url, plan.jvm_opts,
+            start = (useraot.start_for(rig, target, java, virtual, self._database(), stub_url, options,
                                        plan.users(row), rig.run_dir / "logs", aot_log)
                      if plan.uses_aot(row) else useraot.WITHOUT)
             app = userrow.start(target, java, virtual, self._database(), stub_url,
-                                rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], plan.jvm_opts,
+                                rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], options,
                                 start.jar, start.flags)
         else:
             app = userrow.attach(target)
@@ -113,7 +114,8 @@ class UserService:
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"]) \
                 if app.pid and source.endswith("/prometheus") else None
-            driven = drive.drive(rig, app, spec, slug, progress, watch, read_meters)
+            driven = drive.drive(rig, app, spec, slug, progress, watch, read_meters,
+                                 [java.home / "bin" / "jcmd", rig.java.home / "bin" / "jcmd"])
         finally:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()
