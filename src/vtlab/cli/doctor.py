@@ -25,7 +25,7 @@ def largest_row(the_plan: Plan) -> int:
 
 def examine(the_plan: Plan) -> list[doctor.Finding]:
     return doctor.examine(largest_row(the_plan), len(the_plan.rows), postgres.main_instance().running(),
-                          the_plan.jvm_opts)
+                          the_plan.jvm_opts, the_plan.downstream_http)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -34,7 +34,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     except ValueError as err:
         return flags.usage_error(str(err))
     # as `run` does: judge the limit a run would have
-    doctor.raise_open_files_limit(doctor.open_files_needed(largest_row(the_plan)))
+    doctor.raise_open_files_limit(doctor.open_files_needed(largest_row(the_plan), the_plan.downstream_http))
     findings = examine(the_plan)
     for finding in findings:
         print(finding.line())

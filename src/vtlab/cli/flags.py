@@ -121,6 +121,9 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--aot", "aot", choices_list(presets.AOT, single=True),
      "on (vtlab's service on JDK 25 starts from an AOT cache of classes and method profiles, trained once per build "
      "and command line: 10 s of the row's load) or off (default)"),
+    ("--downstream-http", "downstream_http", choices_list(presets.DOWNSTREAM_HTTP, single=True),
+     "what vtlab's service speaks to the stub: http1 (default: a connection per call in flight) or http2 (h2c: every "
+     "call a stream of a few connections, so 10,000 waiting requests fit in a process's open files)"),
     ("--memory-probe", "memory_probe", choices_list(presets.MEMORY_PROBE, single=True),
      "on: at the end of each steady row, with every user waiting on a request none of which is counted, the "
      "service's live heap after a full collection (and its largest classes), RSS and threads' stacks (Native Memory "

@@ -93,7 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for row in the_plan.rows:
             print("  " + dimensions.label(row))
         return 0
-    doctor.raise_open_files_limit(doctor.open_files_needed(largest_row(the_plan)))
+    doctor.raise_open_files_limit(doctor.open_files_needed(largest_row(the_plan), the_plan.downstream_http))
     findings = examine(the_plan)  # before any tier starts: its ports are still free
     for finding in doctor.warnings(findings):
         print(f"vtlab: doctor: {finding.line().lstrip()}", file=sys.stderr)

@@ -69,6 +69,7 @@ class Overrides:
     warmup_until: str | None = None
     aot: str | None = None
     memory_probe: str | None = None
+    downstream_http: str | None = None
 
 
 # What the memory probe (measure.memprobe) reads the platform threads' stacks with.
@@ -96,6 +97,7 @@ class Plan:
     warmup_until: str = "settled"  # presets.WARMUP_ENDS: settled (warmup_s is the bound) or fixed
     aot: str = "off"  # presets.AOT: the service's JDK 25 AOT cache (vtlab.rig.aot), trained once per command line
     memory_probe: str = "off"  # presets.MEMORY_PROBE: each row's memory with every user waiting (measure.memprobe)
+    downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP: vtlab's service to the stub, every row alike
 
     def service_options(self) -> tuple[str, ...]:
         """The service's JVM options beyond vtlab's own: the plan's, and Native Memory Tracking for the probe (a few
@@ -128,7 +130,7 @@ class Plan:
                 "spike_s": self.spike_s, "step_count": self.step_count,
                 "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
                 "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
-                "memory_probe": self.memory_probe, "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
+                "memory_probe": self.memory_probe, "downstream_http": self.downstream_http, "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
 
 
 def build(profile_name: str, overrides: Overrides) -> Plan:
@@ -159,7 +161,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
                 tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
-                setting["aot"], setting["memory_probe"])
+                setting["aot"], setting["memory_probe"], setting["downstream_http"])
 
 
 def _java_homes(overrides: Overrides) -> dict[int, str]:
@@ -217,7 +219,7 @@ def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
            "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners", "warmup_until",
-           "aot", "memory_probe")
+           "aot", "memory_probe", "downstream_http")
 
 
 def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:

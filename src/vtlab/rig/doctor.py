@@ -19,10 +19,11 @@ from vtlab.core.settings import APP_HOST, APP_PORT, PG_HOST, PG_PORT, RESULTS, S
 
 OK, WARN, INFO = "ok", "warning", "info"
 # Each user holds one socket in k6 and two in the service, each process within its own limit: its request's
-# connection in and, for the whole of the downstream call, one out (a structured fan-out's two calls hold a third);
-# the rest covers the JVM's jars, JFR and the pool. Measured at 10,000 users under a limit of 20,000: the service
-# held 19,999, failed connections with "Too many open files" and could not answer the rig's scrapes.
-FILES_PER_USER = 2
+# connection in and, for the whole of the downstream call, one out over HTTP/1.1 (a structured fan-out's two calls
+# hold a third; over HTTP/2 the calls share a few connections); the rest covers the JVM's jars, JFR and the pool.
+# Measured at 10,000 users under a limit of 20,000: the service held 19,999, failed connections with "Too many open
+# files" and could not answer the rig's scrapes.
+FILES_PER_USER = {"http1": 2, "http2": 1}
 FD_HEADROOM = 1024
 # Per row: a JFR recording, the k6 summary and logs (a quick run's rows take 1-3 MB); ten times that
 # plus room for the database's written orders, so a long matrix never stops on a full disk.
@@ -47,10 +48,12 @@ class Finding:
         return text
 
 
-def examine(max_users: int, rows: int, pg_running: bool, jvm_opts: tuple[str, ...] = ()) -> list[Finding]:
-    """Every check; `max_users`, `rows` and the service's `jvm_opts` come from the plan about to run (or the default
-    one)."""
-    return [*_toolchains(), open_files(max_users), accept_backlog(max_users), heap(max_users, jvm_opts),
+def examine(max_users: int, rows: int, pg_running: bool, jvm_opts: tuple[str, ...] = (),
+            downstream_http: str = "http1") -> list[Finding]:
+    """Every check; `max_users`, `rows`, the service's `jvm_opts` and how it calls the stub (`downstream_http`) come
+    from the plan about to run (or the default one)."""
+    return [*_toolchains(), open_files(max_users, downstream_http), accept_backlog(max_users),
+            heap(max_users, jvm_opts),
             *cpu_frequency(), free_disk(rows),
             *ports(pg_running), other_harnesses()]
 
@@ -90,9 +93,9 @@ def _toolchain(topic: str, find: Callable[[], Path], version_argv: list[str]) ->
 
 # --- limits the load runs into ------------------------------------------------------------------
 
-def open_files_needed(max_users: int) -> int:
+def open_files_needed(max_users: int, downstream_http: str = "http1") -> int:
     """The open files the service needs for the plan's largest row (the tier that needs the most)."""
-    return max_users * FILES_PER_USER + FD_HEADROOM
+    return max_users * FILES_PER_USER[downstream_http] + FD_HEADROOM
 
 
 def raise_open_files_limit(need: int) -> None:
@@ -113,15 +116,18 @@ def raise_open_files_limit(need: int) -> None:
             pass
 
 
-def open_files(max_users: int) -> Finding:
+def open_files(max_users: int, downstream_http: str = "http1") -> Finding:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    need = open_files_needed(max_users)
+    need = open_files_needed(max_users, downstream_http)
     found = (f"{soft} per process (tiers inherit it); the plan's largest row has {max_users} users, the service "
-             f"needing ~{need} (one connection in and one out per user)")
+             f"needing ~{need} (" + ("one connection in and one out per user" if downstream_http == "http1" else
+                                     "one connection in per user: its calls out share a few HTTP/2 connections")
+             + ")")
     if soft != resource.RLIM_INFINITY and soft < need:
         return Finding(WARN, "open files", found,
                        "k6 or the service will fail connections with 'too many open files': errors, not a wall",
-                       f"ulimit -n {max(need, 65536)}  (or raise nofile in /etc/security/limits.conf)")
+                       f"ulimit -n {max(need, 65536)}  (or raise nofile in /etc/security/limits.conf)"
+                       + ("; or --downstream-http http2 (a file per user)" if downstream_http == "http1" else ""))
     return Finding(OK, "open files", found, "", "")
 
 

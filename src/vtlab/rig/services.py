@@ -21,7 +21,7 @@ def java_env(extra: dict[str, str]) -> dict[str, str]:
     ours = {"VT_ENABLED", "DB_POOL_MAX", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
             "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB",
-            "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT"}
+            "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT", "DOWNSTREAM_HTTP"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -97,6 +97,7 @@ class AppConfig:
     max_connections: int = 8192
     accept_count: int = 100
     heap_mb: int = SERVICE_HEAP_MIN_MB  # service_heap_mb: --jvm-opts=-Xmx… after it still wins
+    downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP (the blocking app; the twin's client is its own)
 
     @property
     def thread_mode(self) -> str:
@@ -110,7 +111,8 @@ class AppConfig:
                 "TOMCAT_MAX_THREADS": str(self.tomcat_max_threads), "OFFLOAD_EXECUTOR": self.offload_executor,
                 "OFFLOAD_POOL": str(self.offload_pool), "FANOUT_MODE": self.fanout, "POOL_IMPL": self.pool_impl,
                 "CONTEXT_MODE": self.context, "CONTEXT_KB": str(self.context_kb),
-                "TOMCAT_MAX_CONNECTIONS": str(self.max_connections), "TOMCAT_ACCEPT_COUNT": str(self.accept_count)}
+                "TOMCAT_MAX_CONNECTIONS": str(self.max_connections), "TOMCAT_ACCEPT_COUNT": str(self.accept_count),
+                "DOWNSTREAM_HTTP": self.downstream_http}
 
     def jvm_flags(self) -> list[str]:
         """The options the row's configuration gives the JVM: its heap, the preview API for the fan-out."""
@@ -199,6 +201,9 @@ def check_effective(info: dict, config: AppConfig) -> list[str]:
     if info.get("pool", {}).get("implementation") != implementation:
         problems.append(f"pool implementation: asked {implementation}, service runs "
                         f"{info.get('pool', {}).get('implementation')}")
+    if info.get("downstream", {}).get("httpVersion") != config.downstream_http:
+        problems.append(f"downstream HTTP: asked {config.downstream_http}, service runs "
+                        f"{info.get('downstream', {}).get('httpVersion')}")
     if info.get("fanOutMode") != config.fanout:
         problems.append(f"fan-out: asked {config.fanout}, service runs {info.get('fanOutMode')}")
     context = info.get("context", {})

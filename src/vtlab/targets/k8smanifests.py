@@ -155,7 +155,7 @@ def _load_config(cluster: Cluster) -> list[dict]:
 
 def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
     name = service_name(index)
-    config = own.app_config(row, plan.users(row))
+    config = own.app_config(row, plan.users(row), plan.downstream_http)
     db_url = cluster.db_url or f"jdbc:postgresql://{DB_SERVICE}:{PG_PORT}/{postgres.DB_NAME}"
     env = [{"name": key, "value": value} for key, value in config.env().items()] + [
         {"name": "DB_URL", "value": db_url}, {"name": "DB_USER", "value": postgres.DB_USER},

@@ -50,7 +50,7 @@ class OwnService:
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         db_env, stub_url, proxies = rig.route(row, slug)
         aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
-        config, options = app_config(row, plan.users(row)), plan.service_options()
+        config, options = app_config(row, plan.users(row), plan.downstream_http), plan.service_options()
         try:
             start = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
                                         (db_env, stub_url), rig.run_dir / "logs", aot_log)
@@ -67,7 +67,7 @@ class OwnService:
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
             info = services.runtime_info(app)
-            problems = mismatches(info, row, plan.users(row))
+            problems = mismatches(info, row, plan.users(row), plan.downstream_http)
             if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
                 problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
             if problems:
@@ -98,17 +98,19 @@ class OwnService:
         """Nothing: the tiers are stopped with every process of the run (procs.stop_all), or kept (--keep)."""
 
 
-def app_config(row: Row, users: int) -> services.AppConfig:
-    """The service's settings for a row of `users`; the twin takes only the pool size."""
+def app_config(row: Row, users: int, downstream_http: str = "http1") -> services.AppConfig:
+    """The service's settings for a row of `users`, calling the stub with `downstream_http`; the twin takes only the
+    pool size."""
     max_connections, accept_count = services.connection_limits(users)
     return services.AppConfig(row.thread_mode == "virtual", row.hikari_pool, row.conn_mode, row.path_mode,
                               row.tomcat_max_threads, row.offload_executor or "platform", row.offload_pool or 50,
                               row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
                               row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
                               preview=row.workload == "fanout", max_connections=max_connections,
-                              accept_count=accept_count, heap_mb=services.service_heap_mb(users))
+                              accept_count=accept_count, heap_mb=services.service_heap_mb(users),
+                              downstream_http=downstream_http)
 
 
-def mismatches(info: dict, row: Row, users: int) -> list[str]:
+def mismatches(info: dict, row: Row, users: int, downstream_http: str = "http1") -> list[str]:
     """How a running service's runtime-info differs from the row's configuration (empty: it runs the row)."""
-    return services.check_effective(info, app_config(row, users))
+    return services.check_effective(info, app_config(row, users, downstream_http))

@@ -62,6 +62,24 @@ class StubTest {
     }
 
     @Test
+    void aClientAskingForHttp2GetsItAndAThousandStreamsAtOnceOnOneConnection() {
+        // Netty's default allows 100 streams at once; the JDK client fails the 101st instead of waiting for it
+        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
+            HttpResponse<String> first = client.sendAsync(request("/downstream/1"), HttpResponse.BodyHandlers.ofString())
+                    .join();
+            assertThat(first.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            List<CompletableFuture<HttpResponse<String>>> inFlight = IntStream.range(0, 1000)
+                    .mapToObj(i -> client.sendAsync(request("/downstream/" + i), HttpResponse.BodyHandlers.ofString()))
+                    .toList();
+            inFlight.forEach(f -> {
+                HttpResponse<String> response = f.join();
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            });
+        }
+    }
+
+    @Test
     void onlyHealthIsExposed() throws Exception {
         assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
         assertThat(get("/actuator/env").statusCode()).isEqualTo(404);

@@ -31,7 +31,8 @@ public record RuntimeInfo(
     public record Tomcat(int maxThreads, int maxConnections, int acceptCount, String executor) {
     }
 
-    public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client) {
+    /** httpVersion: the version the client asks the stub for (http1, or http2 by an h2c upgrade). */
+    public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client, String httpVersion) {
     }
 
     /** CONTEXT_MODE and the size of the per-request context it carries. */

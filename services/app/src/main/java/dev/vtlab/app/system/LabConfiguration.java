@@ -27,12 +27,14 @@ public class LabConfiguration {
     }
 
     /**
-     * The JDK client would otherwise offer an h2c upgrade on every new connection; the stub speaks
-     * HTTP/1.1 only, so the upgrade headers are pure noise in the measurement.
+     * The HTTP version is the row's (DOWNSTREAM_HTTP), never the JDK client's default: that is HTTP/2, offered by an
+     * h2c upgrade on every new connection, which the stub (HTTP/1.1 and h2c) would accept.
      */
     @Bean
-    ClientHttpRequestFactoryBuilderCustomizer<JdkClientHttpRequestFactoryBuilder> http11Only() {
-        return builder -> builder.withHttpClientCustomizer(client -> client.version(HttpClient.Version.HTTP_1_1));
+    ClientHttpRequestFactoryBuilderCustomizer<JdkClientHttpRequestFactoryBuilder> downstreamHttpVersion(
+            LabSettings settings) {
+        HttpClient.Version version = settings.downstreamHttp().version();
+        return builder -> builder.withHttpClientCustomizer(client -> client.version(version));
     }
 
     @Bean

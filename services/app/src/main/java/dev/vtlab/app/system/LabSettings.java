@@ -35,6 +35,7 @@ public record LabSettings(
         PoolImpl poolImpl,
         ContextMode contextMode,
         int contextKb,
+        DownstreamHttp downstreamHttp,
         ServiceSettings service) {
 
     /** When the database connection is given back to the pool. */
@@ -95,6 +96,18 @@ public record LabSettings(
         SCOPEDVALUE
     }
 
+    /** The HTTP version the downstream client speaks to the stub. */
+    public enum DownstreamHttp {
+        /** A connection per request in flight: what a blocking client does by default. */
+        HTTP1,
+        /** Upgraded with h2c on the first connection, then every request a stream of it: a few connections in all. */
+        HTTP2;
+
+        public java.net.http.HttpClient.Version version() {
+            return this == HTTP1 ? java.net.http.HttpClient.Version.HTTP_1_1 : java.net.http.HttpClient.Version.HTTP_2;
+        }
+    }
+
     /** The name a variable's value uses for an enum constant: PINNED_CONTROL is "pinned-control". */
     public static String valueName(Enum<?> constant) {
         return Env.valueName(constant);
@@ -115,6 +128,7 @@ public record LabSettings(
                 oneOf(env, "POOL_IMPL", PoolImpl.HIKARI),
                 oneOf(env, "CONTEXT_MODE", ContextMode.NONE),
                 intBetween(env, "CONTEXT_KB", 64, 1, 16_384),
+                oneOf(env, "DOWNSTREAM_HTTP", DownstreamHttp.HTTP1),
                 // HIKARI_MAX_POOL: the published rig's name for DB_POOL_MAX, which the app still honours.
                 ServiceSettings.from(env, "HIKARI_MAX_POOL"));
     }
@@ -151,7 +165,8 @@ public record LabSettings(
         return "LabSettings[virtualThreads=%s, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
                 .formatted(virtualThreads, connMode, pathMode, tomcatMaxThreads)
                 + "tomcatMaxConnections=%d, tomcatAcceptCount=%d, ".formatted(tomcatMaxConnections, tomcatAcceptCount)
-                + "offloadExecutor=%s, offloadPool=%d, fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d, %s]"
-                        .formatted(offloadExecutor, offloadPool, fanOutMode, poolImpl, contextMode, contextKb, service);
+                + "offloadExecutor=%s, offloadPool=%d, fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d, "
+                        .formatted(offloadExecutor, offloadPool, fanOutMode, poolImpl, contextMode, contextKb)
+                + "downstreamHttp=%s, %s]".formatted(downstreamHttp, service);
     }
 }

@@ -29,7 +29,7 @@ class RuntimeInfoDefaultsTest {
         assertThat(info.get("tomcat").propertyNames())
                 .containsExactly("maxThreads", "maxConnections", "acceptCount", "executor");
         assertThat(info.get("downstream").propertyNames())
-                .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client");
+                .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client", "httpVersion");
         assertThat(info.get("offload").propertyNames()).containsExactly("executor", "poolSize");
         assertThat(info.get("context").propertyNames()).containsExactly("mode", "kilobytes");
     }
@@ -65,6 +65,7 @@ class RuntimeInfoDefaultsTest {
         assertThat(downstream.get("connectTimeoutMs").asLong()).isEqualTo(2000);
         assertThat(downstream.get("readTimeoutMs").asLong()).isEqualTo(10000);
         assertThat(downstream.get("client").asString()).isEqualTo("JdkClientHttpRequestFactory");
+        assertThat(downstream.get("httpVersion").asString()).isEqualTo("http1");
 
         assertThat(info.get("jdkVersion").asString()).startsWith(String.valueOf(Runtime.version().feature()));
         assertThat(info.get("springBootVersion").asString()).isEqualTo(BuildVersions.springBoot());

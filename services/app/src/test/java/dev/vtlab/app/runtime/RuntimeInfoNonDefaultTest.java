@@ -28,6 +28,7 @@ class RuntimeInfoNonDefaultTest {
         assertThat(info.get("pathMode").asString()).isEqualTo("synchronized");
         assertThat(info.get("downstream").get("connectTimeoutMs").asLong()).isEqualTo(1500);
         assertThat(info.get("downstream").get("readTimeoutMs").asLong()).isEqualTo(9000);
+        assertThat(info.get("downstream").get("httpVersion").asString()).isEqualTo("http2");
         assertThat(info.get("offload").get("executor").asString()).isEqualTo("virtual");
         assertThat(info.get("offload").get("poolSize").asInt()).isEqualTo(-1); // OFFLOAD_POOL caps platform pools only
     }

@@ -28,6 +28,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
         "TOMCAT_MAX_THREADS=123",
         "TOMCAT_MAX_CONNECTIONS=12000",
         "TOMCAT_ACCEPT_COUNT=300",
+        "DOWNSTREAM_HTTP=http2",
         "DB_POOL_TIMEOUT_MS=4000",
         "DOWNSTREAM_CONNECT_TIMEOUT_MS=1500",
         "DOWNSTREAM_READ_TIMEOUT_MS=9000",

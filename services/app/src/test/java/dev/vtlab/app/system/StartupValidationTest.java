@@ -24,6 +24,7 @@ class StartupValidationTest {
             TOMCAT_MAX_THREADS            | -1          | TOMCAT_MAX_THREADS must be an integer >= 1, got '-1'
             TOMCAT_MAX_CONNECTIONS        | 0           | TOMCAT_MAX_CONNECTIONS must be an integer between 1 and 1000000, got '0'
             TOMCAT_ACCEPT_COUNT           | many        | TOMCAT_ACCEPT_COUNT must be an integer between 1 and 1000000, got 'many'
+            DOWNSTREAM_HTTP               | http3       | DOWNSTREAM_HTTP must be http1 or http2, got 'http3'
             OFFLOAD_EXECUTOR              | green       | OFFLOAD_EXECUTOR must be platform or virtual, got 'green'
             OFFLOAD_POOL                  | 0           | OFFLOAD_POOL must be an integer between 1 and 10000, got '0'
             MANAGEMENT_PORT               | http        | MANAGEMENT_PORT must be an integer between 0 and 65535, got 'http'
