@@ -35,7 +35,8 @@ def test_each_thread_model_is_fitted_over_its_probed_rows_and_the_report_tells_b
                 probe_stack_chunks_mb=1 + n * 5 / 1024, probe_rss_mb=450 + n * 40 / 1024,
                 probe_top_classes="[B=30.0;[C=9.0", **PROBED)
             for n in (500, 1500, 3000)]
-    rows += [row(thread_mode="platform", tomcat_max_threads=3000, concurrency=n, probe_in_flight=n,
+    # a thread per user: each platform row's thread count is its users', and they are still one fit
+    rows += [row(thread_mode="platform", tomcat_max_threads=n, concurrency=n, probe_in_flight=n,
                  probe_heap_live_mb=70 + n * 30 / 1024, probe_rss_mb=450 + n * 120 / 1024, probe_stack_chunks_mb=0,
                  **{**PROBED, "probe_threads": 45 + n, "probe_stack_reserved_mb": 45 + n,
                     "probe_stack_committed_mb": 3.5 + n * 0.1})
@@ -50,8 +51,12 @@ def test_each_thread_model_is_fitted_over_its_probed_rows_and_the_report_tells_b
     assert told is not None and len(told.table) == 6
     assert told.verdict[0].startswith(
         "virtual: each waiting request held 20.0 KB (95% interval 20.0–20.0) of live heap (of it 5.0 KB (95% interval "
-        "5.0–5.0) of virtual threads' stack chunks), 0.0 KB (95% interval 0.0–0.0) of platform threads' stacks "
-        "committed, and 40.0 KB (95% interval 40.0–40.0) of RSS, fitted over 3 rows at 500–3,000 requests in flight.")
+        "5.0–5.0) of virtual threads' stack chunks) and 40.0 KB (95% interval 40.0–40.0) of RSS, fitted over 3 rows "
+        "at 500–3,000 requests in flight. Its 45 platform threads at 3,000 in flight (carriers and the JVM's own: they "
+        "do not grow with the requests) reserved 1,024 KB of stack each")
+    assert told.verdict[1].startswith(
+        "platform (a thread per user): each waiting request held 30.0 KB (95% interval 30.0–30.0) of live heap, "
+        "102.4 KB (95% interval 102.4–102.4) of platform thread stack committed and 120.0 KB")
     # platform: 30 KB of heap and 102.4 KB of committed stack (0.1 MB a thread) against virtual's 20 KB
     assert ("Per waiting request, live heap and committed stack together: platform threads 132.4 KB, virtual threads "
             "20.0 KB — 6.6× as much (the RSS slopes also carry the heap the collector grew into)." in told.verdict)

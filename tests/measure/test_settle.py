@@ -186,3 +186,33 @@ def test_the_row_ends_after_the_planned_cool_down_and_the_grace_whatever_still_r
     assert not decider.finished() and decider.ending is not None  # ended, whatever still runs
     decider.ending -= settle.GRACE_S  # and nothing stopped the requests in flight within k6's gracefulStop
     assert decider.finished()
+
+
+def test_the_memory_probe_is_taken_once_with_every_user_in_flight_before_the_row_ends_and_not_at_the_grace(tmp_path):
+    """When the hold's last request has ended, before the end is written: the users' requests then in flight (of the
+    cool-down, none counted) are what the probe sees; a row that only ends at the grace is not probed."""
+    now = time.time()
+    lives, hold = [tmp_path / "a.live", tmp_path / "b.live"], tmp_path / "row.hold"
+    probed = []
+
+    def probe(in_flight):
+        probed.append((in_flight, len(hold.read_text().split())))  # the end is not written yet
+
+    decider = settle.HoldDecider(hold, lives, ramp_s=1, max_warmup_s=0, hold_s=10, cooldown_s=3,
+                                 started_unix=now - 20, before_end=probe)
+    decider.tick(windows.Series(), 0.0)
+    decider.hold_start = now - 11
+    write_live(lives[0], now - 20, 20, 100, all_running=lambda second: 600)
+    write_live(lives[1], now - 20, 20, 100, running=lambda second: 2, all_running=lambda second: 400)
+    assert not decider.finished() and probed == []  # two of the hold's requests still running
+    write_live(lives[1], now - 20, 20, 100, all_running=lambda second: 400)
+    assert not decider.finished()
+    assert probed == [(1000, 1)] and len(hold.read_text().split()) == 2  # then the row ended
+    decider.finished()
+    assert len(probed) == 1
+    stuck = settle.HoldDecider(tmp_path / "stuck.hold", [lives[0]], ramp_s=1, max_warmup_s=0, hold_s=10,
+                               cooldown_s=3, started_unix=now - 40, before_end=probe)
+    stuck.tick(windows.Series(), 0.0)
+    write_live(lives[0], now - 40, 40, 100, running=lambda second: 2)
+    stuck.hold_start = now - 10 - 3 - settle.GRACE_S - 1  # past the grace, the hold's requests still running
+    assert not stuck.finished() and stuck.ending is not None and len(probed) == 1

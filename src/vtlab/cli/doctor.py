@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from vtlab.cli import flags
 from vtlab.plan.planner import Plan
@@ -20,12 +21,19 @@ def add(sub) -> None:
 
 def largest_row(the_plan: Plan) -> int:
     """The users of the plan's largest row, as k6 runs them (a spike's peak)."""
-    return max(the_plan.users(row) for row in the_plan.rows)
+    return max(the_plan.peak_users(row) for row in the_plan.rows)
+
+
+def largest_burst(the_plan: Plan) -> int:
+    """The most users the plan connects within a second: its ramp's users a second, or a spike's step."""
+    ramps = [math.ceil(the_plan.users(row) / max(the_plan.ramp_s, 1)) for row in the_plan.rows]
+    spikes = [round(row.concurrency * (the_plan.spike_multiple - 1)) for row in the_plan.rows if row.shape == "spike"]
+    return max(ramps + spikes)
 
 
 def examine(the_plan: Plan) -> list[doctor.Finding]:
     return doctor.examine(largest_row(the_plan), len(the_plan.rows), postgres.main_instance().running(),
-                          the_plan.jvm_opts, the_plan.downstream_http)
+                          the_plan.jvm_opts, the_plan.downstream_http, largest_burst(the_plan))
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

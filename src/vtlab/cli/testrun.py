@@ -89,7 +89,9 @@ def run_java_tests(java) -> int:
         pg.start()
         procs.on_cleanup(pg.stop)
         pg.seed(**TEST_SEED)
-        stub = services.start_stub(java, procs.free_port(), TEST_STUB_DELAY_MS, 0, workdir / "stub.log", None)
+        # h2c on: the app's tests that call with DOWNSTREAM_HTTP=http2 get HTTP/2
+        stub = services.start_stub(java, procs.free_port(), TEST_STUB_DELAY_MS, 0, workdir / "stub.log", None,
+                                   http2=True)
         procs.on_cleanup(stub.stop)
         env = {**build.maven_env(), **pg.credentials().service_env(), "STUB_URL": stub.base_url,
                "STUB_DELAY_MS": str(TEST_STUB_DELAY_MS)}

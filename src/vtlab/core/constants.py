@@ -45,9 +45,6 @@ class Constants:
     # long-lived heap — it ran most of the time and freed little (the JVM's own GC overhead limit, short of 98%).
     gc_cpu_share: float = 0.5
     heap_live_full_share: float = 0.9
-    # The service's open files at this share of its limit at their peak: the next connection in or out fails with
-    # "Too many open files" (a few files come and go with the JIT, JFR and logging: the limit itself is seldom read).
-    open_files_full_share: float = 0.99
     # A trend half-width above this (% of the hold's mean) cannot tell a steady hold from one that drifted by the
     # 10% the steadiness test allows: the row is too noisy to show steadiness, not taken as steady.
     trend_noise_max_pct: float = 10.0

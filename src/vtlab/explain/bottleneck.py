@@ -74,7 +74,7 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
         ("vu-cap", evidence.vus(row)),
         ("downstream" if closed and mostly_wait else "users", load),
     )
-    checked: list[str] = []
+    checked: list[str] = [limited.text] if limited.text else []  # what an unexplained row read of its connections
     for name, seen in checks:
         if seen.saturated and CEILING_OF.get(name) not in passed:
             return Wall(name, seen.text, ("vu-cap",) if name == "vu-cap" else ())

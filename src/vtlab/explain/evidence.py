@@ -21,6 +21,8 @@ from vtlab.results.cells import num, parse_reasons
 # Statuses that are the service refusing work it cannot take in time (a full queue, a borrow that timed out):
 # an overload. Every other failure (a 500, a connection error's status 0, a 4xx) is a failure, not a wall.
 REFUSALS = ("503", "504")
+# Connections to the service that are not users' (the rig's runtime-info, a closed connection not yet reaped).
+RIG_CONNECTIONS = 2
 # The designed wait (downstream call, sleep) at least this share of the latency: the time is the downstream's.
 DOWNSTREAM_SHARE = 0.5
 
@@ -94,13 +96,14 @@ def gc(row: Mapping[str, object], ctx: Context) -> Seen:
 
 
 def connection_limit(row: Mapping[str, object], ctx: Context) -> Seen:
-    """The service could not take or open another connection: its open files at their limit (or "Too many open
-    files" in its log), Tomcat's connections at its max with more users than that, or connects the kernel dropped
-    with the accept queue full while connections failed (status 0) beyond the error threshold."""
+    """The service could not take or open another connection: its open files at their limit, or "Too many open
+    files" in its log; or Tomcat's connections at its max with more users than that. Files near the limit without
+    either are no wall: measured at 10,000 users on 800 ms, 19,815 of 20,000 files, no error, the CPU 99% busy. The
+    connects the kernel dropped with an accept queue full are said beside, never decisive."""
     said, saturated = [], False
     files, limit, fd_errors = num(row, "open_files_max"), num(row, "open_files_limit"), num(row, "fd_errors", 0)
     if not math.isnan(files) and limit > 0:
-        full = files >= ctx.rig.open_files_full_share * limit or fd_errors > 0
+        full = files >= limit or fd_errors > 0
         saturated |= full
         said.append(f"open files {number(files)} of {number(limit)} at the peak"
                     + (f", {number(fd_errors)} lines of its log name 'Too many open files'" if fd_errors else ""))
@@ -115,12 +118,11 @@ def connection_limit(row: Mapping[str, object], ctx: Context) -> Seen:
         said.append(f"Tomcat connections {number(connections)} of {number(most)} at the peak for {number(users)} users")
     overflows = num(row, "listen_overflows", 0)
     if overflows > 0:
-        dropped = float(parse_reasons(str(row.get("errors_by_status") or "")).get("0", 0))
-        failing = dropped > ERROR_THRESHOLD * num(row, "http_reqs", 0)
-        saturated |= failing
+        # said, never decisive: the kernel counts them for the whole host (the stub's and the database's listeners,
+        # a neighbour's), and a connect it dropped is retried
         backlog = min(num(row, "accept_count", math.inf), num(row, "somaxconn", math.inf))
-        said.append(f"{number(overflows)} connects dropped with an accept queue full (backlog {number(backlog)}), "
-                    f"{number(dropped)} requests without an answer (status 0)")
+        said.append(f"{number(overflows)} connects dropped on the host with an accept queue full (the service's "
+                    f"backlog {number(backlog)})")
     return Seen(saturated, "; ".join(said))
 
 
@@ -152,7 +154,9 @@ def thread_pool(row: Mapping[str, object], ctx: Context) -> Seen:
     flying, connections = in_flight(row), num(row, "tomcat_connections_max", 0)
     if flying > cap:
         return Seen(True, f"in flight {number(flying)} > threads {number(cap)}")
-    if row.get("thread_mode") == "platform" and connections > cap:
+    # beyond the rig's own few (its runtime-info's, a user's reconnect): measured, 2,001 connections for 2,000 users on
+    # 2,000 threads, every request at its unloaded latency, nothing waiting for a thread
+    if row.get("thread_mode") == "platform" and connections > cap + RIG_CONNECTIONS:
         return Seen(True, f"connections open {number(connections)} > threads {number(cap)}")
     return Seen(False, f"in flight {number(flying)} ≤ threads {number(cap)}")
 

@@ -28,6 +28,7 @@ class Slope:
 @dataclass(frozen=True)
 class PerRequest:
     """One scenario's memory per waiting request, in one thread model."""
+    scenario: tuple[str, ...]    # every dimension but the load, the thread model and its thread count
     thread_mode: str
     lines: tuple[Verdict, ...]   # the probed rows, fewest requests in flight first
     heap: Slope
@@ -40,6 +41,9 @@ class PerRequest:
 
 
 NO_SLOPE = Slope(math.nan, math.nan, math.nan)
+# What makes rows points of one fit: every dimension but the load, the repetition, the thread model and its thread
+# count (platform rows given a thread per user differ in it from load to load).
+SCENARIO = tuple(n for n in dimensions.NAMES if n not in ("concurrency", "rep", "thread_mode", "tomcat_max_threads"))
 
 
 def fit(points: Sequence[tuple[float, float]]) -> Slope:
@@ -66,21 +70,25 @@ def per_request(verdicts: Sequence[Verdict]) -> list[PerRequest]:
     for v in verdicts:
         if v.failed or OUT_OF_MEMORY in v.flags or not v.measured.probe_in_flight > 0:
             continue
-        key = (*dimensions.key(v.row, tuple(n for n in dimensions.NAMES if n not in ("concurrency", "rep"))),)
-        groups.setdefault(key, []).append(v)
+        groups.setdefault((dimensions.key(v.row, SCENARIO), v.row.thread_mode), []).append(v)
     told = []
-    for lines in groups.values():
+    for (scenario, mode), lines in groups.items():
         lines.sort(key=lambda v: v.measured.probe_in_flight)
         top = lines[-1].measured
         per_thread = 1024 / top.probe_threads if top.probe_threads > 0 else math.nan
         told.append(PerRequest(
-            lines[0].row.thread_mode, tuple(lines),
+            scenario, mode, tuple(lines),
             _fit(lines, lambda m: m.probe_heap_live_mb),
             _fit(lines, lambda m: m.probe_stack_chunks_mb),
             _fit(lines, lambda m: m.probe_stack_committed_mb),
             _fit(lines, lambda m: m.probe_rss_mb),
-            top.probe_stack_reserved_mb * per_thread, top.probe_stack_committed_mb * per_thread))
+            _nan_or(top.probe_stack_reserved_mb * per_thread), _nan_or(top.probe_stack_committed_mb * per_thread)))
     return told
+
+
+def _nan_or(value: float) -> float:
+    """math.nan itself for a figure not read: verdicts and fits compare equal only with the one NaN object."""
+    return math.nan if math.isnan(value) else value
 
 
 def _fit(lines: Sequence[Verdict], figure) -> Slope:

@@ -25,7 +25,7 @@ class Rig:
     k6_version: str
     pg: postgres.Postgres | None   # None: a user's service that needs no database of vtlab's
     stub: services.Tier | None     # None: a user's service that calls no stub
-    stub_settings: tuple[int, int]  # delay and jitter (ms): what a restarted stub needs
+    stub_settings: tuple[int, int, bool]  # delay and jitter (ms), h2c on: what a restarted stub needs
     core_map: dict[str, set[int]]
     run_dir: Path
     toxiproxy: netdelay.Toxiproxy | None = None  # only when some row adds network latency
@@ -127,10 +127,11 @@ def find_java(plan: Plan, run_dir: Path) -> Java:
     return java
 
 
-def start_stub(java: Java, settings: tuple[int, int], run_dir: Path, core_map: dict[str, set[int]],
+def start_stub(java: Java, settings: tuple[int, int, bool], run_dir: Path, core_map: dict[str, set[int]],
                keep: bool) -> services.Tier:
-    stub = services.start_stub(java, STUB_PORT, *settings, run_dir / "logs" / "stub.log", core_map["stub"],
-                               detached=keep)
+    delay_ms, jitter_ms, http2 = settings
+    stub = services.start_stub(java, STUB_PORT, delay_ms, jitter_ms, run_dir / "logs" / "stub.log", core_map["stub"],
+                               detached=keep, http2=http2)
     if not keep:
         procs.on_cleanup(stub.stop)
     return stub

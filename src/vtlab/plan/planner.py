@@ -123,6 +123,13 @@ class Plan:
         return round(row.concurrency * shape.multiple) if row.load_model == "open" and row.shape == "spike" \
             else row.concurrency
 
+    def peak_users(self, row: Row) -> int:
+        """The most users the service sees at once in a row: a closed-model spike's peak too (k6 adds users for it),
+        what its connections and heap are sized for."""
+        if row.load_model == "closed" and row.shape == "spike":
+            return round(row.concurrency * self.shape(row).multiple)
+        return self.users(row)
+
     def describe(self) -> dict:
         return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,

@@ -53,17 +53,31 @@ def _fit_sentence(f: memory.PerRequest, mode_label: Label) -> str:
     loads = [v.measured.probe_in_flight for v in f.lines]
     where = (f"{len(loads)} rows at {fmt(min(loads))}–{fmt(max(loads))} requests in flight" if len(loads) > 1
              else f"one row at {fmt(loads[0])} requests in flight")
-    text = (f"{mode_label(f.lines[0].row)}: each waiting request held {_kb(f.heap)} of live heap"
-            + (f" (of it {_kb(f.stack_chunks)} of virtual threads' stack chunks)" if f.thread_mode == "virtual" else "")
-            + f", {_kb(f.stacks)} of platform threads' stacks committed, and {_kb(f.rss)} of RSS"
-            + f", fitted over {where}" + (" (two points: no interval)" if len(loads) == 2 else "") + ".")
+    virtual = f.thread_mode == "virtual"
+    text = (f"{_label(f, mode_label)}: each waiting request held {_kb(f.heap)} of live heap"
+            + (f" (of it {_kb(f.stack_chunks)} of virtual threads' stack chunks)" if virtual else
+               f", {_kb(f.stacks)} of platform thread stack committed")
+            + f" and {_kb(f.rss)} of RSS, fitted over {where}"
+            + (" (two points: no interval)" if len(loads) == 2 else "") + ".")
     top = f.lines[-1].measured
     if not math.isnan(f.stack_reserved_kb):
-        text += (f" Its {fmt(top.probe_threads)} platform threads at {fmt(top.probe_in_flight)} in flight reserved "
-                 f"{fmt(f.stack_reserved_kb)} KB of stack each and committed {fmt(f.stack_committed_kb, 1)} KB.")
+        text += (f" Its {fmt(top.probe_threads)} platform threads at {fmt(top.probe_in_flight)} in flight"
+                 + (" (carriers and the JVM's own: they do not grow with the requests)" if virtual else "")
+                 + f" reserved {fmt(f.stack_reserved_kb)} KB of stack each and committed "
+                 f"{fmt(f.stack_committed_kb, 1)} KB.")
     if top.probe_top_classes:
         text += f" Its live heap there was largest in: {top.probe_top_classes.replace(';', ', ')} (MB)."
     return text
+
+
+def _label(f: memory.PerRequest, mode_label: Label) -> str:
+    """The thread model as the rows say it; platform rows given a thread per user, as that."""
+    labels = {mode_label(v.row) for v in f.lines}
+    if len(labels) == 1:
+        return labels.pop()
+    if all(v.row.tomcat_max_threads == v.row.concurrency for v in f.lines):
+        return f"{f.thread_mode} (a thread per user)"
+    return f.thread_mode
 
 
 def _held(f: memory.PerRequest) -> float:
@@ -72,14 +86,17 @@ def _held(f: memory.PerRequest) -> float:
 
 
 def _between_modes(fits: list[memory.PerRequest]) -> list[str]:
-    """Platform against virtual, where both were fitted: the heap and committed stack a waiting request holds."""
-    by_mode = {f.thread_mode: f for f in fits}
-    platform, virtual = by_mode.get("platform"), by_mode.get("virtual")
-    if not platform or not virtual:
-        return []
-    p, v = _held(platform), _held(virtual)
-    if math.isnan(p) or math.isnan(v) or v <= 0:
-        return []
-    return [f"Per waiting request, live heap and committed stack together: platform threads {fmt(p, 1)} KB, virtual "
-            f"threads {fmt(v, 1)} KB — {fmt(p / v, 1)}× as much (the RSS slopes also carry the heap the collector "
-            "grew into)."]
+    """Platform against virtual in each scenario where both were fitted: the heap and committed stack a waiting
+    request holds."""
+    told = []
+    for platform in (f for f in fits if f.thread_mode == "platform"):
+        virtual = next((f for f in fits if f.thread_mode == "virtual" and f.scenario == platform.scenario), None)
+        if virtual is None:
+            continue
+        p, v = _held(platform), _held(virtual)
+        if math.isnan(p) or math.isnan(v) or v <= 0:
+            continue
+        told.append(f"Per waiting request, live heap and committed stack together: platform threads {fmt(p, 1)} KB, "
+                    f"virtual threads {fmt(v, 1)} KB — {fmt(p / v, 1)}× as much (the RSS slopes also carry the heap "
+                    "the collector grew into).")
+    return told

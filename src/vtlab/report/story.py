@@ -74,7 +74,8 @@ def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
 
 
 LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstream, so users ÷ service time)",
-               "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool"}
+               "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool",
+               "connection-limit": "the connections the service can hold at once"}
 
 
 def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate], rig: Constants) -> list[str]:

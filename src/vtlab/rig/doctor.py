@@ -49,10 +49,10 @@ class Finding:
 
 
 def examine(max_users: int, rows: int, pg_running: bool, jvm_opts: tuple[str, ...] = (),
-            downstream_http: str = "http1") -> list[Finding]:
-    """Every check; `max_users`, `rows`, the service's `jvm_opts` and how it calls the stub (`downstream_http`) come
-    from the plan about to run (or the default one)."""
-    return [*_toolchains(), open_files(max_users, downstream_http), accept_backlog(max_users),
+            downstream_http: str = "http1", burst: int = 0) -> list[Finding]:
+    """Every check; `max_users`, `rows`, the service's `jvm_opts`, how it calls the stub (`downstream_http`) and the
+    most users that connect within a second (`burst`) come from the plan about to run (or the default one)."""
+    return [*_toolchains(), open_files(max_users, downstream_http), accept_backlog(max_users, burst),
             heap(max_users, jvm_opts),
             *cpu_frequency(), free_disk(rows),
             *ports(pg_running), other_harnesses()]
@@ -131,20 +131,22 @@ def open_files(max_users: int, downstream_http: str = "http1") -> Finding:
     return Finding(OK, "open files", found, "", "")
 
 
-def accept_backlog(max_users: int, somaxconn_path: str = "/proc/sys/net/core/somaxconn") -> Finding:
+def accept_backlog(max_users: int, burst: int, somaxconn_path: str = "/proc/sys/net/core/somaxconn") -> Finding:
     """The kernel caps every accept queue at net.core.somaxconn; vtlab's service asks for one that holds every user
-    connecting at once (services.connection_limits)."""
+    connecting at once (services.connection_limits). Only users connecting faster than the service accepts them
+    queue: the plan's largest `burst` in a second (its ramp's users a second, a spike's step) is what must fit."""
     somaxconn = _read_int(somaxconn_path)
     if somaxconn is None:
         return Finding(INFO, "listen backlog", "net.core.somaxconn not readable", "", "")
     _, asked = services.connection_limits(max_users)
-    found = f"net.core.somaxconn {somaxconn}; the service asks for an accept queue of {asked} ({max_users} users)"
-    if somaxconn < asked:
+    found = (f"net.core.somaxconn {somaxconn}; the service asks for an accept queue of {asked} ({max_users} users); "
+             f"the plan connects at most {burst} users within a second")
+    if somaxconn < burst:
         return Finding(WARN, "listen backlog", found,
-                       f"more than {somaxconn} users connecting at once (a spike, a short ramp) overflow the queue: "
-                       "their connects are dropped and retried a second or more later, stalls and errors in the "
-                       "ramp that the service's threads did not cause (the row counts them as listen_overflows)",
-                       f"sysctl -w net.core.somaxconn={asked}")
+                       f"more than {somaxconn} users connecting at once overflow the queue: their connects are dropped "
+                       "and retried a second or more later, stalls and errors that the service's threads did not "
+                       "cause (the row counts them as listen_overflows)",
+                       f"sysctl -w net.core.somaxconn={min(asked, max(burst, somaxconn * 2))}  (or a longer --ramp)")
     return Finding(OK, "listen backlog", found, "", "")
 
 

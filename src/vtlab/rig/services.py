@@ -21,7 +21,7 @@ def java_env(extra: dict[str, str]) -> dict[str, str]:
     ours = {"VT_ENABLED", "DB_POOL_MAX", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
             "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB",
-            "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT", "DOWNSTREAM_HTTP"}
+            "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT", "DOWNSTREAM_HTTP", "SERVER_HTTP2_ENABLED"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -69,9 +69,13 @@ def service_heap_mb(users: int) -> int:
 
 
 def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
-               cpus: set[int] | None, detached: bool = False) -> Tier:
+               cpus: set[int] | None, detached: bool = False, http2: bool = False) -> Tier:
+    """The stub; `http2`: it also speaks h2c (an HTTP/1.1 client offering the upgrade gets HTTP/2). Only for a run whose
+    service asks for it (--downstream-http http2): a user's service on the JDK's client offers the upgrade by default,
+    and would otherwise move to HTTP/2 without anyone asking."""
     env = java_env({"SERVER_ADDRESS": STUB_HOST, "SERVER_PORT": str(port),
-                     "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms)})
+                     "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms),
+                     "SERVER_HTTP2_ENABLED": str(http2).lower()})
     argv = [str(java.java), STUB_HEAP, "-jar", str(STUB_JAR)]
     return _start("stub", STUB_HOST, argv, env, port, log, cpus, "/actuator/health", detached=detached)
 

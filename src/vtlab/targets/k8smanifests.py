@@ -40,6 +40,10 @@ APP_PORT, MANAGEMENT_PORT, STUB_PORT, PG_PORT = 8080, 9090, 8081, 5432
 # budget on this project's 2-core reference machine; each k6 runner gets 1 core and is split further by --runners.
 DEFAULT_RESOURCES = {"service": ("2", "2Gi"), "postgres": ("2", "2Gi"), "stub": ("1", "1Gi"), "load": ("1", "1Gi")}
 
+# What the service's JVM needs beyond its heap (thread stacks, metaspace, the JIT's code, direct buffers): a row
+# whose sized heap (services.service_heap_mb) leaves less in the pod gets a pod that large.
+SERVICE_NATIVE_MB = 768
+
 # The operator version whose TestRun CRD the manifests follow (reference/k6-operator-testrun.schema.json).
 K6_OPERATOR_VERSION = "v1.x (CRD k6.io_testruns.yaml at grafana/k6-operator 0044cb2)"
 
@@ -155,7 +159,7 @@ def _load_config(cluster: Cluster) -> list[dict]:
 
 def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
     name = service_name(index)
-    config = own.app_config(row, plan.users(row), plan.downstream_http)
+    config = own.app_config(row, plan.peak_users(row), plan.downstream_http)
     db_url = cluster.db_url or f"jdbc:postgresql://{DB_SERVICE}:{PG_PORT}/{postgres.DB_NAME}"
     env = [{"name": key, "value": value} for key, value in config.env().items()] + [
         {"name": "DB_URL", "value": db_url}, {"name": "DB_USER", "value": postgres.DB_USER},
@@ -165,6 +169,12 @@ def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
         {"name": "SERVER_ADDRESS", "value": "0.0.0.0"}, {"name": "SERVER_PORT", "value": str(APP_PORT)},
         {"name": "MANAGEMENT_PORT", "value": str(MANAGEMENT_PORT)}]
     app = _container("service", cluster.images["service"], cluster, "service", env)
+    # the row's heap and the JVM's own memory beside it (stacks, metaspace, JIT, direct buffers): never below it, or
+    # the kubelet kills the pod (a dead tier) where the JVM would have said out of memory
+    needed = config.heap_mb + SERVICE_NATIVE_MB
+    if _mebibytes(app["resources"]["limits"]["memory"]) < needed:
+        for bound in ("requests", "limits"):
+            app["resources"][bound]["memory"] = f"{needed}Mi"
     app["command"] = ["java", *config.jvm_flags(), *plan.jvm_opts,
                       f"-XX:StartFlightRecording=filename=/jfr/{dimensions.slug(row)}.jfr,"
                       "settings=/jfc/pinning.jfc,dumponexit=true",
@@ -251,6 +261,16 @@ def _deployment(name: str, tier: str, cluster: Cluster, pod: dict) -> dict:
 
 def _container(name: str, image: str, cluster: Cluster, tier: str, env: list[dict]) -> dict:
     return {"name": name, "image": image, "env": env, "resources": _resources(cluster, tier)}
+
+
+def _mebibytes(quantity: str) -> float:
+    """A Kubernetes memory quantity (2Gi, 1536Mi, 2G, 500M, bytes) in MiB."""
+    units = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "Ti": 1024**2, "K": 1000 / 2**20, "M": 10**6 / 2**20,
+             "G": 10**9 / 2**20, "T": 10**12 / 2**20}
+    for unit, mib in units.items():
+        if quantity.endswith(unit):
+            return float(quantity[:-len(unit)]) * mib
+    return float(quantity) / 2**20
 
 
 def _resources(cluster: Cluster, tier: str) -> dict:

@@ -35,7 +35,7 @@ def measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list[
     kubectl.apply(service_documents)
     kubectl.rollout(f"deployment/{name}")
     info = _runtime_info(kubectl, name)
-    problems = own.mismatches(info, row, plan.users(row), plan.downstream_http)
+    problems = own.mismatches(info, row, plan.peak_users(row), plan.downstream_http)
     if problems:
         raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
 

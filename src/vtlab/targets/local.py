@@ -26,7 +26,7 @@ def own_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], keep: bool
         ownership.release(pg.postmaster_pid())  # the user's now, like one `vtlab db start` started
     k6 = build.build_k6()
     k6_version = load.k6_version(k6)
-    stub_settings = (plan.stub_delay_ms, plan.stub_jitter_ms)
+    stub_settings = (plan.stub_delay_ms, plan.stub_jitter_ms, plan.downstream_http == "http2")
     stub = tiers.start_stub(java, stub_settings, run_dir, core_map, keep)
     if keep:
         print(f"vtlab: --keep: the stub (pid {stub.pid}) and PostgreSQL stay up after the run")
@@ -52,7 +52,7 @@ def user_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], k6_dashbo
     k6 = build.build_k6()
     if stub:
         build.build_jars()
-    settings = (plan.stub_delay_ms, plan.stub_jitter_ms)
+    settings = (plan.stub_delay_ms, plan.stub_jitter_ms, False)  # h2c only for vtlab's service: start_stub
     started = tiers.start_stub(java, settings, run_dir, core_map, False) if stub else None
     return tiers.Rig(java, k6, load.k6_version(k6), pg, started, settings, core_map, run_dir,
                      k6_dashboard=k6_dashboard, runners=plan.runners, memory_probe=plan.memory_probe == "on")

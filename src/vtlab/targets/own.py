@@ -50,7 +50,7 @@ class OwnService:
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         db_env, stub_url, proxies = rig.route(row, slug)
         aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
-        config, options = app_config(row, plan.users(row), plan.downstream_http), plan.service_options()
+        config, options = app_config(row, plan.peak_users(row), plan.downstream_http), plan.service_options()
         try:
             start = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
                                         (db_env, stub_url), rig.run_dir / "logs", aot_log)
@@ -67,7 +67,7 @@ class OwnService:
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
             info = services.runtime_info(app)
-            problems = mismatches(info, row, plan.users(row), plan.downstream_http)
+            problems = mismatches(info, row, plan.peak_users(row), plan.downstream_http)
             if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
                 problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
             if problems:

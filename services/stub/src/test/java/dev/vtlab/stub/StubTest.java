@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The real stub on Netty, on a random port, talked to over HTTP. */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = { "STUB_DELAY_MS=150", "STUB_JITTER_MS=50" })
+        properties = { "STUB_DELAY_MS=150", "STUB_JITTER_MS=50", "server.http2.enabled=true" })
 class StubTest {
 
     /** For the concurrent requests only: fresh connections, sent at once. */
