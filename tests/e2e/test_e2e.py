@@ -666,3 +666,31 @@ def test_a_generator_sharing_the_cores_of_a_full_host_is_named_load_generator(ri
     assert (verdict["bottleneck"], verdict["valid"]) == ("load-generator", "false"), verdict
     assert "generator-interference" in verdict["flags"] and "cross-checked against wrk" in verdict["evidence"]
     assert_nothing_left(rig_env, run_dir)
+
+
+def test_the_memory_probe_sees_every_user_waiting_and_the_report_fits_it_per_thread_model(rig_env, tmp_path):
+    """Both modes at 20 and 60 users, a thread per user for platform threads, the stub called over HTTP/2: each row
+    is probed with every user's request in flight (none counted), a platform thread per waiting request shows in Native
+    Memory Tracking and not a virtual one, and the report tells the memory per waiting request of each model."""
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "platform,virtual", "--conc", "20,60",
+                             "--tomcat-threads", "60", "--memory-probe", "on", "--downstream-http", "http2",
+                             "--out", str(run_dir), *TINY[:4], "--hold", "6", "--stub-delay", "1000",
+                             "--conn-mode", "released"], env=rig_env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = rows_of(run_dir)
+    assert len(rows) == 4
+    for row in rows:
+        users = int(row["concurrency"])
+        assert row["probe_problem"] == "" and int(row["probe_in_flight"]) == users, row
+        assert float(row["probe_heap_live_mb"]) > 0 and float(row["probe_rss_mb"]) > 0, row
+        assert row["downstream_http"] == "http2" and float(row["heap_max_mb"]) > 0, row
+        assert int(row["max_connections"]) == 8192 and int(row["accept_count"]) == 100, row
+        assert 0 < float(row["open_files_max"]) < float(row["open_files_limit"]), row
+        threads = float(row["probe_threads"])
+        assert threads >= users if row["thread_mode"] == "platform" else threads < 60, row
+    report = (run_dir / "report.md").read_text()
+    assert "## Memory per waiting request" in report
+    assert "platform (60 threads): each waiting request held" in report, report
+    assert "virtual: each waiting request held" in report and "Per waiting request, live heap and committed" in report
+    assert_nothing_left(rig_env, run_dir)
