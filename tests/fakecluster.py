@@ -134,7 +134,8 @@ def runtime_info(service: str) -> dict:
             "context": {"mode": env["CONTEXT_MODE"], "kilobytes": int(env["CONTEXT_KB"])},
             "offload": {"executor": env["OFFLOAD_EXECUTOR"], "poolSize": int(env["OFFLOAD_POOL"])},
             "tomcat": {"maxThreads": -1 if virtual else int(env["TOMCAT_MAX_THREADS"]),
-                       "maxConnections": int(env["TOMCAT_MAX_CONNECTIONS"]), "acceptCount": int(env["TOMCAT_ACCEPT_COUNT"])},
+                       "maxConnections": int(env["TOMCAT_MAX_CONNECTIONS"]),
+                       "acceptCount": int(env["TOMCAT_ACCEPT_COUNT"])},
             "downstream": {"httpVersion": env["DOWNSTREAM_HTTP"]},
             "availableProcessors": 2, "jdkVersion": "25.0.1", "springBootVersion": "4.1.1"}
 

@@ -44,7 +44,8 @@ def test_each_thread_model_is_fitted_over_its_probed_rows_and_the_report_tells_b
     rows.append(row(concurrency=100))  # not probed: not a point of any fit
     analysis = analyze.analyse(rows, RUN)
     fits = {f.thread_mode: f for f in memory.per_request(analysis.verdicts)}
-    assert math.isclose(fits["virtual"].heap.per_request_kb, 20) and math.isclose(fits["virtual"].rss.per_request_kb, 40)
+    assert math.isclose(fits["virtual"].heap.per_request_kb, 20)
+    assert math.isclose(fits["virtual"].rss.per_request_kb, 40)
     assert math.isclose(fits["platform"].rss.per_request_kb, 120) and len(fits["platform"].lines) == 3
     assert math.isclose(fits["platform"].stack_reserved_kb, 1024)  # 3,045 MB over 3,045 threads
     told = section.section(analysis, mode_label)

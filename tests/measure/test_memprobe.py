@@ -2,7 +2,6 @@
 
 import math
 import subprocess
-from pathlib import Path
 
 import pytest
 

@@ -423,7 +423,7 @@ def test_a_cluster_run_that_rendered_nothing_deletes_nothing():
 def test_a_rows_pod_holds_its_sized_heap_and_the_jvms_memory_beside_it():
     """10,000 users get a 3,840 MB heap: the 2Gi default pod would be killed by the kubelet, not the JVM's heap end."""
     files = rendered("--conc", "100,10000", "--modes", "virtual", "--conn-mode", "released")
-    memory = {d["spec"]["template"]["spec"]["containers"][0]["command"][1]:
-              d["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"]
-              for d in documents(files) if d["kind"] == "Deployment" and d["metadata"]["name"].startswith("vtlab-service")}
+    services = [d["spec"]["template"]["spec"]["containers"][0] for d in documents(files)
+                if d["kind"] == "Deployment" and d["metadata"]["name"].startswith("vtlab-service")]
+    memory = {container["command"][1]: container["resources"]["limits"]["memory"] for container in services}
     assert memory == {"-Xmx1024m": "2Gi", "-Xmx3840m": f"{3840 + k8smanifests.SERVICE_NATIVE_MB}Mi"}

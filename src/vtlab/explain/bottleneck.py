@@ -14,11 +14,11 @@ from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
 from vtlab.results.cells import num
 
-BOTTLENECKS = ("out-of-memory", "connection-limit", "stall", "load-generator", "failures", "overload", "gc", "connection-pool", "cpu",
-               "thread-pool", "vu-cap", "downstream", "users", "unexplained")
+BOTTLENECKS = ("out-of-memory", "connection-limit", "stall", "load-generator", "failures", "overload", "gc",
+               "connection-pool", "cpu", "thread-pool", "vu-cap", "downstream", "users", "unexplained")
 # which limit's ceiling stands behind each wall's name: a wall whose ceiling the row passed is never named
-CEILING_OF = {"connection-limit": "connection-limit", "connection-pool": "connection-pool", "cpu": "cpu", "thread-pool": "thread-pool",
-              "downstream": "concurrency", "users": "concurrency"}
+CEILING_OF = {"connection-limit": "connection-limit", "connection-pool": "connection-pool", "cpu": "cpu",
+              "thread-pool": "thread-pool", "downstream": "concurrency", "users": "concurrency"}
 
 
 class Wall(NamedTuple):

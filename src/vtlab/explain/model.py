@@ -214,7 +214,8 @@ VERDICT_COLUMNS = (
     "throughput_rps", "throughput_ci95_rps", "noise_half_rps", "p99_ms", "error_rate", "service_time_ms",
     "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
-    "ceiling_cpu_rps", "ceiling_connections_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags", "ceilings_restated",
+    "ceiling_cpu_rps", "ceiling_connections_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
+    "ceilings_restated",
     "evidence",
 )
 COLUMNS = (*dimensions.NAMES, *VERDICT_COLUMNS)
@@ -230,7 +231,8 @@ def cells(verdict: Verdict) -> list[str]:
         "error_rate": m.error_rate, "service_time_ms": verdict.service_time_ms,
         "service_time_source": verdict.service_time_source, "cpu_ms_per_req": verdict.cpu_ms_per_req,
         "ceiling_concurrency_rps": c.concurrency, "ceiling_threads_rps": c.threads, "ceiling_pool_rps": c.pool,
-        "ceiling_cpu_rps": c.cpu, "ceiling_connections_rps": c.connections, "ceiling_rps": verdict.ceiling_rps, "limit": verdict.limit,
+        "ceiling_cpu_rps": c.cpu, "ceiling_connections_rps": c.connections, "ceiling_rps": verdict.ceiling_rps,
+        "limit": verdict.limit,
         "attained": verdict.attained, "bottleneck": verdict.bottleneck, "valid": verdict.valid,
         "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated), "evidence": verdict.evidence,
     }

@@ -97,9 +97,10 @@ def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_ve
     tomcat = info.get("tomcat", {})
     # the connector's limits as the live service reported them (vtlab's own); its meters give a user's service's
     # max connections (holdstats) and no accept count
-    limits = {key: tomcat[name] for key, name in (("max_connections", "maxConnections"), ("accept_count", "acceptCount"))
-              if isinstance(tomcat.get(name), int) and tomcat[name] > 0}
-    return {**limits, "downstream_http": info.get("downstream", {}).get("httpVersion", ""), "ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
+    named = (("max_connections", "maxConnections"), ("accept_count", "acceptCount"))
+    limits = {key: tomcat[name] for key, name in named if isinstance(tomcat.get(name), int) and tomcat[name] > 0}
+    return {**limits, "downstream_http": info.get("downstream", {}).get("httpVersion", ""),
+            "ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
             "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),
             "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),

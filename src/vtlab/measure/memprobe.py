@@ -54,8 +54,7 @@ class Probe:
                 "probe_stack_committed_mb": self.stack_committed_mb, "probe_problem": self.problem}
 
 
-NOT_PROBED = {"probe_in_flight": "", "probe_heap_live_mb": "", "probe_stack_chunks_mb": "", "probe_rss_mb": "", "probe_top_classes": "",
-              "probe_threads": "", "probe_stack_reserved_mb": "", "probe_stack_committed_mb": "", "probe_problem": ""}
+NOT_PROBED = {column: "" for column in Probe(0).cells()}  # every cell of the probe, empty
 
 
 def parse_histogram(text: str) -> tuple[float, dict[str, float]]:

@@ -137,7 +137,8 @@ class Plan:
                 "spike_s": self.spike_s, "step_count": self.step_count,
                 "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
                 "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
-                "memory_probe": self.memory_probe, "downstream_http": self.downstream_http, "overrides": self.overrides, "rows": [dimensions.values(row) for row in self.rows]}
+                "memory_probe": self.memory_probe, "downstream_http": self.downstream_http, "overrides": self.overrides,
+                "rows": [dimensions.values(row) for row in self.rows]}
 
 
 def build(profile_name: str, overrides: Overrides) -> Plan:

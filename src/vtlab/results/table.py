@@ -94,14 +94,15 @@ EXTRA_COLUMNS = [
     # host's listening sockets dropped with their accept queue full during the row
     "open_files_max", "open_files_limit", "fd_errors", "max_connections", "accept_count", "somaxconn",
     "listen_overflows",
-    # the service's heap maximum as it ran (vtlab's own service's is sized to the row's users: services.service_heap_mb),
-    # and the HTTP version vtlab's service called the stub with (http1: a connection per call; http2: h2c streams)
+    # the service's heap maximum as it ran (vtlab's own service's is sized to the row's users:
+    # services.service_heap_mb), and the HTTP version vtlab's service called the stub with (http1: a connection per
+    # call; http2: h2c streams)
     "heap_max_mb", "downstream_http",
     # memory with every user waiting (--memory-probe, measure.memprobe): the requests in flight then, the live heap
-    # after a full collection, of it the virtual threads' stack chunks, its largest classes ("class=MB;…"), the RSS, the platform threads and their stacks
-    # reserved and committed (Native Memory Tracking), and why a figure is missing
-    "probe_in_flight", "probe_heap_live_mb", "probe_stack_chunks_mb", "probe_rss_mb", "probe_top_classes", "probe_threads",
-    "probe_stack_reserved_mb", "probe_stack_committed_mb", "probe_problem",
+    # after a full collection, of it the virtual threads' stack chunks, its largest classes ("class=MB;…"), the RSS,
+    # the platform threads and their stacks reserved and committed (Native Memory Tracking), and why a figure is missing
+    "probe_in_flight", "probe_heap_live_mb", "probe_stack_chunks_mb", "probe_rss_mb", "probe_top_classes",
+    "probe_threads", "probe_stack_reserved_mb", "probe_stack_committed_mb", "probe_problem",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -43,7 +43,8 @@ class Tier:
             procs.terminate(self.proc)
 
 
-# The stub's heap, locally and in a cluster's pods alike (k8smanifests); the service's is sized per row (service_heap_mb).
+# The stub's heap, locally and in a cluster's pods alike (k8smanifests); the service's is sized per row
+# (service_heap_mb).
 STUB_HEAP = "-Xmx512m"
 # What each request waiting in vtlab's service holds in its heap, and what the heap holds at rest: the memory probe's
 # fit here (2026-11-26: `./vtlab run --modes platform,virtual --conc 500,1500,3000 --stub-delay 4000 --tomcat-threads
