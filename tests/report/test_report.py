@@ -140,6 +140,15 @@ def test_the_headline_tells_several_reps_as_the_mean_with_its_t_interval_and_one
     assert reps["ratio"] == "1.11× [0.85–1.36]"  # 110 / 99.5; 85.16 / 99.9 to 134.84 / 99.1
 
 
+def test_a_run_whose_every_request_failed_still_draws_its_chart():
+    """10,000 users on a 1 GB heap: every request failed, no row has a latency; the chart has no log axis to draw
+    it on, and the report renders all the same (it raised "Data cannot be log-scaled" and left no report)."""
+    failed = handmade.row(concurrency=10000, throughput_rps=0, ok_requests=0, http_reqs=3000, error_rate=1,
+                          p50_ms="", p95_ms="", p99_ms="", p999_ms="", max_ms="", errors_by_status="0=3000")
+    drawn = charts.hero(analyze.analyse([failed], handmade.RUN).aggregates, [], 200)
+    assert drawn is not None and drawn[0].startswith("<svg")
+
+
 def test_the_hero_caption_says_what_the_chart_draws():
     rows = [handmade.row(rep=rep, throughput_rps=rps, throughput_ci95_rps=1, ok_requests="")
             for rep, rps in ((1, 100), (2, 100), (3, 130))]
