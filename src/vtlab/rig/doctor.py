@@ -161,7 +161,7 @@ def heap(max_users: int, jvm_opts: tuple[str, ...]) -> Finding:
         return Finding(OK, "heap", f"vtlab's service sized to {sized} MB for {max_users} users (~{live:,.0f} MB live; "
                        "a --service jar runs with -Xmx1g unless --jvm-opts sets it)", "", "")
     given = sizes[-1] / 2**20
-    found = f"--jvm-opts -Xmx{given:,.0f} MB; {max_users} users keep ~{live:,.0f} MB live in vtlab's service"
+    found = f"--jvm-opts sets -Xmx to {given:,.0f} MB; {max_users} users keep ~{live:,.0f} MB live in vtlab's service"
     if live > services.HEAP_LIVE_SHARE * given:
         return Finding(WARN, "heap", found,
                        f"the live set above {services.HEAP_LIVE_SHARE:.0%} of the heap: the collector runs most of the "
