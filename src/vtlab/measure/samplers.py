@@ -220,6 +220,8 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | tuple[int, ...] | None]], 
                ) -> Callable[[], dict[str, float]]:
     """Cumulative CPU ticks per tier's process tree (or trees: a tier of several processes, like k6's runners),
     plus the RSS of one tier's root."""
+    limits: dict[int, float] = {}
+
     def read() -> dict[str, float]:
         table = process_table()
         host = Path("/proc/stat").read_text()
@@ -241,7 +243,9 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | tuple[int, ...] | None]], 
                 # the service's sockets, files and pipes against its limit: each user holds a connection in, and
                 # each downstream call one out, for the whole of the request
                 reading["open_files"] = len(os.listdir(f"/proc/{pid}/fd"))
-                reading["open_files_limit"] = parse_open_files_limit(Path(f"/proc/{pid}/limits").read_text())
+                if pid not in limits:  # set when the process started: read once
+                    limits[pid] = parse_open_files_limit(Path(f"/proc/{pid}/limits").read_text())
+                reading["open_files_limit"] = limits[pid]
             except OSError:
                 pass
         return reading

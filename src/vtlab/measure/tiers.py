@@ -41,6 +41,10 @@ class Rig:
         return {pid for pid in (self.pg.postmaster_pid() if self.pg else None, self.stub.pid if self.stub else None)
                 if pid}
 
+    def jcmds(self, java: Java) -> list[Path]:
+        """The jcmd tools that reach a row's service: its runtime's, then vtlab's own (a runtime may ship none)."""
+        return [java.home / "bin" / "jcmd", self.java.home / "bin" / "jcmd"]
+
     def pids(self, app: services.Tier) -> dict[str, int | None]:
         """The tiers whose CPU a row samples, the load's runners apart (drive adds them)."""
         return {"app": app.pid, "pg": self.pg.postmaster_pid() if self.pg else None,

@@ -80,7 +80,7 @@ class OwnService:
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
             driven = drive.drive(rig, app, spec, slug, progress, watch,
                                  samplers.meters_reader(app.management_url + "/actuator/prometheus"),
-                                 [java.home / "bin" / "jcmd", rig.java.home / "bin" / "jcmd"])
+                                 rig.jcmds(java))
         finally:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()

@@ -115,7 +115,7 @@ class UserService:
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"]) \
                 if app.pid and source.endswith("/prometheus") else None
             driven = drive.drive(rig, app, spec, slug, progress, watch, read_meters,
-                                 [java.home / "bin" / "jcmd", rig.java.home / "bin" / "jcmd"])
+                                 rig.jcmds(java))
         finally:
             app.stop()  # SIGTERM: JFR writes the recording on exit
             forget()
