@@ -27,11 +27,11 @@ export function wrap(user) {
     options: { ...own, ...rig, thresholds: { ...withoutAbort(own.thresholds), ...rig.thresholds } },
     setup: () => (typeof user.setup === 'function' ? user.setup() : undefined),
     iteration: (data) => {
-      const [phase, half] = phaseNow();
+      const now = phaseNow();
       // the VU's tags go on every metric it emits from here on, the script's requests included
-      exec.vu.metrics.tags.phase = phase;
-      exec.vu.metrics.tags.half = half;
-      return counted(phase, () => user.default(data)); // an async default function's promise goes back to k6
+      exec.vu.metrics.tags.phase = now.phase;
+      exec.vu.metrics.tags.half = now.half;
+      return counted(now, user.default, data); // an async default function's promise goes back to k6
     },
     teardown: (data) => (typeof user.teardown === 'function' ? user.teardown(data) : undefined),
     handleSummary,

@@ -14,7 +14,11 @@
 // and once none still runs the harness stops k6 (which would interrupt a request in flight).
 import { sleep } from 'k6';
 import exec from 'k6/execution';
-import { enter, holdStartUnixMs, leave, stopping } from 'k6/x/vtlab';
+import * as vtlab from 'k6/x/vtlab';
+
+// Bound once: every use of an imported name goes through the module's bindings, a lookup each time, and these run
+// in every iteration (the load generator shares the machine with the service it measures).
+const { enter, holdStartUnixMs, leave, stopping } = vtlab;
 
 const MODEL = __ENV.MODEL || 'closed';
 const RAMP = Number(__ENV.RAMP_S);
@@ -76,12 +80,20 @@ function openModel() {
   };
 }
 
+// The tags k6 puts on every sample: what the series, the thresholds and a script's own checks and groups read.
+// Not k6's default `url`: with a random id in every path each request would be a new time series, kept in k6's
+// memory (and walked by its collector) for the rest of the run; `name` groups the requests instead. Nor the
+// protocol, TLS and error-text tags nothing reads.
+export const SYSTEM_TAGS = ['status', 'method', 'name', 'group', 'check', 'error_code', 'scenario',
+  'expected_response'];
+
 // k6's options for a run: the model's scenarios and the thresholds the harness reads. Thresholds say whether
 // a row is valid (no errors, generator kept up), not whether it was fast; they also make k6 report the
 // hold-phase sub-metrics. `extraThresholds`: a script's own counters to report.
 export function rigOptions(extraThresholds = {}) {
   return {
     scenarios: MODEL === 'open' ? openModel() : closedModel(),
+    systemTags: SYSTEM_TAGS,
     summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(95)', 'p(99)', 'p(99.9)'],
     thresholds: {
       'http_req_failed{phase:hold}': ['rate<0.01'],
@@ -95,35 +107,43 @@ export function rigOptions(extraThresholds = {}) {
   };
 }
 
+// Where an iteration can start, each built once: an iteration reads one and allocates nothing for it (and a script
+// can tell a change of phase by identity).
+const PHASE_WARMUP = Object.freeze({ phase: 'warmup', half: 'none' });
+const PHASE_HOLD_A = Object.freeze({ phase: 'hold', half: 'a' });
+const PHASE_HOLD_B = Object.freeze({ phase: 'hold', half: 'b' });
+const PHASE_COOLDOWN = Object.freeze({ phase: 'cooldown', half: 'none' });
+
 function phaseAt(sinceHoldMs) {
-  if (sinceHoldMs < 0) return ['warmup', 'none'];
-  if (sinceHoldMs < (HOLD * 1000) / 2) return ['hold', 'a'];
-  if (sinceHoldMs < HOLD * 1000) return ['hold', 'b'];
-  return ['cooldown', 'none'];
+  if (sinceHoldMs < 0) return PHASE_WARMUP;
+  if (sinceHoldMs < (HOLD * 1000) / 2) return PHASE_HOLD_A;
+  if (sinceHoldMs < HOLD * 1000) return PHASE_HOLD_B;
+  return PHASE_COOLDOWN;
 }
 
-// The phase and half the iteration starting now belongs to.
+// Where the iteration starting now belongs: one of the four above.
 export function phaseNow() {
   if (HOLD_DECIDED_BY_HARNESS) {
     const holdStart = holdStartUnixMs();
-    return holdStart < 0 ? ['warmup', 'none'] : phaseAt(Date.now() - holdStart);
+    return holdStart < 0 ? PHASE_WARMUP : phaseAt(Date.now() - holdStart);
   }
   return phaseAt(exec.instance.currentTestRunDuration - HOLD_START_MS);
 }
 
-// Runs one iteration of `phase`, counted as running until it ends (its promise settles): the harness stops k6
-// only after the hold's last request, and then after the last request of any iteration. Once the harness is
-// ending the row an iteration makes no request.
-export function counted(phase, iteration) {
+// Runs one iteration, `iteration(argument)`, started in `now` (phaseNow's), counted as running until it ends
+// (its promise settles): the harness stops k6 only after the hold's last request, and then after the last request
+// of any iteration. Once the harness is ending the row an iteration makes no request. (A function and its argument
+// rather than a closure: nothing is allocated per iteration for it.)
+export function counted(now, iteration, argument) {
   if (HOLD_DECIDED_BY_HARNESS && stopping()) {
     sleep(0.1); // nothing to send: the row is over (an idle user, not a busy loop)
     return undefined;
   }
-  const inHold = phase === 'hold';
+  const inHold = now.phase === 'hold';
   enter(inHold);
   let result;
   try {
-    result = iteration();
+    result = iteration(argument);
   } catch (error) {
     leave(inHold);
     throw error;

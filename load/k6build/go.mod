@@ -2,7 +2,10 @@ module vtlab/k6build
 
 go 1.26
 
-require go.k6.io/k6/v2 v2.2.0
+require (
+	github.com/grafana/sobek v0.0.0-20260727154728-7781506a890f
+	go.k6.io/k6/v2 v2.2.0
+)
 
 require (
 	buf.build/gen/go/gogo/protobuf/protocolbuffers/go v1.36.11-20240617172848-e1dbca2775a7.1 // indirect
@@ -33,7 +36,6 @@ require (
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/grafana/k6-cloud-openapi-client-go v0.0.3-0.20260716125012-97c96146fa7c // indirect
 	github.com/grafana/k6provider v0.5.0 // indirect
-	github.com/grafana/sobek v0.0.0-20260727154728-7781506a890f // indirect
 	github.com/grafana/sobek-webapi-encoding v0.1.0 // indirect
 	github.com/grafana/xk6-dashboard-assets v0.1.2 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware v1.4.0 // indirect

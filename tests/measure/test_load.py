@@ -110,3 +110,24 @@ def test_a_real_k6_run_counts_the_holds_failures_by_status_and_their_latency():
     assert {r.phase for r in k6.requests} == {"warmup", "hold", "cooldown"} and k6.vus
     assert [line["ok"] + line["failed"] for line in store.per_second(k6)] and sum(
         line["ok"] + line["failed"] for line in store.per_second(k6)) == len(k6.requests)
+
+
+def test_k6s_go_runtime_gets_half_the_cpus_and_a_lazier_collector_within_a_quarter_of_the_memory():
+    assert load.go_runtime_env({}, 24.0, 2) == {"GOMAXPROCS": "1", "GOGC": "400", "GOMEMLIMIT": "6144MiB"}
+    assert load.go_runtime_env({}, 64.0, 16)["GOMAXPROCS"] == "8"
+    assert load.go_runtime_env({}, 8.0, 1)["GOMAXPROCS"] == "1"  # never none
+    # no memory figure, no limit to grow within: Go's own collector settings
+    assert load.go_runtime_env({}, None, 4) == {"GOMAXPROCS": "2"}
+
+
+def test_a_users_go_settings_win():
+    assert load.go_runtime_env({"GOMAXPROCS": "3"}, 24.0, 2) == {"GOGC": "400", "GOMEMLIMIT": "6144MiB"}
+    # GOGC and GOMEMLIMIT are one policy: the user's either one replaces both of ours
+    assert load.go_runtime_env({"GOGC": "100"}, 24.0, 2) == {"GOMAXPROCS": "1"}
+    assert load.go_runtime_env({"GOMEMLIMIT": "2GiB"}, 24.0, 2) == {"GOMAXPROCS": "1"}
+
+
+def test_k6_runs_on_half_the_cpus_the_core_map_gives_it(monkeypatch):
+    monkeypatch.delenv("GOMAXPROCS", raising=False)
+    env = load.env_for(load.LoadSpec("http://x", "closed", 10, 0, 5, 20, 30, 100), Path("s.json"), {0, 1, 2, 3})
+    assert env["GOMAXPROCS"] == "2"

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/grafana/sobek"
 	"go.k6.io/k6/v2/js/modules"
 )
 
@@ -40,31 +41,37 @@ func init() {
 
 type module struct{}
 
-type instance struct{}
+type instance struct {
+	vu modules.VU
+}
 
 // NewModuleInstance is called once per VU; the one watcher starts with the first.
-func (*module) NewModuleInstance(_ modules.VU) modules.Instance {
+func (*module) NewModuleInstance(vu modules.VU) modules.Instance {
 	watchOnce.Do(watch)
-	return &instance{}
+	return &instance{vu: vu}
 }
 
 // Exports: holdStartUnixMs() (-1 while unknown), stopping() (whether the harness is ending the row), and
-// enter(inHold) and leave(inHold) around every iteration.
-func (*instance) Exports() modules.Exports {
+// enter(inHold) and leave(inHold) around every iteration. Each is a native JS function (it takes the call as it
+// is): a plain Go function would be called through reflection, four times in every iteration.
+func (i *instance) Exports() modules.Exports {
+	rt := i.vu.Runtime()
 	return modules.Exports{Named: map[string]any{
-		"holdStartUnixMs": HoldStartUnixMs,
-		"stopping":        func() bool { return stopMs.Load() > 0 },
-		"enter": func(inHold bool) {
+		"holdStartUnixMs": func(sobek.FunctionCall) sobek.Value { return rt.ToValue(HoldStartUnixMs()) },
+		"stopping":        func(sobek.FunctionCall) sobek.Value { return rt.ToValue(stopMs.Load() > 0) },
+		"enter": func(call sobek.FunctionCall) sobek.Value {
 			running.Add(1)
-			if inHold {
+			if call.Argument(0).ToBoolean() {
 				inFlight.Add(1)
 			}
+			return sobek.Undefined()
 		},
-		"leave": func(inHold bool) {
+		"leave": func(call sobek.FunctionCall) sobek.Value {
 			running.Add(-1)
-			if inHold {
+			if call.Argument(0).ToBoolean() {
 				inFlight.Add(-1)
 			}
+			return sobek.Undefined()
 		},
 	}}
 }

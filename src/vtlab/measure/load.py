@@ -6,11 +6,12 @@ import json
 import math
 import os
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from vtlab.rig import procs
+from vtlab.rig import machine, procs
 from vtlab.core import constants, shapes
 from vtlab.core.settings import LOAD
 from vtlab.measure import settle
@@ -74,9 +75,35 @@ class LoadSpec:
         return before, hold
 
 
-def env_for(spec: LoadSpec, summary: Path) -> dict[str, str]:
-    """k6's environment: this one's, and what the load scripts read (script_env)."""
-    return {**os.environ, **script_env(spec, str(summary))}
+def env_for(spec: LoadSpec, summary: Path, cpus: set[int] | None = None) -> dict[str, str]:
+    """k6's environment: this one's, its Go runtime's settings (go_runtime_env) for the `cpus` it runs on (None: this
+    process's), and what the load scripts read (script_env)."""
+    count = len(cpus) if cpus else len(os.sched_getaffinity(0))
+    return {**os.environ, **go_runtime_env(os.environ, machine.memory_gib(), count), **script_env(spec, str(summary))}
+
+
+# k6 is a Go program, and the CPU it spends is CPU the service it measures does not get: at the hero point (2,000
+# users, 1 s downstream, 2 CPUs) Go's defaults cost it ~0.19 ms a request (2026-11-26). Two settings cut that:
+# - GOGC: at Go's default (collect when the heap has doubled) its collector took ~27% of k6's CPU; letting the heap
+#   grow to 5x the live data between collections does a quarter as many. GOMEMLIMIT, a quarter of the machine's
+#   memory, keeps that from costing the other tiers theirs: near it Go collects as often as it must.
+# - GOMAXPROCS: every request is handed between goroutines (the VU, its connection's reader and writer); spread over
+#   every CPU each handoff wakes another one (k6 spent ~20% of its CPU being scheduled). Half the CPUs it may run on,
+#   at least one: 0.117 and 0.123 ms a request against 0.142 and 0.147 on both of this machine's CPUs (hero, 2 reps
+#   each, one sitting), and room to spare (k6 drew ~25% of one CPU at ~1,900 req/s).
+K6_GOGC = 400
+K6_MEMORY_SHARE = 0.25
+
+
+def go_runtime_env(environ: Mapping[str, str], memory_gib: float | None, cpus: int) -> dict[str, str]:
+    """GOGC, GOMEMLIMIT and GOMAXPROCS for k6 on `cpus` CPUs, each unless the user's environment sets it (GOGC and
+    GOMEMLIMIT together: they are one policy)."""
+    env = {"GOMAXPROCS": str(max(1, cpus // 2))}
+    if memory_gib is not None:  # without the machine's memory there is no limit to keep a larger heap within
+        env.update({"GOGC": str(K6_GOGC), "GOMEMLIMIT": f"{int(memory_gib * 1024 * K6_MEMORY_SHARE)}MiB"})
+    own = {"GOGC", "GOMEMLIMIT"} if {"GOGC", "GOMEMLIMIT"} & environ.keys() else set()
+    own |= {"GOMAXPROCS"} & environ.keys()
+    return {key: value for key, value in env.items() if key not in own}
 
 
 def script_env(spec: LoadSpec, summary: str) -> dict[str, str]:
@@ -162,7 +189,7 @@ def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | N
     this process's index and the number of processes sharing the row's load (runner_arguments). `hold_file`:
     the hold begins when the harness writes its start there (vtlab's k6 module), and k6 writes its live counts
     beside the series for the harness to decide it from."""
-    env = env_for(spec, summary)
+    env = env_for(spec, summary, cpus)
     if hold_file is not None:
         env.update({"VTLAB_HOLD_FILE": str(hold_file), "VTLAB_LIVE_FILE": str(live_path(series))})
     if dashboard is not None:
@@ -182,8 +209,8 @@ def read_summary(summary: Path, exit_code: int) -> LoadResult:
         return float(metrics.get(metric, {}).get("values", {}).get(key, 0.0))
 
     latency = "http_req_duration{phase:hold,expected_response:true}"
-    half_a = int(value("vtlab_ok{half:a}", "count"))
-    half_b = int(value("vtlab_ok{half:b}", "count"))
+    half_a = int(value("http_reqs{half:a,expected_response:true}", "count"))
+    half_b = int(value("http_reqs{half:b,expected_response:true}", "count"))
     requests = int(value("http_reqs{phase:hold}", "count"))
 
     def latency_of(metric: str, key: str, count: int) -> float:

@@ -43,9 +43,13 @@ class Tier:
             procs.terminate(self.proc)
 
 
-# The stub's heap, locally and in a cluster's pods alike (k8smanifests); the service's is sized per row
-# (service_heap_mb).
-STUB_HEAP = "-Xmx512m"
+# The stub's JVM, locally and in a cluster's pods alike (k8smanifests); the service's heap is sized per row
+# (service_heap_mb). The stub allocates little and shares the machine with the service: the serial collector (no
+# concurrent threads) and one event loop (every connection's timers and writes on one thread, none woken for
+# another) cost 0.037 and 0.038 ms of CPU a request at the hero point against 0.044 and 0.045 with G1 and a loop
+# per CPU (2026-11-26, 2 reps each, one sitting). One loop is far from a wall: it answered 21,438 req/s with 38% of
+# its one CPU (`vtlab bench-stub --seconds 15`, no delay).
+STUB_JVM_OPTS = ("-Xmx512m", "-XX:+UseSerialGC", "-Dreactor.netty.ioWorkerCount=1")
 # What each request waiting in vtlab's service holds in its heap, and what the heap holds at rest: the memory probe's
 # fit here (2026-11-26: `./vtlab run --modes platform,virtual --conc 500,1500,3000 --stub-delay 4000 --tomcat-threads
 # 3000 --memory-probe on`), 143.4 KB [131.3–155.4] a request on virtual threads, 144.8 KB [134.7–154.9] on platform
@@ -77,7 +81,7 @@ def start_stub(java: Java, port: int, delay_ms: int, jitter_ms: int, log: Path,
     env = java_env({"SERVER_ADDRESS": STUB_HOST, "SERVER_PORT": str(port),
                      "STUB_DELAY_MS": str(delay_ms), "STUB_JITTER_MS": str(jitter_ms),
                      "SERVER_HTTP2_ENABLED": str(http2).lower()})
-    argv = [str(java.java), STUB_HEAP, "-jar", str(STUB_JAR)]
+    argv = [str(java.java), *STUB_JVM_OPTS, "-jar", str(STUB_JAR)]
     return _start("stub", STUB_HOST, argv, env, port, log, cpus, "/actuator/health", detached=detached)
 
 

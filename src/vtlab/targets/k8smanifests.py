@@ -142,7 +142,7 @@ def _stub(plan: Plan, cluster: Cluster) -> list[dict]:
         {"name": "SERVER_ADDRESS", "value": "0.0.0.0"}, {"name": "SERVER_PORT", "value": str(STUB_PORT)},
         {"name": "STUB_DELAY_MS", "value": str(plan.stub_delay_ms)},
         {"name": "STUB_JITTER_MS", "value": str(plan.stub_jitter_ms)}])
-    stub["command"] = ["java", services.STUB_HEAP, "-jar", "/app/stub.jar"]
+    stub["command"] = ["java", *services.STUB_JVM_OPTS, "-jar", "/app/stub.jar"]
     stub["ports"] = [{"name": "http", "containerPort": STUB_PORT}]
     stub["readinessProbe"] = _http_probe("/actuator/health", "http")
     return [_service_of("stub", STUB_SERVICE, cluster, [{"name": "http", "port": STUB_PORT}]),

@@ -4,7 +4,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
- * Stand-in for a slow downstream service. It is non-blocking (WebFlux on Netty, timers instead of
+ * Stand-in for a slow downstream service. It is non-blocking (Reactor Netty, timers instead of
  * sleeping threads) so that thousands of concurrent requests cost it almost nothing and the app under
  * test stays the only bottleneck.
  */

@@ -45,6 +45,9 @@ class StubTest {
         assertThat(body.get("source").asString()).isEqualTo("stub");
         assertThat(body.get("delayMs").asLong()).isBetween(150L, 200L);
         assertThat(body.get("payload").asString()).hasSizeBetween(60, 70);
+        // a length, not a chunked body: the stub's answer is one write
+        assertThat(response.headers().firstValue("Content-Length")).hasValue(
+                Integer.toString(response.body().length()));
         assertThat(elapsedMs).as("elapsed ms").isGreaterThanOrEqualTo(body.get("delayMs").asLong());
     }
 
@@ -89,6 +92,14 @@ class StubTest {
     @Test
     void nonNumericIdIsABadRequest() throws Exception {
         assertThat(get("/downstream/abc").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void anyOtherPathIsNotFound() throws Exception {
+        // the downstream's route is Reactor Netty's; everything else falls through to WebFlux
+        assertThat(get("/downstream").statusCode()).isEqualTo(404);
+        assertThat(get("/downstream/1/more").statusCode()).isEqualTo(404);
+        assertThat(get("/elsewhere").statusCode()).isEqualTo(404);
     }
 
     // A connection per request: reusing a kept-alive one after a 404 from Netty stalled the next request
