@@ -99,3 +99,20 @@ def test_without_profiles_the_counters_are_told_and_where_is_said_not_measured(t
 def test_a_run_without_per_request_counters_has_no_such_section(tmp_path):
     rows = [row(thread_mode="platform", app_cpu_ms_per_req=1.0), row(thread_mode="virtual", app_cpu_ms_per_req=2.0)]
     assert where(tmp_path, rows) is None
+
+
+def test_the_rigs_own_cpu_per_request_is_told_beside_the_services_tier_by_tier(tmp_path):
+    rows = [row(thread_mode="platform", app_cpu_ms_per_req=0.64, pg_cpu_ms_per_req=0.127, stub_cpu_ms_per_req=0.072,
+                load_cpu_ms_per_req=0.265, **COSTS),
+            row(thread_mode="virtual", app_cpu_ms_per_req=0.32, pg_cpu_ms_per_req=0.054, stub_cpu_ms_per_req=0.037,
+                load_cpu_ms_per_req=0.121, **COSTS)]
+    lines = {line["what"]: line for line in where(tmp_path, rows).table}
+    assert (lines["k6 CPU"]["platform"], lines["k6 CPU"]["virtual"], lines["k6 CPU"]["difference"]) == (
+        "0.265 ms", "0.121 ms", "-0.144 ms")
+    assert (lines["stub CPU"]["virtual"], lines["PostgreSQL CPU"]["virtual"]) == ("0.037 ms", "0.054 ms")
+
+
+def test_a_tier_whose_cpu_was_not_measured_in_either_mode_gets_no_line(tmp_path):
+    # a --url service's run, or an older CSV: no per-request figure of the other tiers
+    whats = [line["what"] for line in where(tmp_path, pair()).table]
+    assert "service CPU" in whats and not {"k6 CPU", "stub CPU", "PostgreSQL CPU"} & set(whats)

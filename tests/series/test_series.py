@@ -268,3 +268,13 @@ def test_the_exact_allocation_counter_is_preferred_to_the_one_that_moves_at_coll
     without = [(t, {"gc_alloc_bytes": 0.0}) for t in range(0, 11)]  # no collection in the hold
     hold = holdstats.Hold(measured, windows.Series(), windows.Series(without), 0, 10, 10, ("app",), False)
     assert math.isnan(holdstats.columns(hold)["alloc_kb_per_req"])
+
+
+def test_each_tiers_cpu_per_request_is_its_cpu_over_the_hold_divided_among_every_request_of_it(tmp_path):
+    run_dir = tmp_path / "quick-run"
+    shutil.copytree(QUICK_RUN, run_dir)
+    for row in recut.recut_rows(run_dir):
+        requests_per_s = float(row["http_reqs"]) / float(row["hold_s"])  # failed ones cost CPU too
+        for tier in ("pg", "stub", "load"):
+            cpu_ms_per_s = float(row[f"{tier}_cpu_pct"]) / 100 * 1000  # % of one core: ms of CPU each second
+            assert float(row[f"{tier}_cpu_ms_per_req"]) == pytest.approx(cpu_ms_per_s / requests_per_s)

@@ -60,6 +60,10 @@ class Measured:
     app_cpu_pct: float = NAN
     proxy_cpu_pct: float = NAN
     app_cpu_ms_per_req: float = NAN
+    # what each request cost the other tiers (holdstats): PostgreSQL, the stub, k6
+    pg_cpu_ms_per_req: float = NAN
+    stub_cpu_ms_per_req: float = NAN
+    load_cpu_ms_per_req: float = NAN
     # what each request cost the service's JVM, from counters (holdstats, threadcounts)
     alloc_kb_per_req: float = NAN
     gc_pause_ms_per_1k_req: float = NAN

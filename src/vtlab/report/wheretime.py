@@ -1,6 +1,7 @@
 """Where the time goes: for each point measured in both modes, what a request cost the service in each (the
-counters: CPU, bytes allocated, GC pauses, context switches) and, where the rows kept profiles, which layers of the
-service the difference lies in (explain.stacks over the rows' collapsed stacks).
+counters: CPU, bytes allocated, GC pauses, context switches) and the other tiers' CPU (PostgreSQL, the stub, k6:
+the rig's own cost beside the service's), and, where the rows kept profiles, which layers of the service the
+difference lies in (explain.stacks over the rows' collapsed stacks).
 
 A layer's CPU per request is its share of the profile times the counter's CPU per request, so its error has two
 parts: the share's sampling error (binomial over the samples; the samples of one run are not independent, so a
@@ -97,8 +98,13 @@ def _costs(point: str, p: Aggregate, v: Aggregate) -> list[dict[str, str]]:
                ("context switches, involuntary", "", a.csw_involuntary_per_req, b.csw_involuntary_per_req, 2))
     if all(math.isnan(x) and math.isnan(y) for _, _, x, y, _ in figures[1:]):
         return []
+    # the rest of the rig beside the service: what the same request cost the tiers around it
+    rig = (("PostgreSQL CPU", "ms", a.pg_cpu_ms_per_req, b.pg_cpu_ms_per_req, 3),
+           ("stub CPU", "ms", a.stub_cpu_ms_per_req, b.stub_cpu_ms_per_req, 3),
+           ("k6 CPU", "ms", a.load_cpu_ms_per_req, b.load_cpu_ms_per_req, 3))
     return [{"point": point, "what": what, "platform": _amount(x, unit, digits), "virtual": _amount(y, unit, digits),
-             "difference": _amount(y - x, unit, digits, signed=True)} for what, unit, x, y, digits in figures]
+             "difference": _amount(y - x, unit, digits, signed=True)} for what, unit, x, y, digits in figures
+            + tuple(line for line in rig if not (math.isnan(line[2]) and math.isnan(line[3])))]
 
 
 def _amount(value: float, unit: str, digits: int, signed: bool = False) -> str:

@@ -103,6 +103,9 @@ EXTRA_COLUMNS = [
     # the platform threads and their stacks reserved and committed (Native Memory Tracking), and why a figure is missing
     "probe_in_flight", "probe_heap_live_mb", "probe_stack_chunks_mb", "probe_rss_mb", "probe_top_classes",
     "probe_threads", "probe_stack_reserved_mb", "probe_stack_committed_mb", "probe_problem",
+    # what each request cost the other tiers in CPU over the hold, ms (failed requests included, as for the
+    # service's app_cpu_ms_per_req): PostgreSQL, the stub and k6 — the rig's own cost beside the service's
+    "pg_cpu_ms_per_req", "stub_cpu_ms_per_req", "load_cpu_ms_per_req",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

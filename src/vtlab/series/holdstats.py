@@ -69,14 +69,17 @@ def _tiers(hold: Hold) -> dict[str, object]:
     load_cpu, load_cpu_max = windows.cpu_percent(cpu, "load", start, end)
     all_rps = hold.measured.requests / hold.hold_s  # failed requests cost CPU too
     rss = windows.maximum(cpu, "rss_kb", start, end)
-    return {"app_cpu_pct": app_cpu, "app_cpu_pct_max": app_cpu_max,
-            "pg_cpu_pct": windows.cpu_percent(cpu, "pg", start, end)[0],
-            "stub_cpu_pct": windows.cpu_percent(cpu, "stub", start, end)[0],
+    pg_cpu, stub_cpu = windows.cpu_percent(cpu, "pg", start, end)[0], windows.cpu_percent(cpu, "stub", start, end)[0]
+
+    def per_request(percent: float) -> float:  # % of one core over the hold → ms of CPU per request
+        return percent * 10 / all_rps if all_rps > 0 else float("nan")
+    return {"app_cpu_pct": app_cpu, "app_cpu_pct_max": app_cpu_max, "pg_cpu_pct": pg_cpu, "stub_cpu_pct": stub_cpu,
             "load_cpu_pct": load_cpu, "load_cpu_pct_max": load_cpu_max,
             "proxy_cpu_pct": windows.cpu_percent(cpu, "proxy", start, end)[0] if hold.proxy else "",
             "host_cpu_pct": windows.host_percent(cpu, start, end),
             "foreign_cpu_pct": windows.foreign_percent(cpu, list(hold.tiers), start, end),
-            "app_cpu_ms_per_req": app_cpu * 10 / all_rps if all_rps > 0 else float("nan"),
+            "app_cpu_ms_per_req": per_request(app_cpu), "pg_cpu_ms_per_req": per_request(pg_cpu),
+            "stub_cpu_ms_per_req": per_request(stub_cpu), "load_cpu_ms_per_req": per_request(load_cpu),
             "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end)),
             **_connection_limits(hold)}
 
