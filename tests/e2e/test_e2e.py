@@ -33,9 +33,11 @@ TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "-
 # collector runs all the time and frees most of the heap each time (paused 15% of the hold; its threads 31% of the
 # service's CPU; 83 of 250 MB of long-lived heap live; 16 MB: 11%). THRASH_HEAP: barely above what is live (96 MB:
 # 64 of 64 MB live after collections, the collector 61% of the CPU, paused 41%, no error yet). OOM_HEAP: below it
-# (48 MB: OutOfMemoryError, every request failed).
+# (48 MB) with 8 MB contexts: one fits beside what the service keeps, a second never does, so OutOfMemoryError is
+# thrown and every request fails (175 log lines, twice in two runs). With the 2 MB contexts the collector could
+# sometimes free enough between requests: it thrashed without throwing (once in CI, 2026-11-26).
 GC_HEAP, GC_CONTEXT_KB = "-XX:+UseSerialGC -Xmx256m -Xmn6m", "2048"
-THRASH_HEAP, OOM_HEAP = "-XX:+UseSerialGC -Xmx96m", "-XX:+UseSerialGC -Xmx48m"
+THRASH_HEAP, OOM_HEAP, OOM_CONTEXT_KB = "-XX:+UseSerialGC -Xmx96m", "-XX:+UseSerialGC -Xmx48m", "8192"
 
 pytestmark = pytest.mark.e2e
 
@@ -614,10 +616,10 @@ def test_a_service_out_of_heap_is_named_out_of_memory_and_never_valid(rig_env, t
     """The same load on a heap barely above what it keeps live: alive, collecting most of the time, no error yet;
     then on one below it: OutOfMemoryError, every request failed. Either row is named by its heap — never an
     overload, a stall or the CPU — and is never valid."""
-    def measured(heap: str, folder: str) -> tuple[dict[str, str], dict[str, str]]:
+    def measured(heap: str, folder: str, context_kb: str = GC_CONTEXT_KB) -> tuple[dict[str, str], dict[str, str]]:
         run_dir = tmp_path / folder
         result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "20", "--out",
-                                 str(run_dir), "--context", "threadlocal", "--context-kb", GC_CONTEXT_KB,
+                                 str(run_dir), "--context", "threadlocal", "--context-kb", context_kb,
                                  "--jvm-opts", heap, *TINY], env=rig_env, capture_output=True, text=True, timeout=900)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         [row], [verdict] = rows_of(run_dir), list(csv.DictReader(open(run_dir / "analysis.csv")))
@@ -630,7 +632,7 @@ def test_a_service_out_of_heap_is_named_out_of_memory_and_never_valid(rig_env, t
     assert float(row["heap_live_mb_max"]) >= 0.9 * float(row["heap_old_max_mb"]) > 0, row
     assert float(row["gc_cpu_pct"]) >= 0.5 * float(row["app_cpu_pct"]) > 0, row
     assert "of its CPU" in verdict["evidence"] and "still live after collections" in verdict["evidence"], verdict
-    row, verdict = measured(OOM_HEAP, "thrown")
+    row, verdict = measured(OOM_HEAP, "thrown", OOM_CONTEXT_KB)
     assert int(row["oom_errors"]) > 0 and "name an OutOfMemoryError" in verdict["evidence"], (row, verdict)
 
 
