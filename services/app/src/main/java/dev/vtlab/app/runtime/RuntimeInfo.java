@@ -31,8 +31,16 @@ public record RuntimeInfo(
     public record Tomcat(int maxThreads, int maxConnections, int acceptCount, String executor) {
     }
 
-    /** httpVersion: the version the client asks the stub for (http1, or http2 by an h2c upgrade). */
-    public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client, String httpVersion) {
+    /**
+     * httpVersion: the version the client asks the stub for (http1, or http2 by an h2c upgrade); httpClient: the
+     * library (HTTP_CLIENT) whose request factory is client; pool: its limits as the live client has them.
+     */
+    public record Downstream(String url, long connectTimeoutMs, long readTimeoutMs, String client, String httpVersion,
+            String httpClient, ClientPool pool) {
+    }
+
+    /** -1: no such limit (the JDK's client), or not known before the pool's first connection (Reactor's queue). */
+    public record ClientPool(int maxPerRoute, int maxPending) {
     }
 
     /** CONTEXT_MODE and the size of the per-request context it carries. */

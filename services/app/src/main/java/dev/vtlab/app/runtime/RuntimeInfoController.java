@@ -8,6 +8,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 import dev.vtlab.app.downstream.DownstreamClient;
+import dev.vtlab.app.downstream.DownstreamPool;
 import dev.vtlab.app.orders.OffloadExecutorConfig;
 import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
@@ -35,14 +36,16 @@ class RuntimeInfoController {
     private final DownstreamClient downstream;
     private final LabSettings settings;
     private final OffloadExecutorConfig offload;
+    private final DownstreamPool downstreamPool;
 
     RuntimeInfoController(DataSource dataSource, WebServerApplicationContext context, DownstreamClient downstream,
-            LabSettings settings, OffloadExecutorConfig offload) {
+            LabSettings settings, OffloadExecutorConfig offload, DownstreamPool downstreamPool) {
         this.dataSource = dataSource;
         this.context = context;
         this.downstream = downstream;
         this.settings = settings;
         this.offload = offload;
+        this.downstreamPool = downstreamPool;
     }
 
     @Operation(summary = "The thread serving this request (name, id, virtual or not)")
@@ -66,7 +69,8 @@ class RuntimeInfoController {
                 tomcat(),
                 new RuntimeInfo.Downstream(downstream.baseUrl().toString(), millis(downstream.connectTimeout()),
                         millis(downstream.readTimeout()), downstream.requestFactory().getClass().getSimpleName(),
-                        lower(settings.downstreamHttp())),
+                        lower(settings.downstreamHttp()), downstreamPool.client(),
+                        new RuntimeInfo.ClientPool(downstreamPool.maxPerRoute(), downstreamPool.maxPending())),
                 new RuntimeInfo.Offload(offload.kind(), offload.poolSize()),
                 lower(settings.fanOutMode()),
                 new RuntimeInfo.Context(lower(settings.contextMode()), settings.contextKb()),

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.vtlab.common.Env;
+import dev.vtlab.common.InvalidSettingException;
 import dev.vtlab.common.ServiceSettings;
 
 import org.springframework.core.env.PropertyResolver;
@@ -36,6 +37,8 @@ public record LabSettings(
         ContextMode contextMode,
         int contextKb,
         DownstreamHttp downstreamHttp,
+        HttpClientChoice httpClient,
+        int clientPool,
         ServiceSettings service) {
 
     /** When the database connection is given back to the pool. */
@@ -108,13 +111,36 @@ public record LabSettings(
         }
     }
 
+    /** The library under RestClient that calls the stub, each built by Spring Boot as a user gets it. */
+    public enum HttpClientChoice {
+        /** The JDK's HttpClient: no limit on connections (one per request in flight over HTTP/1.1). */
+        JDK("jdk"),
+        /** Apache HttpClient 5, classic: a pool of 5 connections per route and 25 in all unless sized. */
+        APACHE("http-components"),
+        /** Reactor Netty: a pool of 2 × max(CPUs, 8) connections per host, and twice that many waiting at most. */
+        REACTOR("reactor"),
+        /** Jetty's client: 64 connections per destination, 1,024 requests queued at most. */
+        JETTY("jetty");
+
+        private final String bootFactory;
+
+        HttpClientChoice(String bootFactory) {
+            this.bootFactory = bootFactory;
+        }
+
+        /** Spring Boot's name for the client (spring.http.clients.imperative.factory). */
+        public String bootFactory() {
+            return bootFactory;
+        }
+    }
+
     /** The name a variable's value uses for an enum constant: PINNED_CONTROL is "pinned-control". */
     public static String valueName(Enum<?> constant) {
         return Env.valueName(constant);
     }
 
     public static LabSettings from(PropertyResolver env) {
-        return new LabSettings(
+        LabSettings settings = new LabSettings(
                 bool(env, "VT_ENABLED", false),
                 oneOf(env, "CONN_MODE", ConnMode.RELEASED),
                 oneOf(env, "PATH_MODE", PathMode.NORMAL),
@@ -129,8 +155,27 @@ public record LabSettings(
                 oneOf(env, "CONTEXT_MODE", ContextMode.NONE),
                 intBetween(env, "CONTEXT_KB", 64, 1, 16_384),
                 oneOf(env, "DOWNSTREAM_HTTP", DownstreamHttp.HTTP1),
+                oneOf(env, "HTTP_CLIENT", HttpClientChoice.JDK),
+                // 0: the client's own default pool, as a user gets it
+                intBetween(env, "CLIENT_POOL", 0, 0, 100_000),
                 // HIKARI_MAX_POOL: the published rig's name for DB_POOL_MAX, which the app still honours.
                 ServiceSettings.from(env, "HIKARI_MAX_POOL"));
+        settings.checkClient();
+        return settings;
+    }
+
+    /** The settings that only some clients have: a pool to size, the h2c upgrade of the JDK's client. */
+    private void checkClient() {
+        if (httpClient == HttpClientChoice.JDK && clientPool > 0) {
+            throw new InvalidSettingException("CLIENT_POOL",
+                    "0 with HTTP_CLIENT=jdk (the JDK's client has no connection limit to size)",
+                    String.valueOf(clientPool));
+        }
+        if (httpClient != HttpClientChoice.JDK && downstreamHttp == DownstreamHttp.HTTP2) {
+            throw new InvalidSettingException("DOWNSTREAM_HTTP",
+                    "http1 with HTTP_CLIENT=" + valueName(httpClient) + " (http2 is the JDK client's h2c upgrade)",
+                    "http2");
+        }
     }
 
     /**
@@ -148,6 +193,8 @@ public record LabSettings(
         // them rather than measuring Spring Boot's 8,192.
         properties.put("server.tomcat.max-connections", tomcatMaxConnections);
         properties.put("server.tomcat.accept-count", tomcatAcceptCount);
+        // Always named: with several clients on the class path Spring Boot would otherwise pick Apache's.
+        properties.put("spring.http.clients.imperative.factory", httpClient.bootFactory());
         properties.put("spring.datasource.url", service.dbUrl());
         properties.put("spring.datasource.username", service.dbUser());
         properties.put("spring.datasource.password", service.dbPassword());
@@ -167,6 +214,7 @@ public record LabSettings(
                 + "tomcatMaxConnections=%d, tomcatAcceptCount=%d, ".formatted(tomcatMaxConnections, tomcatAcceptCount)
                 + "offloadExecutor=%s, offloadPool=%d, fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d, "
                         .formatted(offloadExecutor, offloadPool, fanOutMode, poolImpl, contextMode, contextKb)
-                + "downstreamHttp=%s, %s]".formatted(downstreamHttp, service);
+                + "downstreamHttp=%s, httpClient=%s, clientPool=%d, %s]"
+                        .formatted(downstreamHttp, httpClient, clientPool, service);
     }
 }

@@ -29,7 +29,9 @@ class RuntimeInfoDefaultsTest {
         assertThat(info.get("tomcat").propertyNames())
                 .containsExactly("maxThreads", "maxConnections", "acceptCount", "executor");
         assertThat(info.get("downstream").propertyNames())
-                .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client", "httpVersion");
+                .containsExactly("url", "connectTimeoutMs", "readTimeoutMs", "client", "httpVersion", "httpClient",
+                        "pool");
+        assertThat(info.get("downstream").get("pool").propertyNames()).containsExactly("maxPerRoute", "maxPending");
         assertThat(info.get("offload").propertyNames()).containsExactly("executor", "poolSize");
         assertThat(info.get("context").propertyNames()).containsExactly("mode", "kilobytes");
     }

@@ -25,6 +25,9 @@ class StartupValidationTest {
             TOMCAT_MAX_CONNECTIONS        | 0           | TOMCAT_MAX_CONNECTIONS must be an integer between 1 and 1000000, got '0'
             TOMCAT_ACCEPT_COUNT           | many        | TOMCAT_ACCEPT_COUNT must be an integer between 1 and 1000000, got 'many'
             DOWNSTREAM_HTTP               | http3       | DOWNSTREAM_HTTP must be http1 or http2, got 'http3'
+            HTTP_CLIENT                   | okhttp      | HTTP_CLIENT must be jdk, apache, reactor or jetty, got 'okhttp'
+            CLIENT_POOL                   | -1          | CLIENT_POOL must be an integer between 0 and 100000, got '-1'
+            CLIENT_POOL                   | 8           | CLIENT_POOL must be 0 with HTTP_CLIENT=jdk (the JDK's client has no connection limit to size), got '8'
             OFFLOAD_EXECUTOR              | green       | OFFLOAD_EXECUTOR must be platform or virtual, got 'green'
             OFFLOAD_POOL                  | 0           | OFFLOAD_POOL must be an integer between 1 and 10000, got '0'
             MANAGEMENT_PORT               | http        | MANAGEMENT_PORT must be an integer between 0 and 65535, got 'http'
@@ -42,6 +45,16 @@ class StartupValidationTest {
         assertThatThrownBy(() -> app.run("--" + variable + "=" + value))
                 .isInstanceOf(InvalidSettingException.class)
                 .hasMessageStartingWith(message);
+    }
+
+    @Test
+    void onlyTheJdkClientOffersHttp2() {
+        SpringApplicationBuilder app = new SpringApplicationBuilder(AppApplication.class).logStartupInfo(false);
+
+        assertThatThrownBy(() -> app.run("--HTTP_CLIENT=apache", "--DOWNSTREAM_HTTP=http2"))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith("DOWNSTREAM_HTTP must be http1 with HTTP_CLIENT=apache (http2 is the JDK "
+                        + "client's h2c upgrade), got 'http2'");
     }
 
     @Test
