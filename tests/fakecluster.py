@@ -136,7 +136,8 @@ def runtime_info(service: str) -> dict:
             "tomcat": {"maxThreads": -1 if virtual else int(env["TOMCAT_MAX_THREADS"]),
                        "maxConnections": int(env["TOMCAT_MAX_CONNECTIONS"]),
                        "acceptCount": int(env["TOMCAT_ACCEPT_COUNT"])},
-            "downstream": {"httpVersion": env["DOWNSTREAM_HTTP"]},
+            "downstream": {"httpVersion": env["DOWNSTREAM_HTTP"], "httpClient": env["HTTP_CLIENT"],
+                           "pool": {"maxPerRoute": int(env["CLIENT_POOL"]) or -1, "maxPending": -1}},
             "availableProcessors": 2, "jdkVersion": "25.0.1", "springBootVersion": "4.1.1"}
 
 

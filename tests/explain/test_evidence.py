@@ -357,3 +357,47 @@ def test_a_thread_per_user_with_the_rigs_own_connection_beside_is_no_thread_pool
     queued = verdict(row(**{**per_user, "concurrency": 100, "tomcat_connections_max": 100, "throughput_rps": 12.5,
                             "mean_ms": 8002}), row(**{**per_user, "tomcat_connections_max": 2400}))
     assert queued.bottleneck == "thread-pool" and queued.evidence == "connections open 2400 > threads 2000"
+
+
+# --- the downstream client's pool ------------------------------------------------------------------
+
+# Apache HttpClient 5 as a user gets it (5 connections per route) on a 100 ms downstream: 1,000 virtual users queue
+# for 5 connections, ~20 s each. Its lowest-load row (4 users, below the 5) measured the service time.
+CLIENT_LOW = dict(http_client="apache", stub_delay_ms=100, concurrency=4, throughput_rps=39.2, http_reqs=1176,
+                  ok_requests=1176, p50_ms=102, mean_ms=102, p99_ms=110, client_pool_max=5, client_leased_mean=3.9,
+                  client_pending_mean=0, client_pending_max=0, client_pending_share=0)
+APACHE_WALL = dict(http_client="apache", stub_delay_ms=100, concurrency=1000, throughput_rps=49.2, http_reqs=1476,
+                   ok_requests=1476, p50_ms=20300, mean_ms=20310, p99_ms=20800, throughput_ci95_rps=0.8,
+                   client_pool_max=5, client_leased_mean=5, client_pending_mean=994, client_pending_max=995,
+                   client_pending_share=1)
+
+
+def test_a_client_pool_full_with_requests_waiting_is_the_wall_at_its_ceiling():
+    wall = verdict(row(**CLIENT_LOW), row(**APACHE_WALL))
+    assert wall.bottleneck == "client-pool" and wall.limit == "client-pool"
+    assert wall.evidence == ("apache client pool 5 per route: leased 5 mean, waiting 994 mean (995 max, in 100% of "
+                             "samples)")
+    # 5 connections, each held for the 100 ms call
+    assert math.isclose(wall.ceilings.client_pool, 50.0, rel_tol=1e-9)
+    assert math.isclose(wall.ceiling_rps, 50.0, rel_tol=1e-9)
+    # the same row with its pool not full, nobody waiting: the pool is not named
+    roomy = verdict(row(**CLIENT_LOW), row(**{**APACHE_WALL, "client_leased_mean": 3, "client_pending_mean": 0,
+                                              "client_pending_max": 0, "client_pending_share": 0}))
+    assert roomy.bottleneck != "client-pool" and "apache client pool 5 per route: leased 3 mean" in roomy.evidence
+
+
+def test_a_fan_out_holds_two_connections_a_request_and_a_sized_pool_is_read_from_its_meters():
+    fanout = verdict(row(**{**APACHE_WALL, "workload": "fanout", "fanout": "structured", "client_pool": 40,
+                            "client_pool_max": 40}))
+    assert math.isclose(fanout.ceilings.client_pool, 40 / 0.2, rel_tol=1e-9)
+    # a row from before the meters: the size it set, still the ceiling; with neither, no ceiling at all
+    unmetered = {k: v for k, v in APACHE_WALL.items() if not k.startswith("client_")}
+    assert math.isclose(verdict(row(**unmetered, client_pool=20)).ceilings.client_pool, 200.0, rel_tol=1e-9)
+    assert math.isnan(verdict(row(**unmetered)).ceilings.client_pool)
+
+
+def test_a_client_without_a_connection_limit_has_no_client_pool_ceiling_and_is_never_that_wall():
+    jdk = verdict(row(client_pool_max=-1))
+    assert math.isinf(jdk.ceilings.client_pool) and jdk.bottleneck == "downstream"
+    # a row from before the clients: the JDK's client, nothing measured, nothing said
+    assert math.isnan(verdict(row()).ceilings.client_pool) and "client" not in verdict(row()).evidence

@@ -236,3 +236,32 @@ def test_the_service_reading_counts_its_open_files_and_reads_its_limit():
             handle.close()
     assert reading["open_files"] - before == 25
     assert reading["open_files_limit"] == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def test_prometheus_parsing_reads_the_downstream_clients_pool_from_vtlabs_gauges_or_a_users_meters():
+    ours = """vtlab_downstream_pool_max{client="apache"} 5.0
+vtlab_downstream_pool_leased{client="apache"} 5.0
+vtlab_downstream_pool_pending{client="apache"} 812.0
+"""
+    assert samplers.parse_prometheus(ours) == {"client_pool_max": 5.0, "client_leased": 5.0, "client_pending": 812.0}
+    # the JDK's client keeps no counts: its gauges read NaN, which is not measured, never zero
+    jdk = """vtlab_downstream_pool_max{client="jdk"} -1.0
+vtlab_downstream_pool_leased{client="jdk"} NaN
+vtlab_downstream_pool_pending{client="jdk"} NaN
+"""
+    assert samplers.parse_prometheus(jdk) == {"client_pool_max": -1.0}
+    # a user's service with Micrometer's Apache HttpClient 5 binder: the leased connections only, not the available
+    theirs = """httpcomponents_httpclient_pool_route_max_default{httpclient="orders"} 20.0
+httpcomponents_httpclient_pool_total_connections{httpclient="orders",state="available"} 3.0
+httpcomponents_httpclient_pool_total_connections{httpclient="orders",state="leased"} 17.0
+httpcomponents_httpclient_pool_total_pending{httpclient="orders"} 4.0
+"""
+    assert samplers.parse_prometheus(theirs) == {"client_pool_max": 20.0, "client_leased": 17.0,
+                                                 "client_pending": 4.0}
+    # or Reactor Netty's own pool metrics
+    reactor = """reactor_netty_connection_provider_max_connections{id="1",name="http",remote_address="a:80"} 16.0
+reactor_netty_connection_provider_active_connections{id="1",name="http",remote_address="a:80"} 16.0
+reactor_netty_connection_provider_pending_connections{id="1",name="http",remote_address="a:80"} 32.0
+"""
+    assert samplers.parse_prometheus(reactor) == {"client_pool_max": 16.0, "client_leased": 16.0,
+                                                  "client_pending": 32.0}

@@ -201,3 +201,25 @@ def test_more_runners_than_the_smallest_rows_users_is_refused_naming_the_flag():
     vus = shapes.vus_for("open", 0, 50)  # the open model's users: the VUs that serve 50 arrivals a second
     with pytest.raises(ValueError, match=f"--runners {vus + 1}: .* the {vus} users"):
         planner.build("quick", planner.Overrides(model="open", rates=(50,), runners=vus + 1))
+
+
+def test_the_clients_profile_crosses_every_client_with_both_modes_and_sizes_only_a_pooled_one():
+    clients = planner.build("clients", planner.Overrides())
+    at_1000 = [r for r in clients.rows if r.concurrency == 1000 and r.client_pool == 0]
+    assert {(r.http_client, r.thread_mode) for r in at_1000} == {
+        (client, mode) for client in presets.HTTP_CLIENTS for mode in ("platform", "virtual")}
+    assert {(r.http_client, r.client_pool, r.concurrency) for r in clients.rows if r.http_client == "apache"
+            and r.thread_mode == "virtual"} == {("apache", 0, 4), ("apache", 0, 1000), ("apache", 1000, 1000)}
+    # a size given to every row sizes the pooled clients; the JDK's has none, and a row without a call no client
+    sized = planner.build("lean", planner.Overrides(http_clients=("jdk", "jetty"), client_pools=(300,),
+                                                    workloads=("order-summary", "sleep")))
+    assert {(r.workload, r.http_client, r.client_pool) for r in sized.rows} == {
+        ("order-summary", "jdk", 0), ("order-summary", "jetty", 300), ("sleep", "jdk", 0)}
+
+
+def test_a_client_pool_without_a_pooled_client_and_http2_with_one_are_refused_naming_the_flags():
+    with pytest.raises(ValueError, match="--client-pool 50 sizes the pool of apache, reactor, jetty.*--http-client"):
+        planner.build("quick", planner.Overrides(client_pools=(50,)))
+    with pytest.raises(ValueError, match="--downstream-http http2 is the JDK client's h2c upgrade; --http-client "
+                                         "apache speaks HTTP/1.1"):
+        planner.build("quick", planner.Overrides(http_clients=("apache",), downstream_http="http2"))

@@ -9,3 +9,19 @@ def test_the_services_heap_and_connections_grow_with_the_users_from_spring_boots
     assert services.service_heap_mb(5_000) == 2048
     assert services.connection_limits(1_000) == (8192, 1_000)
     assert services.connection_limits(10_000) == (11_024, 10_000)
+
+
+def test_the_service_is_refused_unless_it_runs_the_rows_client_and_its_pool_size():
+    config = services.AppConfig(virtual=True, pool=50, conn_mode="released", path_mode="normal",
+                                tomcat_max_threads=200, http_client="apache", client_pool=300)
+    assert config.env()["HTTP_CLIENT"] == "apache" and config.env()["CLIENT_POOL"] == "300"
+    info = {"threadMode": "virtual", "connMode": "released", "pathMode": "normal", "fanOutMode": "sequential",
+            "pool": {"maximumPoolSize": 50, "implementation": "HikariCP"}, "context": {"mode": "none"},
+            "offload": {"executor": "platform", "poolSize": 50}, "tomcat": {"maxThreads": -1},
+            "downstream": {"httpVersion": "http1", "httpClient": "apache", "pool": {"maxPerRoute": 300}}}
+    assert services.check_effective(info, config) == []
+    info["downstream"]["pool"]["maxPerRoute"] = 5  # Apache's default: the size did not reach the client
+    assert services.check_effective(info, config) == [
+        "downstream client pool: asked 300 connections per route, service runs 5"]
+    info["downstream"]["httpClient"] = "jdk"
+    assert services.check_effective(info, config) == ["downstream client: asked apache, service runs jdk"]

@@ -144,6 +144,13 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "fanout workload: sequential (one call after the other) and/or structured (StructuredTaskScope, JDK 25 "
      "preview)"),
     ("--pool-impl", "pool_impls", choices_list(presets.POOL_IMPLS), "JDBC pool: hikari and/or agroal"),
+    ("--http-client", "http_clients", choices_list(presets.HTTP_CLIENTS),
+     "the service's downstream client under RestClient: jdk (default: the JDK's HttpClient, no pool limit), apache "
+     "(HttpClient 5: 5 connections per route), reactor (Reactor Netty: 2 × max(CPUs, 8), twice that many waiting) "
+     "and/or jetty (64 per destination, 1,024 queued), each with its own default pool"),
+    ("--client-pool", "client_pools", int_list(1, "connections per route"),
+     "size the pooled clients' (apache, reactor, jetty) connections per route instead of their defaults, e.g. "
+     "200,1000"),
     ("--context", "contexts", choices_list(presets.CONTEXTS),
      "per-request context: none, threadlocal and/or scopedvalue"),
     ("--context-kb", "context_kb", bounded_int(1, 16_384, "kilobytes"), "size of each request's context (default 64)"),

@@ -23,7 +23,8 @@ OWN_SERVICE_ONLY = (("pools", "--pools"), ("conn_modes", "--conn-mode"), ("path_
                     ("context_kb", "--context-kb"), ("sleep_ms", "--sleep-ms"), ("cpu_work", "--cpu-work"),
                     ("tomcat_max_threads", "--tomcat-threads"), ("db_latencies", "--db-latency"),
                     ("db_jitter_ms", "--db-jitter"), ("downstream_latencies", "--downstream-latency"),
-                    ("downstream_jitter_ms", "--downstream-jitter"))
+                    ("downstream_jitter_ms", "--downstream-jitter"), ("http_clients", "--http-client"),
+                    ("client_pools", "--client-pool"))
 # The target's own flags: (dest, flag, given when)
 _JAR_ONLY = (("service_env", "--service-env"), ("service_args", "--service-args"), ("health", "--health"),
              ("port", "--port"), ("db", "--db"), ("db_url", "--db-url"))

@@ -72,6 +72,13 @@ DIMENSIONS: tuple[Dimension, ...] = (
               _when(_own_service, lambda r: f"pool{r.hikari_pool}")),
     Dimension("pool_impl", str, "hikari", _when(lambda r: r.pool_impl != "hikari", lambda r: r.pool_impl),
               _when(lambda r: r.pool_impl != "hikari", lambda r: r.pool_impl), plain=("hikari",), per_request=True),
+    # The blocking service's downstream client (presets.HTTP_CLIENTS) and its pool's size (0: the client's own default).
+    # Rows whose service has no such choice (the reactive twin, a user's service, no downstream call) keep the JDK's,
+    # as every row before the dimension ran, and never show it.
+    Dimension("http_client", str, "jdk", _when(lambda r: r.http_client != "jdk", lambda r: f"{r.http_client} client"),
+              _when(lambda r: r.http_client != "jdk", lambda r: r.http_client), plain=("jdk",), per_request=True),
+    Dimension("client_pool", int, 0, _when(lambda r: r.client_pool, lambda r: f"{r.client_pool} connections"),
+              _when(lambda r: r.client_pool, lambda r: f"cp{r.client_pool}")),
     Dimension("tomcat_max_threads", int, _TOMCAT_DEFAULT,
               _when(lambda r: r.tomcat_max_threads not in (_TOMCAT_DEFAULT, 0),
                     lambda r: f"tomcat {r.tomcat_max_threads}"),

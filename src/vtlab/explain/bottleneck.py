@@ -14,10 +14,11 @@ from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
 from vtlab.results.cells import num
 
-BOTTLENECKS = ("out-of-memory", "connection-limit", "stall", "load-generator", "failures", "overload", "gc",
-               "connection-pool", "cpu", "thread-pool", "vu-cap", "downstream", "users", "unexplained")
+BOTTLENECKS = ("out-of-memory", "connection-limit", "stall", "load-generator", "client-pool", "failures", "overload",
+               "gc", "connection-pool", "cpu", "thread-pool", "vu-cap", "downstream", "users", "unexplained")
 # which limit's ceiling stands behind each wall's name: a wall whose ceiling the row passed is never named
 CEILING_OF = {"connection-limit": "connection-limit", "connection-pool": "connection-pool", "cpu": "cpu",
+              "client-pool": "client-pool",
               "thread-pool": "thread-pool", "downstream": "concurrency", "users": "concurrency"}
 
 
@@ -61,6 +62,9 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     closed = row.get("load_model") != "open"
     checks = (
         ("load-generator", evidence.generator(row, ctx, flags)),
+        # before the failures: a pool with a bounded queue (Reactor's, Jetty's) refuses the calls beyond it, and the
+        # requests that fail for it are the pool's doing
+        ("client-pool", evidence.client_pool(row)),
         ("failures", failing),
         ("overload", refusing),
         ("gc", evidence.gc(row, ctx)),
@@ -91,7 +95,8 @@ def _gap(row: Mapping[str, object], ceilings: Ceilings, ceiling_rps: float, pass
     standing = [(name, value) for name, value in (("concurrency", ceilings.concurrency),
                                                   ("thread-pool", ceilings.threads),
                                                   ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu),
-                                                  ("connection-limit", ceilings.connections))
+                                                  ("connection-limit", ceilings.connections),
+                                                  ("client-pool", ceilings.client_pool))
                 if name not in passed and not math.isnan(value)]
     throughput = num(row, "throughput_rps", 0)
     if standing:

@@ -9,8 +9,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from vtlab.explain.facts import (all_rps, cpu_group, cpu_tiers, db_round_trip_s, in_flight, pool_size, scenario_of,
-                                 user_service, wait_s, workload)
+from vtlab.explain.facts import (all_rps, client_hold_s, client_pool_size, cpu_group, cpu_tiers, db_round_trip_s,
+                                 in_flight, pool_size, scenario_of, user_service, wait_s, workload)
 from vtlab.explain.model import LIMITS, Ceilings, Context, CpuPoint
 from vtlab.explain.queues import queued, request_thread_cap
 from vtlab.explain.validity import ERROR_THRESHOLD
@@ -78,7 +78,7 @@ def ceilings_of(row: Mapping[str, object], ctx: Context, service_s: float, sourc
     # analysis.csv lists them in this order
     restated = (("pool", pool), ("concurrency", concurrency), ("cpu", cpu))
     return Ceilings(concurrency=concurrency.rps, threads=threads.rps, pool=pool.rps, cpu=cpu.rps,
-                    connections=connections,
+                    connections=connections, client_pool=client_pool_ceiling(row, service_s),
                     restated=tuple(name for name, ceiling in restated if ceiling.restated),
                     missing=tuple(ceiling.missing for ceiling in (pool, cpu, threads) if ceiling.missing))
 
@@ -92,6 +92,19 @@ def _concurrency_ceiling(row: Mapping[str, object], ctx: Context, service_s: flo
     own = (source == "p50 at lowest load"
            and (row.get("thread_mode"), num(row, "concurrency", 0)) == ctx.service_time_point.get(scenario_of(row)))
     return _Ceiling(users / service_s, restated=own)
+
+
+def client_pool_ceiling(row: Mapping[str, object], service_s: float) -> float:
+    """The downstream client's connections per route over the connection time one request uses: the designed call
+    for vtlab's service, the whole request's time for a user's (the longest a call can hold one). inf where the client
+    has no limit or the request makes no call; NaN where the pool's size is not known."""
+    size = client_pool_size(row)
+    hold_s = service_s if user_service(row) else client_hold_s(row)
+    if math.isinf(size) or hold_s == 0:
+        return math.inf
+    if math.isnan(size) or math.isnan(hold_s):
+        return math.nan
+    return size / hold_s
 
 
 def connections_held(row: Mapping[str, object]) -> float:

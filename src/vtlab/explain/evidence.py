@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from vtlab.explain.facts import SATURATED, in_flight, latency_ms, pool_size, vu_cap, wait_s
+from vtlab.explain.facts import SATURATED, client_pool_size, in_flight, latency_ms, pool_size, vu_cap, wait_s
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
 from vtlab.explain.repetitions import noise_floor_share
@@ -139,6 +139,23 @@ def connection_pool(row: Mapping[str, object]) -> Seen:
     return Seen(pool_was_the_queue(row, pool), text)
 
 
+def client_pool(row: Mapping[str, object]) -> Seen:
+    """Every connection of the downstream client's pool leased (its mean at least SATURATED of them) while requests
+    waited for one, by the client's gauges over the hold. A client without a limit, or without the gauges, is said
+    as such, never saturated."""
+    size, client = client_pool_size(row), str(row.get("http_client") or "jdk")
+    if math.isinf(size):
+        return Seen(False, f"{client} client: no connection limit")
+    leased, waiting = num(row, "client_leased_mean"), num(row, "client_pending_mean")
+    if math.isnan(size) or math.isnan(leased):
+        return Seen(False, "" if client == "jdk" and math.isnan(size) else f"{client} client pool: not measured")
+    share = num(row, "client_pending_share", 0) * 100
+    return Seen(size > 0 and leased >= SATURATED * size and num(row, "client_pending_max", 0) > 0,
+                f"{client} client pool {number(size)} per route: leased {number(leased)} mean, waiting "
+                f"{number(waiting)} mean ({number(num(row, 'client_pending_max'))} max, in {number(share)}% of "
+                f"samples)")
+
+
 def cpu(row: Mapping[str, object], ctx: Context) -> Seen:
     """The host or the service at least SATURATED busy (the service against its own cores' allotment)."""
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
@@ -198,7 +215,8 @@ def exceeded(throughput: float, half: float, ceilings: Ceilings, margin: float) 
     wall. A ceiling that restates the row is its own measurement and cannot be passed."""
     low = throughput - (0.0 if math.isnan(half) else half)
     fields = (("concurrency", ceilings.concurrency), ("thread-pool", ceilings.threads),
-              ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu), ("connection-limit", ceilings.connections))
+              ("connection-pool", ceilings.pool), ("cpu", ceilings.cpu), ("connection-limit", ceilings.connections),
+              ("client-pool", ceilings.client_pool))
     restated = {"concurrency": "concurrency", "connection-pool": "pool", "cpu": "cpu"}
     return tuple(name for name, ceiling in fields
                  if not math.isnan(ceiling) and not math.isinf(ceiling) and ceiling > 0

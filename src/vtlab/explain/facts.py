@@ -31,6 +31,25 @@ def wait_s(row: Mapping[str, object]) -> float:
     return 2 * call_s if kind == "fanout" and row.get("fanout") == "sequential" else call_s
 
 
+def client_hold_s(row: Mapping[str, object]) -> float:
+    """Seconds of a downstream connection one request uses by design: the call (the stub's delay and any latency
+    injected on the way), twice for a fan-out (two calls, at once or one after the other), none without a call."""
+    kind = workload(row)
+    if kind in ("sleep", "cpu"):
+        return 0.0
+    call_s = (num(row, "stub_delay_ms", 0) + 2 * num(row, "downstream_latency_ms", 0)) / 1000
+    return 2 * call_s if kind == "fanout" else call_s
+
+
+def client_pool_size(row: Mapping[str, object]) -> float:
+    """The downstream client's connections per route as the service ran (its meters; -1 there: no limit, inf), else
+    as the row set them; NaN where neither says (a user's service without such meters, a CSV from before them)."""
+    measured = num(row, "client_pool_max")
+    if not math.isnan(measured):
+        return math.inf if measured < 0 else measured
+    return num(row, "client_pool") if num(row, "client_pool", 0) > 0 else math.nan
+
+
 def scenario_of(row: Mapping[str, object]) -> tuple[str, ...]:
     """Rows that share a service time: equal in every dimension that changes what one request does (the
     registry's per_request ones), the same designed wait, and the reactive twin apart from the blocking app."""

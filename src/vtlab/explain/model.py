@@ -57,6 +57,11 @@ class Measured:
     hikari_pending_max: float = NAN     # sampled at 2 Hz: the fallback where the pool keeps no timers
     pool_out_mean: float = NAN          # exact, from the pool's timers: mean connections out
     pool_waiting_mean: float = NAN      # exact: mean threads waiting for a connection
+    # the downstream client's pool (2 Hz gauges): connections per route as it ran (-1: no limit), leased, waiting
+    client_pool_max: float = NAN
+    client_leased_mean: float = NAN
+    client_pending_mean: float = NAN
+    client_pending_max: float = NAN
     app_cpu_pct: float = NAN
     proxy_cpu_pct: float = NAN
     app_cpu_ms_per_req: float = NAN
@@ -115,6 +120,7 @@ class Ceilings:
     pool: float = NAN
     cpu: float = NAN
     connections: float = NAN  # the connections the service can hold at once (Tomcat's limit, its open files)
+    client_pool: float = NAN  # the downstream client's connections per route over the time a request holds one
     # Ceilings computed from the row's own throughput-bound measurement (its own p50, its own CPU busy share,
     # its own connections out): "attained" against them is true by construction, not a prediction that held.
     restated: tuple[str, ...] = ()
@@ -125,7 +131,7 @@ class Ceilings:
 
 # Each limit's name and its Ceilings field, in the order that breaks a tie.
 LIMITS = (("concurrency", "concurrency"), ("thread-pool", "threads"), ("connection-pool", "pool"), ("cpu", "cpu"),
-          ("connection-limit", "connections"))
+          ("connection-limit", "connections"), ("client-pool", "client_pool"))
 
 
 @dataclass(frozen=True)
@@ -218,7 +224,8 @@ VERDICT_COLUMNS = (
     "throughput_rps", "throughput_ci95_rps", "noise_half_rps", "p99_ms", "error_rate", "service_time_ms",
     "service_time_source",
     "cpu_ms_per_req", "ceiling_concurrency_rps", "ceiling_threads_rps", "ceiling_pool_rps",
-    "ceiling_cpu_rps", "ceiling_connections_rps", "ceiling_rps", "limit", "attained", "bottleneck", "valid", "flags",
+    "ceiling_cpu_rps", "ceiling_connections_rps", "ceiling_client_pool_rps", "ceiling_rps", "limit", "attained",
+    "bottleneck", "valid", "flags",
     "ceilings_restated",
     "evidence",
 )
@@ -235,7 +242,8 @@ def cells(verdict: Verdict) -> list[str]:
         "error_rate": m.error_rate, "service_time_ms": verdict.service_time_ms,
         "service_time_source": verdict.service_time_source, "cpu_ms_per_req": verdict.cpu_ms_per_req,
         "ceiling_concurrency_rps": c.concurrency, "ceiling_threads_rps": c.threads, "ceiling_pool_rps": c.pool,
-        "ceiling_cpu_rps": c.cpu, "ceiling_connections_rps": c.connections, "ceiling_rps": verdict.ceiling_rps,
+        "ceiling_cpu_rps": c.cpu, "ceiling_connections_rps": c.connections,
+        "ceiling_client_pool_rps": c.client_pool, "ceiling_rps": verdict.ceiling_rps,
         "limit": verdict.limit,
         "attained": verdict.attained, "bottleneck": verdict.bottleneck, "valid": verdict.valid,
         "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated), "evidence": verdict.evidence,

@@ -68,6 +68,16 @@ METERS: dict[str, tuple[str, ...]] = {
     # Tomcat's connection limit as the live service runs it (server.tomcat.max-connections; Micrometer's
     # TomcatMetrics, from the connector's MBean)
     "max_connections": ("tomcat_connections_config_max_connections",),
+    # The downstream client's pool: connections allowed per route (-1: no limit), leased, and requests waiting for
+    # one. vtlab's service reads them from whichever client it runs (vtlab.downstream.pool.*); a user's service
+    # through Micrometer's Apache HttpClient 5 binder or Reactor Netty's own pool metrics, where it has them.
+    "client_pool_max": ("vtlab_downstream_pool_max", "httpcomponents_httpclient_pool_route_max_default",
+                        "reactor_netty_connection_provider_max_connections"),
+    "client_leased": ("vtlab_downstream_pool_leased",
+                      'httpcomponents_httpclient_pool_total_connections{state="leased"}',
+                      "reactor_netty_connection_provider_active_connections"),
+    "client_pending": ("vtlab_downstream_pool_pending", "httpcomponents_httpclient_pool_total_pending",
+                       "reactor_netty_connection_provider_pending_connections"),
     # the process's open files and its limit as the JVM sees them (Micrometer's FileDescriptorMetrics): what a
     # service vtlab did not start (--url) shows of them, beside /proc's reading of one it did
     "files_open": ("process_files_open_files",),
@@ -181,9 +191,11 @@ def parse_prometheus(text: str, wanted: Mapping[str, tuple[str, ...]] = METERS) 
             if label and label not in labels:
                 continue
             try:
-                values[key] = values.get(key, 0.0) + float(match.group(3))
+                value = float(match.group(3))
             except ValueError:
                 continue
+            if not math.isnan(value):  # a gauge the service cannot read (NaN) is not measured, never summed in
+                values[key] = values.get(key, 0.0) + value
     return values
 
 

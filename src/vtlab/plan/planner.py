@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from vtlab.core import dimensions, shapes
 from vtlab.core.dimensions import Row
 from vtlab.core.shapes import vus_for
-from vtlab.plan.presets import DEFAULT_WORKLOAD, JDKS, SERVICE_WORKLOAD, Block, profiles
+from vtlab.plan.presets import DEFAULT_WORKLOAD, JDKS, POOLED_CLIENTS, SERVICE_WORKLOAD, Block, profiles
 
 # What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
 # service refuses to load them; the plan refuses such rows first, naming the flags. (flag, value, why)
@@ -51,6 +51,8 @@ class Overrides:
     offload_pool: int | None = None
     fanouts: tuple[str, ...] | None = None
     pool_impls: tuple[str, ...] | None = None
+    http_clients: tuple[str, ...] | None = None
+    client_pools: tuple[int, ...] | None = None
     contexts: tuple[str, ...] | None = None
     context_kb: int | None = None
     db_latencies: tuple[int, ...] | None = None
@@ -165,6 +167,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     _check_shapes(rows, setting)
     _check_jdks(rows, java_homes)
     _check_runners(rows, setting["runners"])
+    _check_clients(rows, overrides, setting["downstream_http"])
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
@@ -214,6 +217,18 @@ def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
                          f"{setting['step_count']}: each step needs at least 5 s")
 
 
+def _check_clients(rows: tuple[Row, ...], overrides: Overrides, downstream_http: str) -> None:
+    """A pool size needs a client with a pool; HTTP/2 to the stub is the JDK client's h2c upgrade."""
+    pooled = sorted({row.http_client for row in rows if row.http_client in POOLED_CLIENTS})
+    if overrides.client_pools is not None and not pooled:
+        raise ValueError(f"--client-pool {','.join(map(str, overrides.client_pools))} sizes the pool of "
+                         f"{', '.join(POOLED_CLIENTS)}; the plan's rows call the stub with the JDK's client, which has "
+                         "none: add --http-client")
+    if downstream_http == "http2" and pooled:
+        raise ValueError(f"--downstream-http http2 is the JDK client's h2c upgrade; --http-client {','.join(pooled)} "
+                         "speaks HTTP/1.1 to the stub: give --downstream-http http1 or --http-client jdk")
+
+
 def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
     """Each runner takes its execution segment's share of a row's users: one with none would run nothing (closed
     model) or drop every arrival it is handed (open model: its share of the VUs is what serves them)."""
@@ -235,13 +250,14 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
     loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
              else [("closed", users, 0) for users in block.concurrency])
     for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, mode, executor, fanout, \
-            pool_impl, ctx, db_ms, downstream_ms, shape in itertools.product(
+            pool_impl, client, client_pool, ctx, db_ms, downstream_ms, shape in itertools.product(
                 block.workloads, block.conn_modes, block.pools, block.path_modes,
                 block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, block.modes,
-                block.executors, block.fanouts, block.pool_impls, block.contexts, block.db_latencies,
-                block.downstream_latencies, block.shapes):
+                block.executors, block.fanouts, block.pool_impls, block.http_clients, block.client_pools,
+                block.contexts, block.db_latencies, block.downstream_latencies, block.shapes):
         yield Row(thread_mode=mode, workload=workload, load_model=model, concurrency=users, target_rps=rate,
                   conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
+                  http_client=client, client_pool=client_pool,
                   tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
                   sleep_ms=setting["sleep_ms"], cpu_work=setting["cpu_work"], offload_executor=executor,
                   offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
@@ -271,6 +287,9 @@ def _shape(row: Row, setting: dict) -> Row | None:
         "downstream_jitter_ms": row.downstream_jitter_ms if row.downstream_latency_ms else 0,
     }
     changes["offload_pool"] = row.offload_pool if changes["offload_executor"] == "platform" else 0
+    if workload in ("sleep", "cpu") or row.http_client == "jdk":
+        # no downstream call, or the JDK's client: no pool to size
+        changes.update(http_client=row.http_client if workload not in ("sleep", "cpu") else "jdk", client_pool=0)
     if workload in ("sleep", "cpu", "offload"):
         # one row, not one per mode: sleep and cpu touch neither the pool nor the downstream, offload varies
         # the executor instead
@@ -280,7 +299,7 @@ def _shape(row: Row, setting: dict) -> Row | None:
     if row.thread_mode == "webflux":
         # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
         changes.update(conn_mode="released", path_mode="normal", pool_impl="r2dbc", context="none", context_kb=0,
-                       tomcat_max_threads=0)
+                       tomcat_max_threads=0, http_client="jdk", client_pool=0)  # the twin's client is its own
     return replace(row, **changes)
 
 

@@ -28,6 +28,10 @@ WORKLOADS = ("order-summary", "write", "offload", "fanout", "sleep", "cpu")
 EXECUTORS = ("platform", "virtual")
 FANOUTS = ("sequential", "structured")        # fanout workload: StructuredTaskScope or one after the other
 POOL_IMPLS = ("hikari", "agroal")             # the JDBC pool of the blocking service
+# The blocking service's downstream client (under RestClient, as Spring Boot builds it): the JDK's HttpClient, Apache
+# HttpClient 5, Reactor Netty, Jetty's client. Each but the JDK's has a connection pool: its own default, or sized.
+HTTP_CLIENTS = ("jdk", "apache", "reactor", "jetty")
+POOLED_CLIENTS = ("apache", "reactor", "jetty")
 CONTEXTS = ("none", "threadlocal", "scopedvalue")  # how a per-request context is carried
 DEFAULT_WORKLOAD = "order-summary"
 # The user's own service (--service JAR or --url): whatever its --endpoint or --script calls. Not a --workload:
@@ -56,6 +60,8 @@ class Block:
     executors: tuple[str, ...] = ("platform",)  # offload workload only (cleared for the others)
     fanouts: tuple[str, ...] = ("sequential",)  # fanout workload only
     pool_impls: tuple[str, ...] = ("hikari",)
+    http_clients: tuple[str, ...] = ("jdk",)
+    client_pools: tuple[int, ...] = (0,)          # the client's connections per route; 0: its own default
     contexts: tuple[str, ...] = ("none",)
     db_latencies: tuple[int, ...] = (0,)          # ms added per direction between service and PostgreSQL
     downstream_latencies: tuple[int, ...] = (0,)  # ms added per direction between service and stub
@@ -213,6 +219,21 @@ PRESETS: dict[str, Profile] = {
         # users queue for them: the pool's hand-off is what is measured.
         blocks=(Block(("held",), (20,), (), scaled=(200,), pool_impls=POOL_IMPLS),),
         ramp_s=5, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=50),
+    "clients": Profile(
+        name="clients",
+        summary="the downstream client: the JDK's, Apache HttpClient 5, Reactor Netty and Jetty's, each with its "
+                "default pool, at 1,000 users on a 100 ms downstream, both modes; Apache's 5 connections at 4 users "
+                "(below its wall) and sized to the users",
+        # Each pool's wall is its connections ÷ 0.1 s: Apache's 5 per route 50 req/s, Reactor's 16 (2 × max(CPUs,
+        # 8)) 160 req/s with 32 waiting at most (the rest refused at once), Jetty's 64 640 req/s with 1,024 queued.
+        # The JDK's client has no pool: 1,000 users ask 10,000 req/s, and the CPU (or Tomcat's 200 threads, 2,000
+        # req/s) answers.
+        # At Apache's wall 1,000 users wait 20 s each, well inside k6's 60 s and the pool's 3 min request timeout.
+        blocks=(Block(("released",), (50,), (1000,), http_clients=HTTP_CLIENTS),
+                Block(("released",), (50,), (4,), modes=("virtual",), http_clients=("apache",)),
+                Block(("released",), (50,), (1000,), modes=("virtual",), http_clients=("apache",),
+                      client_pools=(1000,))),
+        ramp_s=10, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=100),
     "latency": Profile(
         name="latency",
         summary="PostgreSQL on loopback vs 20±5 ms away (each direction, through Toxiproxy), pool 10, "

@@ -75,7 +75,8 @@ def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
 
 LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstream, so users ÷ service time)",
                "cpu": "the CPU", "connection-pool": "the connection pool", "thread-pool": "the thread pool",
-               "connection-limit": "the connections the service can hold at once"}
+               "connection-limit": "the connections the service can hold at once",
+               "client-pool": "the downstream client's connection pool"}
 
 
 def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate], rig: Constants) -> list[str]:

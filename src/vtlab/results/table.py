@@ -106,6 +106,11 @@ EXTRA_COLUMNS = [
     # what each request cost the other tiers in CPU over the hold, ms (failed requests included, as for the
     # service's app_cpu_ms_per_req): PostgreSQL, the stub and k6 — the rig's own cost beside the service's
     "pg_cpu_ms_per_req", "stub_cpu_ms_per_req", "load_cpu_ms_per_req",
+    # the downstream client (the http_client dimension) and its pool's size as the row set it (0: the client's own),
+    # then what the service's meters said of that pool over the hold: connections allowed per route (-1: no limit),
+    # connections leased (mean, max) and requests waiting for one (mean, max, share of samples with any)
+    "http_client", "client_pool", "client_pool_max", "client_leased_mean", "client_leased_max",
+    "client_pending_mean", "client_pending_max", "client_pending_share",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

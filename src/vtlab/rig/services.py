@@ -21,7 +21,8 @@ def java_env(extra: dict[str, str]) -> dict[str, str]:
     ours = {"VT_ENABLED", "DB_POOL_MAX", "HIKARI_MAX_POOL", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS",
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
             "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB",
-            "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT", "DOWNSTREAM_HTTP", "SERVER_HTTP2_ENABLED"}
+            "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT", "DOWNSTREAM_HTTP", "SERVER_HTTP2_ENABLED", "HTTP_CLIENT",
+            "CLIENT_POOL"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -107,6 +108,8 @@ class AppConfig:
     accept_count: int = 100
     heap_mb: int = SERVICE_HEAP_MIN_MB  # service_heap_mb: --jvm-opts=-Xmx… after it still wins
     downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP (the blocking app; the twin's client is its own)
+    http_client: str = "jdk"  # presets.HTTP_CLIENTS
+    client_pool: int = 0  # the pooled client's connections per route; 0: its own default
 
     @property
     def thread_mode(self) -> str:
@@ -121,7 +124,8 @@ class AppConfig:
                 "OFFLOAD_POOL": str(self.offload_pool), "FANOUT_MODE": self.fanout, "POOL_IMPL": self.pool_impl,
                 "CONTEXT_MODE": self.context, "CONTEXT_KB": str(self.context_kb),
                 "TOMCAT_MAX_CONNECTIONS": str(self.max_connections), "TOMCAT_ACCEPT_COUNT": str(self.accept_count),
-                "DOWNSTREAM_HTTP": self.downstream_http}
+                "DOWNSTREAM_HTTP": self.downstream_http, "HTTP_CLIENT": self.http_client,
+                "CLIENT_POOL": str(self.client_pool)}
 
     def jvm_flags(self) -> list[str]:
         """The options the row's configuration gives the JVM: its heap, the preview API for the fan-out."""
@@ -213,6 +217,12 @@ def check_effective(info: dict, config: AppConfig) -> list[str]:
     if info.get("downstream", {}).get("httpVersion") != config.downstream_http:
         problems.append(f"downstream HTTP: asked {config.downstream_http}, service runs "
                         f"{info.get('downstream', {}).get('httpVersion')}")
+    downstream = info.get("downstream", {})
+    if downstream.get("httpClient") != config.http_client:
+        problems.append(f"downstream client: asked {config.http_client}, service runs {downstream.get('httpClient')}")
+    elif config.client_pool and downstream.get("pool", {}).get("maxPerRoute") != config.client_pool:
+        problems.append(f"downstream client pool: asked {config.client_pool} connections per route, service runs "
+                        f"{downstream.get('pool', {}).get('maxPerRoute')}")
     if info.get("fanOutMode") != config.fanout:
         problems.append(f"fan-out: asked {config.fanout}, service runs {info.get('fanOutMode')}")
     context = info.get("context", {})

@@ -115,8 +115,20 @@ def _service_meters(hold: Hold) -> dict[str, object]:
             "heap_max_mb": windows.maximum(meters, "heap_max_bytes", start, end) / 2**20,
             "heap_live_mb_max": windows.maximum(meters, "heap_live_bytes", start, end) / 2**20,
             "heap_old_max_mb": windows.maximum(meters, "heap_old_max_bytes", start, end) / 2**20,
-            "meter_samples": len(meters.window(start, end)), **_pool_accounting(hold),
+            "meter_samples": len(meters.window(start, end)), **_pool_accounting(hold), **_client_pool(hold),
             **_throughput_interval(hold), **_costs_per_request(hold)}
+
+
+def _client_pool(hold: Hold) -> dict[str, object]:
+    """The downstream client's pool over the hold, by its gauges (2 Hz): its limit per route, the connections leased
+    and the requests waiting for one. Nothing where the client keeps no such count (the JDK's)."""
+    meters, start, end = hold.meters, hold.start, hold.end
+    return {"client_pool_max": windows.maximum(meters, "client_pool_max", start, end),
+            "client_leased_mean": windows.mean(meters, "client_leased", start, end),
+            "client_leased_max": windows.maximum(meters, "client_leased", start, end),
+            "client_pending_mean": windows.mean(meters, "client_pending", start, end),
+            "client_pending_max": windows.maximum(meters, "client_pending", start, end),
+            "client_pending_share": windows.share_positive(meters, "client_pending", start, end)}
 
 
 def _costs_per_request(hold: Hold) -> dict[str, object]:

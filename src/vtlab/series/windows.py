@@ -71,6 +71,11 @@ def maximum(series: Series, key: str, start: float, end: float) -> float:
     return max(values) if values else float("nan")
 
 
+def mean(series: Series, key: str, start: float, end: float) -> float:
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return sum(values) / len(values) if values else float("nan")
+
+
 def increase(series: Series, key: str, start: float, end: float) -> float:
     """How much a counter grew over the window (e.g. GC pauses during the hold)."""
     values = [v[key] for _, v in series.window(start, end) if key in v]

@@ -108,7 +108,8 @@ def app_config(row: Row, users: int, downstream_http: str = "http1") -> services
                               row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
                               preview=row.workload == "fanout", max_connections=max_connections,
                               accept_count=accept_count, heap_mb=services.service_heap_mb(users),
-                              downstream_http=downstream_http)
+                              downstream_http=downstream_http, http_client=row.http_client,
+                              client_pool=row.client_pool)
 
 
 def mismatches(info: dict, row: Row, users: int, downstream_http: str = "http1") -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.explain.facts import SATURATED
-from vtlab.explain.model import Context, Verdict
+from vtlab.explain.model import Analysis, Context, Verdict  # noqa: F401 (Analysis: every section is told from one)
 from vtlab.report.labels import fmt
 
 TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p50", "p50 ms"),
@@ -20,7 +20,7 @@ WRITES_COLUMN = ("writes", "stored / acknowledged")
 POOL_COLUMNS = [("pending", "pool waiters"), ("pinned", "pinned events (reasons)")]
 MEMORY_COLUMNS = [("rss", "RSS max MB"), ("heap", "heap max MB"), ("gc", "GC pauses · ms")]
 MODEL_COLUMNS = [("threads", "JVM threads max"), ("rss", "RSS max MB"), ("cpu_ms", "app CPU ms/req")]
-Line = Verdict  # one row's verdict: what a section tells
+Line = Verdict  # one row's verdict: what a section tells (each told from the run's Analysis)
 Label = Callable[[Any], str]  # a row's dimensions (dimensions.Row) -> its words
 
 

@@ -38,8 +38,8 @@ def _cost_words(a: Line) -> str:
 
 
 # The walls the analysis names ahead of the CPU that a full CPU does not explain.
-NOT_THE_CPU = ("out-of-memory", "connection-limit", "stall", "load-generator", "failures", "overload", "gc", "vu-cap",
-               "unexplained")
+NOT_THE_CPU = ("out-of-memory", "connection-limit", "stall", "load-generator", "client-pool", "failures", "overload",
+               "gc", "vu-cap", "unexplained")
 
 
 def _wall_sentence(lines: list[Line], mode_label: Label, context: Context) -> str:
