@@ -133,6 +133,7 @@ def runtime_info(service: str) -> dict:
             "pool": {"maximumPoolSize": int(env["DB_POOL_MAX"]), "implementation": "HikariCP", "version": "7.1.0"},
             "context": {"mode": env["CONTEXT_MODE"], "kilobytes": int(env["CONTEXT_KB"])},
             "offload": {"executor": env["OFFLOAD_EXECUTOR"], "poolSize": int(env["OFFLOAD_POOL"])},
+            "server": {"name": env["SERVER"], "maxThreads": -1 if virtual else int(env["TOMCAT_MAX_THREADS"])},
             "tomcat": {"maxThreads": -1 if virtual else int(env["TOMCAT_MAX_THREADS"]),
                        "maxConnections": int(env["TOMCAT_MAX_CONNECTIONS"]),
                        "acceptCount": int(env["TOMCAT_ACCEPT_COUNT"])},

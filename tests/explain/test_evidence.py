@@ -401,3 +401,15 @@ def test_a_client_without_a_connection_limit_has_no_client_pool_ceiling_and_is_n
     assert math.isinf(jdk.ceilings.client_pool) and jdk.bottleneck == "downstream"
     # a row from before the clients: the JDK's client, nothing measured, nothing said
     assert math.isnan(verdict(row()).ceilings.client_pool) and "client" not in verdict(row()).evidence
+
+
+def test_jettys_virtual_thread_pool_caps_the_requests_at_its_concurrent_tasks_like_platform_threads():
+    """Spring Boot's Jetty under virtual threads: a VirtualThreadPool of at most 200 concurrent tasks (Jetty's
+    default), reported as the server's threads: 1,000 users queue for them as for a platform pool."""
+    capped = dict(server="jetty", concurrency=1000, throughput_rps=197, http_reqs=5910, ok_requests=5910,
+                  p50_ms=5000, mean_ms=5050, p99_ms=5300, server_max_threads=200, tomcat_connections_max=1000)
+    wall = verdict(row(server="jetty", server_max_threads=200), row(**capped))
+    assert wall.bottleneck == "thread-pool" and wall.evidence == "in flight 1000 > threads 200"
+    assert math.isclose(wall.ceilings.threads, 200 / 1.010, rel_tol=1e-9)
+    # Tomcat's virtual threads report no cap (-1): nothing to wait for
+    assert math.isinf(verdict(row(server_max_threads=-1)).ceilings.threads)

@@ -265,3 +265,10 @@ reactor_netty_connection_provider_pending_connections{id="1",name="http",remote_
 """
     assert samplers.parse_prometheus(reactor) == {"client_pool_max": 16.0, "client_leased": 16.0,
                                                   "client_pending": 32.0}
+
+
+def test_prometheus_parsing_reads_jettys_connections_and_threads_as_the_servers():
+    text = """jetty_connections_current_connections{connector_name="unnamed"} 412.0
+jetty_threads_config_max 64.0
+"""
+    assert samplers.parse_prometheus(text) == {"tomcat_connections": 412.0, "tomcat_threads_config": 64.0}

@@ -205,11 +205,12 @@ def test_more_runners_than_the_smallest_rows_users_is_refused_naming_the_flag():
 
 def test_the_clients_profile_crosses_every_client_with_both_modes_and_sizes_only_a_pooled_one():
     clients = planner.build("clients", planner.Overrides())
-    at_1000 = [r for r in clients.rows if r.concurrency == 1000 and r.client_pool == 0]
-    assert {(r.http_client, r.thread_mode) for r in at_1000} == {
-        (client, mode) for client in presets.HTTP_CLIENTS for mode in ("platform", "virtual")}
-    assert {(r.http_client, r.client_pool, r.concurrency) for r in clients.rows if r.http_client == "apache"
-            and r.thread_mode == "virtual"} == {("apache", 0, 4), ("apache", 0, 1000), ("apache", 1000, 1000)}
+    # every client below every pool; the pooled ones above their default pools in both modes; sized ones beside
+    assert {r.http_client for r in clients.rows if r.concurrency == 4} == set(presets.HTTP_CLIENTS)
+    assert {(r.http_client, r.thread_mode) for r in clients.rows if r.concurrency == 1000} == {
+        (client, mode) for client in ("apache", "reactor", "jetty") for mode in ("platform", "virtual")}
+    assert {(r.http_client, r.client_pool) for r in clients.rows if r.concurrency == 150} == {("jdk", 0),
+                                                                                             ("apache", 150)}
     # a size given to every row sizes the pooled clients; the JDK's has none, and a row without a call no client
     sized = planner.build("lean", planner.Overrides(http_clients=("jdk", "jetty"), client_pools=(300,),
                                                     workloads=("order-summary", "sleep")))
@@ -223,3 +224,13 @@ def test_a_client_pool_without_a_pooled_client_and_http2_with_one_are_refused_na
     with pytest.raises(ValueError, match="--downstream-http http2 is the JDK client's h2c upgrade; --http-client "
                                          "apache speaks HTTP/1.1"):
         planner.build("quick", planner.Overrides(http_clients=("apache",), downstream_http="http2"))
+
+
+def test_the_servers_profile_crosses_tomcat_and_jetty_with_both_modes_below_and_above_the_thread_wall():
+    servers = planner.build("servers", planner.Overrides(concurrency=(100, 1000)))
+    assert {(r.server, r.thread_mode, r.concurrency) for r in servers.rows} == {
+        (server, mode, users) for server in ("tomcat", "jetty") for mode in ("platform", "virtual")
+        for users in (100, 1000)}
+    # the reactive twin is its own server, whatever the flag
+    twin = planner.build("quick", planner.Overrides(modes=("webflux",), servers=("jetty",)))
+    assert {r.server for r in twin.rows} == {"tomcat"}

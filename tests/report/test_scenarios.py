@@ -755,3 +755,22 @@ def test_the_clients_section_names_a_full_pool_the_wall_with_its_ceiling_and_one
     assert "was the wall" not in " ".join(roomy.verdict) and "did not fill: leased 3.0 mean" in roomy.verdict[1]
     # no row with another client than the JDK's: no section
     assert "clients" not in sections_of(row(**JDK_AT_1000))
+
+
+SERVER_POINT = dict(thread_mode="platform", concurrency=1000, throughput_rps=198.6, http_reqs=5958, ok_requests=5958,
+                    throughput_ci95_rps=1.5, p50_ms=5000, mean_ms=5030, p99_ms=5200, tomcat_connections_max=1000,
+                    app_cpu_ms_per_req=0.41, server_max_threads=200)
+
+
+def test_the_servers_section_calls_jetty_different_from_tomcat_only_beyond_both_rows_noise():
+    servers = sections_of(row(**SERVER_POINT), row(**SERVER_POINT, server="jetty"))["servers"]
+    assert servers.verdict == [
+        "platform, 1000 users: Tomcat 198.6 ± 1.5 req/s (p99 5,200 ms, 0.41 ms, thread-pool) against Jetty 198.6 ± 1.5 "
+        "req/s (p99 5,200 ms, 0.41 ms of CPU a request, thread-pool): within noise of each other (their intervals for "
+        "comparison, ± 5.5 and ± 5.5 req/s, overlap)."]
+    assert [line["threads_cap"] for line in servers.table] == ["200", "200"]
+    apart = sections_of(row(**SERVER_POINT), row(**{**SERVER_POINT, "server": "jetty", "throughput_rps": 150,
+                                                    "server_max_threads": -1}))["servers"]
+    assert "Jetty at 0.76× Tomcat (their intervals apart)" in apart.verdict[0]
+    assert [line["threads_cap"] for line in apart.table] == ["200", "no cap"]
+    assert "servers" not in sections_of(row(**SERVER_POINT))

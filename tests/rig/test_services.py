@@ -25,3 +25,19 @@ def test_the_service_is_refused_unless_it_runs_the_rows_client_and_its_pool_size
         "downstream client pool: asked 300 connections per route, service runs 5"]
     info["downstream"]["httpClient"] = "jdk"
     assert services.check_effective(info, config) == ["downstream client: asked apache, service runs jdk"]
+
+
+def test_the_service_is_refused_unless_it_runs_on_the_rows_server_with_its_threads():
+    config = services.AppConfig(virtual=False, pool=50, conn_mode="released", path_mode="normal",
+                                tomcat_max_threads=200, server="jetty")
+    assert config.env()["SERVER"] == "jetty"
+    info = {"threadMode": "platform", "connMode": "released", "pathMode": "normal", "fanOutMode": "sequential",
+            "pool": {"maximumPoolSize": 50, "implementation": "HikariCP"}, "context": {"mode": "none"},
+            "offload": {"executor": "platform", "poolSize": 50}, "downstream": {"httpVersion": "http1",
+                                                                                "httpClient": "jdk"},
+            "server": {"name": "jetty", "maxThreads": 200}, "tomcat": {"maxThreads": -1}}
+    assert services.check_effective(info, config) == []
+    info["server"] = {"name": "tomcat", "maxThreads": 200}
+    assert services.check_effective(info, config) == ["server: asked jetty, service runs tomcat"]
+    info["server"] = {"name": "jetty", "maxThreads": 8}
+    assert services.check_effective(info, config) == ["jetty max threads: asked 200, service runs 8"]

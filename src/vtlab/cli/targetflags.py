@@ -24,7 +24,7 @@ OWN_SERVICE_ONLY = (("pools", "--pools"), ("conn_modes", "--conn-mode"), ("path_
                     ("tomcat_max_threads", "--tomcat-threads"), ("db_latencies", "--db-latency"),
                     ("db_jitter_ms", "--db-jitter"), ("downstream_latencies", "--downstream-latency"),
                     ("downstream_jitter_ms", "--downstream-jitter"), ("http_clients", "--http-client"),
-                    ("client_pools", "--client-pool"))
+                    ("client_pools", "--client-pool"), ("servers", "--server"))
 # The target's own flags: (dest, flag, given when)
 _JAR_ONLY = (("service_env", "--service-env"), ("service_args", "--service-args"), ("health", "--health"),
              ("port", "--port"), ("db", "--db"), ("db_url", "--db-url"))

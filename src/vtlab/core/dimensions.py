@@ -58,6 +58,10 @@ def _own_service(row: Any) -> bool:
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("thread_mode", str, "", lambda r: r.thread_mode, lambda r: r.thread_mode,
               plain=("platform", "virtual")),
+    # The embedded server of vtlab's blocking service (presets.SERVERS); rows before the dimension, the reactive twin's
+    # and a user's service keep Tomcat's name, and only another server is shown.
+    Dimension("server", str, "tomcat", _when(lambda r: r.server != "tomcat", lambda r: f"on {r.server}"),
+              _when(lambda r: r.server != "tomcat", lambda r: r.server), plain=("tomcat",), per_request=True),
     Dimension("workload", str, "order-summary", lambda r: r.workload, lambda r: r.workload, per_request=True),
     Dimension("load_model", str, "closed", _when(_open, lambda r: "open model"), _when(_open, lambda r: "open")),
     Dimension("concurrency", int, 0, _when(lambda r: not _open(r), lambda r: f"{r.concurrency} users"),

@@ -150,10 +150,13 @@ def client_pool(row: Mapping[str, object]) -> Seen:
     if math.isnan(size) or math.isnan(leased):
         return Seen(False, "" if client == "jdk" and math.isnan(size) else f"{client} client pool: not measured")
     share = num(row, "client_pending_share", 0) * 100
+    errors = num(row, "error_rate", 0)
+    failed = (f"; {number(errors * 100)}% of requests failed ({row.get('errors_by_status') or 'statuses not recorded'})"
+              if errors > ERROR_THRESHOLD else "")
     return Seen(size > 0 and leased >= SATURATED * size and num(row, "client_pending_max", 0) > 0,
                 f"{client} client pool {number(size)} per route: leased {number(leased)} mean, waiting "
                 f"{number(waiting)} mean ({number(num(row, 'client_pending_max'))} max, in {number(share)}% of "
-                f"samples)")
+                f"samples){failed}")
 
 
 def cpu(row: Mapping[str, object], ctx: Context) -> Seen:

@@ -62,6 +62,7 @@ class Measured:
     client_leased_mean: float = NAN
     client_pending_mean: float = NAN
     client_pending_max: float = NAN
+    server_max_threads: float = NAN     # the server's request threads as it reported them (-1: no cap)
     app_cpu_pct: float = NAN
     proxy_cpu_pct: float = NAN
     app_cpu_ms_per_req: float = NAN

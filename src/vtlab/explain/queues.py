@@ -49,6 +49,10 @@ def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_
     elif pins_every_request(row):
         # a pinned virtual thread keeps its carrier for the whole call: the carriers become the pool
         caps.append(num(row, "vt_parallelism", math.inf))
+    elif num(row, "server_max_threads", -1) > 0:
+        # a server that caps its virtual threads too: Jetty's VirtualThreadPool runs at most its maximum of concurrent
+        # tasks (200 by default, as Spring Boot builds it), whatever the users
+        caps.append(num(row, "server_max_threads"))
     if workload(row) == "offload" and row.get("offload_executor") == "platform":
         caps.append(num(row, "offload_pool", math.inf))
     return min(caps, default=math.inf)

@@ -95,11 +95,15 @@ def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_ve
     itself, versions, cores."""
     cooldown = plan.cooldown_s if drive.cooldown_s is None else round(drive.cooldown_s, 1)
     tomcat = info.get("tomcat", {})
-    # the connector's limits as the live service reported them (vtlab's own); its meters give a user's service's
+    # a build before the server's record told Tomcat's alone
+    server = info.get("server", {"maxConnections": tomcat.get("maxConnections"),
+                                 "acceptQueue": tomcat.get("acceptCount"), "maxThreads": tomcat.get("maxThreads")})
+    # the server's limits as the live service reported them (vtlab's own); its meters give a user's service's
     # max connections (holdstats) and no accept count
-    named = (("max_connections", "maxConnections"), ("accept_count", "acceptCount"))
-    limits = {key: tomcat[name] for key, name in named if isinstance(tomcat.get(name), int) and tomcat[name] > 0}
+    named = (("max_connections", "maxConnections"), ("accept_count", "acceptQueue"))
+    limits = {key: server[name] for key, name in named if isinstance(server.get(name), int) and server[name] > 0}
     return {**limits, "downstream_http": info.get("downstream", {}).get("httpVersion", ""),
+            "server_max_threads": server.get("maxThreads", ""),
             "ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
             "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),

@@ -32,7 +32,8 @@ METERS: dict[str, tuple[str, ...]] = {
     "hikari_pending": ("hikaricp_connections_pending", "agroal_connections_pending", "r2dbc_pool_pending_connections"),
     "jvm_threads": ("jvm_threads_live_threads",),
     "virtual_threads": ("jvm_threads_virtual_live_threads",),  # Tomcat's own thread gauges read -1 under them
-    "tomcat_connections": ("tomcat_connections_current_connections",),
+    # the server's open connections and its request threads' limit: Tomcat's, or Jetty's (Micrometer's Jetty binders)
+    "tomcat_connections": ("tomcat_connections_current_connections", "jetty_connections_current_connections"),
     "requests_total": ("http_server_requests_seconds_count",),
     "requests_ok_total": ('http_server_requests_seconds_count{outcome="SUCCESS"}',),
     "gc_pauses": ("jvm_gc_pause_seconds_count",),
@@ -64,7 +65,7 @@ METERS: dict[str, tuple[str, ...]] = {
     # The limits a user's service runs with, read from it rather than set by the row: its pool's size and
     # Tomcat's request threads (-1 under virtual threads: no limit).
     "pool_max": ("hikaricp_connections_max", "agroal_connections_max", "r2dbc_pool_max_allocated_size"),
-    "tomcat_threads_config": ("tomcat_threads_config_max_threads",),
+    "tomcat_threads_config": ("tomcat_threads_config_max_threads", "jetty_threads_config_max"),
     # Tomcat's connection limit as the live service runs it (server.tomcat.max-connections; Micrometer's
     # TomcatMetrics, from the connector's MBean)
     "max_connections": ("tomcat_connections_config_max_connections",),

@@ -52,6 +52,7 @@ class Overrides:
     fanouts: tuple[str, ...] | None = None
     pool_impls: tuple[str, ...] | None = None
     http_clients: tuple[str, ...] | None = None
+    servers: tuple[str, ...] | None = None
     client_pools: tuple[int, ...] | None = None
     contexts: tuple[str, ...] | None = None
     context_kb: int | None = None
@@ -250,13 +251,13 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
     loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
              else [("closed", users, 0) for users in block.concurrency])
     for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, mode, executor, fanout, \
-            pool_impl, client, client_pool, ctx, db_ms, downstream_ms, shape in itertools.product(
+            pool_impl, client, client_pool, server, ctx, db_ms, downstream_ms, shape in itertools.product(
                 block.workloads, block.conn_modes, block.pools, block.path_modes,
                 block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, block.modes,
                 block.executors, block.fanouts, block.pool_impls, block.http_clients, block.client_pools,
-                block.contexts, block.db_latencies, block.downstream_latencies, block.shapes):
-        yield Row(thread_mode=mode, workload=workload, load_model=model, concurrency=users, target_rps=rate,
-                  conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
+                block.servers, block.contexts, block.db_latencies, block.downstream_latencies, block.shapes):
+        yield Row(thread_mode=mode, server=server, workload=workload, load_model=model, concurrency=users,
+                  target_rps=rate, conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
                   http_client=client, client_pool=client_pool,
                   tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
                   sleep_ms=setting["sleep_ms"], cpu_work=setting["cpu_work"], offload_executor=executor,
@@ -299,7 +300,8 @@ def _shape(row: Row, setting: dict) -> Row | None:
     if row.thread_mode == "webflux":
         # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
         changes.update(conn_mode="released", path_mode="normal", pool_impl="r2dbc", context="none", context_kb=0,
-                       tomcat_max_threads=0, http_client="jdk", client_pool=0)  # the twin's client is its own
+                       tomcat_max_threads=0, http_client="jdk", client_pool=0,  # the twin's client is its own
+                       server="tomcat")
     return replace(row, **changes)
 
 

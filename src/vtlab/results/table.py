@@ -111,6 +111,8 @@ EXTRA_COLUMNS = [
     # connections leased (mean, max) and requests waiting for one (mean, max, share of samples with any)
     "http_client", "client_pool", "client_pool_max", "client_leased_mean", "client_leased_max",
     "client_pending_mean", "client_pending_max", "client_pending_share",
+    # the embedded server (the server dimension) and the request threads it ran with as it reported them (-1: no cap)
+    "server", "server_max_threads",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -22,7 +22,7 @@ def java_env(extra: dict[str, str]) -> dict[str, str]:
             "STUB_DELAY_MS", "STUB_JITTER_MS", "SERVER_PORT", "SERVER_ADDRESS", "MANAGEMENT_PORT",
             "OFFLOAD_EXECUTOR", "OFFLOAD_POOL", "FANOUT_MODE", "POOL_IMPL", "CONTEXT_MODE", "CONTEXT_KB",
             "TOMCAT_MAX_CONNECTIONS", "TOMCAT_ACCEPT_COUNT", "DOWNSTREAM_HTTP", "SERVER_HTTP2_ENABLED", "HTTP_CLIENT",
-            "CLIENT_POOL"}
+            "CLIENT_POOL", "SERVER"}
     base = {key: value for key, value in os.environ.items() if key not in ours}
     return {**base, **extra}
 
@@ -110,6 +110,7 @@ class AppConfig:
     downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP (the blocking app; the twin's client is its own)
     http_client: str = "jdk"  # presets.HTTP_CLIENTS
     client_pool: int = 0  # the pooled client's connections per route; 0: its own default
+    server: str = "tomcat"  # presets.SERVERS
 
     @property
     def thread_mode(self) -> str:
@@ -125,7 +126,7 @@ class AppConfig:
                 "CONTEXT_MODE": self.context, "CONTEXT_KB": str(self.context_kb),
                 "TOMCAT_MAX_CONNECTIONS": str(self.max_connections), "TOMCAT_ACCEPT_COUNT": str(self.accept_count),
                 "DOWNSTREAM_HTTP": self.downstream_http, "HTTP_CLIENT": self.http_client,
-                "CLIENT_POOL": str(self.client_pool)}
+                "CLIENT_POOL": str(self.client_pool), "SERVER": self.server}
 
     def jvm_flags(self) -> list[str]:
         """The options the row's configuration gives the JVM: its heap, the preview API for the fan-out."""
@@ -237,8 +238,11 @@ def check_effective(info: dict, config: AppConfig) -> list[str]:
         problems.append(f"offload pool: asked {config.offload_pool}, service runs {offload.get('poolSize')}")
     # The connector's limits are not compared: --jvm-opts=-Dserver.tomcat.max-connections=… may set them on purpose
     # (Spring Boot's default at 10,000 users), and the row records what the service ran with (csvrow).
-    threads = info.get("tomcat", {}).get("maxThreads")
+    server = info.get("server", {"name": "tomcat", **info.get("tomcat", {})})  # a build before the server's record
+    if server.get("name") != config.server:
+        problems.append(f"server: asked {config.server}, service runs {server.get('name')}")
+    threads = server.get("maxThreads")
     # Under virtual threads Tomcat hands requests to an unbounded executor: its limit reads -1.
     if not config.virtual and threads != config.tomcat_max_threads:
-        problems.append(f"tomcat max threads: asked {config.tomcat_max_threads}, service runs {threads}")
+        problems.append(f"{config.server} max threads: asked {config.tomcat_max_threads}, service runs {threads}")
     return problems

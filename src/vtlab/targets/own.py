@@ -109,7 +109,7 @@ def app_config(row: Row, users: int, downstream_http: str = "http1") -> services
                               preview=row.workload == "fanout", max_connections=max_connections,
                               accept_count=accept_count, heap_mb=services.service_heap_mb(users),
                               downstream_http=downstream_http, http_client=row.http_client,
-                              client_pool=row.client_pool)
+                              client_pool=row.client_pool, server=row.server)
 
 
 def mismatches(info: dict, row: Row, users: int, downstream_http: str = "http1") -> list[str]:

@@ -11,6 +11,7 @@ public record RuntimeInfo(
         String connMode,
         String pathMode,
         Tomcat tomcat,
+        Server server,
         Downstream downstream,
         Offload offload,
         String fanOutMode,
@@ -29,6 +30,13 @@ public record RuntimeInfo(
 
     /** maxThreads is -1 when Tomcat runs on an external executor (virtual threads): no cap applies. */
     public record Tomcat(int maxThreads, int maxConnections, int acceptCount, String executor) {
+    }
+
+    /**
+     * The server that took the request (tomcat, jetty), as its live objects say: its request threads (-1: no cap), the
+     * connections it holds at most (-1: no limit) and its accept queue.
+     */
+    public record Server(String name, int maxThreads, int maxConnections, int acceptQueue, String executor) {
     }
 
     /**

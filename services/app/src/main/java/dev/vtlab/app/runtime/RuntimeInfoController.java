@@ -67,6 +67,7 @@ class RuntimeInfoController {
                 lower(settings.connMode()),
                 lower(settings.pathMode()),
                 tomcat(),
+                ServerView.of(context.getWebServer()),
                 new RuntimeInfo.Downstream(downstream.baseUrl().toString(), millis(downstream.connectTimeout()),
                         millis(downstream.readTimeout()), downstream.requestFactory().getClass().getSimpleName(),
                         lower(settings.downstreamHttp()), downstreamPool.client(),

@@ -24,6 +24,7 @@ import static dev.vtlab.common.Env.oneOf;
  * auto-configuration, and no default is written twice.
  */
 public record LabSettings(
+        ServerChoice server,
         boolean virtualThreads,
         ConnMode connMode,
         PathMode pathMode,
@@ -40,6 +41,25 @@ public record LabSettings(
         HttpClientChoice httpClient,
         int clientPool,
         ServiceSettings service) {
+
+    /** The embedded server that takes the requests: both on the class path, one chosen at start-up. */
+    public enum ServerChoice {
+        /** Tomcat: 200 request threads unless sized; one virtual thread per request under virtual threads. */
+        TOMCAT("org.springframework.boot.jetty.autoconfigure.servlet.JettyServletWebServerAutoConfiguration"),
+        /** Jetty 12: a queued thread pool of 200 unless sized; under virtual threads, Spring Boot's virtual pool. */
+        JETTY("org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration");
+
+        private final String otherServer;
+
+        ServerChoice(String otherServer) {
+            this.otherServer = otherServer;
+        }
+
+        /** The auto-configuration of the server not chosen, kept out so that Spring Boot builds the chosen one. */
+        public String otherServer() {
+            return otherServer;
+        }
+    }
 
     /** When the database connection is given back to the pool. */
     public enum ConnMode {
@@ -141,6 +161,7 @@ public record LabSettings(
 
     public static LabSettings from(PropertyResolver env) {
         LabSettings settings = new LabSettings(
+                oneOf(env, "SERVER", ServerChoice.TOMCAT),
                 bool(env, "VT_ENABLED", false),
                 oneOf(env, "CONN_MODE", ConnMode.RELEASED),
                 oneOf(env, "PATH_MODE", PathMode.NORMAL),
@@ -186,8 +207,12 @@ public record LabSettings(
         Map<String, Object> properties = new LinkedHashMap<>(service.springProperties());
         // true: Tomcat serves each request on a new virtual thread; false: on its platform thread pool.
         properties.put("spring.threads.virtual.enabled", virtualThreads);
-        // Only meaningful for platform threads; Tomcat ignores it when virtual threads are on.
+        properties.put("spring.autoconfigure.exclude", server.otherServer());
+        // Only meaningful for platform threads; Tomcat ignores it when virtual threads are on. TOMCAT_MAX_THREADS
+        // sizes Jetty's pool alike: the rows' request threads, whichever server takes them.
         properties.put("server.tomcat.threads.max", tomcatMaxThreads);
+        properties.put("server.jetty.threads.max", tomcatMaxThreads);
+        properties.put("server.jetty.max-connections", tomcatMaxConnections);
         // Connections held open at once (a waiting request holds one), and those the kernel queues beyond them
         // (capped by net.core.somaxconn): limits of the connector, not of threads, so a row at 10,000 users sizes
         // them rather than measuring Spring Boot's 8,192.
@@ -209,8 +234,8 @@ public record LabSettings(
     /** Keeps the password out of logs and failure reports ({@link ServiceSettings#toString()} leaves it out). */
     @Override
     public String toString() {
-        return "LabSettings[virtualThreads=%s, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
-                .formatted(virtualThreads, connMode, pathMode, tomcatMaxThreads)
+        return "LabSettings[server=%s, virtualThreads=%s, connMode=%s, pathMode=%s, tomcatMaxThreads=%d, "
+                .formatted(server, virtualThreads, connMode, pathMode, tomcatMaxThreads)
                 + "tomcatMaxConnections=%d, tomcatAcceptCount=%d, ".formatted(tomcatMaxConnections, tomcatAcceptCount)
                 + "offloadExecutor=%s, offloadPool=%d, fanOutMode=%s, poolImpl=%s, contextMode=%s, contextKb=%d, "
                         .formatted(offloadExecutor, offloadPool, fanOutMode, poolImpl, contextMode, contextKb)

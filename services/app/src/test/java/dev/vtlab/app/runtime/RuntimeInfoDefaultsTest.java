@@ -21,7 +21,7 @@ class RuntimeInfoDefaultsTest {
         JsonNode info = new LabHttp(port).get("/api/runtime-info").json();
 
         assertThat(info.propertyNames()).containsExactly("threadMode", "servedBy", "pool", "connMode", "pathMode",
-                "tomcat", "downstream", "offload", "fanOutMode", "context", "jdkVersion", "springBootVersion", "availableProcessors",
+                "tomcat", "server", "downstream", "offload", "fanOutMode", "context", "jdkVersion", "springBootVersion", "availableProcessors",
                 "virtualThreadSchedulerParallelism");
         assertThat(info.get("servedBy").propertyNames()).containsExactly("name", "virtual");
         assertThat(info.get("pool").propertyNames()).containsExactly("implementation", "version", "maximumPoolSize",
@@ -61,6 +61,11 @@ class RuntimeInfoDefaultsTest {
         assertThat(tomcat.get("maxConnections").asInt()).isEqualTo(8192);
         assertThat(tomcat.get("acceptCount").asInt()).isEqualTo(100);
         assertThat(tomcat.get("executor").asString()).isEqualTo("ThreadPoolExecutor");
+        JsonNode server = info.get("server");
+        assertThat(server.get("name").asString()).isEqualTo("tomcat");
+        assertThat(server.get("maxThreads").asInt()).isEqualTo(200);
+        assertThat(server.get("maxConnections").asInt()).isEqualTo(8192);
+        assertThat(server.get("acceptQueue").asInt()).isEqualTo(100);
 
         JsonNode downstream = info.get("downstream");
         assertThat(downstream.get("url").asString()).isEqualTo(stripSlash(System.getenv("STUB_URL")));

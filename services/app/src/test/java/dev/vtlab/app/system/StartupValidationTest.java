@@ -25,6 +25,7 @@ class StartupValidationTest {
             TOMCAT_MAX_CONNECTIONS        | 0           | TOMCAT_MAX_CONNECTIONS must be an integer between 1 and 1000000, got '0'
             TOMCAT_ACCEPT_COUNT           | many        | TOMCAT_ACCEPT_COUNT must be an integer between 1 and 1000000, got 'many'
             DOWNSTREAM_HTTP               | http3       | DOWNSTREAM_HTTP must be http1 or http2, got 'http3'
+            SERVER                        | undertow    | SERVER must be tomcat or jetty, got 'undertow'
             HTTP_CLIENT                   | okhttp      | HTTP_CLIENT must be jdk, apache, reactor or jetty, got 'okhttp'
             CLIENT_POOL                   | -1          | CLIENT_POOL must be an integer between 0 and 100000, got '-1'
             CLIENT_POOL                   | 8           | CLIENT_POOL must be 0 with HTTP_CLIENT=jdk (the JDK's client has no connection limit to size), got '8'

@@ -1,0 +1,62 @@
+"""Tomcat against Jetty 12 at the same settings: the same endpoint, threads and pool on another embedded server."""
+
+from __future__ import annotations
+
+import math
+
+from vtlab.explain.model import Analysis
+from vtlab.report.scenarios.common import (Label, Line, MODEL_COLUMNS, Section, TABLE_COLUMNS, chart_of, fmt,
+                                           matching_baseline, overlap_words, rps_text, separated, table_of)
+
+SERVER_COLUMNS = [("threads_cap", "request threads"), *MODEL_COLUMNS]
+NAMES = {"tomcat": "Tomcat", "jetty": "Jetty"}
+
+
+def section(analysis: Analysis, mode_label: Label) -> Section | None:
+    analysed = analysis.lines
+    chosen = [a for a in analysed if a.row.server != "tomcat"]
+    if not chosen:
+        return None
+    same = ("conn_mode", "hikari_pool", "concurrency", "thread_mode", "path_mode", "stub_delay_ms", "load_model",
+            "tomcat_max_threads")
+    lines = sorted([*matching_baseline(analysed, chosen, same), *chosen],
+                   key=lambda a: (a.row.thread_mode != "platform", a.row.concurrency, a.row.server != "tomcat"))
+    verdict = []
+    for other in (a for a in lines if a.row.server != "tomcat"):
+        tomcat = next((a for a in lines if a.row.server == "tomcat" and a.row.thread_mode == other.row.thread_mode
+                       and a.row.concurrency == other.row.concurrency), None)
+        verdict.append(_pair_sentence(tomcat, other))
+
+    def variant(a: Line) -> str:
+        return f"{mode_label(a.row)}, {NAMES.get(a.row.server, a.row.server)}"
+
+    table = table_of(lines, mode_label, variant)
+    for a, cells in zip(lines, table, strict=True):
+        cells["threads_cap"] = _threads_words(a)
+    return Section("servers", "Servers: Tomcat vs Jetty at the same settings", verdict, table,
+                   chart_of(lines, [variant(a) for a in lines]), [*TABLE_COLUMNS, *SERVER_COLUMNS])
+
+
+def _threads_words(a: Line) -> str:
+    threads = a.measured.server_max_threads
+    return "not reported" if math.isnan(threads) else "no cap" if threads < 0 else fmt(threads)
+
+
+def _pair_sentence(tomcat: Line | None, other: Line) -> str:
+    """One point: the other server beside Tomcat's row at the same settings, their difference said only beyond both
+    rows' noise, with each one's wall and what a request cost each in CPU."""
+    name = NAMES.get(other.row.server, other.row.server)
+    head = f"{other.row.thread_mode}, {other.row.concurrency} users: "
+    told = (f"{name} {rps_text(other)} req/s (p99 {fmt(other.measured.p99_ms)} ms, "
+            f"{fmt(other.measured.app_cpu_ms_per_req, 2)} ms of CPU a request, {other.bottleneck})")
+    invalid = "" if other.valid else f" The {name} row is not valid ({';'.join(other.flags)})."
+    if tomcat is None:
+        return f"{head}{told}; no Tomcat row at the same settings to compare with.{invalid}"
+    base = (f"Tomcat {rps_text(tomcat)} req/s (p99 {fmt(tomcat.measured.p99_ms)} ms, "
+            f"{fmt(tomcat.measured.app_cpu_ms_per_req, 2)} ms, {tomcat.bottleneck})")
+    if not separated(tomcat, other):
+        compared = f"within noise of each other ({overlap_words(tomcat, other)})"
+    else:
+        compared = (f"{name} at {fmt(other.measured.throughput_rps / tomcat.measured.throughput_rps, 2)}× Tomcat "
+                    "(their intervals apart)")
+    return f"{head}{base} against {told}: {compared}.{invalid}"
