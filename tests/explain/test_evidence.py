@@ -413,3 +413,19 @@ def test_jettys_virtual_thread_pool_caps_the_requests_at_its_concurrent_tasks_li
     assert math.isclose(wall.ceilings.threads, 200 / 1.010, rel_tol=1e-9)
     # Tomcat's virtual threads report no cap (-1): nothing to wait for
     assert math.isinf(verdict(row(server_max_threads=-1)).ceilings.threads)
+
+
+def test_a_waiter_in_one_sample_is_a_hiccup_not_the_client_pools_wall():
+    hiccup = {**APACHE_WALL, "concurrency": 5, "throughput_rps": 48.5, "p50_ms": 103, "mean_ms": 103,
+              "client_leased_mean": 4.9, "client_pending_mean": 0.02, "client_pending_max": 1,
+              "client_pending_share": 0.02}
+    seen = verdict(row(**CLIENT_LOW), row(**hiccup))
+    assert seen.bottleneck == "downstream"
+
+
+def test_a_users_service_pool_is_judged_by_its_gauges_alone_with_no_ceiling_from_a_call_it_does_not_design():
+    theirs = {k: v for k, v in APACHE_WALL.items() if k not in ("http_client", "stub_delay_ms")}
+    service = verdict(row(**theirs, workload="service", hikari_pool=0, tomcat_max_threads=0, stub_delay_ms=0))
+    assert math.isnan(service.ceilings.client_pool)
+    assert service.bottleneck == "client-pool"
+    assert service.evidence.startswith("the service's client pool 5 per route: leased 5 mean")

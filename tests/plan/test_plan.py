@@ -234,3 +234,8 @@ def test_the_servers_profile_crosses_tomcat_and_jetty_with_both_modes_below_and_
     # the reactive twin is its own server, whatever the flag
     twin = planner.build("quick", planner.Overrides(modes=("webflux",), servers=("jetty",)))
     assert {r.server for r in twin.rows} == {"tomcat"}
+
+
+def test_a_path_with_its_own_jdk_client_refuses_another_client():
+    with pytest.raises(ValueError, match="--path-mode pinned-control calls the stub through its own JDK client"):
+        planner.build("pinning", planner.Overrides(http_clients=("apache",)))

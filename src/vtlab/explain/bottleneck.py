@@ -58,6 +58,7 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     failing, refusing = evidence.failures(row)
     pool, cpu, threads = evidence.connection_pool(row), evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)
     host_full = num(row, "host_cpu_pct", 0) >= SATURATED * 100
+    client = evidence.client_pool(row)
     load, mostly_wait = evidence.load(row, ctx, service_ms)
     closed = row.get("load_model") != "open"
     checks = (
@@ -66,7 +67,9 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
         # beyond it, the requests fail for it) and of the generator (k6 spins on those quick failures and fills the
         # CPU: measured, Reactor's default pool at 1,000 users, 96% 502s, the host 98-100% busy). The row's flags
         # still say it is not valid.
-        ("client-pool", evidence.client_pool(row)),
+        # a call held longer by a queue for the CPU: said only where it decides, never among what was checked
+        ("cpu", Seen(True, cpu.text) if client.saturated and host_full and limit == "cpu" else Seen(False, "")),
+        ("client-pool", client),
         ("load-generator", evidence.generator(row, ctx, flags)),
         ("failures", failing),
         ("overload", refusing),

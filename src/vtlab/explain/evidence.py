@@ -11,9 +11,10 @@ import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from vtlab.explain.facts import SATURATED, client_pool_size, in_flight, latency_ms, pool_size, vu_cap, wait_s
+from vtlab.explain.facts import (SATURATED, client_pool_size, in_flight, latency_ms, pool_size, user_service, vu_cap,
+                                 wait_s)
 from vtlab.explain.model import Ceilings, Context
-from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
+from vtlab.explain.queues import POOL_QUEUE_SHARE, POOL_QUEUE_WAITERS, pool_was_the_queue, request_thread_cap
 from vtlab.explain.repetitions import noise_floor_share
 from vtlab.explain.validity import ERROR_THRESHOLD, generator_cost
 from vtlab.results.cells import num, parse_reasons
@@ -141,21 +142,24 @@ def connection_pool(row: Mapping[str, object]) -> Seen:
 
 def client_pool(row: Mapping[str, object]) -> Seen:
     """Every connection of the downstream client's pool leased (its mean at least SATURATED of them) while requests
-    waited for one, by the client's gauges over the hold. A client without a limit, or without the gauges, is said
-    as such, never saturated."""
-    size, client = client_pool_size(row), str(row.get("http_client") or "jdk")
+    waited for one through the hold — in at least POOL_QUEUE_SHARE of the samples, or one waiting on average — by the
+    client's gauges: a waiter in one sample is a hiccup, not the wall. A client without a limit says nothing; one
+    without the gauges is said not measured."""
+    size = client_pool_size(row)
+    client = "the service's client" if user_service(row) else f"{row.get('http_client') or 'jdk'} client"
     if math.isinf(size):
-        return Seen(False, f"{client} client: no connection limit")
+        return Seen(False, "")
     leased, waiting = num(row, "client_leased_mean"), num(row, "client_pending_mean")
     if math.isnan(size) or math.isnan(leased):
-        return Seen(False, "" if client == "jdk" and math.isnan(size) else f"{client} client pool: not measured")
-    share = num(row, "client_pending_share", 0) * 100
+        return Seen(False, "" if math.isnan(size) else f"{client} pool: not measured")
+    share = num(row, "client_pending_share", 0)
     errors = num(row, "error_rate", 0)
     failed = (f"; {number(errors * 100)}% of requests failed ({row.get('errors_by_status') or 'statuses not recorded'})"
               if errors > ERROR_THRESHOLD else "")
-    return Seen(size > 0 and leased >= SATURATED * size and num(row, "client_pending_max", 0) > 0,
-                f"{client} client pool {number(size)} per route: leased {number(leased)} mean, waiting "
-                f"{number(waiting)} mean ({number(num(row, 'client_pending_max'))} max, in {number(share)}% of "
+    queued = share >= POOL_QUEUE_SHARE or (not math.isnan(waiting) and waiting >= POOL_QUEUE_WAITERS)
+    return Seen(size > 0 and leased >= SATURATED * size and queued,
+                f"{client} pool {number(size)} per route: leased {number(leased)} mean, waiting "
+                f"{number(waiting)} mean ({number(num(row, 'client_pending_max'))} max, in {number(share * 100)}% of "
                 f"samples){failed}")
 
 

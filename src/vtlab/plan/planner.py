@@ -225,6 +225,11 @@ def _check_clients(rows: tuple[Row, ...], overrides: Overrides, downstream_http:
         raise ValueError(f"--client-pool {','.join(map(str, overrides.client_pools))} sizes the pool of "
                          f"{', '.join(POOLED_CLIENTS)}; the plan's rows call the stub with the JDK's client, which has "
                          "none: add --http-client")
+    own_client = sorted({row.path_mode for row in rows if row.http_client != "jdk"
+                         and row.path_mode in ("synchronized-platform-http", "pinned-control")})
+    if own_client:
+        raise ValueError(f"--path-mode {','.join(own_client)} calls the stub through its own JDK client: give "
+                         "--http-client jdk for it, or another --path-mode")
     if downstream_http == "http2" and pooled:
         raise ValueError(f"--downstream-http http2 is the JDK client's h2c upgrade; --http-client {','.join(pooled)} "
                          "speaks HTTP/1.1 to the stub: give --downstream-http http1 or --http-client jdk")

@@ -227,7 +227,8 @@ PRESETS: dict[str, Profile] = {
         name="servers",
         summary="Tomcat against Jetty 12, both modes at 100 users (below the 200 request threads) and 1,000 (above), "
                 "released, pool 50, 1 s downstream",
-        # Platform threads: 200 ÷ 1 s = 200 req/s on either server; virtual threads: 1,000 users ÷ 1 s.
+        # Platform threads: 200 ÷ 1 s = 200 req/s on either server. Virtual threads: 1,000 users ÷ 1 s on Tomcat; on
+        # Jetty its VirtualThreadPool's 200 concurrent tasks (Jetty's default, as Spring Boot builds it) ÷ 1 s.
         blocks=(Block(("released",), (50,), (100,), scaled=(1000,), servers=SERVERS),),
         ramp_s=5, warmup_s=45, hold_s=20, reps=1, stub_delay_ms=1000),
     "clients": Profile(

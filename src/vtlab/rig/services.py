@@ -219,7 +219,7 @@ def check_effective(info: dict, config: AppConfig) -> list[str]:
         problems.append(f"downstream HTTP: asked {config.downstream_http}, service runs "
                         f"{info.get('downstream', {}).get('httpVersion')}")
     downstream = info.get("downstream", {})
-    if downstream.get("httpClient") != config.http_client:
+    if downstream.get("httpClient", "jdk") != config.http_client:  # a build before the choice ran the JDK's
         problems.append(f"downstream client: asked {config.http_client}, service runs {downstream.get('httpClient')}")
     elif config.client_pool and downstream.get("pool", {}).get("maxPerRoute") != config.client_pool:
         problems.append(f"downstream client pool: asked {config.client_pool} connections per route, service runs "

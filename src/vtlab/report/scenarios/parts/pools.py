@@ -23,7 +23,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     for mode in ("platform", "virtual"):
         by = {a.row.pool_impl: a for a in lines if a.row.thread_mode == mode}
         hikari, other = by.get("hikari"), by.get("agroal")
-        if hikari and other:
+        if hikari and other and hikari.measured.throughput_rps > 0:
             verdict.append(
                 f"{mode}, {other.row.conn_mode}, pool {other.row.hikari_pool}, {other.row.concurrency} users: "
                 f"HikariCP {rps_text(hikari)} req/s (p99 {fmt(hikari.measured.p99_ms)} ms) vs "

@@ -56,6 +56,8 @@ def _pair_sentence(tomcat: Line | None, other: Line) -> str:
             f"{fmt(tomcat.measured.app_cpu_ms_per_req, 2)} ms, {tomcat.bottleneck})")
     if not separated(tomcat, other):
         compared = f"within noise of each other ({overlap_words(tomcat, other)})"
+    elif not tomcat.measured.throughput_rps > 0:
+        compared = "Tomcat served nothing at these settings"
     else:
         compared = (f"{name} at {fmt(other.measured.throughput_rps / tomcat.measured.throughput_rps, 2)}× Tomcat "
                     "(their intervals apart)")

@@ -86,20 +86,21 @@ public final class DownstreamPool implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         gauge(registry, "vtlab.downstream.pool.max", "Connections per route the client may open (-1: no limit)",
-                DownstreamPool::maxPerRoute);
+                DownstreamPool::maxPerRoute, true);
         gauge(registry, "vtlab.downstream.pool.pending.max", "Requests that may wait for a connection (-1: no limit)",
-                DownstreamPool::maxPending);
+                DownstreamPool::maxPending, true);
         gauge(registry, "vtlab.downstream.pool.leased", "Connections to the stub leased to a request",
-                DownstreamPool::leased);
+                DownstreamPool::leased, false);
         gauge(registry, "vtlab.downstream.pool.pending", "Requests waiting for a connection to the stub",
-                DownstreamPool::pending);
+                DownstreamPool::pending, false);
     }
 
-    private void gauge(MeterRegistry registry, String name, String description, ToIntFunction<DownstreamPool> read) {
-        // NaN where the client keeps no such count: "not measured", never a zero
+    /** A limit reads -1 where there is none; a count the client does not keep reads NaN: not measured, never 0. */
+    private void gauge(MeterRegistry registry, String name, String description, ToIntFunction<DownstreamPool> read,
+            boolean limit) {
         Gauge.builder(name, this, pool -> {
             int value = read.applyAsInt(pool);
-            return value < 0 && !name.endsWith("max") ? Double.NaN : value;
+            return value < 0 && !limit ? Double.NaN : value;
         }).description(description).tag("client", client).register(registry);
     }
 }

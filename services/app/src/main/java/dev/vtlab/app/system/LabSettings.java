@@ -45,9 +45,9 @@ public record LabSettings(
     /** The embedded server that takes the requests: both on the class path, one chosen at start-up. */
     public enum ServerChoice {
         /** Tomcat: 200 request threads unless sized; one virtual thread per request under virtual threads. */
-        TOMCAT("org.springframework.boot.jetty.autoconfigure.servlet.JettyServletWebServerAutoConfiguration"),
-        /** Jetty 12: a queued thread pool of 200 unless sized; under virtual threads, Spring Boot's virtual pool. */
-        JETTY("org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration");
+        TOMCAT("org.springframework.boot.jetty.autoconfigure"),
+        /** Jetty 12: a queued thread pool of 200 unless sized; under virtual threads, Jetty's VirtualThreadPool. */
+        JETTY("org.springframework.boot.tomcat.autoconfigure");
 
         private final String otherServer;
 
@@ -55,9 +55,17 @@ public record LabSettings(
             this.otherServer = otherServer;
         }
 
-        /** The auto-configuration of the server not chosen, kept out so that Spring Boot builds the chosen one. */
+        /**
+         * The auto-configurations of the server not chosen, kept out so that Spring Boot builds the chosen one: its
+         * web server, and its management server's (with MANAGEMENT_PORT both would define the same child context).
+         */
         public String otherServer() {
-            return otherServer;
+            return otherServer + ".servlet." + otherName() + "ServletWebServerAutoConfiguration,"
+                    + otherServer + ".actuate.web.server." + otherName() + "ServletManagementContextAutoConfiguration";
+        }
+
+        private String otherName() {
+            return this == TOMCAT ? "Jetty" : "Tomcat";
         }
     }
 
@@ -191,6 +199,12 @@ public record LabSettings(
             throw new InvalidSettingException("CLIENT_POOL",
                     "0 with HTTP_CLIENT=jdk (the JDK's client has no connection limit to size)",
                     String.valueOf(clientPool));
+        }
+        if (httpClient != HttpClientChoice.JDK
+                && (pathMode == PathMode.SYNCHRONIZED_PLATFORM_HTTP || pathMode == PathMode.PINNED_CONTROL)) {
+            throw new InvalidSettingException("HTTP_CLIENT",
+                    "jdk with PATH_MODE=" + valueName(pathMode) + " (that path calls the stub through its own JDK "
+                            + "client)", valueName(httpClient));
         }
         if (httpClient != HttpClientChoice.JDK && downstreamHttp == DownstreamHttp.HTTP2) {
             throw new InvalidSettingException("DOWNSTREAM_HTTP",

@@ -12,10 +12,14 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** SERVER=jetty with virtual threads: each request on a virtual thread of Jetty's VirtualThreadPool. */
+/**
+ * SERVER=jetty with virtual threads: each request on a virtual thread of Jetty's VirtualThreadPool; with the actuator
+ * on a port of its own, as the rig runs it (its management server is Jetty's too).
+ */
 @ExtendWith(LabInfrastructure.class)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "SERVER=jetty", "VT_ENABLED=true", "CONN_MODE=released", "PATH_MODE=normal", "DB_POOL_MAX=3" })
+        "SERVER=jetty", "VT_ENABLED=true", "CONN_MODE=released", "PATH_MODE=normal", "DB_POOL_MAX=3",
+        "MANAGEMENT_PORT=0" })
 class JettyVirtualTest {
 
     @LocalServerPort

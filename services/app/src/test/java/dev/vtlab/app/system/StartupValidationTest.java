@@ -49,6 +49,16 @@ class StartupValidationTest {
     }
 
     @Test
+    void thePathsWithTheirOwnClientRefuseAnother() {
+        SpringApplicationBuilder app = new SpringApplicationBuilder(AppApplication.class).logStartupInfo(false);
+
+        assertThatThrownBy(() -> app.run("--HTTP_CLIENT=jetty", "--PATH_MODE=pinned-control"))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith("HTTP_CLIENT must be jdk with PATH_MODE=pinned-control (that path calls the "
+                        + "stub through its own JDK client), got 'jetty'");
+    }
+
+    @Test
     void onlyTheJdkClientOffersHttp2() {
         SpringApplicationBuilder app = new SpringApplicationBuilder(AppApplication.class).logStartupInfo(false);
 

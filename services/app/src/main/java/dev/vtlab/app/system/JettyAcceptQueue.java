@@ -11,11 +11,11 @@ import org.springframework.stereotype.Component;
  * server beyond those it holds, which Spring Boot sets for Tomcat only. Used only when SERVER=jetty builds a Jetty.
  */
 @Component
-class JettyConnector implements WebServerFactoryCustomizer<JettyServletWebServerFactory> {
+class JettyAcceptQueue implements WebServerFactoryCustomizer<JettyServletWebServerFactory> {
 
     private final LabSettings settings;
 
-    JettyConnector(LabSettings settings) {
+    JettyAcceptQueue(LabSettings settings) {
         this.settings = settings;
     }
 
