@@ -348,3 +348,11 @@ def test_report_json_writes_what_was_not_measured_as_null(tmp_path):
     assert [v["measured"]["throughput_ci95_rps"] for v in report["verdicts"]] == [None, None]
     assert [v["measured"]["p99_all_ms"] for v in report["verdicts"]] == [None, None]
     assert report["headline"][0]["ratio"]["low"] is None  # no interval measured: no range claimed
+
+
+def test_a_scenario_on_another_server_or_client_is_its_own_in_the_headline_and_never_paired_with_tomcats():
+    from vtlab.core import dimensions
+    from vtlab.report.labels import scenario_label
+    jetty = dimensions.Row(thread_mode="virtual", hikari_pool=50, server="jetty", http_client="apache", client_pool=150)
+    assert scenario_label(jetty) == "released, pool 50, on jetty, apache client (150 connections)"
+    assert scenario_label(dimensions.Row(thread_mode="virtual", hikari_pool=50)) == "released, pool 50"

@@ -44,6 +44,9 @@ def scenario_label(row: Any) -> str:
         return f"fan-out, {row.fanout}"
     return (("write, " if kind == "write" else "") + f"{row.conn_mode}, pool {row.hikari_pool}"
             + ("" if row.pool_impl in ("hikari", "r2dbc") else f" ({row.pool_impl})")
+            + ("" if row.server == "tomcat" else f", on {row.server}")
+            + ("" if row.http_client == "jdk" else f", {row.http_client} client"
+               + (f" ({fmt(row.client_pool)} connections)" if row.client_pool else ""))
             + ("" if row.path_mode == "normal" else f", {row.path_mode}")
             + ("" if row.context == "none" else f", {row.context} context")
             + _latency_label(row, "db", "PostgreSQL") + _latency_label(row, "downstream", "downstream"))

@@ -8,6 +8,7 @@ import math
 from vtlab.core import dimensions
 from vtlab.explain.facts import client_hold_s
 from vtlab.explain.model import Analysis
+from vtlab.explain.validity import ERROR_THRESHOLD
 from vtlab.report.scenarios.common import (Label, Line, Section, TABLE_COLUMNS, against, chart_of, fmt,
                                            matching_baseline, rps_text, table_of)
 
@@ -67,8 +68,9 @@ def _line_sentence(a: Line, margin: float) -> str:
     if a.bottleneck == "client-pool":
         standing = against(a, ceiling, margin)
         where = {"at": "within reach of it", "below": "below it", "above": "above it"}.get(standing, "")
-        refused = (f"; {fmt(m.error_rate * 100, 1)}% of requests failed (a pool with a bounded queue refuses the "
-                   "rest)" if m.error_rate > 0.01 else "")
+        statuses = m.errors_by_status or "statuses not recorded"
+        refused = (f"; {fmt(m.error_rate * 100, 1)}% of requests failed ({statuses})"
+                   if m.error_rate > ERROR_THRESHOLD else "")
         return (f"{head}; its pool was the wall: {pool}, the row {where} (leased {fmt(m.client_leased_mean, 1)} "
                 f"mean, {fmt(m.client_pending_mean, 1)} requests waiting for a connection){refused}.{invalid}")
     return (f"{head}; its pool ({pool}) did not fill: leased {fmt(m.client_leased_mean, 1)} mean; bottleneck "
