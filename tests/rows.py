@@ -27,3 +27,14 @@ BASE = {
 
 def row(**changes):
     return {**BASE, **{k: str(v) for k, v in changes.items()}}
+
+
+# Apache HttpClient 5 as a user gets it (5 connections per route) on a 100 ms downstream: 1,000 virtual users queue
+# for 5 connections, ~20 s each. Its lowest-load row (4 users, below the 5) measured the service time.
+CLIENT_LOW = dict(http_client="apache", stub_delay_ms=100, concurrency=4, throughput_rps=39.2, http_reqs=1176,
+                  ok_requests=1176, p50_ms=102, mean_ms=102, p99_ms=110, client_pool_max=5, client_leased_mean=3.9,
+                  client_pending_mean=0, client_pending_max=0, client_pending_share=0)
+APACHE_WALL = dict(http_client="apache", stub_delay_ms=100, concurrency=1000, throughput_rps=49.2, http_reqs=1476,
+                   ok_requests=1476, p50_ms=20300, mean_ms=20310, p99_ms=20800, throughput_ci95_rps=0.8,
+                   client_pool_max=5, client_leased_mean=5, client_pending_mean=994, client_pending_max=995,
+                   client_pending_share=1)

@@ -8,7 +8,7 @@ from vtlab.explain import analyze
 from vtlab.results import record
 from vtlab.series import store
 
-from rows import META, RUN, row
+from rows import APACHE_WALL, CLIENT_LOW, META, RUN, row
 
 
 def verdict(*rows, run=RUN):
@@ -360,17 +360,6 @@ def test_a_thread_per_user_with_the_rigs_own_connection_beside_is_no_thread_pool
 
 
 # --- the downstream client's pool ------------------------------------------------------------------
-
-# Apache HttpClient 5 as a user gets it (5 connections per route) on a 100 ms downstream: 1,000 virtual users queue
-# for 5 connections, ~20 s each. Its lowest-load row (4 users, below the 5) measured the service time.
-CLIENT_LOW = dict(http_client="apache", stub_delay_ms=100, concurrency=4, throughput_rps=39.2, http_reqs=1176,
-                  ok_requests=1176, p50_ms=102, mean_ms=102, p99_ms=110, client_pool_max=5, client_leased_mean=3.9,
-                  client_pending_mean=0, client_pending_max=0, client_pending_share=0)
-APACHE_WALL = dict(http_client="apache", stub_delay_ms=100, concurrency=1000, throughput_rps=49.2, http_reqs=1476,
-                   ok_requests=1476, p50_ms=20300, mean_ms=20310, p99_ms=20800, throughput_ci95_rps=0.8,
-                   client_pool_max=5, client_leased_mean=5, client_pending_mean=994, client_pending_max=995,
-                   client_pending_share=1)
-
 
 def test_a_client_pool_full_with_requests_waiting_is_the_wall_at_its_ceiling():
     wall = verdict(row(**CLIENT_LOW), row(**APACHE_WALL))

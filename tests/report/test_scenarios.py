@@ -1,7 +1,7 @@
 """The report's scenario sections on hand-made rows: each verdict can go both ways."""
 
 import pytest
-from rows import RUN, row
+from rows import APACHE_WALL, CLIENT_LOW, RUN, row
 
 from vtlab.explain import analyze
 from vtlab.report import headline, scenarios, story
@@ -726,19 +726,12 @@ def test_the_write_check_says_only_what_its_counts_show():
                                                                             writes_acknowledged=100)
 
 
-CLIENT_LOW = dict(http_client="apache", stub_delay_ms=100, concurrency=4, throughput_rps=39.2, http_reqs=1176,
-                  ok_requests=1176, p50_ms=102, mean_ms=102, p99_ms=110, client_pool_max=5, client_leased_mean=3.9,
-                  client_pending_mean=0, client_pending_max=0, client_pending_share=0)
-CLIENT_WALL = dict(http_client="apache", stub_delay_ms=100, concurrency=1000, throughput_rps=49.2, http_reqs=1476,
-                   ok_requests=1476, p50_ms=20300, mean_ms=20310, p99_ms=20800, throughput_ci95_rps=0.8,
-                   client_pool_max=5, client_leased_mean=5, client_pending_mean=994, client_pending_max=995,
-                   client_pending_share=1)
 JDK_AT_1000 = dict(stub_delay_ms=100, concurrency=1000, throughput_rps=2010, http_reqs=60300, ok_requests=60300,
                    p50_ms=480, mean_ms=490, p99_ms=900, client_pool_max=-1, host_cpu_pct=97, app_cpu_pct=120)
 
 
 def test_the_clients_section_names_a_full_pool_the_wall_with_its_ceiling_and_one_that_did_not_fill_as_such():
-    clients = sections_of(row(**CLIENT_LOW), row(**CLIENT_WALL), row(**JDK_AT_1000))["clients"]
+    clients = sections_of(row(**CLIENT_LOW), row(**APACHE_WALL), row(**JDK_AT_1000))["clients"]
     assert clients.verdict[2] == ("virtual, Apache HttpClient 5, 1000 users: 49.2 ± 0.8 req/s, p99 20,800 ms; its "
                                   "pool was the wall: 5 connections per route (its default) ÷ 100 ms a request = 50.0 "
                                   "req/s, the row within reach of it (leased 5.0 mean, 994.0 requests waiting for a "
@@ -750,7 +743,7 @@ def test_the_clients_section_names_a_full_pool_the_wall_with_its_ceiling_and_one
                                   "leased 3.9 mean; bottleneck downstream.")
     assert [line["client_pool"] for line in clients.table] == ["5 (its default)", "no limit", "5 (its default)"]
     # the same 1,000-user row with its pool not full: no wall of the pool is said
-    roomy = sections_of(row(**CLIENT_LOW), row(**{**CLIENT_WALL, "client_leased_mean": 3, "client_pending_max": 0,
+    roomy = sections_of(row(**CLIENT_LOW), row(**{**APACHE_WALL, "client_leased_mean": 3, "client_pending_max": 0,
                                                    "client_pending_mean": 0, "client_pending_share": 0}))["clients"]
     assert "was the wall" not in " ".join(roomy.verdict) and "did not fill: leased 3.0 mean" in roomy.verdict[1]
     # no row with another client than the JDK's: no section
