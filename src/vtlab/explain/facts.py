@@ -27,8 +27,13 @@ def wait_s(row: Mapping[str, object]) -> float:
         return num(row, "sleep_ms", 0) / 1000
     if kind == "cpu":
         return 0.0
-    call_s = (num(row, "stub_delay_ms", 0) + 2 * num(row, "downstream_latency_ms", 0)) / 1000
+    call_s = _call_s(row)
     return 2 * call_s if kind == "fanout" and row.get("fanout") == "sequential" else call_s
+
+
+def _call_s(row: Mapping[str, object]) -> float:
+    """One downstream call: the stub's delay and the latency injected each way."""
+    return (num(row, "stub_delay_ms", 0) + 2 * num(row, "downstream_latency_ms", 0)) / 1000
 
 
 def client_hold_s(row: Mapping[str, object]) -> float:
@@ -37,8 +42,7 @@ def client_hold_s(row: Mapping[str, object]) -> float:
     kind = workload(row)
     if kind in ("sleep", "cpu"):
         return 0.0
-    call_s = (num(row, "stub_delay_ms", 0) + 2 * num(row, "downstream_latency_ms", 0)) / 1000
-    return 2 * call_s if kind == "fanout" else call_s
+    return 2 * _call_s(row) if kind == "fanout" else _call_s(row)
 
 
 def client_pool_size(row: Mapping[str, object]) -> float:

@@ -73,7 +73,8 @@ public class DownstreamClients {
             });
             case ReactorClientHttpRequestFactoryBuilder netty -> netty.withHttpClientFactory(() -> {
                 ConnectionProvider live = reactorProvider(size, pool);
-                pool.use(new ReactorLimits(live.maxConnections()));
+                // its limit before its first connection: the pool, and so its counts, exist only from then on
+                pool.use(new DownstreamPool.Fixed(live.maxConnections(), -1, 0, 0));
                 return reactor.netty.http.client.HttpClient.create(live);
             });
             case JettyClientHttpRequestFactoryBuilder jetty -> jetty.withHttpClientCustomizer(client -> {
@@ -137,25 +138,6 @@ public class DownstreamClients {
         public int pending() {
             PoolStats stats = manager.getTotalStats();
             return stats.getPending();
-        }
-    }
-
-    /** Reactor's limits before its first connection: its pool (and so its counts) exists only from then on. */
-    private record ReactorLimits(int maxConnections) implements DownstreamPool.Source {
-        public int maxPerRoute() {
-            return maxConnections;
-        }
-
-        public int maxPending() {
-            return -1;
-        }
-
-        public int leased() {
-            return 0;
-        }
-
-        public int pending() {
-            return 0;
         }
     }
 

@@ -27,23 +27,11 @@ public final class DownstreamPool implements MeterBinder {
         int pending();
     }
 
-    private static final Source UNBOUNDED = new Source() {
-        public int maxPerRoute() {
-            return -1;
-        }
+    /** A reading that does not change: the JDK's client (no limit, no counts), a pool before its first connection. */
+    public record Fixed(int maxPerRoute, int maxPending, int leased, int pending) implements Source {
+    }
 
-        public int maxPending() {
-            return -1;
-        }
-
-        public int leased() {
-            return -1;
-        }
-
-        public int pending() {
-            return -1;
-        }
-    };
+    private static final Source UNBOUNDED = new Fixed(-1, -1, -1, -1);
 
     private final String client;
     // set once the client is built (Spring builds it on the first lookup), or at its first connection (Reactor)

@@ -14,11 +14,8 @@ import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.common.runtime.ThreadInfo;
 import io.swagger.v3.oas.annotations.Operation;
-import org.apache.coyote.AbstractProtocol;
-import org.apache.coyote.ProtocolHandler;
 
 import org.springframework.boot.SpringBootVersion;
-import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.web.server.WebServer;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -60,14 +57,15 @@ class RuntimeInfoController {
     @GetMapping("/api/runtime-info")
     RuntimeInfo runtimeInfo() throws SQLException {
         Thread serving = Thread.currentThread();
+        RuntimeInfo.Server server = ServerView.of(context.getWebServer());
         return new RuntimeInfo(
                 serving.isVirtual() ? "virtual" : "platform",
                 new RuntimeInfo.ServedBy(serving.getName(), serving.isVirtual()),
                 pool(),
                 lower(settings.connMode()),
                 lower(settings.pathMode()),
-                tomcat(),
-                ServerView.of(context.getWebServer()),
+                tomcat(server),
+                server,
                 new RuntimeInfo.Downstream(downstream.baseUrl().toString(), millis(downstream.connectTimeout()),
                         millis(downstream.readTimeout()), downstream.requestFactory().getClass().getSimpleName(),
                         lower(settings.downstreamHttp()), downstreamPool.client(),
@@ -87,18 +85,14 @@ class RuntimeInfoController {
                 pool.connectionTimeoutMs());
     }
 
-    private RuntimeInfo.Tomcat tomcat() {
-        WebServer server = context.getWebServer();
-        if (server instanceof TomcatWebServer tomcat) {
-            ProtocolHandler handler = tomcat.getTomcat().getConnector().getProtocolHandler();
-            if (handler instanceof AbstractProtocol<?> protocol) {
-                String executor = protocol.getExecutor() == null ? "none"
-                        : protocol.getExecutor().getClass().getSimpleName();
-                return new RuntimeInfo.Tomcat(protocol.getMaxThreads(), protocol.getMaxConnections(),
-                        protocol.getAcceptCount(), executor);
-            }
+    /** Tomcat's own record, which the harness reads beside the server's: the server's limits when it is Tomcat. */
+    private RuntimeInfo.Tomcat tomcat(RuntimeInfo.Server server) {
+        if ("tomcat".equals(server.name())) {
+            return new RuntimeInfo.Tomcat(server.maxThreads(), server.maxConnections(), server.acceptQueue(),
+                    server.executor());
         }
-        return new RuntimeInfo.Tomcat(-1, -1, -1, server == null ? "none" : server.getClass().getSimpleName());
+        WebServer web = context.getWebServer();
+        return new RuntimeInfo.Tomcat(-1, -1, -1, web == null ? "none" : web.getClass().getSimpleName());
     }
 
     private static int schedulerParallelism() {
