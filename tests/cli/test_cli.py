@@ -16,7 +16,7 @@ from clirun import run_cli
     (["--workload", "io"], "--workload", "order-summary, write, offload, fanout, sleep, cpu"),
     (["--fanout", "parallel"], "--fanout", "sequential, structured"),
     (["--pool-impl", "c3p0"], "--pool-impl", "hikari, agroal"),
-    (["--server", "undertow"], "--server", "tomcat, jetty"),
+    (["--server", "undertow"], "--server", "tomcat, jetty, netty"),
     (["--http-client", "okhttp"], "--http-client", "jdk, apache, reactor, jetty"),
     (["--client-pool", "0"], "--client-pool", "connections per route"),
     (["--context", "mdc"], "--context", "none, threadlocal, scopedvalue"),

@@ -226,14 +226,23 @@ def test_a_client_pool_without_a_pooled_client_and_http2_with_one_are_refused_na
         planner.build("quick", planner.Overrides(http_clients=("apache",), downstream_http="http2"))
 
 
-def test_the_servers_profile_crosses_tomcat_and_jetty_with_both_modes_below_and_above_the_thread_wall():
+def test_the_servers_profile_crosses_tomcat_jetty_and_netty_with_both_modes_below_and_above_the_thread_wall():
     servers = planner.build("servers", planner.Overrides(concurrency=(100, 1000)))
     assert {(r.server, r.thread_mode, r.concurrency) for r in servers.rows} == {
-        (server, mode, users) for server in ("tomcat", "jetty") for mode in ("platform", "virtual")
+        (server, mode, users) for server in ("tomcat", "jetty", "netty") for mode in ("platform", "virtual")
         for users in (100, 1000)}
     # the reactive twin is its own server, whatever the flag
     twin = planner.build("quick", planner.Overrides(modes=("webflux",), servers=("jetty",)))
     assert {r.server for r in twin.rows} == {"tomcat"}
+
+
+def test_netty_refuses_a_request_context_which_only_a_servlet_filter_binds():
+    with pytest.raises(ValueError, match="--context threadlocal is bound by a servlet filter; --server netty runs "
+                                         "WebFlux"):
+        planner.build("quick", planner.Overrides(servers=("tomcat", "netty"), contexts=("threadlocal",)))
+    # the twin (its own server) and Tomcat keep their contexts
+    plan = planner.build("quick", planner.Overrides(servers=("tomcat",), contexts=("threadlocal",)))
+    assert {r.context for r in plan.rows if r.thread_mode != "webflux"} == {"threadlocal"}
 
 
 def test_a_path_with_its_own_jdk_client_refuses_another_client():

@@ -767,3 +767,18 @@ def test_the_servers_section_calls_jetty_different_from_tomcat_only_beyond_both_
     assert "Jetty at 0.76× Tomcat (their intervals apart)" in apart.verdict[0]
     assert [line["threads_cap"] for line in apart.table] == ["200", "no cap"]
     assert "servers" not in sections_of(row(**SERVER_POINT))
+
+
+def test_the_servers_section_pairs_each_other_server_with_tomcat_and_says_netty_has_no_thread_cap_on_virtual():
+    virtual = {**SERVER_POINT, "thread_mode": "virtual", "throughput_rps": 990.0, "throughput_ci95_rps": 4.0,
+               "p99_ms": 1040, "server_max_threads": -1}
+    servers = sections_of(row(**SERVER_POINT), row(**SERVER_POINT, server="jetty"), row(**SERVER_POINT, server="netty"),
+                          row(**virtual), row(**{**virtual, "server": "netty", "throughput_rps": 900.0}))["servers"]
+    assert servers.title == "Servers: Tomcat vs Jetty and Netty at the same settings"
+    assert [(line["variant"], line["threads_cap"]) for line in servers.table] == [
+        ("platform, Tomcat", "200"), ("platform, Jetty", "200"), ("platform, Netty", "200"),
+        ("virtual, Tomcat", "no cap"), ("virtual, Netty", "no cap")]
+    assert servers.verdict[1].startswith("platform, 1000 users: Tomcat 198.6 ± 1.5 req/s")
+    assert "against Netty 198.6 ± 1.5 req/s" in servers.verdict[1] and "within noise" in servers.verdict[1]
+    assert servers.verdict[2].startswith("virtual, 1000 users: Tomcat 990.0 ± 4.0 req/s")
+    assert "Netty at 0.91× Tomcat (their intervals apart)" in servers.verdict[2]

@@ -145,8 +145,9 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "preview)"),
     ("--pool-impl", "pool_impls", choices_list(presets.POOL_IMPLS), "JDBC pool: hikari and/or agroal"),
     ("--server", "servers", choices_list(presets.SERVERS),
-     "the service's embedded server: tomcat (default) and/or jetty (Jetty 12, its request threads sized by "
-     "--tomcat-threads alike)"),
+     "the service's embedded server: tomcat (default), jetty (Jetty 12) and/or netty (Reactor Netty under WebFlux, "
+     "the same blocking controllers on a blocking executor); each one's request threads sized by --tomcat-threads "
+     "alike"),
     ("--http-client", "http_clients", choices_list(presets.HTTP_CLIENTS),
      "the service's downstream client under RestClient: jdk (default: the JDK's HttpClient, no pool limit), apache "
      "(HttpClient 5: 5 connections per route), reactor (Reactor Netty: 2 × max(CPUs, 8), twice that many waiting) "

@@ -169,6 +169,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     _check_jdks(rows, java_homes)
     _check_runners(rows, setting["runners"])
     _check_clients(rows, overrides, setting["downstream_http"])
+    _check_servers(rows)
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
@@ -233,6 +234,14 @@ def _check_clients(rows: tuple[Row, ...], overrides: Overrides, downstream_http:
     if downstream_http == "http2" and pooled:
         raise ValueError(f"--downstream-http http2 is the JDK client's h2c upgrade; --http-client {','.join(pooled)} "
                          "speaks HTTP/1.1 to the stub: give --downstream-http http1 or --http-client jdk")
+
+
+def _check_servers(rows: tuple[Row, ...]) -> None:
+    """The request context is bound by a servlet filter, which Netty's WebFlux does not run."""
+    contexts = sorted({row.context for row in rows if row.server == "netty" and row.context != "none"})
+    if contexts:
+        raise ValueError(f"--context {','.join(contexts)} is bound by a servlet filter; --server netty runs WebFlux, "
+                         "which has none: give --context none for it, or another --server")
 
 
 def _check_runners(rows: tuple[Row, ...], runners: int) -> None:

@@ -32,9 +32,10 @@ POOL_IMPLS = ("hikari", "agroal")             # the JDBC pool of the blocking se
 # HttpClient 5, Reactor Netty, Jetty's client. Each but the JDK's has a connection pool: its own default, or sized.
 HTTP_CLIENTS = ("jdk", "apache", "reactor", "jetty")
 POOLED_CLIENTS = ("apache", "reactor", "jetty")
-# The blocking service's embedded server: Tomcat, or Jetty 12 (each as Spring Boot builds it, with its virtual-thread
-# support under virtual threads).
-SERVERS = ("tomcat", "jetty")
+# The blocking service's embedded server: Tomcat, Jetty 12, or Reactor Netty under WebFlux with the same blocking
+# controllers on a blocking executor (each as Spring Boot builds it, with its virtual-thread support under virtual
+# threads; on platform threads Netty's executor is a fixed pool of the request threads).
+SERVERS = ("tomcat", "jetty", "netty")
 CONTEXTS = ("none", "threadlocal", "scopedvalue")  # how a per-request context is carried
 DEFAULT_WORKLOAD = "order-summary"
 # The user's own service (--service JAR or --url): whatever its --endpoint or --script calls. Not a --workload:
@@ -225,10 +226,11 @@ PRESETS: dict[str, Profile] = {
         ramp_s=5, warmup_s=35, hold_s=30, reps=1, stub_delay_ms=50),
     "servers": Profile(
         name="servers",
-        summary="Tomcat against Jetty 12, both modes at 100 users (below the 200 request threads) and 1,000 (above), "
-                "released, pool 50, 1 s downstream",
-        # Platform threads: 200 ÷ 1 s = 200 req/s on either server. Virtual threads: 1,000 users ÷ 1 s on Tomcat; on
-        # Jetty its VirtualThreadPool's 200 concurrent tasks (Jetty's default, as Spring Boot builds it) ÷ 1 s.
+        summary="Tomcat, Jetty 12 and Netty (WebFlux, blocking controllers on a blocking executor), both modes at "
+                "100 users (below the 200 request threads) and 1,000 (above), released, pool 50, 1 s downstream",
+        # Platform threads: 200 ÷ 1 s = 200 req/s on each server. Virtual threads: 1,000 users ÷ 1 s on Tomcat and on
+        # Netty (a virtual thread per blocking call, uncapped); on Jetty its VirtualThreadPool's 200 concurrent tasks
+        # (Jetty's default, as Spring Boot builds it) ÷ 1 s.
         blocks=(Block(("released",), (50,), (100,), scaled=(1000,), servers=SERVERS),),
         ramp_s=5, warmup_s=45, hold_s=20, reps=1, stub_delay_ms=1000),
     "clients": Profile(

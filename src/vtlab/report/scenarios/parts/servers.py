@@ -1,4 +1,5 @@
-"""Tomcat against Jetty 12 at the same settings: the same endpoint, threads and pool on another embedded server."""
+"""Tomcat against Jetty 12 and Netty at the same settings: the same endpoint, threads and pool on another embedded
+server."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from vtlab.report.scenarios.common import (Label, Line, MODEL_COLUMNS, Section, 
                                            matching_baseline, overlap_words, rps_text, separated, table_of)
 
 SERVER_COLUMNS = [("threads_cap", "request threads"), *MODEL_COLUMNS]
-NAMES = {"tomcat": "Tomcat", "jetty": "Jetty"}
+NAMES = {"tomcat": "Tomcat", "jetty": "Jetty", "netty": "Netty"}
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -20,7 +21,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     same = ("conn_mode", "hikari_pool", "concurrency", "thread_mode", "path_mode", "stub_delay_ms", "load_model",
             "tomcat_max_threads")
     lines = sorted([*matching_baseline(analysed, chosen, same), *chosen],
-                   key=lambda a: (a.row.thread_mode != "platform", a.row.concurrency, a.row.server != "tomcat"))
+                   key=lambda a: (a.row.thread_mode != "platform", a.row.concurrency, _order(a.row.server)))
     verdict = []
     for other in (a for a in lines if a.row.server != "tomcat"):
         tomcat = next((a for a in lines if a.row.server == "tomcat" and a.row.thread_mode == other.row.thread_mode
@@ -33,8 +34,14 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     table = table_of(lines, mode_label, variant)
     for a, cells in zip(lines, table, strict=True):
         cells["threads_cap"] = _threads_words(a)
-    return Section("servers", "Servers: Tomcat vs Jetty at the same settings", verdict, table,
+    others = [NAMES.get(server, server) for server in dict.fromkeys(a.row.server for a in chosen)]
+    title = f"Servers: Tomcat vs {' and '.join(others)} at the same settings"
+    return Section("servers", title, verdict, table,
                    chart_of(lines, [variant(a) for a in lines]), [*TABLE_COLUMNS, *SERVER_COLUMNS])
+
+
+def _order(server: str) -> int:
+    return list(NAMES).index(server) if server in NAMES else len(NAMES)
 
 
 def _threads_words(a: Line) -> str:

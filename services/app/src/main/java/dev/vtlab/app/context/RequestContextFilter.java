@@ -10,6 +10,8 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -18,6 +20,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * in a ThreadLocal (the classic way), or bound to a ScopedValue for the handler's dynamic extent.
  */
 @Component("labRequestContextFilter")
+@ConditionalOnWebApplication(type = Type.SERVLET)  // WebFlux runs no servlet filter: SERVER=netty refuses CONTEXT_MODE
 class RequestContextFilter extends OncePerRequestFilter {
 
     private final ContextMode mode;

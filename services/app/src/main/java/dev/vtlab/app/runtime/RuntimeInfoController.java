@@ -12,9 +12,12 @@ import dev.vtlab.app.downstream.DownstreamPool;
 import dev.vtlab.app.orders.OffloadExecutorConfig;
 import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.app.system.NettyAcceptQueue;
+import dev.vtlab.app.system.NettyBlockingExecution;
 import dev.vtlab.common.runtime.ThreadInfo;
 import io.swagger.v3.oas.annotations.Operation;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.web.server.WebServer;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -34,15 +37,21 @@ class RuntimeInfoController {
     private final LabSettings settings;
     private final OffloadExecutorConfig offload;
     private final DownstreamPool downstreamPool;
+    /** Netty's parts, built only when SERVER=netty. */
+    private final ObjectProvider<NettyBlockingExecution> nettyBlocking;
+    private final ObjectProvider<NettyAcceptQueue> nettyAcceptQueue;
 
     RuntimeInfoController(DataSource dataSource, WebServerApplicationContext context, DownstreamClient downstream,
-            LabSettings settings, OffloadExecutorConfig offload, DownstreamPool downstreamPool) {
+            LabSettings settings, OffloadExecutorConfig offload, DownstreamPool downstreamPool,
+            ObjectProvider<NettyBlockingExecution> nettyBlocking, ObjectProvider<NettyAcceptQueue> nettyAcceptQueue) {
         this.dataSource = dataSource;
         this.context = context;
         this.downstream = downstream;
         this.settings = settings;
         this.offload = offload;
         this.downstreamPool = downstreamPool;
+        this.nettyBlocking = nettyBlocking;
+        this.nettyAcceptQueue = nettyAcceptQueue;
     }
 
     @Operation(summary = "The thread serving this request (name, id, virtual or not)")
@@ -57,7 +66,8 @@ class RuntimeInfoController {
     @GetMapping("/api/runtime-info")
     RuntimeInfo runtimeInfo() throws SQLException {
         Thread serving = Thread.currentThread();
-        RuntimeInfo.Server server = ServerView.of(context.getWebServer());
+        RuntimeInfo.Server server = ServerView.of(context.getWebServer(), nettyBlocking.getIfAvailable(),
+                nettyAcceptQueue.getIfAvailable());
         return new RuntimeInfo(
                 serving.isVirtual() ? "virtual" : "platform",
                 new RuntimeInfo.ServedBy(serving.getName(), serving.isVirtual()),

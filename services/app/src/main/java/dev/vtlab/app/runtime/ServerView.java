@@ -9,9 +9,16 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ThreadPool;
 import org.eclipse.jetty.util.thread.VirtualThreadPool;
 
+import dev.vtlab.app.system.NettyAcceptQueue;
+import dev.vtlab.app.system.NettyBlockingExecution;
+
 import org.springframework.boot.jetty.JettyWebServer;
+import org.springframework.boot.reactor.netty.NettyWebServer;
 import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.web.server.WebServer;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 /** The running server's limits, read from its live objects: what the row's requests really met. */
 final class ServerView {
@@ -19,8 +26,11 @@ final class ServerView {
     private ServerView() {
     }
 
-    /** maxThreads is -1 where no thread cap applies (Tomcat on its virtual-thread executor). */
-    static RuntimeInfo.Server of(WebServer server) {
+    /**
+     * maxThreads is -1 where no thread cap applies (Tomcat on its virtual-thread executor). Netty's parts are there
+     * only when SERVER=netty built a Netty.
+     */
+    static RuntimeInfo.Server of(WebServer server, NettyBlockingExecution blocking, NettyAcceptQueue acceptQueue) {
         if (server instanceof TomcatWebServer tomcat) {
             ProtocolHandler handler = tomcat.getTomcat().getConnector().getProtocolHandler();
             if (handler instanceof AbstractProtocol<?> protocol) {
@@ -32,6 +42,9 @@ final class ServerView {
         }
         if (server instanceof JettyWebServer jetty) {
             return jetty(jetty.getServer());
+        }
+        if (server instanceof NettyWebServer netty && blocking != null) {
+            return netty(netty, blocking.executor(), acceptQueue);
         }
         return new RuntimeInfo.Server(server == null ? "none" : server.getClass().getSimpleName(), -1, -1, -1, "none");
     }
@@ -62,5 +75,24 @@ final class ServerView {
         }
         return new RuntimeInfo.Server("jetty", maxThreads, limit == null ? -1 : limit.getMaxNetworkConnectionCount(),
                 acceptQueue, executor);
+    }
+
+    /**
+     * Netty takes the connections on its event loops and holds no limit of them (-1); the requests' threads are the
+     * blocking executor's: a fixed pool of platform threads, or a virtual thread per request, capped only where it was
+     * given a concurrency limit (-1: none). The accept queue is the listening channel's backlog.
+     */
+    private static RuntimeInfo.Server netty(NettyWebServer server, AsyncTaskExecutor executor,
+            NettyAcceptQueue acceptQueue) {
+        int maxThreads = -1;
+        String name = executor.getClass().getSimpleName();
+        if (executor instanceof ThreadPoolTaskExecutor pool) {
+            maxThreads = pool.getMaxPoolSize();
+        }
+        else if (executor instanceof SimpleAsyncTaskExecutor perTask) {
+            maxThreads = perTask.getConcurrencyLimit() > 0 ? perTask.getConcurrencyLimit() : -1;
+        }
+        int backlog = acceptQueue == null ? -1 : acceptQueue.backlogOn(server.getPort());
+        return new RuntimeInfo.Server("netty", maxThreads, -1, backlog, name);
     }
 }

@@ -1,6 +1,9 @@
 package dev.vtlab.app.system;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.vtlab.common.Env;
@@ -42,30 +45,47 @@ public record LabSettings(
         int clientPool,
         ServiceSettings service) {
 
-    /** The embedded server that takes the requests: both on the class path, one chosen at start-up. */
+    /** The embedded server that takes the requests: all three on the class path, one chosen at start-up. */
     public enum ServerChoice {
         /** Tomcat: 200 request threads unless sized; one virtual thread per request under virtual threads. */
-        TOMCAT("org.springframework.boot.jetty.autoconfigure"),
+        TOMCAT("Jetty", "Netty"),
         /** Jetty 12: a queued thread pool of 200 unless sized; under virtual threads, Jetty's VirtualThreadPool. */
-        JETTY("org.springframework.boot.tomcat.autoconfigure");
+        JETTY("Tomcat", "Netty"),
+        /**
+         * Reactor Netty under Spring WebFlux: the same blocking controllers, handed off its event loops to a blocking
+         * executor (NettyBlockingExecution).
+         */
+        NETTY("Tomcat", "Jetty");
 
-        private final String otherServer;
+        private final String[] others;
 
-        ServerChoice(String otherServer) {
-            this.otherServer = otherServer;
+        ServerChoice(String... others) {
+            this.others = others;
+        }
+
+        /** WebFlux rather than the servlet stack: Spring Boot's choice when both are on the class path is servlet. */
+        public boolean reactive() {
+            return this == NETTY;
         }
 
         /**
-         * The auto-configurations of the server not chosen, kept out so that Spring Boot builds the chosen one: its
-         * web server, and its management server's (with MANAGEMENT_PORT both would define the same child context).
+         * The auto-configurations of the servers not chosen, kept out so that Spring Boot builds the chosen one: their
+         * web servers, and their management servers' (with MANAGEMENT_PORT each would define the same child context).
+         * Netty's exist for the reactive stack only, so a servlet row has nothing of Netty's to keep out.
          */
-        public String otherServer() {
-            return otherServer + ".servlet." + otherName() + "ServletWebServerAutoConfiguration,"
-                    + otherServer + ".actuate.web.server." + otherName() + "ServletManagementContextAutoConfiguration";
-        }
-
-        private String otherName() {
-            return this == TOMCAT ? "Jetty" : "Tomcat";
+        public String excludedAutoConfigurations() {
+            String stack = reactive() ? "Reactive" : "Servlet";
+            List<String> excluded = new ArrayList<>();
+            for (String other : others) {
+                if (other.equals("Netty")) {
+                    continue;
+                }
+                String module = "org.springframework.boot." + other.toLowerCase(Locale.ROOT) + ".autoconfigure";
+                excluded.add(module + "." + stack.toLowerCase(Locale.ROOT) + "." + other + stack
+                        + "WebServerAutoConfiguration");
+                excluded.add(module + ".actuate.web.server." + other + stack + "ManagementContextAutoConfiguration");
+            }
+            return String.join(",", excluded);
         }
     }
 
@@ -190,7 +210,17 @@ public record LabSettings(
                 // HIKARI_MAX_POOL: the published rig's name for DB_POOL_MAX, which the app still honours.
                 ServiceSettings.from(env, "HIKARI_MAX_POOL"));
         settings.checkClient();
+        settings.checkServer();
         return settings;
+    }
+
+    /** What the servlet stack alone has: a filter around each request binds its context. */
+    private void checkServer() {
+        if (server.reactive() && contextMode != ContextMode.NONE) {
+            throw new InvalidSettingException("CONTEXT_MODE",
+                    "none with SERVER=netty (the request context is bound by a servlet filter, which WebFlux does "
+                            + "not run)", valueName(contextMode));
+        }
     }
 
     /** The settings that only some clients have: a pool to size, the h2c upgrade of the JDK's client. */
@@ -221,9 +251,11 @@ public record LabSettings(
         Map<String, Object> properties = new LinkedHashMap<>(service.springProperties());
         // true: Tomcat serves each request on a new virtual thread; false: on its platform thread pool.
         properties.put("spring.threads.virtual.enabled", virtualThreads);
-        properties.put("spring.autoconfigure.exclude", server.otherServer());
+        properties.put("spring.main.web-application-type", server.reactive() ? "reactive" : "servlet");
+        properties.put("spring.autoconfigure.exclude", server.excludedAutoConfigurations());
         // Only meaningful for platform threads; Tomcat ignores it when virtual threads are on. TOMCAT_MAX_THREADS
-        // sizes Jetty's pool alike: the rows' request threads, whichever server takes them.
+        // sizes Jetty's pool and Netty's blocking executor alike (NettyBlockingExecution): the rows' request threads,
+        // whichever server takes them.
         properties.put("server.tomcat.threads.max", tomcatMaxThreads);
         properties.put("server.jetty.threads.max", tomcatMaxThreads);
         properties.put("server.jetty.max-connections", tomcatMaxConnections);

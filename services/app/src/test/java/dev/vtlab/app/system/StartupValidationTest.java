@@ -25,7 +25,7 @@ class StartupValidationTest {
             TOMCAT_MAX_CONNECTIONS        | 0           | TOMCAT_MAX_CONNECTIONS must be an integer between 1 and 1000000, got '0'
             TOMCAT_ACCEPT_COUNT           | many        | TOMCAT_ACCEPT_COUNT must be an integer between 1 and 1000000, got 'many'
             DOWNSTREAM_HTTP               | http3       | DOWNSTREAM_HTTP must be http1 or http2, got 'http3'
-            SERVER                        | undertow    | SERVER must be tomcat or jetty, got 'undertow'
+            SERVER                        | undertow    | SERVER must be tomcat, jetty or netty, got 'undertow'
             HTTP_CLIENT                   | okhttp      | HTTP_CLIENT must be jdk, apache, reactor or jetty, got 'okhttp'
             CLIENT_POOL                   | -1          | CLIENT_POOL must be an integer between 0 and 100000, got '-1'
             CLIENT_POOL                   | 8           | CLIENT_POOL must be 0 with HTTP_CLIENT=jdk (the JDK's client has no connection limit to size), got '8'
@@ -56,6 +56,16 @@ class StartupValidationTest {
                 .isInstanceOf(InvalidSettingException.class)
                 .hasMessageStartingWith("HTTP_CLIENT must be jdk with PATH_MODE=pinned-control (that path calls the "
                         + "stub through its own JDK client), got 'jetty'");
+    }
+
+    @Test
+    void nettyRunsNoServletFilterToBindTheRequestContext() {
+        SpringApplicationBuilder app = new SpringApplicationBuilder(AppApplication.class).logStartupInfo(false);
+
+        assertThatThrownBy(() -> app.run("--SERVER=netty", "--CONTEXT_MODE=threadlocal"))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith("CONTEXT_MODE must be none with SERVER=netty (the request context is bound by "
+                        + "a servlet filter, which WebFlux does not run), got 'threadlocal'");
     }
 
     @Test
