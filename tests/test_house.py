@@ -12,8 +12,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "vtlab"
 
 # The flow: what each stage may import beside itself. Data goes plan -> rig -> measure -> series -> results ->
-# explain -> report; the targets drive the measuring and the command line sits on top of everything. An earlier
-# stage never imports a later one, and the analysis and the report read only what a run folder holds.
+# explain -> report -> compare (two runs' analyses side by side); the targets drive the measuring and the command
+# line sits on top of everything. An earlier stage never imports a later one, and the analysis, the report and the
+# comparison read only what run folders hold.
 ALLOWED = {
     "core": set(),
     "plan": {"core"},
@@ -23,8 +24,9 @@ ALLOWED = {
     "explain": {"core", "results", "series"},
     "measure": {"core", "plan", "rig", "series", "results"},
     "report": {"core", "results", "series", "explain"},
+    "compare": {"core", "results", "series", "explain", "report"},
     "targets": {"core", "plan", "rig", "measure", "series", "results"},
-    "cli": {"core", "plan", "rig", "measure", "series", "results", "explain", "report", "targets"},
+    "cli": {"core", "plan", "rig", "measure", "series", "results", "explain", "report", "compare", "targets"},
 }
 STAGES = tuple(ALLOWED)
 MAX_LINES = 400

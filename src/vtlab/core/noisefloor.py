@@ -43,10 +43,12 @@ class Point(NamedTuple):
                      len(self.throughputs))
 
 
-def points(folder: Path = NOISE_FLOOR) -> list[Point]:
-    """Every point run at least twice under `folder`, in the order first seen. A run folder holds the run's
+def points(folder: Path = NOISE_FLOOR, column: str = "throughput_rps") -> list[Point]:
+    """Every point run at least twice under `folder`, in the order first seen, with each run's `column` (the
+    throughput unless asked for another metric: vtlab compare reads each one's). A run folder holds the run's
     matrix.csv and metadata.json, whose plan names the dimensions a row has: rows equal in all of them but the rep
-    are runs of one point. Rows a tier died in, or without a throughput, are not runs."""
+    are runs of one point. Rows a tier died in, or without a throughput, are not runs; a run without the column
+    gives that point nothing."""
     found: dict[tuple[str, ...], list[float]] = defaultdict(list)
     names: dict[tuple[str, ...], str] = {}
     for path in sorted(folder.glob("*/matrix.csv")):
@@ -60,9 +62,11 @@ def points(folder: Path = NOISE_FLOOR) -> list[Point]:
             key = (path.parent.name, *(cells.get(name) or "" for name in point_of))
             names.setdefault(key, f"{path.parent.name}: " + ", ".join(
                 f"{name} {cells.get(name)}" for name in dict.fromkeys(("thread_mode", *varied))))
-            found[key].append(float(cells["throughput_rps"]))
-    return [Point(names[key], tuple(rps)) for key, rps in found.items()
-            if len(rps) >= 2 and statistics.fmean(rps) > 0]
+            value = float(cells.get(column) or "nan")
+            if math.isfinite(value):
+                found[key].append(value)
+    return [Point(names[key], tuple(values)) for key, values in found.items()
+            if len(values) >= 2 and statistics.fmean(values) > 0]
 
 
 def measured(folder: Path = NOISE_FLOOR) -> Floor:

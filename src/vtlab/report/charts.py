@@ -31,7 +31,8 @@ OVERLAY_MARKERS = ["s", "^", "D", "v", "P", "X"]
 Series = dict[str, list[float]]
 
 
-def _svg(fig) -> str:
+def svg(fig) -> str:
+    """The figure as inline SVG, closed (compare.html draws its own with it too)."""
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
@@ -126,7 +127,7 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
         bottom.set_yscale("log")
     bottom.grid(True, which="both", alpha=0.3)
     _log_if_wide(bottom, every_x)
-    return _svg(fig), data
+    return svg(fig), data
 
 
 def pool(aggregates: Sequence[Aggregate]) -> tuple[str, dict] | None:
@@ -156,7 +157,7 @@ def pool(aggregates: Sequence[Aggregate]) -> tuple[str, dict] | None:
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    return _svg(fig), data
+    return svg(fig), data
 
 
 def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pct: float) -> tuple[str, dict]:
@@ -181,7 +182,7 @@ def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pc
     ax.set_title("Per-tier CPU per row (a saturated tier shows at a glance)")
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(True, axis="x", alpha=0.3)
-    return _svg(fig), data
+    return svg(fig), data
 
 
 def pinning(rows: Sequence[Mapping[str, object]], threshold_ms: int) -> tuple[str, dict]:
@@ -201,7 +202,7 @@ def pinning(rows: Sequence[Mapping[str, object]], threshold_ms: int) -> tuple[st
     ax.set_title(f"Virtual-thread pinning (jdk.VirtualThreadPinned over {threshold_ms} ms)")
     ax.set_ylim(bottom=0, top=max(1.0, max(totals.values(), default=0) * 1.2))
     ax.grid(True, axis="y", alpha=0.3)
-    return _svg(fig), {"groups": keys, "events": [totals[k] for k in keys]}
+    return svg(fig), {"groups": keys, "events": [totals[k] for k in keys]}
 
 
 def scenario(title: str, data: Mapping[str, Sequence]) -> str:
@@ -220,4 +221,4 @@ def scenario(title: str, data: Mapping[str, Sequence]) -> str:
     second.plot(range(len(labels)), data[points], color="black", marker="D", linestyle="none")
     second.set_ylabel(SCENARIO_AXES[points])
     second.set_ylim(bottom=0)
-    return _svg(fig)
+    return svg(fig)

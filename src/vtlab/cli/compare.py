@@ -1,0 +1,61 @@
+"""`vtlab compare BASE NEW [NEW…]`: matched rows per metric with the change's interval and a verdict, written as
+compare.md, compare.html and compare.json beside each NEW run (or in --out), printed, gated by --fail-on (exit 1)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from vtlab.cli import flags
+
+
+def add(sub) -> None:
+    compare = sub.add_parser("compare", help="compare runs: each matched row's change per metric, with significance")
+    compare.add_argument("base", type=Path, help="the run folder to compare against (matrix.csv, metadata.json)")
+    compare.add_argument("new", type=Path, nargs="+", help="one or more run folders compared with BASE")
+    compare.add_argument("--fail-on", metavar="CONDITIONS",
+                         help="exit 1 when a significant change crosses one, e.g. 'throughput<-5%%,p99>+10%%' "
+                              "(metrics: throughput, p50, p99, cpu, rss, alloc, errors; %% of BASE)")
+    compare.add_argument("--out", type=Path, metavar="DIR",
+                         help="where compare.md / .html / .json go (default: each NEW run's folder)")
+    compare.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from vtlab.compare import gate
+
+    for path in (args.base, *args.new):
+        if not (path / "matrix.csv").exists():
+            return flags.usage_error(f"compare: {path} holds no matrix.csv")
+    try:
+        conditions = gate.parse(args.fail_on) if args.fail_on else None
+    except ValueError as err:
+        return flags.usage_error(str(err))
+    try:
+        return _compare(args.base, args.new, conditions, args.out)
+    except ValueError as err:
+        return flags.usage_error(f"compare: {err}")
+
+
+def _compare(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None) -> int:
+    from vtlab.compare import compared, gate, page, render, runs
+
+    base = runs.load(base_dir)
+    failed = False
+    for new_dir in new_dirs:
+        comparison = compared.compare(base, runs.load(new_dir))
+        breaches = None
+        if conditions is not None:
+            breaches = gate.breaches(conditions, ((row.label, name, change) for row in comparison.rows
+                                                  for name, change in row.changes.items()))
+            failed = failed or bool(breaches)
+        folder = out or new_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = "compare" if out is None or len(new_dirs) == 1 else f"compare-{new_dir.name}"
+        text = render.markdown(comparison, breaches)
+        (folder / f"{stem}.md").write_text(text)
+        (folder / f"{stem}.json").write_text(render.as_json(comparison, breaches))
+        (folder / f"{stem}.html").write_text(page.serialise(comparison, breaches))
+        print(text)
+        print(f"comparison: {folder / (stem + '.md')}\n")
+    return 1 if failed else 0

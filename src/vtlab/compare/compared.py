@@ -1,0 +1,81 @@
+"""Two runs compared: their scenarios matched by the row registry's key, and per matched scenario and metric the
+change with its interval and verdict. Scenarios in one run only are listed, never dropped."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from vtlab.compare import environment, floors
+from vtlab.compare.metrics import METRICS, Metric
+from vtlab.compare.runs import Run, Scenario
+from vtlab.compare.stats import Change, Estimate, change, of_proportion, of_reps, with_floor
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    changes: dict[str, Change]      # by metric name; a metric neither run measured is absent
+    reps: tuple[int, int]           # counted repetitions, base and new
+    flags: tuple[str, ...]          # "base invalid: …" / "new invalid: …"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    base: Run
+    new: Run
+    headline: str
+    environment: list[tuple[str, str, str]]
+    rows: list[Row]
+    only_base: list[str]
+    only_new: list[str]
+
+
+def compare(base: Run, new: Run, noise: floors.Floors | None = None) -> Comparison:
+    noise = noise if noise is not None else floors.current()
+    rows = []
+    for key, a in base.scenarios.items():
+        b = new.scenarios.get(key)
+        if b is None:
+            continue
+        changes = {}
+        for metric in METRICS:
+            found = _change(metric, a, b, noise)
+            if found is not None:
+                changes[metric.name] = found
+        flags = tuple(f"{side} invalid: {', '.join(s.flags) or 'not valid'}"
+                      for side, s in (("base", a), ("new", b)) if not s.valid)
+        rows.append(Row(a.label, changes, (len(a.reps), len(b.reps)), flags))
+    only_base = [s.label for k, s in base.scenarios.items() if k not in new.scenarios]
+    only_new = [s.label for k, s in new.scenarios.items() if k not in base.scenarios]
+    return Comparison(base, new, environment.headline(base.record, new.record),
+                      environment.differences(base.record, new.record), rows,
+                      [*only_base, *(f"{label} (failed)" for label in base.failed)],
+                      [*only_new, *(f"{label} (failed)" for label in new.failed)])
+
+
+def _change(metric: Metric, a: Scenario, b: Scenario, noise: floors.Floors) -> Change | None:
+    if metric.name == "errors":
+        sides = [_proportion(s) for s in (a, b)]
+    else:
+        sides = [_estimate(metric, s, noise) for s in (a, b)]
+    if not all(math.isfinite(side.mean) for side in sides):
+        return None
+    return change(sides[0], sides[1], metric.higher_is_better)
+
+
+def _estimate(metric: Metric, scenario: Scenario, noise: floors.Floors) -> Estimate:
+    values = [getattr(v.measured, metric.column) for v in scenario.reps]
+    estimate = of_reps(values)
+    if estimate.reps != 1:
+        return estimate
+    floor = noise.of(metric.column)
+    batch = scenario.reps[0].measured.throughput_ci95_rps if metric.name == "throughput" else math.nan
+    return with_floor(estimate, floor.cv_pct, floor.runs, batch)
+
+
+def _proportion(scenario: Scenario) -> Estimate:
+    total = sum(r for r in scenario.requests if math.isfinite(r))
+    failed = sum(v.measured.error_rate * r for v, r in zip(scenario.reps, scenario.requests, strict=True)
+                 if math.isfinite(v.measured.error_rate) and math.isfinite(r))
+    return of_proportion(failed, total)
