@@ -33,3 +33,11 @@ def test_only_a_significant_change_beyond_the_threshold_fails_the_gate():
              ("c", "throughput", _change(-0.03, "worse")),   # significant, but smaller than the team cares about
              ("d", "p99", _change(-0.08, "better"))]         # another metric
     assert [b.scenario for b in gate.breaches(conditions, cases)] == ["a"]
+
+
+def test_the_error_rate_is_gated_in_points_of_the_requests_since_its_base_is_mostly_zero():
+    conditions = gate.parse("errors>+1%")
+    from_none = Change(0.0, 0.02, 0.02, 0.015, 0.025, "worse")       # 0% -> 2% of the requests failed
+    slight = Change(0.0, 0.005, 0.005, 0.003, 0.007, "worse")        # 0% -> 0.5%: real, below the threshold
+    assert [b.scenario for b in gate.breaches(conditions, [("a", "errors", from_none), ("b", "errors", slight)])] == [
+        "a"]

@@ -90,3 +90,18 @@ def test_bad_input_is_refused_naming_it(tmp_path, capsys):
     assert "holds no matrix.csv" in capsys.readouterr().err
     assert main(["compare", str(base), str(base), "--fail-on", "speed<5%"]) == 2
     assert "unknown metric 'speed'" in capsys.readouterr().err
+
+
+def test_a_flagged_row_is_never_judged_however_far_it_moved(tmp_path):
+    def noisy_slower(row):
+        _slower_virtual_1000(row)
+        if row["thread_mode"] == "virtual" and row["concurrency"] == "1000":
+            row["foreign_cpu_pct"] = "40"  # another process took the CPU: noisy-neighbour
+
+    comparison = compared.compare(runs.load(_copy(tmp_path, "base")), runs.load(_copy(tmp_path, "new", noisy_slower)))
+    flagged = [row for row in comparison.rows if row.flags]
+    assert [row.label for row in flagged] == ["virtual order-summary 1000 users released normal pool 50 downstream "
+                                              "1000 ms"]
+    assert "noisy-neighbour" in flagged[0].flags[0]
+    assert {change.verdict for change in flagged[0].changes.values()} == {"invalid"}
+    assert flagged[0].changes["throughput"].share == pytest.approx(-0.2)  # shown, not judged

@@ -4,12 +4,12 @@ change with its interval and verdict. Scenarios in one run only are listed, neve
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vtlab.compare import environment, floors
 from vtlab.compare.metrics import METRICS, Metric
 from vtlab.compare.runs import Run, Scenario
-from vtlab.compare.stats import Change, Estimate, change, of_proportion, of_reps, with_floor
+from vtlab.compare.stats import NOT_JUDGED, Change, Estimate, change, of_proportion, of_reps, with_floor
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,10 @@ def _change(metric: Metric, a: Scenario, b: Scenario, noise: floors.Floors) -> C
         sides = [_estimate(metric, s, noise) for s in (a, b)]
     if not all(math.isfinite(side.mean) for side in sides):
         return None
-    return change(sides[0], sides[1], metric.higher_is_better)
+    found = change(sides[0], sides[1], metric.higher_is_better)
+    # A flagged row's figures are not a measurement to judge by (its own noise exceeded what its interval or the
+    # floor says): the change is shown, never called better, worse or the same.
+    return found if a.valid and b.valid else replace(found, verdict=NOT_JUDGED)
 
 
 def _estimate(metric: Metric, scenario: Scenario, noise: floors.Floors) -> Estimate:

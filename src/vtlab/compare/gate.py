@@ -1,8 +1,9 @@
 """The build gate: `--fail-on 'throughput<-5%,p99>+10%'` fails (exit 1) when a significant change crosses a threshold.
 
-A condition names a metric, a direction and a change in % of the base run. It is crossed only by a change the
-comparison called better or worse (its 95% interval excludes no change) whose estimate lies beyond the threshold:
-noise never fails a build, and neither does a real change smaller than the team cares about.
+A condition names a metric, a direction and a change in % of the base run; for the error rate, whose base is
+mostly 0, in percentage points of the requests (`errors>+1%`: one request in a hundred more failed). It is crossed
+only by a change the comparison called better or worse (its 95% interval excludes no change) whose estimate lies
+beyond the threshold: noise never fails a build, and neither does a real change smaller than the team cares about.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ class Condition(NamedTuple):
     def crossed(self, change: Change) -> bool:
         if change.verdict not in (BETTER, WORSE):
             return False
-        return change.share < self.threshold if self.below else change.share > self.threshold
+        moved = change.delta if self.metric == "errors" else change.share
+        return moved < self.threshold if self.below else moved > self.threshold
 
     def __str__(self) -> str:
         return f"{self.metric}{'<' if self.below else '>'}{self.threshold * 100:+g}%"

@@ -9,6 +9,7 @@ from html import escape
 from vtlab.compare.compared import Comparison
 from vtlab.compare.gate import Breach
 from vtlab.compare.metrics import BY_NAME
+from vtlab.compare.render import interval, moved
 from vtlab.compare.stats import BETTER, WORSE
 from vtlab.report import charts, html
 from vtlab.report.charts import plt  # matplotlib as the report sets it up (no display)
@@ -30,7 +31,7 @@ def serialise(comparison: Comparison, breaches: list[Breach] | None = None) -> s
             + "</table>")
     if breaches is not None:
         parts.append("<h2>Gate</h2><ul>" + ("".join(
-            f"<li>FAILED {escape(str(b.condition))}: {escape(b.scenario)}, {b.change.share * 100:+.1f}%</li>"
+            f"<li>FAILED {escape(str(b.condition))}: {escape(b.scenario)}, {moved(b.condition.metric, b.change)}</li>"
             for b in breaches) or "<li>passed: no significant change crosses a threshold</li>") + "</ul>")
     parts.append("<h2>Changes</h2>" + _changes_chart(c))
     threads = c.new.analysis.rig.tomcat_max_threads
@@ -45,8 +46,8 @@ def serialise(comparison: Comparison, breaches: list[Breach] | None = None) -> s
         parts.append("<table><tr><th>metric</th><th>base</th><th>new</th><th>change</th><th>95% interval</th>"
                      "<th>verdict</th></tr>" + "".join(
                          f"<tr><td>{escape(BY_NAME[name].title)}</td><td>{_number(ch.base)}</td>"
-                         f"<td>{_number(ch.new)}</td><td>{_pct(ch.share)}</td>"
-                         f"<td>[{_pct(ch.share_low)}, {_pct(ch.share_high)}]</td><td>{escape(ch.verdict)}</td></tr>"
+                         f"<td>{_number(ch.new)}</td><td>{moved(name, ch)}</td>"
+                         f"<td>{interval(name, ch)}</td><td>{escape(ch.verdict)}</td></tr>"
                          for name, ch in row.changes.items()) + "</table>")
     for heading, labels in (("Only in the base run", c.only_base), ("Only in the new run", c.only_new)):
         if labels:
@@ -76,12 +77,10 @@ def _changes_chart(c: Comparison) -> str:
     axes[0].set_yticks(range(len(rows)), [row.label for row in rows], fontsize=8)
     axes[0].invert_yaxis()
     return "<figure>" + charts.svg(fig) + ("<figcaption class='small'>green: better, red: worse (the 95% interval "
-                                           "excludes no change); grey: ~ or no noise estimate</figcaption></figure>")
+                                           "excludes no change); grey: ~, no noise estimate, or not judged (a "
+                                           "flagged row)</figcaption></figure>")
 
 
 def _number(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:,.4g}"
 
-
-def _pct(share: float) -> str:
-    return "-" if math.isnan(share) else f"{share * 100:+.1f}%"

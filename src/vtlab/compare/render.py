@@ -11,7 +11,8 @@ from vtlab.compare.gate import Breach
 from vtlab.compare.metrics import BY_NAME, METRICS
 from vtlab.compare.stats import Change
 
-VERDICT_WORDS = {"better": "better", "worse": "**worse**", "~": "~", "?": "? (no noise estimate)"}
+VERDICT_WORDS = {"better": "better", "worse": "**worse**", "~": "~", "?": "? (no noise estimate)",
+                 "invalid": "not judged (a row is flagged)"}
 
 
 def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> str:
@@ -21,9 +22,10 @@ def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> st
         lines += ["| | base | new |", "|---|---|---|", *(f"| {name} | {a} | {b} |" for name, a, b in c.environment),
                   ""]
     lines += [_summary(c), "",
-              "Each change is NEW − BASE with its 95% interval, in % of BASE: `~` where the interval includes no "
-              "change. Reps: the interval of their means (Welch's t); one rep: the rig's between-run noise for the "
-              "metric (reference/noise-floor), or the row's own interval where wider.", ""]
+              "Each change is NEW − BASE with its 95% interval, in % of BASE (the error rate in percentage points): "
+              "`~` where the interval includes no change. Reps: the interval of their means (Welch's t); one rep: "
+              "the rig's between-run noise for the metric (reference/noise-floor), or the row's own interval where "
+              "wider.", ""]
     for row in c.rows:
         reps = f"{row.reps[0]} vs {row.reps[1]} rep(s)"
         lines += [f"## {row.label}", "", f"{reps}" + (f"; {'; '.join(row.flags)}" if row.flags else ""), "",
@@ -31,28 +33,29 @@ def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> st
         for name, change in row.changes.items():
             metric = BY_NAME[name]
             lines.append(f"| {metric.title} | {_value(change.base, metric.unit, name)} | "
-                         f"{_value(change.new, metric.unit, name)} | {_share(change.share)} | {_interval(change)} | "
-                         f"{VERDICT_WORDS[change.verdict]} |")
+                         f"{_value(change.new, metric.unit, name)} | {moved(name, change)} | "
+                         f"{interval(name, change)} | {VERDICT_WORDS[change.verdict]} |")
         lines.append("")
     for title, labels in (("Only in the base run", c.only_base), ("Only in the new run", c.only_new)):
         if labels:
             lines += [f"## {title}", "", *(f"- {label}" for label in labels), ""]
     if breaches is not None:
         lines += ["## Gate", ""]
-        lines += [f"- FAILED {b.condition}: {b.scenario}, {_share(b.change.share)} ({_interval(b.change)})"
-                  for b in breaches] or ["- passed: no significant change crosses a threshold"]
+        lines += [f"- FAILED {b.condition}: {b.scenario}, {moved(b.condition.metric, b.change)} "
+                  f"({interval(b.condition.metric, b.change)})" for b in breaches] or [
+            "- passed: no significant change crosses a threshold"]
         lines.append("")
     return "\n".join(lines)
 
 
 def _summary(c: Comparison) -> str:
-    counts = {verdict: 0 for verdict in ("better", "worse", "~", "?")}
+    counts = {verdict: 0 for verdict in VERDICT_WORDS}
     for row in c.rows:
         for change in row.changes.values():
             counts[change.verdict] += 1
     return (f"{len(c.rows)} scenario(s) matched, {len(c.only_base)} only in the base, {len(c.only_new)} only in the "
             f"new; metrics: {counts['worse']} worse, {counts['better']} better, {counts['~']} `~`, "
-            f"{counts['?']} without a noise estimate.")
+            f"{counts['?']} without a noise estimate, {counts['invalid']} not judged (a flagged row).")
 
 
 def _value(value: float, unit: str, name: str) -> str:
@@ -63,12 +66,19 @@ def _value(value: float, unit: str, name: str) -> str:
     return f"{value:,.1f} {unit}" if abs(value) >= 10 else f"{value:.3g} {unit}"
 
 
-def _share(share: float) -> str:
-    return "-" if math.isnan(share) else f"{share * 100:+.1f}%"
+def moved(name: str, change: Change) -> str:
+    """The change in % of the base; the error rate's in percentage points of the requests (its base is mostly 0)."""
+    if name == "errors":
+        return f"{change.delta * 100:+.2f} pt"
+    return "-" if math.isnan(change.share) else f"{change.share * 100:+.1f}%"
 
 
-def _interval(change: Change) -> str:
-    if math.isnan(change.low) or not change.base:
+def interval(name: str, change: Change) -> str:
+    if math.isnan(change.low):
+        return "-"
+    if name == "errors":
+        return f"[{change.low * 100:+.2f}, {change.high * 100:+.2f}] pt"
+    if not change.base:
         return "-"
     return f"[{change.share_low * 100:+.1f}%, {change.share_high * 100:+.1f}%]"
 

@@ -22,6 +22,7 @@ from vtlab.core.studentt import T_975
 Z_975 = 1.96  # Student t with unbounded degrees of freedom: a proportion over many requests
 
 BETTER, WORSE, SAME, UNKNOWN = "better", "worse", "~", "?"
+NOT_JUDGED = "invalid"  # a side's row is flagged (too noisy, not steady, the generator interfered…): no verdict
 
 
 @dataclass(frozen=True)
