@@ -3,7 +3,6 @@ registry's key), each with the repetitions that count, and what it ran on."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,15 +43,13 @@ def load(path: Path) -> Run:
     run = record.read(path)
     analysis = analyze.analyse(rows, run)
     requests = {id(v): num(row, "http_reqs") for v, row in zip(analysis.verdicts, _measured_rows(rows), strict=True)}
-    groups: dict[tuple[str, ...], list[Verdict]] = defaultdict(list)
-    for verdict in analysis.verdicts:
-        groups[dimensions.key(verdict.row, dimensions.SCENARIO_KEY)].append(verdict)
     scenarios = {}
-    for key, members in groups.items():
-        counted = tuple(counted_reps(members))
-        scenarios[key] = Scenario(key, scenario_label(counted[0].row), counted,
-                                  tuple(requests[id(v)] for v in counted), any(v.valid for v in members),
-                                  tuple(dict.fromkeys(f for v in members if not v.valid for f in v.flags)))
+    for aggregate in analysis.aggregates:  # one per scenario, its repetitions its members
+        counted = tuple(counted_reps(aggregate.members))
+        key = dimensions.key(aggregate.row, dimensions.SCENARIO_KEY)
+        scenarios[key] = Scenario(key, scenario_label(aggregate.row), counted,
+                                  tuple(requests[id(v)] for v in counted), aggregate.valid,
+                                  tuple(dict.fromkeys(f for v in aggregate.members if not v.valid for f in v.flags)))
     return Run(path, run, scenarios, tuple(dimensions.label(v.row) for v in analysis.failed), analysis, tuple(rows))
 
 
