@@ -178,6 +178,27 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
     assert all("harness_ticks" in reading for _, reading in series.points)
 
 
+def test_a_helper_the_harness_ran_and_waited_for_is_its_own_cost_not_a_neighbours():
+    """The profiler's launcher (a JVM started at the hold's start) runs and ends inside the window: once reaped, its
+    CPU is the harness's."""
+    import subprocess
+    import sys
+    import time
+    sampler = samplers.Sampler(0.25, samplers.cpu_reader(lambda: {}))
+    sampler.start()
+    started = time.monotonic()
+    spin = "import time\nend = time.monotonic() + 1.5\nwhile time.monotonic() < end: pass"
+    subprocess.run([sys.executable, "-c", spin], check=True)
+    time.sleep(0.6)
+    series = sampler.stop()
+    (_, first), (_, last) = series.points[0], series.points[-1]
+    def share(key: str) -> float:  # % of the whole machine over the window
+        return (last[key] - first[key]) / (last["host_total"] - first["host_total"]) * 100
+    assert time.monotonic() - started >= 2 and share("harness_ticks") > 100 / os.cpu_count() / 4  # its 1.5 s of CPU
+    foreign = windows.foreign_percent(series, [], series.points[0][0], series.points[-1][0])
+    assert foreign <= share("host_busy") - share("harness_ticks") + 1  # none of it foreign
+
+
 def test_foreign_cpu_leaves_out_interrupts_and_reads_nan_without_samples():
     def point(busy, irq, app, harness, total):
         return {"host_busy": busy, "host_irq": irq, "app_ticks": app, "harness_ticks": harness, "host_total": total}

@@ -241,7 +241,9 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | tuple[int, ...] | None]], 
         busy, total = parse_host_stat(host)
         reading: dict[str, float] = {"host_busy": busy, "host_total": total, "host_irq": parse_host_interrupts(host)}
         if os.getpid() in table:  # the harness itself (samplers, scrapes): ours, but not a tier's
-            reading["harness_ticks"] = table[os.getpid()].own  # its reaped children are tiers
+            # with the helpers it ran and waited for (the profiler's launcher attaching at the hold's start, jcmd):
+            # the rig's own cost, never a neighbour's. A tier is reaped only once it ended, after the hold.
+            reading["harness_ticks"] = table[os.getpid()].total
         for name, pid in tiers().items():
             if pid:
                 reading[f"{name}_ticks"] = sum(tree_ticks(table, one) for one in (pid if isinstance(pid, tuple)

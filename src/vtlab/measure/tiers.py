@@ -11,7 +11,7 @@ from vtlab.core.settings import HOST, PG_HOST, STUB_HOST, STUB_PORT, Java
 from vtlab.measure import liveness, profiler
 from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
-from vtlab.rig import build, netdelay, postgres, prereqs, procs, runtimes, services
+from vtlab.rig import build, listeners, netdelay, postgres, prereqs, procs, runtimes, services
 
 # The tiers as failed rows and the report name them.
 SERVICE, STUB, DATABASE, PROXY, LOAD = "service", "stub", "PostgreSQL", "latency proxy", "load generator (k6)"
@@ -33,13 +33,21 @@ class Rig:
     runners: int = 1  # k6 processes sharing each row's load (plan.runners)
     profiler: profiler.Tool | None = None  # async-profiler for each row's hold (--profiles); None: no profiles
     memory_probe: bool = False  # each row's memory with every user waiting (--memory-probe, measure.memprobe)
+    # A user's --db-url database on this machine: its listener's port. The process listening there is the database
+    # tier (pg), sampled like vtlab's own: its CPU is the row's, not a neighbour's.
+    database_port: int | None = None
     max_order_id: int = 0     # the seeded ids vtlab's own service's load picks from
     max_customer_id: int = 0
 
     def own_pids(self) -> set[int]:
         """The long-lived tiers' processes: not neighbours of the run."""
-        return {pid for pid in (self.pg.postmaster_pid() if self.pg else None, self.stub.pid if self.stub else None)
-                if pid}
+        return {pid for pid in (self.database_pid(), self.stub.pid if self.stub else None) if pid}
+
+    def database_pid(self) -> int | None:
+        """The database tier's root process: vtlab's PostgreSQL, or whatever listens on a user's local database port."""
+        if self.pg is not None:
+            return self.pg.postmaster_pid()
+        return listeners.listening_pid(self.database_port) if self.database_port else None
 
     def jcmds(self, java: Java) -> list[Path]:
         """The jcmd tools that reach a row's service: its runtime's, then vtlab's own (a runtime may ship none)."""
@@ -47,8 +55,7 @@ class Rig:
 
     def pids(self, app: services.Tier) -> dict[str, int | None]:
         """The tiers whose CPU a row samples, the load's runners apart (drive adds them)."""
-        return {"app": app.pid, "pg": self.pg.postmaster_pid() if self.pg else None,
-                "stub": self.stub.pid if self.stub else None}
+        return {"app": app.pid, "pg": self.database_pid(), "stub": self.stub.pid if self.stub else None}
 
     def probes(self, app: services.Tier) -> list[liveness.Probe]:
         """Every tier the row's numbers depend on, the database included."""

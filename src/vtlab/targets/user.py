@@ -32,7 +32,7 @@ class UserService:
     def prepare(self, plan: Plan, run_dir: Path) -> None:
         self.plan = plan
         self.rig = local.user_rig(plan, run_dir, self.core_map, self.k6_dashboard, self.target.db == "vtlab",
-                                  self.target.uses_stub)
+                                  self.target.uses_stub, self.target.local_database_port())
         self.rig.profiler = local.profiler(self.profiles, self.rig)
         self.machine = local.describe(self.rig)
 

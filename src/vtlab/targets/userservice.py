@@ -99,6 +99,30 @@ class Target:
                 "args": [arg.split("=", 1)[0] + ("=…" if "=" in arg else "") for arg in self.args],
                 "health": self.health, "db": self.db, "spring_boot_version": self.boot_version}
 
+    def local_database_port(self) -> int | None:
+        """The port of the --db-url database when it runs on this machine (a loopback host): a tier the rows
+        measure. None for a remote one, or a URL without a port whose database has no known default."""
+        if self.db != "url" or not self.db_url:
+            return None
+        return loopback_port(self.db_url)
+
+
+# The default ports of the JDBC URLs' databases, for a --db-url that names none.
+JDBC_DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306, "mariadb": 3306, "sqlserver": 1433, "oracle": 1521}
+
+
+def loopback_port(jdbc_url: str) -> int | None:
+    """The port of a jdbc:KIND://HOST[:PORT]/… URL whose host is this machine's loopback, else None."""
+    url = jdbc_url.removeprefix("jdbc:")
+    try:
+        parsed = urllib.parse.urlsplit(url)
+        host, port = parsed.hostname, parsed.port
+    except ValueError:
+        return None
+    if host not in ("localhost", "::1") and not (host or "").startswith("127."):
+        return None
+    return port or JDBC_DEFAULT_PORTS.get(parsed.scheme)
+
 
 def without_secrets(url: str | None) -> str:
     """A URL as metadata and messages may show it: no user:password@, no query string."""
