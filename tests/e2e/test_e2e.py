@@ -37,6 +37,11 @@ TINY = ["--ramp", "2", "--warmup", "4", "--hold", "6", "--stub-delay", "100", "-
 # thrown and every request fails (175 log lines, twice in two runs). With the 2 MB contexts the collector could
 # sometimes free enough between requests: it thrashed without throwing (once in CI, 2026-11-26).
 GC_HEAP, GC_CONTEXT_KB = "-XX:+UseSerialGC -Xmx256m -Xmn6m", "2048"
+# The hold's steadiness flags that a collector pausing a quarter of it causes by itself: its per-second throughput
+# swings 53-94 req/s (measured 2026-11-27), so a 6 s hold's halves differ by 10% or more in about a third of runs
+# (not-steady) and a 10 s hold's trend interval is ±47% (too-noisy). Which one a run gets is chance, not the memory
+# verdicts this test is about.
+GC_NOISE_FLAGS = {"not-steady", "too-noisy"}
 THRASH_HEAP, OOM_HEAP, OOM_CONTEXT_KB = "-XX:+UseSerialGC -Xmx96m", "-XX:+UseSerialGC -Xmx48m", "8192"
 
 pytestmark = pytest.mark.e2e
@@ -608,7 +613,9 @@ def test_a_service_collecting_all_the_time_is_named_gc(rig_env, tmp_path):
     # against its maximum (Serial's old generation: 256 MB less the young one), no OutOfMemoryError in the log
     assert float(row["gc_cpu_pct"]) > 0 and row["oom_errors"] == "0", row
     assert 0 < float(row["heap_live_mb_max"]) < 0.9 * float(row["heap_old_max_mb"]) <= 256, row
-    assert verdict["valid"] == "true", verdict
+    # never out-of-memory (an invalid verdict): nothing flagged but what the pauses do to the hold's steadiness
+    assert set(filter(None, verdict["flags"].split(";"))) <= GC_NOISE_FLAGS, verdict
+    assert verdict["valid"] == ("false" if verdict["flags"] else "true"), verdict
     assert_nothing_left(rig_env, run_dir)
 
 
