@@ -23,6 +23,8 @@ def _copy(tmp_path, name, edit=None, meta=None):
         reader = csv.DictReader(handle)
         fields, rows = reader.fieldnames, list(reader)
     rows = [edit(row) or row for row in rows] if edit else rows
+    added = dict.fromkeys(name for row in rows for name in row if name not in (*fields, "_drop"))
+    fields = [*fields, *added]  # columns an edit gave (jvm_opts)
     rows = [row for row in rows if row.get("_drop") != "yes"]
     with (folder / "matrix.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
@@ -105,3 +107,82 @@ def test_a_flagged_row_is_never_judged_however_far_it_moved(tmp_path):
     assert "noisy-neighbour" in flagged[0].flags[0]
     assert {change.verdict for change in flagged[0].changes.values()} == {"invalid"}
     assert flagged[0].changes["throughput"].share == pytest.approx(-0.2)  # shown, not judged
+
+
+SERIAL = "-XX:+UseSerialGC"
+
+
+def _with_options(row, options):
+    row["jvm_opts"] = options
+    return row
+
+
+def _one_run_of_two_option_sets(tmp_path, edit_second=None):
+    """The quick run measured twice in one run: once on vtlab's own options, once with SERIAL (the jvm_opts column,
+    as `--jvm-opts '' --jvm-opts -XX:+UseSerialGC` writes it)."""
+    folder = tmp_path / "two-sets"
+    folder.mkdir()
+    data = json.loads((QUICK / "metadata.json").read_text())
+    data["plan"]["jvm_opts"] = [[], [SERIAL]]
+    (folder / "metadata.json").write_text(json.dumps(data))
+    with (QUICK / "matrix.csv").open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = [*reader.fieldnames, "jvm_opts"], list(reader)
+    second = [_with_options(dict(row), SERIAL) for row in rows]
+    for row in second:
+        (edit_second or (lambda _: None))(row)
+    with (folder / "matrix.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows([*(_with_options(dict(row), "") for row in rows), *second])
+    return folder
+
+
+def test_two_option_sets_in_one_run_compare_within_it_and_the_worse_one_fails_the_gate(tmp_path, capsys):
+    run = _one_run_of_two_option_sets(tmp_path, _slower_virtual_1000)
+    assert main(["compare", str(run), "--across", "jvm_opts", "--fail-on", "throughput<-5%"]) == 1
+    document = json.loads((run / "compare.json").read_text())
+    assert (document["base_part"], document["new_part"]) == ("jvm_opts ''", f"jvm_opts {SERIAL}")
+    assert document["headline"].startswith(f"Within one run ({run}): jvm_opts {SERIAL} against jvm_opts ''")
+    # every scenario matched with its twin of the other set, named without the set that tells them apart
+    assert len(document["rows"]) == 8 and not document["only_base"] and not document["only_new"]
+    assert not any("JVM" in row["scenario"] for row in document["rows"])
+    worse = {(row["scenario"], name) for row in document["rows"] for name, change in row["changes"].items()
+             if change["verdict"] == "worse"}
+    assert ("virtual order-summary 1000 users released normal pool 50 downstream 1000 ms", "throughput") in worse
+    assert all(scenario.startswith("virtual order-summary 1000 users") for scenario, _ in worse)
+    # the page draws each part's rows only: the base's dotted line is the first set's
+    assert f"jvm_opts {SERIAL} against jvm_opts &#x27;&#x27;" in (run / "compare.html").read_text()
+    assert "FAILED throughput<-5%" in capsys.readouterr().out
+
+
+def test_the_same_set_twice_compares_as_no_change(tmp_path):
+    base, new = runs.split(runs.load(_one_run_of_two_option_sets(tmp_path)), "jvm_opts")
+    comparison = compared.compare(base, new)
+    assert len(comparison.rows) == 8
+    assert {change.verdict for row in comparison.rows for change in row.changes.values()} <= {"~", "?"}
+
+
+def test_runs_each_on_one_option_set_are_matched_across_it_and_the_options_said_first(tmp_path):
+    def serial(data):
+        data["plan"]["jvm_opts"] = [[SERIAL]]
+
+    base = runs.load(_copy(tmp_path, "base"))
+    new = runs.load(_copy(tmp_path, "new", lambda row: _with_options(row, SERIAL), serial))
+    assert {str(s.row.jvm_opts) for s in new.scenarios.values()} == {SERIAL}
+    comparison = compared.compare(base, new)
+    assert len(comparison.rows) == 8 and not comparison.only_base and not comparison.only_new
+    assert ("JVM options", "-", SERIAL) in comparison.environment
+    assert comparison.headline == "Same machine; also different: JVM options"
+
+
+def test_a_comparison_within_a_run_is_refused_where_it_cannot_be_made(tmp_path, capsys):
+    quick, two = _copy(tmp_path, "quick"), _one_run_of_two_option_sets(tmp_path)
+    assert main(["compare", str(quick), "--across", "jvm_opts"]) == 2
+    assert f"--across jvm_opts: {quick} measured one value of it ('')" in capsys.readouterr().err
+    assert main(["compare", str(two), "--across", "collector"]) == 2
+    assert "--across collector: not a dimension of a row; one of thread_mode, server" in capsys.readouterr().err
+    for argv in ([str(two)], [str(two), str(quick), "--across", "jvm_opts"]):
+        assert main(["compare", *argv]) == 2
+        assert "give BASE and NEW run folders, or one run folder and --across DIMENSION" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*/compare*"))  # nothing written for any of them

@@ -1,6 +1,6 @@
 import pytest
 
-from vtlab.core import shapes
+from vtlab.core import dimensions, shapes
 from vtlab.plan import planner, presets
 
 
@@ -185,13 +185,47 @@ def test_java_home_sets_the_runtime_of_its_major():
 
 def test_the_hero_profile_runs_the_service_on_its_tuned_jvm_and_a_flag_replaces_the_options():
     hero = planner.build("hero", planner.Overrides())
-    assert hero.jvm_opts == ("-XX:+UseParallelGC", "-Xms4g", "-Xmx4g")
-    assert {(r.concurrency, r.stub_delay_ms, r.hikari_pool, r.conn_mode) for r in hero.rows} == {
-        (2000 * presets._scale(), 1000, 50, "released")}
-    assert hero.describe()["jvm_opts"] == ["-XX:+UseParallelGC", "-Xms4g", "-Xmx4g"]  # recorded with the run
+    tuned = ("-XX:+UseParallelGC", "-Xms4g", "-Xmx4g")
+    assert hero.jvm_option_sets == (tuned,)
+    assert {(r.concurrency, r.stub_delay_ms, r.hikari_pool, r.conn_mode, r.jvm_opts) for r in hero.rows} == {
+        (2000 * presets._scale(), 1000, 50, "released", "-XX:+UseParallelGC -Xms4g -Xmx4g")}
+    assert hero.service_options(hero.rows[0]) == tuned
+    assert hero.describe()["jvm_opts"] == [list(tuned)]  # recorded with the run
     serial = ("-XX:+UseSerialGC",)
-    assert planner.build("hero", planner.Overrides(jvm_opts=serial)).jvm_opts == serial
-    assert planner.build("quick", planner.Overrides()).jvm_opts == ()
+    assert planner.build("hero", planner.Overrides(jvm_opts=(serial,))).jvm_option_sets == (serial,)
+    quick = planner.build("quick", planner.Overrides())
+    assert quick.jvm_option_sets == ((),) and {r.jvm_opts for r in quick.rows} == {""}
+
+
+def test_several_jvm_option_sets_are_a_dimension_of_the_rows_each_row_started_with_its_own():
+    sets = ((), ("-XX:+UseSerialGC", "-Xmx512m"), ("-Dnote=two words",))
+    plan = planner.build("hero", planner.Overrides(jvm_opts=sets, modes=("virtual",)))
+    assert [r.jvm_opts for r in plan.rows] == ["", "-XX:+UseSerialGC -Xmx512m", "'-Dnote=two words'"]
+    # the JVM gets each set's words back, a quoted word whole; the memory probe's tracking after them
+    assert [plan.service_options(r) for r in plan.rows] == [(), sets[1], sets[2]]
+    probed = planner.build("hero", planner.Overrides(jvm_opts=sets, modes=("virtual",), memory_probe="on"))
+    assert probed.service_options(probed.rows[1]) == (*sets[1], planner.NATIVE_MEMORY_TRACKING)
+    # rows of one set differ from another's in their key, label and file names, and never share a service time
+    keys = {dimensions.key(r) for r in plan.rows}
+    slugs = {dimensions.slug(r) for r in plan.rows}
+    assert len(keys) == len(slugs) == 3 and "jvm_opts" in dimensions.PER_REQUEST
+    assert dimensions.label(plan.rows[1]).endswith("JVM -XX:+UseSerialGC -Xmx512m rep 1")
+    assert "jvm_XXUseSerialGC_Xmx512m" in dimensions.slug(plan.rows[1])
+    assert not any(dimensions.is_variant(r) for r in plan.rows)
+    # the same set twice is one set; the order given is the order measured
+    twice = planner.build("quick", planner.Overrides(jvm_opts=(sets[1], (), sets[1]), modes=("virtual",),
+                                                     concurrency=(100,)))
+    assert twice.jvm_option_sets == (sets[1], ()) and [r.jvm_opts for r in twice.rows] == [
+        "-XX:+UseSerialGC -Xmx512m", ""]
+
+
+def test_a_long_option_set_keeps_a_short_file_name_told_apart_by_its_digest():
+    long_a = "-XX:+UseG1GC -XX:MaxGCPauseMillis=50 -XX:G1HeapRegionSize=4m -XX:+AlwaysPreTouch -Xss512k"
+    long_b = long_a.replace("512k", "256k")
+    slug_a, slug_b = (dimensions.slug(dimensions.Row(thread_mode="virtual", jvm_opts=o)) for o in (long_a, long_b))
+    part_a, part_b = (next(p for p in s.split("-") if p.startswith("jvm_")) for s in (slug_a, slug_b))
+    assert part_a != part_b and len(part_a) == len(part_b) == len("jvm_") + dimensions.OPTIONS_SLUG_MAX
+    assert all(c.isalnum() or c == "_" for c in part_a)
 
 
 def test_more_runners_than_the_smallest_rows_users_is_refused_naming_the_flag():

@@ -52,6 +52,17 @@ def test_an_old_run_upgrades_with_the_documented_stand_ins():
     assert run.finished == "" and run.service is None and run.recut is None  # stopped before its end
 
 
+def test_jvm_options_read_as_option_sets_whichever_way_the_run_wrote_them():
+    def plan(jvm_opts):
+        return {"plan": {"profile": "hero", "ramp_s": 10, "warmup_s": 45, "hold_s": 30, "stub_delay_ms": 1000,
+                         "stub_jitter_ms": 0, "model": "closed", "overrides": {}, "rows": [], "jvm_opts": jvm_opts}}
+    # since 2026-11-27 one list per --jvm-opts; before, the one set's words
+    assert record.from_dict(plan([[], ["-XX:+UseSerialGC", "-Xmx1g"]])).plan.jvm_opts == (
+        (), ("-XX:+UseSerialGC", "-Xmx1g"))
+    assert record.from_dict(plan(["-XX:+UseParallelGC", "-Xmx4g"])).plan.jvm_opts == (("-XX:+UseParallelGC", "-Xmx4g"),)
+    assert record.from_dict(plan([])).plan.jvm_opts == ()
+
+
 def test_a_folder_without_metadata_reads_as_every_stand_in(tmp_path):
     run = record.read(tmp_path)
     assert run.plan is None and run.host == {} and run.cpus_available == 0 and run.rig == constants.CURRENT

@@ -104,3 +104,7 @@ def test_a_heap_set_below_what_the_users_keep_live_is_warned_and_vtlabs_own_sizi
     assert doctor.heap(10_000, ("-Xmx4194304k",)).status == doctor.OK
     sized = doctor.heap(10_000, ())
     assert sized.status == doctor.OK and "sized to 3840 MB" in sized.found
+    # several option sets (one per --jvm-opts): the one that warns is told, whichever comes first
+    assert doctor.heaps(10_000, (("-Xmx4g",), ("-XX:+UseSerialGC", "-Xmx1g"))).found.startswith(
+        "--jvm-opts sets -Xmx to 1,024 MB")
+    assert doctor.heaps(10_000, ((), ("-Xmx4g",))).found == sized.found

@@ -12,7 +12,10 @@ from vtlab.cli import flags
 def add(sub) -> None:
     compare = sub.add_parser("compare", help="compare runs: each matched row's change per metric, with significance")
     compare.add_argument("base", type=Path, help="the run folder to compare against (matrix.csv, metadata.json)")
-    compare.add_argument("new", type=Path, nargs="+", help="one or more run folders compared with BASE")
+    compare.add_argument("new", type=Path, nargs="*", help="one or more run folders compared with BASE")
+    compare.add_argument("--across", metavar="DIMENSION",
+                         help="compare within one run (BASE alone): its rows of the first value of a dimension it "
+                              "measured against those of each other value, e.g. --across jvm_opts")
     compare.add_argument("--fail-on", metavar="CONDITIONS",
                          help="exit 1 when a significant change crosses one, e.g. 'throughput<-5%%,p99>+10%%' "
                               "(metrics: throughput, p50, p99, cpu, rss, alloc, errors; %% of BASE)")
@@ -24,6 +27,8 @@ def add(sub) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from vtlab.compare import gate
 
+    if bool(args.new) == bool(args.across):
+        return flags.usage_error("compare: give BASE and NEW run folders, or one run folder and --across DIMENSION")
     for path in (args.base, *args.new):
         if not (path / "matrix.csv").exists():
             return flags.usage_error(f"compare: {path} holds no matrix.csv")
@@ -32,26 +37,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except ValueError as err:
         return flags.usage_error(str(err))
     try:
-        return _compare(args.base, args.new, conditions, args.out)
+        return _compare(args.base, args.new, conditions, args.out, args.across)
     except ValueError as err:
         return flags.usage_error(f"compare: {err}")
 
 
-def _compare(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None) -> int:
+def _compare(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None, across: str | None) -> int:
     from vtlab.compare import compared, gate, page, render, runs
 
-    base = runs.load(base_dir)
+    if across:
+        base, *others = runs.split(runs.load(base_dir), across)
+    else:
+        base, others = runs.load(base_dir), [runs.load(new_dir) for new_dir in new_dirs]
     failed = False
-    for new_dir in new_dirs:
-        comparison = compared.compare(base, runs.load(new_dir))
+    for number, new in enumerate(others, start=1):
+        comparison = compared.compare(base, new)
         breaches = None
         if conditions is not None:
             breaches = gate.breaches(conditions, ((row.label, name, change) for row in comparison.rows
                                                   for name, change in row.changes.items()))
             failed = failed or bool(breaches)
-        folder = out or new_dir
+        folder = out or new.path
         folder.mkdir(parents=True, exist_ok=True)
-        stem = "compare" if out is None or len(new_dirs) == 1 else f"compare-{new_dir.name}"
+        stem = ("compare" if len(others) == 1 else f"compare-{number}" if across else
+                "compare" if out is None else f"compare-{new.path.name}")
         text = render.markdown(comparison, breaches)
         (folder / f"{stem}.md").write_text(text)
         (folder / f"{stem}.json").write_text(render.as_json(comparison, breaches))

@@ -33,7 +33,7 @@ def largest_burst(the_plan: Plan) -> int:
 
 def examine(the_plan: Plan) -> list[doctor.Finding]:
     return doctor.examine(largest_row(the_plan), len(the_plan.rows), postgres.main_instance().running(),
-                          the_plan.jvm_opts, the_plan.downstream_http, largest_burst(the_plan))
+                          the_plan.jvm_option_sets, the_plan.downstream_http, largest_burst(the_plan))
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -183,12 +183,17 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "pinned-control, scopedvalue and structured need 25)"),
     ("--java-home", "java_home", java_home, "another Java runtime for the service; its major version is its "
      "--jdk value"),
-    ("--jvm-opts", "jvm_opts", jvm_options, "the service's JVM options, every row alike, after vtlab's own heap and "
-     "JFR settings, e.g. '-XX:+UseParallelGC' (recorded in metadata)"),
+    ("--jvm-opts", "jvm_opts", jvm_options, "the service's JVM options after vtlab's own heap and JFR settings, e.g. "
+     "'-XX:+UseParallelGC'; give it again for another set (--jvm-opts '' for none): each set is a dimension of the "
+     "rows, recorded in the jvm_opts column"),
     ("--runners", "runners", bounded_int(1, 64, "k6 processes"), "k6 processes sharing each row's load on k6's "
      "execution segments, their requests merged into the row's one series (default 1; on Kubernetes the TestRun's "
      "parallelism)"),
 ]
+
+
+# Flags given more than once, each time another value of their dimension (a JVM option set holds commas and spaces).
+REPEATED = ("jvm_opts",)
 
 
 def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | None = None) -> None:
@@ -198,13 +203,15 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
                          help="preset matrix (default quick; service with --service or --url): "
                               + "; ".join(f"{n}: {p.summary}" for n, p in profiles.items()))
     for flag, dest, parse, words in PLAN_FLAGS:
-        command.add_argument((renamed or {}).get(flag, flag), dest=dest, type=parse, help=words)
+        command.add_argument((renamed or {}).get(flag, flag), dest=dest, type=parse, help=words,
+                             action="append" if dest in REPEATED else "store")
 
 
 def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) -> planner.Plan:
     """The plan the profile and flags describe; ValueError names a flag combination that cannot run. For a user's
     service (`target`) every row calls it: the service workload, whatever the profile's."""
     given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
+    given.update({dest: tuple(given[dest]) for dest in REPEATED if given[dest] is not None})
     if target is not None:
         given["workloads"] = (presets.SERVICE_WORKLOAD,)
         if not target.uses_stub:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from vtlab.compare import environment, floors
+from vtlab.compare import environment, floors, runs
 from vtlab.compare.metrics import METRICS, Metric
 from vtlab.compare.runs import Run, Scenario
 from vtlab.compare.stats import NOT_JUDGED, Change, Estimate, change, of_proportion, of_reps, with_floor
@@ -31,8 +31,16 @@ class Comparison:
     only_new: list[str]
 
 
+# Settings a run may give all its rows: two runs that each gave one are matched across it (their environment tells
+# the difference first), as before JVM options were a dimension of the rows.
+RUN_SETTINGS = ("jvm_opts",)
+
+
 def compare(base: Run, new: Run, noise: floors.Floors | None = None) -> Comparison:
     noise = noise if noise is not None else floors.current()
+    shared = tuple(name for name in RUN_SETTINGS if name in base.matched and name in new.matched
+                   and len(runs.values(base, name)) == len(runs.values(new, name)) == 1)
+    base, new = runs.without(base, shared), runs.without(new, shared)
     rows = []
     for key, a in base.scenarios.items():
         b = new.scenarios.get(key)
@@ -48,10 +56,19 @@ def compare(base: Run, new: Run, noise: floors.Floors | None = None) -> Comparis
         rows.append(Row(a.label, changes, (len(a.reps), len(b.reps)), flags))
     only_base = [s.label for k, s in base.scenarios.items() if k not in new.scenarios]
     only_new = [s.label for k, s in new.scenarios.items() if k not in base.scenarios]
-    return Comparison(base, new, environment.headline(base.record, new.record),
+    return Comparison(base, new, _headline(base, new),
                       environment.differences(base.record, new.record), rows,
                       [*only_base, *(f"{label} (failed)" for label in base.failed)],
                       [*only_new, *(f"{label} (failed)" for label in new.failed)])
+
+
+def _headline(base: Run, new: Run) -> str:
+    """The environment's line; a comparison within one run (`--across`) says which parts it holds against each
+    other first."""
+    head = environment.headline(base.record, new.record)
+    if base.selection or new.selection:
+        return f"Within one run ({base.path}): {new.selection} against {base.selection}. {head}"
+    return head
 
 
 def _change(metric: Metric, a: Scenario, b: Scenario, noise: floors.Floors) -> Change | None:

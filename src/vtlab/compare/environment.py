@@ -3,6 +3,7 @@ options measures those too."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 
 from vtlab.results.record import RunRecord
@@ -18,7 +19,7 @@ FACTS = (
     ("service JDK", lambda r: _service(r).get("jdkVersion")),
     ("Spring Boot", lambda r: _service(r).get("springBootVersion")),
     ("JDBC pool", lambda r: " ".join(str(v) for v in (_pool(r).get("implementation"), _pool(r).get("version")) if v)),
-    ("JVM options", lambda r: " ".join(r.plan.jvm_opts) if r.plan else ""),
+    ("JVM options", lambda r: " | ".join(shlex.join(options) for options in r.plan.jvm_opts) if r.plan else ""),
     ("k6", lambda r: r.versions.get("k6")),
     ("rig JDK", lambda r: r.versions.get("java")),
     ("vtlab commit", lambda r: r.versions.get("vtlab_commit")),

@@ -21,7 +21,7 @@ DRAWN = ("throughput", "p99", "cpu")
 
 def serialise(comparison: Comparison, breaches: list[Breach] | None = None) -> str:
     c = comparison
-    title = f"{c.new.path.name} against {c.base.path.name}"
+    title = f"{c.new.name} against {c.base.name}"
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>vtlab compare: {escape(title)}"
              f"</title><style>{html.CSS}</style></head><body>", f"<h1>{escape(title)}</h1>",
              f"<p><strong>{escape(c.headline)}.</strong></p>"]
@@ -35,11 +35,11 @@ def serialise(comparison: Comparison, breaches: list[Breach] | None = None) -> s
             for b in breaches) or "<li>passed: no significant change crosses a threshold</li>") + "</ul>")
     parts.append("<h2>Changes</h2>" + _changes_chart(c))
     threads = c.new.analysis.rig.tomcat_max_threads
-    both = charts.hero(c.new.analysis.aggregates, [Source(f"base: {c.base.path.name}", list(c.base.rows))], threads)
+    both = charts.hero(c.new.analysis.aggregates, [Source(f"base: {c.base.name}", list(c.base.rows))], threads)
     if both:
         parts.append("<h2>Throughput and p99, both runs</h2><figure>" + both[0] + "<figcaption class='small'>"
-                     f"markers and bars: {escape(c.new.path.name)} (its 95% intervals); dotted: "
-                     f"{escape(c.base.path.name)}</figcaption></figure>")
+                     f"markers and bars: {escape(c.new.name)} (its 95% intervals); dotted: "
+                     f"{escape(c.base.name)}</figcaption></figure>")
     for row in c.rows:
         parts.append(f"<h2>{escape(row.label)}</h2><p class='small'>{row.reps[0]} vs {row.reps[1]} rep(s)"
                      + (f"; {escape('; '.join(row.flags))}" if row.flags else "") + "</p>")

@@ -17,7 +17,7 @@ VERDICT_WORDS = {"better": "better", "worse": "**worse**", "~": "~", "?": "? (no
 
 def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> str:
     c = comparison
-    lines = [f"# {c.new.path.name} against {c.base.path.name}", "", f"**{c.headline}.**", ""]
+    lines = [f"# {c.new.name} against {c.base.name}", "", f"**{c.headline}.**", ""]
     if c.environment:
         lines += ["| | base | new |", "|---|---|---|", *(f"| {name} | {a} | {b} |" for name, a, b in c.environment),
                   ""]
@@ -90,7 +90,8 @@ def as_json(comparison: Comparison, breaches: list[Breach] | None = None) -> str
         return None if math.isnan(value) else round(value, 6)
 
     document = {
-        "base": str(c.base.path), "new": str(c.new.path), "headline": c.headline,
+        "base": str(c.base.path), "new": str(c.new.path),
+        "base_part": c.base.selection, "new_part": c.new.selection, "headline": c.headline,
         "environment": [{"fact": name, "base": a, "new": b} for name, a, b in c.environment],
         "metrics": [{"name": m.name, "column": m.column, "unit": m.unit, "higher_is_better": m.higher_is_better}
                     for m in METRICS],

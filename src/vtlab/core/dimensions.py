@@ -12,6 +12,7 @@ entry here plus the code that really uses it.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,17 @@ def _own_service(row: Any) -> bool:
     """A row of vtlab's own service, whose pool, paths and downstream the row sets (not a user's service)."""
     return row.workload != "service"
 
+
+def _options_slug(options: str) -> str:
+    """JVM options in a file name: their letters and digits ("-XX:+UseSerialGC" -> "XXUseSerialGC"), long ones cut
+    and told apart by a digest of the whole."""
+    words = "_".join("".join(c for c in word if c.isalnum()) for word in options.split())
+    if len(words) > OPTIONS_SLUG_MAX:
+        words = words[:OPTIONS_SLUG_MAX - 9] + "_" + hashlib.sha256(options.encode()).hexdigest()[:8]
+    return "jvm_" + words
+
+
+OPTIONS_SLUG_MAX = 40
 
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("thread_mode", str, "", lambda r: r.thread_mode, lambda r: r.thread_mode,
@@ -120,6 +132,11 @@ DIMENSIONS: tuple[Dimension, ...] = (
     # variant, told in the JEP 491 section; it changes what blocking in a monitor does, so no shared service time.
     Dimension("jdk", int, 25, _when(lambda r: r.jdk != 25, lambda r: f"JDK {r.jdk}"),
               _when(lambda r: r.jdk != 25, lambda r: f"jdk{r.jdk}"), plain=(25,), per_request=True),
+    # The service's JVM options beyond vtlab's own, as shell words (shlex.join; "" for none): one value per --jvm-opts
+    # given, so two collectors are rows of one run. It changes what one request costs (a collector's barriers, -Xint),
+    # so no shared service time; it never makes a variant: a whole run may carry one (the hero's heap).
+    Dimension("jvm_opts", str, "", _when(lambda r: r.jvm_opts, lambda r: f"JVM {r.jvm_opts}"),
+              _when(lambda r: r.jvm_opts, lambda r: _options_slug(r.jvm_opts)), per_request=True),
     Dimension("shape", str, "steady", _when(lambda r: r.shape != "steady", lambda r: f"{r.shape} shape"),
               _when(lambda r: r.shape != "steady", lambda r: r.shape), plain=("steady",)),
     Dimension("rep", int, 1, lambda r: f"rep {r.rep}", lambda r: f"rep{r.rep}", across_reps=True),

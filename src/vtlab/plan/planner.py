@@ -8,6 +8,7 @@ refused here, naming the flags, before anything starts.
 from __future__ import annotations
 
 import itertools
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 
@@ -67,12 +68,17 @@ class Overrides:
     jdks: tuple[int, ...] | None = None
     java_home: str | None = None  # another runtime; its major version (from its release file) is its jdk value
     java_home_jdk: int | None = None
-    jvm_opts: tuple[str, ...] | None = None
+    jvm_opts: tuple[tuple[str, ...], ...] | None = None  # one set of options per --jvm-opts: a dimension of the rows
     runners: int | None = None
     warmup_until: str | None = None
     aot: str | None = None
     memory_probe: str | None = None
     downstream_http: str | None = None
+
+
+def row_options(row: Row) -> tuple[str, ...]:
+    """The row's JVM options as the words the JVM is given (the jvm_opts dimension keeps them as shell words)."""
+    return tuple(shlex.split(row.jvm_opts))
 
 
 # What the memory probe (measure.memprobe) reads the platform threads' stacks with.
@@ -95,17 +101,17 @@ class Plan:
     spike_s: int = shapes.Shape.spike_s
     step_count: int = shapes.Shape.steps
     java_homes: dict = field(default_factory=dict)  # jdk value -> a --java-home for it (else vtlab's own)
-    jvm_opts: tuple[str, ...] = ()  # the service's JVM options beyond vtlab's own, every row alike
+    jvm_option_sets: tuple[tuple[str, ...], ...] = ((),)  # the rows' JVM option sets (the jvm_opts dimension), in order
     runners: int = 1  # k6 processes sharing each row's load (locally, or the k6-operator's parallelism)
     warmup_until: str = "settled"  # presets.WARMUP_ENDS: settled (warmup_s is the bound) or fixed
     aot: str = "off"  # presets.AOT: the service's JDK 25 AOT cache (vtlab.rig.aot), trained once per command line
     memory_probe: str = "off"  # presets.MEMORY_PROBE: each row's memory with every user waiting (measure.memprobe)
     downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP: vtlab's service to the stub, every row alike
 
-    def service_options(self) -> tuple[str, ...]:
-        """The service's JVM options beyond vtlab's own: the plan's, and Native Memory Tracking for the probe (a few
+    def service_options(self, row: Row) -> tuple[str, ...]:
+        """The service's JVM options beyond vtlab's own: the row's, and Native Memory Tracking for the probe (a few
         percent of the service's CPU: only where asked for)."""
-        return (*self.jvm_opts, *((NATIVE_MEMORY_TRACKING,) if self.memory_probe == "on" else ()))
+        return (*row_options(row), *((NATIVE_MEMORY_TRACKING,) if self.memory_probe == "on" else ()))
 
     def uses_aot(self, row: Row) -> bool:
         """JDK 25's AOT cache keeps method profiles (JEP 515); JDK 21 has none of it."""
@@ -138,7 +144,8 @@ class Plan:
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
                 "spike_s": self.spike_s, "step_count": self.step_count,
-                "java_homes": {str(k): v for k, v in self.java_homes.items()}, "jvm_opts": list(self.jvm_opts),
+                "java_homes": {str(k): v for k, v in self.java_homes.items()},
+                "jvm_opts": [list(options) for options in self.jvm_option_sets],
                 "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
                 "memory_probe": self.memory_probe, "downstream_http": self.downstream_http, "overrides": self.overrides,
                 "rows": [dimensions.values(row) for row in self.rows]}
@@ -149,6 +156,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     given = {key: value for key, value in overrides.__dict__.items() if value is not None}
     # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).
     setting = {name: given.get(name, getattr(profile, name)) for name in SCALARS}
+    setting["jvm_opts"] = tuple(dict.fromkeys(given.get("jvm_opts", (profile.jvm_opts,))))
     if setting["model"] == "open" and not overrides.rates and not any(b.rates for b in profile.blocks):
         raise ValueError("--model open needs --rates (requests per second, e.g. --rates 100,400)")
     java_homes = _java_homes(overrides)
@@ -256,7 +264,7 @@ def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
 # The profile's scalar settings a flag of the same name replaces.
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
-           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "jvm_opts", "runners", "warmup_until",
+           "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "runners", "warmup_until",
            "aot", "memory_probe", "downstream_http")
 
 
@@ -264,10 +272,11 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
     """Every combination of the block's dimensions, in the order rows are measured."""
     loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
              else [("closed", users, 0) for users in block.concurrency])
-    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, mode, executor, fanout, \
+    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, options, mode, executor, fanout, \
             pool_impl, client, client_pool, server, ctx, db_ms, downstream_ms, shape in itertools.product(
                 block.workloads, block.conn_modes, block.pools, block.path_modes,
-                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, block.modes,
+                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, setting["jvm_opts"],
+                block.modes,
                 block.executors, block.fanouts, block.pool_impls, block.http_clients, block.client_pools,
                 block.servers, block.contexts, block.db_latencies, block.downstream_latencies, block.shapes):
         yield Row(thread_mode=mode, server=server, workload=workload, load_model=model, concurrency=users,
@@ -278,7 +287,7 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
                   offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
                   context_kb=setting["context_kb"], db_latency_ms=db_ms, db_jitter_ms=setting["db_jitter_ms"],
                   downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"],
-                  shape=shape, jdk=jdk, rep=rep)
+                  shape=shape, jdk=jdk, jvm_opts=shlex.join(options), rep=rep)
 
 
 def _shape(row: Row, setting: dict) -> Row | None:
@@ -291,7 +300,7 @@ def _shape(row: Row, setting: dict) -> Row | None:
         # the user's service: vtlab sets none of its own service's parts, so none of them tells rows apart
         return Row(thread_mode=row.thread_mode, workload=workload, load_model=row.load_model,
                    concurrency=row.concurrency, target_rps=row.target_rps, hikari_pool=0, tomcat_max_threads=0,
-                   stub_delay_ms=row.stub_delay_ms, shape=row.shape, jdk=row.jdk, rep=row.rep)
+                   stub_delay_ms=row.stub_delay_ms, shape=row.shape, jdk=row.jdk, jvm_opts=row.jvm_opts, rep=row.rep)
     changes: dict[str, object] = {
         "sleep_ms": row.sleep_ms if workload == "sleep" else 0,
         "cpu_work": row.cpu_work if workload == "cpu" else 0,

@@ -63,7 +63,7 @@ class PlanRecord:
     spike_s: int = shapes.Shape.spike_s
     step_count: int = shapes.Shape.steps
     java_homes: Mapping[str, str] = field(default_factory=dict)  # jdk value (as text) -> the --java-home
-    jvm_opts: tuple[str, ...] = ()
+    jvm_opts: tuple[tuple[str, ...], ...] = ()  # the option sets, one per --jvm-opts (none recorded: ())
     runners: int = 1
 
 
@@ -183,7 +183,14 @@ def _plan(plan: _Reader) -> PlanRecord:
         spike_s=plan.integer("spike_s", PlanRecord.spike_s),
         step_count=plan.integer("step_count", PlanRecord.step_count),
         java_homes={jdk: str(home) for jdk, home in plan.inner("java_homes", {}).values.items()},
-        jvm_opts=tuple(str(option) for option in plan.items("jvm_opts")), runners=plan.integer("runners", 1))
+        jvm_opts=_option_sets(plan.items("jvm_opts")), runners=plan.integer("runners", 1))
+
+
+def _option_sets(items: list[object]) -> tuple[tuple[str, ...], ...]:
+    """The plan's JVM option sets: a list of them since 2026-11-27, before that the one set's words."""
+    if items and all(isinstance(item, list) for item in items):
+        return tuple(tuple(str(word) for word in item) for item in items)
+    return (tuple(str(word) for word in items),) if items else ()
 
 
 def _rig(top: _Reader) -> constants.Constants:

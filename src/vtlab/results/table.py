@@ -113,6 +113,8 @@ EXTRA_COLUMNS = [
     "client_pending_mean", "client_pending_max", "client_pending_share",
     # the embedded server (the server dimension) and the request threads it ran with as it reported them (-1: no cap)
     "server", "server_max_threads",
+    # the service's JVM options beyond vtlab's own (the jvm_opts dimension: one value per --jvm-opts), as shell words
+    "jvm_opts",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -48,12 +48,13 @@ class Finding:
         return text
 
 
-def examine(max_users: int, rows: int, pg_running: bool, jvm_opts: tuple[str, ...] = (),
+def examine(max_users: int, rows: int, pg_running: bool, option_sets: tuple[tuple[str, ...], ...] = ((),),
             downstream_http: str = "http1", burst: int = 0) -> list[Finding]:
-    """Every check; `max_users`, `rows`, the service's `jvm_opts`, how it calls the stub (`downstream_http`) and the
-    most users that connect within a second (`burst`) come from the plan about to run (or the default one)."""
+    """Every check; `max_users`, `rows`, the service's JVM `option_sets` (one per --jvm-opts), how it calls the stub
+    (`downstream_http`) and the most users that connect within a second (`burst`) come from the plan about to run (or
+    the default one)."""
     return [*_toolchains(), open_files(max_users, downstream_http), accept_backlog(max_users, burst),
-            heap(max_users, jvm_opts),
+            heaps(max_users, option_sets),
             *cpu_frequency(), free_disk(rows),
             *ports(pg_running), other_harnesses()]
 
@@ -148,6 +149,12 @@ def accept_backlog(max_users: int, burst: int, somaxconn_path: str = "/proc/sys/
                        "cause (the row counts them as listen_overflows)",
                        f"sysctl -w net.core.somaxconn={min(asked, max(burst, somaxconn * 2))}  (or a longer --ramp)")
     return Finding(OK, "listen backlog", found, "", "")
+
+
+def heaps(max_users: int, option_sets: tuple[tuple[str, ...], ...]) -> Finding:
+    """The heap check of each JVM option set the plan measures: the first set that warns, else the first set's."""
+    found = [heap(max_users, options) for options in option_sets or ((),)]
+    return next((finding for finding in found if finding.status == WARN), found[0])
 
 
 def heap(max_users: int, jvm_opts: tuple[str, ...]) -> Finding:

@@ -24,7 +24,7 @@ from vtlab.targets import kubeletstats, own
 from vtlab.measure import load, loop
 from vtlab.rig import postgres, services
 from vtlab.core.dimensions import Row
-from vtlab.plan.planner import Plan
+from vtlab.plan.planner import Plan, row_options
 from vtlab.core.settings import LOAD, SQL
 
 LABEL = "vtlab.dev/tier"
@@ -175,7 +175,7 @@ def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
     if _mebibytes(app["resources"]["limits"]["memory"]) < needed:
         for bound in ("requests", "limits"):
             app["resources"][bound]["memory"] = f"{needed}Mi"
-    app["command"] = ["java", *config.jvm_flags(), *plan.jvm_opts,
+    app["command"] = ["java", *config.jvm_flags(), *row_options(row),
                       f"-XX:StartFlightRecording=filename=/jfr/{dimensions.slug(row)}.jfr,"
                       "settings=/jfc/pinning.jfc,dumponexit=true",
                       "-XX:FlightRecorderOptions=repository=/jfr/repository", "-jar", "/app/app.jar"]

@@ -50,7 +50,7 @@ class OwnService:
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         db_env, stub_url, proxies = rig.route(row, slug)
         aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
-        config, options = app_config(row, plan.peak_users(row), plan.downstream_http), plan.service_options()
+        config, options = app_config(row, plan.peak_users(row), plan.downstream_http), plan.service_options(row)
         try:
             start = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
                                         (db_env, stub_url), rig.run_dir / "logs", aot_log)

@@ -78,7 +78,7 @@ class UserService:
         virtual = row.thread_mode == "virtual"
         aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
         stub_url = rig.stub.base_url if rig.stub else None
-        options = plan.service_options()
+        options = plan.service_options(row)
         if target.started_by_vtlab:
             start = (useraot.start_for(rig, target, java, virtual, self._database(), stub_url, options,
                                        plan.users(row), rig.run_dir / "logs", aot_log)
