@@ -199,11 +199,11 @@ def test_the_hero_profile_runs_the_service_on_its_tuned_jvm_and_a_flag_replaces_
 
 def test_several_jvm_option_sets_are_a_dimension_of_the_rows_each_row_started_with_its_own():
     sets = ((), ("-XX:+UseSerialGC", "-Xmx512m"), ("-Dnote=two words",))
-    plan = planner.build("hero", planner.Overrides(jvm_opts=sets, modes=("virtual",)))
+    plan = planner.build("hero", planner.Overrides(jvm_opts=sets, modes=("virtual",), reps=1))
     assert [r.jvm_opts for r in plan.rows] == ["", "-XX:+UseSerialGC -Xmx512m", "'-Dnote=two words'"]
     # the JVM gets each set's words back, a quoted word whole; the memory probe's tracking after them
     assert [plan.service_options(r) for r in plan.rows] == [(), sets[1], sets[2]]
-    probed = planner.build("hero", planner.Overrides(jvm_opts=sets, modes=("virtual",), memory_probe="on"))
+    probed = planner.build("hero", planner.Overrides(jvm_opts=sets, modes=("virtual",), reps=1, memory_probe="on"))
     assert probed.service_options(probed.rows[1]) == (*sets[1], planner.NATIVE_MEMORY_TRACKING)
     # rows of one set differ from another's in their key, label and file names, and never share a service time
     keys = {dimensions.key(r) for r in plan.rows}
@@ -214,7 +214,7 @@ def test_several_jvm_option_sets_are_a_dimension_of_the_rows_each_row_started_wi
     assert not any(dimensions.is_variant(r) for r in plan.rows)
     # the same set twice is one set; the order given is the order measured
     twice = planner.build("quick", planner.Overrides(jvm_opts=(sets[1], (), sets[1]), modes=("virtual",),
-                                                     concurrency=(100,)))
+                                                     conn_modes=("released",), concurrency=(100,)))
     assert twice.jvm_option_sets == (sets[1], ()) and [r.jvm_opts for r in twice.rows] == [
         "-XX:+UseSerialGC -Xmx512m", ""]
 

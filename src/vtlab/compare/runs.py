@@ -90,8 +90,9 @@ def split(run: Run, name: str) -> list[Run]:
         raise ValueError(f"--across {name}: not a dimension of a row; one of {', '.join(dimensions.SCENARIO_KEY)}")
     found = values(run, name)
     if len(found) < 2:
-        raise ValueError(f"--across {name}: {run.path} measured one value of it ({found[0] if found else 'none'}); "
-                         "nothing to compare within the run")
+        measured = repr(found[0]) if found else "none"
+        raise ValueError(f"--across {name}: {run.path} measured one value of it ({measured}); nothing to compare "
+                         "within the run")
     parts = []
     for value in found:
         def keep(row: object, value: str = value) -> bool:
