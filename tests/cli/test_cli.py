@@ -75,6 +75,16 @@ def test_dry_run_lists_rows_and_starts_nothing(capsys, tmp_path):
     assert not (tmp_path / "r").exists()
 
 
+def test_jvm_opts_given_twice_are_two_sets_each_a_row_and_a_bad_set_is_refused(capsys, tmp_path):
+    argv = ["run", "--profile", "hero", "--modes", "virtual", "--reps", "1", "--out", str(tmp_path / "r"), "--dry-run"]
+    assert main([*argv, "--jvm-opts=-XX:+UseSerialGC -Xmx1g", "--jvm-opts="]) == 0
+    out = capsys.readouterr().out
+    assert "JVM -XX:+UseSerialGC -Xmx1g" in out and out.count("virtual order-summary") == 2
+    code, err = run_cli(capsys, *argv, "--jvm-opts=-XX:+UseSerialGC", "--jvm-opts=UseParallelGC")
+    assert code == 2 and "--jvm-opts: 'UseParallelGC' is not accepted; use JVM options, each starting with '-'" in err
+    assert not (tmp_path / "r").exists()
+
+
 def test_db_rejects_unknown_action(capsys):
     code, err = run_cli(capsys, "db", "restart")
     assert code == 2 and "start" in err

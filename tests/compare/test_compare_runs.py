@@ -109,6 +109,23 @@ def test_a_flagged_row_is_never_judged_however_far_it_moved(tmp_path):
     assert flagged[0].changes["throughput"].share == pytest.approx(-0.2)  # shown, not judged
 
 
+def test_a_row_flagged_for_its_errors_is_judged_by_them_and_by_nothing_else(tmp_path, capsys):
+    def failing(row):
+        if row["thread_mode"] == "virtual" and row["concurrency"] == "1000":
+            row["error_rate"] = "0.4"  # errors-above-threshold: invalid, its rates no measurement of serving
+            row["throughput_rps"] = str(float(row["throughput_rps"]) * 0.6)
+
+    base, new = _copy(tmp_path, "base"), _copy(tmp_path, "new", failing)
+    assert main(["compare", str(base), str(new), "--fail-on", "errors>+1%,throughput<-5%"]) == 1
+    document = json.loads((new / "compare.json").read_text())
+    [row] = [row for row in document["rows"] if row["flags"]]
+    assert row["scenario"].startswith("virtual order-summary 1000 users")
+    assert "errors-above-threshold" in row["flags"][0]
+    assert row["changes"]["errors"]["verdict"] == "worse" and row["changes"]["errors"]["delta"] == pytest.approx(0.4)
+    assert {c["verdict"] for name, c in row["changes"].items() if name != "errors"} == {"invalid"}  # not judged
+    assert [b["condition"] for b in document["gate"]["breaches"]] == ["errors>+1%"]  # the throughput not judged
+
+
 SERIAL = "-XX:+UseSerialGC"
 
 

@@ -81,7 +81,17 @@ def _change(metric: Metric, a: Scenario, b: Scenario, noise: floors.Floors) -> C
     found = change(sides[0], sides[1], metric.higher_is_better)
     # A flagged row's figures are not a measurement to judge by (its own noise exceeded what its interval or the
     # floor says): the change is shown, never called better, worse or the same.
-    return found if a.valid and b.valid else replace(found, verdict=NOT_JUDGED)
+    return found if _judged(metric, a) and _judged(metric, b) else replace(found, verdict=NOT_JUDGED)
+
+
+# The flags a row gets from its own failed requests (explain.validity): they make its rates no measurement of
+# serving, but its error rate is exactly what they measured, so that one metric is still judged: a pool too small
+# to serve the load is worse by its errors.
+ERROR_FLAGS = frozenset({"errors-above-threshold", "errors-counted", "no-successful-requests"})
+
+
+def _judged(metric: Metric, scenario: Scenario) -> bool:
+    return scenario.valid or (metric.name == "errors" and set(scenario.flags) <= ERROR_FLAGS)
 
 
 def _estimate(metric: Metric, scenario: Scenario, noise: floors.Floors) -> Estimate:
