@@ -23,6 +23,7 @@ import browser
 import pytest
 from recuts import recut_differences
 
+from vtlab.results import cells
 from vtlab.rig import postgres, procs
 from vtlab.series import store
 
@@ -374,7 +375,13 @@ def test_jep491_synchronized_pins_on_jdk21_and_not_on_jdk25_and_the_control_pins
     before = rows[("synchronized-platform-http", "21")]
     assert int(before["pinned_events"]) > 0 and "no reason recorded" in before["pinned_reasons"], before
     for path in ("synchronized", "synchronized-platform-http"):
-        assert int(rows[(path, "25")]["pinned_events"]) == 0, rows[(path, "25")]  # JEP 491
+        # JEP 491: the service's synchronized blocks no longer pin. What can remain is a rare freeze that fails under
+        # a native frame, e.g. a class loaded mid-request (seen once in CI, 2026-11-27: one 35 ms pin, contended
+        # monitor enter in ClassLoader.loadClass from Jackson, "Freeze or preempt failed (2)")
+        after = rows[(path, "25")]
+        reasons = cells.parse_reasons(after["pinned_reasons"])
+        assert int(after["pinned_events"]) <= 2, after
+        assert all(reason.startswith("Freeze or preempt failed") for reason in reasons), after
     # the plain synchronized path on 21 pins too — or deadlocks outright, which the rig names with a dump
     deadlock = rows[("synchronized", "21")]
     assert int(deadlock["pinned_events"] or 0) > 0 or deadlock["stall"], deadlock
@@ -494,9 +501,11 @@ def test_a_spike_reports_per_mode_its_failures_and_recovery_and_shows_in_the_ser
     """20 users, a 3 s step to 60 and back, against 20 platform threads at 100 ms: the platform rows queue
     the burst behind their wall, virtual threads carry it; each row says what the spike did."""
     run_dir = tmp_path / "run"
+    # a 14 s warm-up: after 4 s the virtual row was still warming on a slow 2-core VM (2026-11-27: base p99 284 ms at
+    # 100 ms downstream, spike p99 640 against the platform row's 579)
     result = subprocess.run([str(REPO / "vtlab"), "run", "--conc", "20", "--out", str(run_dir), "--shape", "spike",
                              "--spike-multiple", "3", "--spike-s", "4", "--tomcat-threads", "20",
-                             *TINY[:4], "--hold", "15", *TINY[6:]],
+                             "--ramp", "2", "--warmup", "14", "--hold", "15", *TINY[6:]],
                             env=rig_env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = {r["thread_mode"]: r for r in rows_of(run_dir)}

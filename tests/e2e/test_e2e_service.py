@@ -29,9 +29,11 @@ PHASES = ["--ramp", "2", "--warmup", "4", "--hold", "6"]
 JUDGED = ["--ramp", "2", "--warmup", "14", "--hold", "6"]
 HOLD_NOISE_FLAGS = {"not-steady", "too-noisy"}  # what chance does to a short hold's steadiness
 # 20 Tomcat threads and a 200 ms downstream: platform threads meet their wall at 20 / 0.2 s = 100 req/s, well
-# inside 2 cores, while 60 virtual-thread users reach ~300 req/s. One point shows both walls (the thread pool's,
-# the downstream's) at 4 rows: a second point below the pool's wall (10 users) cost 4 rows more.
-POINTS = ["--conc", "60", "--stub-delay", "200"]
+# inside 2 cores, while 60 virtual-thread users reach ~300 req/s. The 10-user point, below every wall, gives the
+# service time: without it the rig took the 60-user virtual row's p50 (224-245 ms here, queueing for the CPU), and
+# the platform row at ~95 req/s passed a thread-pool ceiling of 20 / 0.245 s = 82 in one run (unexplained) and not
+# in the other (thread-pool), 2026-11-27 in CI.
+POINTS = ["--conc", "10,60", "--stub-delay", "200"]
 ENDPOINT = ["--endpoint", "GET /api/order-summary/{id}", "--ids", "1-1000"]
 
 
@@ -94,7 +96,7 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
     assert theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
 
     expected, got = verdicts(builtin), verdicts(generic)
-    assert set(got) == set(expected) == {("platform", "60"), ("virtual", "60")}
+    assert set(got) == set(expected) == {(mode, users) for mode in ("platform", "virtual") for users in ("10", "60")}
     for point, row in got.items():
         # nothing flagged that the generic path could have caused (a meter not read, a tier not sampled: its CPU a
         # neighbour's); a 6 s hold's halves at ±8% a second (measured here) differ by 10% by chance: not-steady
@@ -104,7 +106,7 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
     assert float(got[("virtual", "60")]["throughput_rps"]) > 2 * float(got[("platform", "60")]["throughput_rps"])
 
     rows = {(r["thread_mode"], r["concurrency"]): r for r in rows_of(generic)}
-    for (mode, _), row in rows.items():
+    for (mode, users), row in rows.items():
         # the limits come from the live service's meters: 50 connections, 20 threads (-1: virtual, unbounded)
         assert float(row["pool_max"]) == 50 and float(row["tomcat_threads_config"]) == (20 if mode == "platform"
                                                                                       else -1)
@@ -112,7 +114,9 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
         assert row["pinned_events"] == "0"  # the JFR pinning capture ran on the user's jar too
         assert row["profiles"] == "cpu" and float(row["alloc_kb_per_req"]) > 0  # profiled, its costs counted
         # its database on this machine (--db-url to loopback) is the database tier, measured: not a neighbour's CPU
-        assert float(row["pg_cpu_pct"]) > 0 and float(row["foreign_cpu_pct"]) < float(row["pg_cpu_pct"]), row
+        assert float(row["pg_cpu_pct"]) > 0, row
+        if users == "60":  # ~5% of the machine there: more than any neighbour's left
+            assert float(row["foreign_cpu_pct"]) < float(row["pg_cpu_pct"]), row
     metadata = (generic / "metadata.json").read_text()
     assert json.loads(metadata)["target"]["call"] == "GET /api/order-summary/{id} (ids 1-1000)"
     assert credentials_of(seeded).password not in metadata  # the service's settings are named there, never valued
