@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from vtlab.rig import ownership
+
 LISTEN = "0A"  # the kernel's TCP_LISTEN in /proc/net/tcp's st column
 
 
@@ -44,12 +46,9 @@ def listening_pid(port: int, proc: Path = Path("/proc")) -> int | None:
                 holders.append(int(entry.name))
         except OSError:
             continue  # gone, or not ours to read
-    return min(holders, default=None, key=lambda pid: _start_ticks(proc, pid))
+    return min(holders, default=None, key=_start_ticks)
 
 
-def _start_ticks(proc: Path, pid: int) -> float:
-    try:
-        stat = (proc / str(pid) / "stat").read_text()
-        return float(stat[stat.rindex(")") + 2:].split()[19])  # field 22: start time since boot
-    except (OSError, ValueError, IndexError):
-        return float("inf")
+def _start_ticks(pid: int) -> float:
+    process = ownership.Process.read(pid)  # None: gone, or a zombie
+    return process.start_ticks if process else float("inf")
