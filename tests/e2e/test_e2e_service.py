@@ -28,12 +28,14 @@ PHASES = ["--ramp", "2", "--warmup", "4", "--hold", "6"]
 # (±11-22% here at 96-259 req/s) is wider than the rig accepts, so every row was too-noisy.
 JUDGED = ["--ramp", "2", "--warmup", "14", "--hold", "6"]
 HOLD_NOISE_FLAGS = {"not-steady", "too-noisy"}  # what chance does to a short hold's steadiness
-# 20 Tomcat threads and a 200 ms downstream: platform threads meet their wall at 20 / 0.2 s = 100 req/s, well
-# inside 2 cores, while 60 virtual-thread users reach ~300 req/s. The 10-user point, below every wall, gives the
-# service time: without it the rig took the 60-user virtual row's p50 (224-245 ms here, queueing for the CPU), and
-# the platform row at ~95 req/s passed a thread-pool ceiling of 20 / 0.245 s = 82 in one run (unexplained) and not
-# in the other (thread-pool), 2026-11-27 in CI.
-POINTS = ["--conc", "10,60", "--stub-delay", "200"]
+# 10 Tomcat threads and a 200 ms downstream: platform threads meet their wall at 10 / 0.2 s = 50 req/s while 30
+# virtual-thread users reach ~145, the host about half busy. The 5-user point, below every wall, gives the service
+# time (without it the rig took a queued row's p50). Both points sit well inside 2 cores: measured 2026-11-27 in CI,
+# 60 virtual users (~250 req/s) kept this VM's host 79-81% busy and the queue for its cores put their latency at
+# +16% (built-in) and +25% (generic, profiled) of the unloaded one, astride the rig's 20% margin: `downstream` in
+# one run, `unexplained` (no wall saturated) in the other.
+POINTS = ["--conc", "5,30", "--stub-delay", "200"]
+THREADS = 10
 ENDPOINT = ["--endpoint", "GET /api/order-summary/{id}", "--ids", "1-1000"]
 
 
@@ -78,7 +80,7 @@ def as_users_database(env: dict[str, str]) -> list[str]:
     return ["--service", str(APP_JAR), "--db-url", credentials.jdbc_url,
             "--service-env", f"SPRING_DATASOURCE_USERNAME={credentials.user}",
             "--service-env", f"SPRING_DATASOURCE_PASSWORD={credentials.password}",
-            "--service-env", "STUB_URL={stub_url}", "--service-env", "SERVER_TOMCAT_THREADS_MAX=20"]
+            "--service-env", "STUB_URL={stub_url}", "--service-env", f"SERVER_TOMCAT_THREADS_MAX={THREADS}"]
 
 
 def verdicts(run_dir: Path) -> dict[tuple[str, str], dict[str, str]]:
@@ -88,7 +90,7 @@ def verdicts(run_dir: Path) -> dict[tuple[str, str], dict[str, str]]:
 
 def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(seeded, tmp_path):
     builtin, generic = tmp_path / "builtin", tmp_path / "generic"
-    own = vtlab(seeded, "run", *POINTS, "--tomcat-threads", "20", "--pools", "50", "--conn-mode", "released",
+    own = vtlab(seeded, "run", *POINTS, "--tomcat-threads", str(THREADS), "--pools", "50", "--conn-mode", "released",
                 *JUDGED, "--out", str(builtin))
     assert own.returncode == 0, own.stdout[-3000:] + own.stderr[-3000:]
     theirs = vtlab(seeded, "run", *as_users_database(seeded), *ENDPOINT, *POINTS, *JUDGED, "--profiles", "cpu",
@@ -96,26 +98,26 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
     assert theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
 
     expected, got = verdicts(builtin), verdicts(generic)
-    assert set(got) == set(expected) == {(mode, users) for mode in ("platform", "virtual") for users in ("10", "60")}
+    assert set(got) == set(expected) == {(mode, users) for mode in ("platform", "virtual") for users in ("5", "30")}
     for point, row in got.items():
         # nothing flagged that the generic path could have caused (a meter not read, a tier not sampled: its CPU a
         # neighbour's); a 6 s hold's halves at ±8% a second (measured here) differ by 10% by chance: not-steady
         assert set(filter(None, row["flags"].split(";"))) <= {*HOLD_NOISE_FLAGS, "profiled:cpu"}, (point, row["flags"])
         assert row["bottleneck"] == expected[point]["bottleneck"], (point, row["bottleneck"], expected[point])
-    assert got[("platform", "60")]["bottleneck"] == "thread-pool"  # the 20 threads it reported, not a default
-    assert float(got[("virtual", "60")]["throughput_rps"]) > 2 * float(got[("platform", "60")]["throughput_rps"])
+    assert got[("platform", "30")]["bottleneck"] == "thread-pool"  # the 10 threads it reported, not a default
+    assert float(got[("virtual", "30")]["throughput_rps"]) > 2 * float(got[("platform", "30")]["throughput_rps"])
 
     rows = {(r["thread_mode"], r["concurrency"]): r for r in rows_of(generic)}
     for (mode, users), row in rows.items():
-        # the limits come from the live service's meters: 50 connections, 20 threads (-1: virtual, unbounded)
-        assert float(row["pool_max"]) == 50 and float(row["tomcat_threads_config"]) == (20 if mode == "platform"
+        # the limits come from the live service's meters: 50 connections, 10 threads (-1: virtual, unbounded)
+        assert float(row["pool_max"]) == 50 and float(row["tomcat_threads_config"]) == (THREADS if mode == "platform"
                                                                                       else -1)
         assert row["workload"] == "service" and row["spring_boot_version"].startswith("4.")
         assert row["pinned_events"] == "0"  # the JFR pinning capture ran on the user's jar too
         assert row["profiles"] == "cpu" and float(row["alloc_kb_per_req"]) > 0  # profiled, its costs counted
         # its database on this machine (--db-url to loopback) is the database tier, measured: not a neighbour's CPU
         assert float(row["pg_cpu_pct"]) > 0, row
-        if users == "60":  # ~5% of the machine there: more than any neighbour's left
+        if users == "30":  # ~3% of the machine there: more than any neighbour's left
             assert float(row["foreign_cpu_pct"]) < float(row["pg_cpu_pct"]), row
     metadata = (generic / "metadata.json").read_text()
     assert json.loads(metadata)["target"]["call"] == "GET /api/order-summary/{id} (ids 1-1000)"
