@@ -203,3 +203,34 @@ def test_a_comparison_within_a_run_is_refused_where_it_cannot_be_made(tmp_path, 
         assert main(["compare", *argv]) == 2
         assert "give BASE and NEW run folders, or one run folder and --across DIMENSION" in capsys.readouterr().err
     assert not list(tmp_path.glob("*/compare*"))  # nothing written for any of them
+
+
+def test_a_collector_that_stands_the_service_still_longer_is_worse_by_its_gc_pauses(tmp_path, capsys):
+    """Two reps of each set (what a gate on a collector needs: a single rep's GC change has no noise estimate), the
+    second set's pauses per 1,000 requests doubled and nothing else moved: worse on `gc` in every scenario, `~` on the
+    rest, and a gate on gc fails while one on throughput passes."""
+    folder = _one_run_of_two_option_sets(tmp_path)
+    with (folder / "matrix.csv").open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = [*reader.fieldnames, "gc_pause_ms_per_1k_req"], list(reader)
+    measured = []
+    for row in rows:
+        for rep, jitter in ((1, 1.0), (2, 1.04)):
+            base_ms = 10.0 if row["jvm_opts"] == "" else 20.0
+            measured.append({**row, "rep": str(rep), "gc_pause_ms_per_1k_req": str(base_ms * jitter)})
+    with (folder / "matrix.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(measured)
+
+    assert main(["compare", str(folder), "--across", "jvm_opts", "--fail-on", "throughput<-5%"]) == 0
+    assert main(["compare", str(folder), "--across", "jvm_opts", "--fail-on", "gc>+50%"]) == 1
+    document = json.loads((folder / "compare.json").read_text())
+    assert len(document["rows"]) == 8 and all(row["reps"] == [2, 2] for row in document["rows"])
+    for row in document["rows"]:
+        gc = row["changes"]["gc"]
+        assert gc["verdict"] == "worse" and (gc["base"], gc["new"]) == pytest.approx((10.2, 20.4)), row["scenario"]
+        assert {change["verdict"] for name, change in row["changes"].items() if name != "gc"} == {"~"}
+    assert len(document["gate"]["breaches"]) == 8
+    assert "GC paused per 1,000 requests" in (folder / "compare.md").read_text()
+    assert "FAILED gc>+50%" in capsys.readouterr().out

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from vtlab.cli import flags
+from vtlab.compare.metrics import METRICS
 
 
 def add(sub) -> None:
@@ -18,7 +19,7 @@ def add(sub) -> None:
                               "measured against those of each other value, e.g. --across jvm_opts")
     compare.add_argument("--fail-on", metavar="CONDITIONS",
                          help="exit 1 when a significant change crosses one, e.g. 'throughput<-5%%,p99>+10%%' "
-                              "(metrics: throughput, p50, p99, cpu, rss, alloc, errors; %% of BASE)")
+                              f"(metrics: {', '.join(m.name for m in METRICS)}; %% of BASE)")
     compare.add_argument("--out", type=Path, metavar="DIR",
                          help="where compare.md / .html / .json go (default: each NEW run's folder)")
     compare.set_defaults(func=cmd_compare)

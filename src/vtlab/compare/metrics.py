@@ -20,6 +20,9 @@ METRICS = (
     Metric("cpu", "app_cpu_ms_per_req", "service CPU per request", "ms", False),
     Metric("rss", "rss_mb_max", "RSS max", "MB", False),
     Metric("alloc", "alloc_kb_per_req", "allocated per request", "KiB", False),
+    # what a collector or heap change moves first: the time the service stood still, per unit of work served (a
+    # row that serves more collects more), so two rows at different rates compare on what the collector costs
+    Metric("gc", "gc_pause_ms_per_1k_req", "GC paused per 1,000 requests", "ms", False),
     Metric("errors", "error_rate", "error rate", "", False),
 )
 BY_NAME = {m.name: m for m in METRICS}
