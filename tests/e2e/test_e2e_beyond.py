@@ -89,14 +89,16 @@ def test_three_runners_on_execution_segments_merge_to_one_processs_counts_and_pe
 
 
 def test_every_tier_on_an_address_of_its_own_measures_a_valid_row(apart_env, tmp_path):
-    # the order-summary workload reaches PostgreSQL and the stub; --db-latency also routes through the proxy
-    rows = run(apart_env, tmp_path / "apart", "--modes", "virtual", "--conc", "20", "--ramp", "2", "--warmup", "5",
-               "--hold", "8", "--reps", "1", "--conn-mode", "released", "--stub-delay", "100",
+    # the order-summary workload reaches PostgreSQL and the stub; --db-latency also routes through the proxy. At a
+    # 200 ms downstream and a 14 s warm-up: at 100 ms and 5 s this VM's row still climbed through its 8 s hold (JIT;
+    # 2026-11-27 in CI: 155 then 178 req/s a second in its halves, not-steady, the host 65% busy)
+    rows = run(apart_env, tmp_path / "apart", "--modes", "virtual", "--conc", "20", "--ramp", "2", "--warmup", "14",
+               "--hold", "8", "--reps", "1", "--conn-mode", "released", "--stub-delay", "200",
                "--db-latency", "0,5")
     assert len(rows) == 2
     for row in rows:
         assert row["valid"] == "true" and float(row["error_rate"]) == 0 and int(row["http_reqs"]) > 0, row
-        assert float(row["p50_ms"]) >= 100  # the stub's delay: the service reached the stub on 127.0.0.2
+        assert float(row["p50_ms"]) >= 200  # the stub's delay: the service reached the stub on 127.0.0.2
         # and PostgreSQL on 127.0.0.3: a connection borrowed for each request (the pool's exact count)
         assert float(row["pool_borrows_per_s"]) >= 0.8 * float(row["throughput_rps"]) > 0
     meta = json.loads((tmp_path / "apart" / "metadata.json").read_text())
