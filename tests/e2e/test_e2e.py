@@ -339,16 +339,21 @@ def test_a_warm_up_ends_once_the_row_settled_and_the_service_starts_from_its_aot
     and its CPU per request say it settled (two 10 s windows after the ramp at least, at most --warmup), and k6
     stops once the hold's last request ended. The service starts from its AOT cache, as the JVM's own log says."""
     run_dir = tmp_path / "run"
+    # 250 req/s (50 users, 200 ms) and a 60 s bound: at 500 req/s (100 ms) this VM's row was still climbing at its
+    # 75 s bound (2026-11-27 in CI: ~380 -> 420 -> 450 req/s a 20 s apart, its own overhead falling 31 -> 10 ms a
+    # request as C2 compiled), more than the 4% spread "settled" allows; the same absolute fall is half the share of
+    # a 200 ms request
+    warmup = 60
     result = subprocess.run([str(REPO / "vtlab"), "run", "--modes", "virtual", "--conc", "50", "--out",
-                             str(run_dir), "--aot", "on", "--ramp", "2", "--warmup", "45", "--hold", "6",
-                             "--stub-delay", "100", "--conn-mode", "released"],
+                             str(run_dir), "--aot", "on", "--ramp", "2", "--warmup", str(warmup), "--hold", "6",
+                             "--stub-delay", "200", "--conn-mode", "released"],
                             env=rig_env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     # trained for this command line now, or by an earlier run on this machine (the cache outlives a run)
     assert result.stdout.count("training the service's AOT cache") <= 1, result.stdout
     row = rows_of(run_dir)[0]
     assert row["warmup_end"] == "settled", row
-    assert 20 <= float(row["warmup_s"]) < 2 * 45, row  # two windows at least; before the first row's bound
+    assert 20 <= float(row["warmup_s"]) < warmup + 30, row  # two windows at least; before the first row's bound
     assert row["aot_cache"] == "used", row
     assert row["k6_exit"] == "0" and float(row["error_rate"]) == 0, row  # the harness's stop is no failure
     # the hold k6 tagged is the harness's: it began when the warm-up as run ended (after the ramp and k6's start
@@ -356,7 +361,7 @@ def test_a_warm_up_ends_once_the_row_settled_and_the_service_starts_from_its_aot
     series = store.read_k6(next((run_dir / "series").glob("*.k6.csv.gz")))
     first, last = store.phase_bounds(series)["hold"]
     assert abs(first - (2 + float(row["warmup_s"]) + 2)) < 1.5 and 5.5 < last - first <= 6, (first, last, row)
-    # the cool-down as run: until the hold's last request (100 ms) ended, not the plan's 3 s
+    # the cool-down as run: until the hold's last request (200 ms) ended, not the plan's 3 s
     assert 0 <= float(row["cooldown_s"]) < 3, row["cooldown_s"]
     assert not list((run_dir / "series").glob("*.live")) and not list((run_dir / "series").glob("*.hold"))
     assert_nothing_left(rig_env, run_dir)
