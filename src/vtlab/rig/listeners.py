@@ -10,6 +10,7 @@ from pathlib import Path
 from vtlab.rig import ownership
 
 LISTEN = "0A"  # the kernel's TCP_LISTEN in /proc/net/tcp's st column
+PROC = Path("/proc")
 
 
 def listening_inodes(table: str, port: int) -> set[int]:
@@ -25,20 +26,20 @@ def listening_inodes(table: str, port: int) -> set[int]:
     return found
 
 
-def listening_pid(port: int, proc: Path = Path("/proc")) -> int | None:
+def listening_pid(port: int) -> int | None:
     """The oldest process holding a socket that listens on `port` (a forked server's children share its socket:
     the parent started first), or None: nothing listens, or its process is not ours to read."""
     inodes = set()
     for name in ("tcp", "tcp6"):
         try:
-            inodes |= listening_inodes((proc / "net" / name).read_text(), port)
+            inodes |= listening_inodes((PROC / "net" / name).read_text(), port)
         except OSError:
             continue
     if not inodes:
         return None
     wanted = {f"socket:[{inode}]" for inode in inodes}
     holders = []
-    for entry in os.scandir(proc):
+    for entry in os.scandir(PROC):
         if not entry.name.isdigit():
             continue
         try:
