@@ -1,3 +1,32 @@
-def pytest_collection_modifyitems(items):
-    # Fast unit tests first, the real tiers last: a broken unit shows before a long e2e run.
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+"""What `./vtlab test` runs, and in which order.
+
+By default: the units, the replays of recorded live runs (tests/recorded/) and one live smoke sized by this
+machine's calibration. The full live proofs (marker `e2e`, ~40 rows at fixed points) run only with `--live`, and
+`--live --record` keeps each passing proof's run folder under tests/recorded/ for the replays."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--live", action="store_true",
+                     help="also run the full live proofs (marker e2e): every verdict class on the real tiers, ~1 h")
+    parser.addoption("--record", action="store_true",
+                     help="with --live: keep each passing live proof's run folder, trimmed, under tests/recorded/")
+
+
+def pytest_configure(config):
+    if config.getoption("--record") and not config.getoption("--live"):
+        raise pytest.UsageError("--record keeps what the live proofs measured: give --live with it")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--live"):
+        live = [item for item in items if item.get_closest_marker("e2e") is not None]
+        if live:
+            config.hook.pytest_deselected(items=live)
+            items[:] = [item for item in items if item.get_closest_marker("e2e") is None]
+    # Fast unit tests first, then the replays, the real tiers last: a broken unit shows before a long live run.
+    items.sort(key=lambda item: (item.get_closest_marker("smoke") is not None,
+                                 item.get_closest_marker("e2e") is not None))

@@ -33,3 +33,14 @@ def test_everything_after_test_goes_to_pytest_as_given(monkeypatch):
     assert main.main(["test", "-k", "tiny or spike", "--basetemp", "/tmp/x", "tests/e2e"]) == 0
     assert main.main(["test"]) == 0
     assert handed == [["-k", "tiny or spike", "--basetemp", "/tmp/x", "tests/e2e"], []]
+
+
+def test_record_without_live_is_refused_before_anything_runs(monkeypatch, capsys):
+    from vtlab.cli import main
+
+    ran = []
+    monkeypatch.setattr(testrun, "run_all", lambda args: ran.append(args) or 0)
+    assert main.main(["test", "--record", "-k", "gc"]) == 2
+    assert "--record keeps what the live proofs measured: give --live with it" in capsys.readouterr().err
+    assert main.main(["test", "--live", "--record", "-k", "gc"]) == 0
+    assert ran == [["--live", "--record", "-k", "gc"]]

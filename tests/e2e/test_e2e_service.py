@@ -5,15 +5,17 @@ service vtlab did not start; and every bad input stopped with a clear message an
 
 from __future__ import annotations
 
-import csv
 import json
 import socket
 import subprocess
 import zipfile
 from pathlib import Path
 
+import proofs
 import pytest
-from test_e2e import REPO, rig_env, rows_of  # noqa: F401  (rig_env: the fixture)
+import recordings
+from liverig import REPO, rows_of
+from test_e2e import rig_env  # noqa: F401  (the fixture)
 
 from vtlab.rig import postgres, prereqs, procs
 
@@ -27,7 +29,6 @@ PHASES = ["--ramp", "2", "--warmup", "4", "--hold", "6"]
 # The hold stays 6 s, judged by its halves: a 10 s hold is judged by the trend over five 2 s batches, whose interval
 # (±11-22% here at 96-259 req/s) is wider than the rig accepts, so every row was too-noisy.
 JUDGED = ["--ramp", "2", "--warmup", "14", "--hold", "6"]
-HOLD_NOISE_FLAGS = {"not-steady", "too-noisy"}  # what chance does to a short hold's steadiness
 # 10 Tomcat threads and a 200 ms downstream: platform threads meet their wall at 10 / 0.2 s = 50 req/s while 30
 # virtual-thread users reach ~145, the host about half busy. The 5-user point, below every wall, gives the service
 # time (without it the rig took a queued row's p50). Both points sit well inside 2 cores: measured 2026-11-27 in CI,
@@ -83,12 +84,7 @@ def as_users_database(env: dict[str, str]) -> list[str]:
             "--service-env", "STUB_URL={stub_url}", "--service-env", f"SERVER_TOMCAT_THREADS_MAX={THREADS}"]
 
 
-def verdicts(run_dir: Path) -> dict[tuple[str, str], dict[str, str]]:
-    with open(run_dir / "analysis.csv", newline="") as handle:
-        return {(row["thread_mode"], row["concurrency"]): row for row in csv.DictReader(handle)}
-
-
-def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(seeded, tmp_path):
+def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(seeded, tmp_path, request):
     builtin, generic = tmp_path / "builtin", tmp_path / "generic"
     own = vtlab(seeded, "run", *POINTS, "--tomcat-threads", str(THREADS), "--pools", "50", "--conn-mode", "released",
                 *JUDGED, "--out", str(builtin))
@@ -97,32 +93,11 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
                    "--out", str(generic))
     assert theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
 
-    expected, got = verdicts(builtin), verdicts(generic)
-    assert set(got) == set(expected) == {(mode, users) for mode in ("platform", "virtual") for users in ("5", "30")}
-    for point, row in got.items():
-        # nothing flagged that the generic path could have caused (a meter not read, a tier not sampled: its CPU a
-        # neighbour's); a 6 s hold's halves at ±8% a second (measured here) differ by 10% by chance: not-steady
-        assert set(filter(None, row["flags"].split(";"))) <= {*HOLD_NOISE_FLAGS, "profiled:cpu"}, (point, row["flags"])
-        assert row["bottleneck"] == expected[point]["bottleneck"], (point, row["bottleneck"], expected[point])
-    assert got[("platform", "30")]["bottleneck"] == "thread-pool"  # the 10 threads it reported, not a default
-    assert float(got[("virtual", "30")]["throughput_rps"]) > 2 * float(got[("platform", "30")]["throughput_rps"])
-
-    rows = {(r["thread_mode"], r["concurrency"]): r for r in rows_of(generic)}
-    for (mode, users), row in rows.items():
-        # the limits come from the live service's meters: 50 connections, 10 threads (-1: virtual, unbounded)
-        assert float(row["pool_max"]) == 50 and float(row["tomcat_threads_config"]) == (THREADS if mode == "platform"
-                                                                                      else -1)
-        assert row["workload"] == "service" and row["spring_boot_version"].startswith("4.")
-        assert row["pinned_events"] == "0"  # the JFR pinning capture ran on the user's jar too
-        assert row["profiles"] == "cpu" and float(row["alloc_kb_per_req"]) > 0  # profiled, its costs counted
-        # its database on this machine (--db-url to loopback) is the database tier, measured: not a neighbour's CPU
-        assert float(row["pg_cpu_pct"]) > 0, row
-        if users == "30":  # ~3% of the machine there: more than any neighbour's left
-            assert float(row["foreign_cpu_pct"]) < float(row["pg_cpu_pct"]), row
-    metadata = (generic / "metadata.json").read_text()
-    assert json.loads(metadata)["target"]["call"] == "GET /api/order-summary/{id} (ids 1-1000)"
-    assert credentials_of(seeded).password not in metadata  # the service's settings are named there, never valued
+    proofs.generic_path(builtin, generic, THREADS)
+    # the service's settings are named in the metadata, never valued
+    assert credentials_of(seeded).password not in (generic / "metadata.json").read_text()
     assert_nothing_left(seeded, generic)
+    recordings.keep(request, "generic-path", builtin, generic)
 
 
 USER_SCRIPT = """
@@ -141,7 +116,8 @@ export default function (data) {
 """
 
 
-def test_a_users_k6_script_runs_inside_vtlabs_phases_and_is_counted_exactly_from_an_aot_cache(seeded, tmp_path):
+def test_a_users_k6_script_runs_inside_vtlabs_phases_and_is_counted_exactly_from_an_aot_cache(seeded, tmp_path,
+                                                                                             request):
     script = tmp_path / "two-calls.js"
     script.write_text(USER_SCRIPT)
     run_dir = tmp_path / "script"
@@ -149,21 +125,14 @@ def test_a_users_k6_script_runs_inside_vtlabs_phases_and_is_counted_exactly_from
     result = vtlab(seeded, "run", *as_users_database(seeded), "--script", str(script), "--modes", "virtual",
                    "--conc", "10", "--stub-delay", "200", *PHASES, "--aot", "on", "--out", str(run_dir))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    [row] = rows_of(run_dir)
-    summary = json.loads(next((run_dir / "k6").glob("*.json")).read_text())["metrics"]
-    # k6's own count of the hold's requests, by the phase tag vtlab put on the script's requests, is the row's
-    assert int(row["http_reqs"]) == summary["http_reqs{phase:hold}"]["values"]["count"] > 0
-    assert int(row["ok_requests"]) == int(row["http_reqs"])
-    # two 200 ms calls an iteration: 10 users make ~50 requests per second, not 25 iterations
-    assert 40 < float(row["throughput_rps"]) < 55
-    assert summary["vus_max"]["values"]["max"] == 10           # the plan's users, not the script's 99
-    assert summary["checks"]["thresholds"] == {"rate>0.5": {"ok": True}}  # the script's own threshold kept
-    assert row["aot_cache"] == "used", row["aot_cache"]  # the JVM's own log: it opened the cache
+    proofs.users_script(run_dir)
     assert not (run_dir / "logs" / "aot-training").exists()  # the training's folder went with it
     assert_nothing_left(seeded, run_dir)
+    recordings.keep(request, "users-script", run_dir)
 
 
-def test_a_service_vtlab_did_not_start_is_measured_client_side_and_says_what_it_could_not(seeded, tmp_path):
+def test_a_service_vtlab_did_not_start_is_measured_client_side_and_says_what_it_could_not(seeded, tmp_path,
+                                                                                            request):
     # started as a user would run it, its actuator without the Prometheus endpoint: vtlab reads /actuator/metrics
     port, management = procs.free_port(), procs.free_port()
     stub_port = procs.free_port()
@@ -190,17 +159,10 @@ def test_a_service_vtlab_did_not_start_is_measured_client_side_and_says_what_it_
     finally:
         procs.terminate(app)
         procs.terminate(stub)
-    [row] = rows_of(run_dir)
-    assert row["thread_mode"] == "virtual" and float(row["throughput_rps"]) > 40
-    # its meters read through the actuator, its CPU not vtlab's to see
-    assert row["app_cpu_pct"] == "" and float(row["pool_max"]) == 50 and float(row["jvm_threads_max"]) > 0
     assert json.loads((run_dir / "metadata.json").read_text())["target"]["meters"] == {
         "virtual-service-c10-rep1": metrics}
-    [verdict] = verdicts(run_dir).values()
-    assert verdict["valid"] == "true" and "not-exposed:app_cpu_pct" in verdict["flags"]
-    report = (run_dir / "report.md").read_text()
-    assert "Not measured on your service: its CPU and memory (a --url service is not vtlab's process)" in report
-    assert "cpu: the service's CPU was not measured" in report
+    proofs.url_service(run_dir)
+    recordings.keep(request, "url-service", run_dir)
 
 
 def test_bad_input_on_your_own_service_is_refused_clearly_with_nothing_left(seeded, tmp_path):

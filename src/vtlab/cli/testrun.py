@@ -11,6 +11,7 @@ import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+from vtlab.cli import flags
 from vtlab.rig import build, postgres, prereqs, procs, services
 from vtlab.core.settings import REPO, SERVICES
 
@@ -20,16 +21,28 @@ SLOWEST = 10  # the tests whose times are printed at the end
 
 
 def add(sub) -> None:
-    test = sub.add_parser("test", help="run every test (Java and Python) against real tiers")
+    test = sub.add_parser("test", help="the tests: lint, Java, the units, the replays of recorded runs and a live "
+                                       "smoke sized by this machine (~15 min); --live adds every live proof (~1 h)")
+    test.add_argument("--live", action="store_true",
+                      help="also run every live proof on the real tiers (tests/e2e/: each verdict class measured)")
+    test.add_argument("--record", action="store_true",
+                      help="with --live: keep each passing live proof's run folder under tests/recorded/, which the "
+                           "replays read")
     test.add_argument("pytest_args", nargs="*",
-                      help="the rest goes to pytest as given, e.g. -k tiny or -m 'not e2e'")
+                      help="the rest goes to pytest as given, e.g. -k tiny or -m 'not smoke'")
     test.set_defaults(func=cmd_test)
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    # everything after `test` reaches pytest as given (main forwards it), --live and --record too: the suite's
+    # conftest reads them; they are declared above for --help, and checked here so a wrong pair exits 2 at once
+    pytest_args = [*(["--live"] if args.live else []), *(["--record"] if args.record else []), *args.pytest_args]
+    if "--record" in pytest_args and "--live" not in pytest_args:
+        return flags.usage_error("--record keeps what the live proofs measured: give --live with it "
+                                 "(./vtlab test --live --record)")
     procs.install_signal_handlers()
     try:
-        return run_all(args.pytest_args)
+        return run_all(pytest_args)
     finally:
         procs.stop_all()
 

@@ -1,0 +1,188 @@
+"""The live smoke: every measuring path once on the real tiers, in a few minutes, at points sized from this machine's
+calibration (`vtlab calibrate`: the CPU one request costs each tier here) — never at users fixed on another machine.
+
+What it drives: vtlab's own service in both modes behind a thread wall (its virtual row's service killed mid-row,
+then --resume), a `--service` jar, a `--url` service vtlab did not start, JDK 21 against 25 on the pinning path, and
+the report drawn in Chromium. The verdict classes themselves are proven on recorded runs (tests/replay/); every live
+proof runs with `./vtlab test --live`."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import proofs
+import pytest
+from liverig import (REPO, assert_nothing_left, assert_opens_in_chromium, cmdline, isolated_rig, rows_of,
+                     wait_for_row)
+
+from vtlab.core import cores
+from vtlab.plan import calibration
+from vtlab.rig import postgres
+
+pytestmark = pytest.mark.smoke
+
+DELAY_MS = 200  # the downstream's wait: each point's latency class comes from it, not from the machine's speed
+# The share of the machine the largest point may take, all tiers together: far inside the cores on any machine of
+# the kind (a host ~80% busy queued the latency past the rig's margins), and room for a thread wall to show.
+SHARE = 0.35
+MIN_USERS, MAX_USERS = 8, 160
+PHASES = ["--ramp", "2", "--warmup", "6", "--hold", "6", "--reps", "1"]
+APP_JAR = REPO / "services" / "app" / "target" / "app.jar"
+ENDPOINT = ["--endpoint", "GET /api/order-summary/{id}", "--ids", "1-1000"]
+
+
+@dataclass(frozen=True)
+class Points:
+    """The smoke's loads on this machine: `users` at the 200 ms downstream take SHARE of its cores in virtual
+    threads; `threads` platform threads are a wall at a quarter of that."""
+    users: int
+    threads: int
+    calibration: calibration.Calibration
+
+    @classmethod
+    def of(cls, measured: calibration.Calibration) -> Points:
+        users = calibration.users_at_share(measured, SHARE, DELAY_MS, MIN_USERS, MAX_USERS)
+        return cls(users=users, threads=max(2, users // 4), calibration=measured)
+
+
+def vtlab(env: dict[str, str], *argv: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([str(REPO / "vtlab"), *argv], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def rig_env():
+    yield from isolated_rig()
+
+
+@pytest.fixture(scope="module")
+def points(rig_env) -> Points:
+    """This machine's calibration (measured on this module's tiers where none is cached), and the points from it."""
+    done = vtlab(rig_env, "calibrate")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    measured = calibration.load(len(cores.available()))
+    assert measured is not None, done.stderr[-2000:]
+    sized = Points.of(measured)
+    print(f"smoke: {sized.users} users, {sized.threads} platform threads, from {measured.summary()}")
+    return sized
+
+
+def test_own_service_both_modes_a_killed_row_resumed_and_the_report_drawn(rig_env, points, tmp_path):
+    run_dir = tmp_path / "own"
+    argv = [str(REPO / "vtlab"), "run", "--modes", "platform,virtual", "--conc", str(points.users),
+            "--tomcat-threads", str(points.threads), "--stub-delay", str(DELAY_MS), "--conn-mode", "released",
+            *PHASES, "--out", str(run_dir)]
+    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        tiers = wait_for_row(proc, run_dir, 1, time.monotonic() + 600)  # the virtual row's k6 is loading
+        service = next(pid for pid in tiers if "app.jar" in cmdline(pid))
+        time.sleep(2)
+        os.kill(service, signal.SIGKILL)
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, out[-3000:] + err[-3000:]
+    assert [(r["thread_mode"], r["failed_tier"]) for r in rows_of(run_dir)] == [("platform", ""),
+                                                                                ("virtual", "service")]
+    assert "1 row(s) failed" in err
+    assert_nothing_left(rig_env, run_dir)
+
+    resumed = subprocess.run([*argv, "--resume"], env=rig_env, capture_output=True, text=True, timeout=900)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    measured = [r for r in rows_of(run_dir) if r["failed_tier"] == ""]
+    assert [r["thread_mode"] for r in measured] == ["platform", "virtual"]
+    verdicts = {v["thread_mode"]: v for v in proofs.verdicts_of(run_dir) if v.get("failed_tier", "") == ""}
+    platform, virtual = measured
+    wall_rps, users_rps = points.threads * 1000 / DELAY_MS, points.users * 1000 / DELAY_MS
+    for row in measured:
+        assert float(row["error_rate"]) == 0 and int(row["http_reqs"]) > 0, row
+        assert DELAY_MS <= float(row["p50_ms"]) <= float(row["p99_ms"]) <= float(row["max_ms"]), row
+        assert float(row["app_cpu_pct"]) > 0 and float(row["load_cpu_pct"]) > 0 and float(row["rss_mb_max"]) > 50
+        assert 0.8 < float(row["pool_borrows_per_s"]) / float(row["throughput_rps"]) < 1.2, row
+        assert proofs.flags_of(verdicts[row["thread_mode"]]) <= proofs.HOLD_NOISE_FLAGS, verdicts[row["thread_mode"]]
+    # the platform threads are the wall: at most their rate, and named; virtual threads carry every user
+    assert float(platform["throughput_rps"]) <= 1.05 * wall_rps, (platform["throughput_rps"], wall_rps)
+    assert verdicts["platform"]["bottleneck"] == "thread-pool", verdicts["platform"]
+    assert 2 * float(platform["throughput_rps"]) < float(virtual["throughput_rps"]) <= 1.05 * users_rps, virtual
+    proofs.series_kept_and_drawn(run_dir, rows_of(run_dir))
+    assert_nothing_left(rig_env, run_dir)
+    assert_opens_in_chromium(run_dir, measured)  # it skips the test where Chromium is missing
+
+
+def credentials_of(env: dict[str, str]) -> postgres.Credentials:
+    return postgres.Postgres(Path(env["VTLAB_PGDATA"]), int(env["VTLAB_PG_PORT"])).credentials()
+
+
+def test_a_users_jar_and_a_service_vtlab_did_not_start_are_measured(rig_env, points, tmp_path):
+    started = vtlab(rig_env, "db", "start")  # the database a user's service already has (the run above seeded it)
+    assert started.returncode == 0, started.stderr
+    try:
+        credentials = credentials_of(rig_env)
+        users = max(MIN_USERS, points.users // 2)
+        jar = vtlab(rig_env, "run", "--service", str(APP_JAR), "--db-url", credentials.jdbc_url,
+                    "--service-env", f"SPRING_DATASOURCE_USERNAME={credentials.user}",
+                    "--service-env", f"SPRING_DATASOURCE_PASSWORD={credentials.password}",
+                    "--service-env", "STUB_URL={stub_url}", *ENDPOINT, "--modes", "virtual", "--conc", str(users),
+                    "--stub-delay", str(DELAY_MS), *PHASES, "--out", str(tmp_path / "jar"))
+        assert jar.returncode == 0, jar.stdout[-3000:] + jar.stderr[-3000:]
+    finally:
+        vtlab(rig_env, "db", "stop")
+    [row], [verdict] = rows_of(tmp_path / "jar"), proofs.verdicts_of(tmp_path / "jar")
+    assert row["workload"] == "service" and row["spring_boot_version"].startswith("4."), row
+    assert float(row["error_rate"]) == 0 and float(row["app_cpu_pct"]) > 0 and float(row["pool_max"]) > 0, row
+    assert 0.5 * users * 1000 / DELAY_MS < float(row["throughput_rps"]) <= 1.05 * users * 1000 / DELAY_MS, row
+    assert row["pinned_events"] == "0", row  # the JFR capture ran on the user's jar
+    assert proofs.flags_of(verdict) <= proofs.HOLD_NOISE_FLAGS, verdict
+    assert_nothing_left(rig_env, tmp_path / "jar")
+
+    class Waiting(http.server.BaseHTTPRequestHandler):  # a service of its own: answers after the downstream's wait
+        def do_GET(self):  # noqa: N802  (the handler's name is http.server's)
+            time.sleep(DELAY_MS / 1000)
+            body = b'{"id":1}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # quiet: thousands of requests
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Waiting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = vtlab(rig_env, "run", "--url", f"http://127.0.0.1:{server.server_port}", "--endpoint",
+                    "GET /things/{id}", "--ids", "1-100", "--modes", "virtual", "--conc", str(MIN_USERS), *PHASES,
+                    "--out", str(tmp_path / "url"))
+    finally:
+        server.shutdown()
+    assert url.returncode == 0, url.stdout[-3000:] + url.stderr[-3000:]
+    [row], [verdict] = rows_of(tmp_path / "url"), proofs.verdicts_of(tmp_path / "url")
+    assert row["app_cpu_pct"] == "" and float(row["error_rate"]) == 0, row  # its CPU is not vtlab's to see
+    assert 0.5 * MIN_USERS * 1000 / DELAY_MS < float(row["throughput_rps"]) <= 1.05 * MIN_USERS * 1000 / DELAY_MS
+    assert "not-exposed:app_cpu_pct" in proofs.flags_of(verdict), verdict
+    assert "Not measured on your service" in (tmp_path / "url" / "report.md").read_text()
+
+
+def test_the_pinning_path_pins_on_jdk21_and_not_on_jdk25(rig_env, points, tmp_path):
+    run_dir = tmp_path / "pinning"
+    users = min(10, points.users)
+    done = vtlab(rig_env, "run", "--modes", "virtual", "--conc", str(users), "--path-mode",
+                 "synchronized-platform-http", "--jdk", "21,25", "--stub-delay", "100", "--conn-mode", "released",
+                 *PHASES, "--out", str(run_dir))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = {r["jdk"]: r for r in rows_of(run_dir)}
+    for jdk, row in rows.items():
+        assert row["jdk_version"].startswith(jdk), row  # each row ran on the JDK it names, as the live service said
+    assert int(rows["21"]["pinned_events"]) > 0, rows["21"]
+    # JEP 491: no pin from the synchronized block on 25; a rare failed freeze (a class loaded mid-request) may remain
+    assert int(rows["25"]["pinned_events"]) <= 2, rows["25"]
+    assert "JEP 491: before and after" in (run_dir / "report.md").read_text()
+    assert_nothing_left(rig_env, run_dir)
