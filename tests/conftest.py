@@ -27,6 +27,5 @@ def pytest_collection_modifyitems(config, items):
         if live:
             config.hook.pytest_deselected(items=live)
             items[:] = [item for item in items if item.get_closest_marker("e2e") is None]
-    # Fast unit tests first, then the replays, the real tiers last: a broken unit shows before a long live run.
-    items.sort(key=lambda item: (item.get_closest_marker("smoke") is not None,
-                                 item.get_closest_marker("e2e") is not None))
+    # The units and the replays first, then the smoke, the live proofs last: a broken unit shows before a long run.
+    items.sort(key=lambda item: 2 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("smoke") else 0)

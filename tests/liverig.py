@@ -3,13 +3,17 @@ and a run's report as a person sees it in Chromium. Shared by the full live proo
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import browser
@@ -113,3 +117,28 @@ def wait_for_row(proc: subprocess.Popen, run_dir: Path, written: int, deadline: 
             return tiers
         time.sleep(0.3)
     raise AssertionError(f"row {written + 1} never started loading")
+
+
+@contextlib.contextmanager
+def answering(answer: Callable[[], tuple[int, bytes]]) -> Iterator[str]:
+    """A service vtlab did not start, on a free loopback port: each GET answered with `answer()`'s status and JSON
+    body (a thread a request); its base URL, for --url. Shut down on leaving."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802  (the handler's name is http.server's)
+            status, body = answer()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # quiet: thousands of requests
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()

@@ -67,17 +67,18 @@ def tiny_matrix(run_dir: Path) -> list[dict[str, str]]:
     meta = json.loads((run_dir / "metadata.json").read_text())
     assert meta["plan"]["rows"] and meta["host"]["cpu_count"] and meta["versions"]["k6"].startswith("v")
     assert "platform req/s" in (run_dir / "report.md").read_text()  # the headline table
-    series_kept_and_drawn(run_dir, rows)
+    series_kept_and_drawn(run_dir)
     costs_and_profiles(run_dir, rows)
     return rows
 
 
-def series_kept_and_drawn(run_dir: Path, rows: list[dict[str, str]]) -> None:
+def series_kept_and_drawn(run_dir: Path) -> None:
     """Every row's series is kept: cut again at the row's own hold it gives the CSV's figures back, and the
-    report draws each row's seconds."""
+    report draws each measured row's seconds (a failed row has none to draw)."""
+    rows = rows_of(run_dir)
     assert recut_differences(run_dir) == [{} for _ in rows]
     page = (run_dir / "report.html").read_text()
-    assert page.count("<figure id='timeline-") == len(rows)
+    assert page.count("<figure id='timeline-") == len([r for r in rows if not r.get("failed_tier")])
 
 
 def collapsed_frames(path: Path) -> tuple[set[str], float]:
@@ -149,9 +150,12 @@ def survived_faults(run_dir: Path) -> None:
     assert analysis["20"]["bottleneck"] == "" and analysis["30"]["bottleneck"] == ""
 
 
-def settled_warm_up(run_dir: Path, warmup: float) -> None:
+def settled_warm_up(run_dir: Path) -> None:
     """The hold began when the row settled (two 10 s windows after the ramp at least, before the bound), lasted the
     planned 6 s, and the cool-down ended with the hold's last request; the service started from its AOT cache."""
+    from vtlab.results import record
+
+    warmup = record.read(run_dir).plan.warmup_s  # the bound the run was given (--warmup)
     row = rows_of(run_dir)[0]
     assert row["warmup_end"] == "settled", row
     assert 20 <= float(row["warmup_s"]) < warmup + 30, row  # two windows at least; before the first row's bound
@@ -257,7 +261,7 @@ def spike(run_dir: Path) -> None:
     page = (run_dir / "report.html").read_text()
     assert "Load shapes: spike, steps, soak" in page and page.count("<title>spike: ") >= 2
     assert "spike: p99" in page and "failed during it" in page
-    series_kept_and_drawn(run_dir, rows_of(run_dir))
+    series_kept_and_drawn(run_dir)
 
 
 def stall(run_dir: Path) -> None:
@@ -353,9 +357,11 @@ def memory_probe(run_dir: Path) -> None:
     assert "virtual: each waiting request held" in report and "Per waiting request, live heap and committed" in report
 
 
-def generic_path(builtin: Path, generic: Path, threads: int) -> None:
-    """vtlab's own app measured as a user's jar (Spring Boot's settings only, `threads` Tomcat threads) gets the
-    verdicts the built-in path gives at the same points, its limits read from the live service's meters."""
+def generic_path(builtin: Path, generic: Path) -> None:
+    """vtlab's own app measured as a user's jar (Spring Boot's settings only, as many Tomcat threads as the built-in
+    run gave it) gets the verdicts the built-in path gives at the same points, its limits read from the live
+    service's meters."""
+    threads = next(int(r["tomcat_max_threads"]) for r in rows_of(builtin) if r["thread_mode"] == "platform")
     expected = {(v["thread_mode"], v["concurrency"]): v for v in verdicts_of(builtin)}
     got = {(v["thread_mode"], v["concurrency"]): v for v in verdicts_of(generic)}
     assert set(got) == set(expected) == {(mode, users) for mode in ("platform", "virtual") for users in ("5", "30")}
@@ -416,11 +422,19 @@ def url_service(run_dir: Path) -> None:
 
 
 def judged(run_dir: Path) -> list[dict[str, str]]:
-    """The rows of a run, each with its verdict's `valid` and `flags`."""
-    rows, verdicts = rows_of(run_dir), verdicts_of(run_dir)
+    """The rows of a run, each with its verdict's `valid`, `flags` and `bottleneck` (analysis.csv lists a failed row
+    apart, after the measured ones: matched by the row's dimensions and whether it failed)."""
+    from vtlab.core import dimensions
+
+    def key(line: dict[str, str], failed: bool) -> tuple[str, bool]:
+        return dimensions.slug(dimensions.parse(line)), failed
+
+    verdicts = {key(v, any(f.startswith("failed:") for f in flags_of(v))): v for v in verdicts_of(run_dir)}
+    rows = rows_of(run_dir)
     assert len(verdicts) == len(rows)
-    for row, verdict in zip(rows, verdicts, strict=True):
-        row.update(valid=verdict["valid"], flags=verdict["flags"])
+    for row in rows:
+        verdict = verdicts[key(row, row.get("failed_tier", "") != "")]
+        row.update(valid=verdict["valid"], flags=verdict["flags"], bottleneck=verdict["bottleneck"])
     return rows
 
 

@@ -14,6 +14,7 @@ import os
 import platform
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,15 @@ INDEX = RECORDED / "README.md"
 # live). analysis.csv and report.md stay, to read what the live run said; the replay derives them again.
 TRIMMED = ("*.jfr", "*.jfr.gz", "*.html", "logs", "aot", "*.aot", "chromium-profile", "report.json", "charts.json",
            "*.png", "*.svg")
+HEADER = """# Recorded live runs
+
+Each folder is the run folder a live proof (tests/e2e/) measured and passed on, trimmed to what its replay reads
+(tests/replay/: the analysis and report derived again, the proof's own assertions from tests/proofs.py). Recorded by
+`./vtlab test --live --record`; one line a proof, rewritten when it is recorded again.
+
+| proof | recorded by | commit | machine | date |
+|---|---|---|---|---|
+"""
 DERIVED = ("analysis.csv", "report.md", "report.html", "report.json", "charts.json")
 
 
@@ -51,7 +61,7 @@ def _index(proof: str, nodeid: str) -> None:
     line = (f"| {proof} | `./vtlab test --live --record -k {nodeid.rsplit('::', 1)[-1]}` | {commit} | "
             f"{_machine()} | {datetime.date.today().isoformat()} |")
     kept = [row for row in INDEX.read_text().splitlines() if not row.startswith(f"| {proof} |")] if INDEX.exists() \
-        else []
+        else HEADER.splitlines()
     INDEX.write_text("\n".join([*kept, line]) + "\n")
 
 
@@ -61,9 +71,10 @@ def _machine() -> str:
     return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
-def replayed(proof: str, tmp_path: Path, name: str = "run") -> Path:
+def replayed(proof: str, tmp_path: Path, name: str = "run",
+             doctor: Callable[[Path], None] | None = None) -> Path:
     """The recorded run folder `name` of `proof`, copied aside, with what the analysis derived removed and derived
-    again by today's analysis and report."""
+    again by today's analysis and report (after `doctor` changed the copy, where given)."""
     from vtlab.report import render
 
     source = RECORDED / proof / name
@@ -75,5 +86,7 @@ def replayed(proof: str, tmp_path: Path, name: str = "run") -> Path:
     for derived in DERIVED:
         path = run_dir / derived
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    if doctor is not None:
+        doctor(run_dir)
     render.render(run_dir, [])
     return run_dir

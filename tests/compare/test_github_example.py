@@ -52,3 +52,19 @@ def test_its_vtlab_commands_parse_and_its_gate_is_one_compare_accepts():
     assert {c.metric for c in gate.parse(compare.fail_on)} == {"throughput", "p99", "cpu"}
     # each measurement writes where the comparison reads
     assert [parser().parse_args(argv[1:]).out for argv in commands[:2]] == [Path("runs/base"), Path("runs/head")]
+
+
+NIGHTLY = EXAMPLE.parent / "vtlab-live-nightly.yml"
+
+
+def test_the_nightly_example_is_a_workflow_whose_test_commands_parse():
+    loaded = yaml.safe_load(NIGHTLY.read_text())
+    workflow = {("on" if key is True else key): value for key, value in loaded.items()}
+    jsonschema.validate(workflow, _schema("vendor/github-workflows.json"))
+    jsonschema.validate(workflow, _schema("custom/github-workflows-require-timeout.json"))
+    commands = [shlex.split(step["run"]) for step in workflow["jobs"]["live"]["steps"] if "run" in step]
+    assert commands == [["./vtlab", "test", "--live"], ["./vtlab", "test", "--live", "--record"]]
+    for argv in commands:
+        args = parser().parse_args(argv[1:])  # an unknown flag exits 2 here
+        assert args.live and args.command == "test"
+    assert "schedule" in workflow["on"] and "record" in workflow["on"]["workflow_dispatch"]["inputs"]

@@ -18,7 +18,7 @@ import browser
 import proofs
 import pytest
 import recordings
-from liverig import (REPO, assert_nothing_left, assert_opens_in_chromium, cmdline, isolated_rig,
+from liverig import (REPO, answering, assert_nothing_left, assert_opens_in_chromium, cmdline, isolated_rig,
                      rows_of, wait_for_row)
 
 from vtlab.rig import postgres
@@ -190,7 +190,7 @@ def test_a_warm_up_ends_once_the_row_settled_and_the_service_starts_from_its_aot
     assert result.returncode == 0, result.stdout + result.stderr
     # trained for this command line now, or by an earlier run on this machine (the cache outlives a run)
     assert result.stdout.count("training the service's AOT cache") <= 1, result.stdout
-    proofs.settled_warm_up(run_dir, warmup)
+    proofs.settled_warm_up(run_dir)
     assert_nothing_left(rig_env, run_dir)
     recordings.keep(request, "settled-warm-up", run_dir)
 
@@ -334,35 +334,19 @@ def test_a_service_paused_in_its_hold_is_named_a_stall_and_never_valid(rig_env, 
 def test_a_service_answering_500_is_named_failures_not_overload(rig_env, tmp_path, request):
     """A user's service (--url) that answers one request in five with HTTP 500, far below any load it could not
     take: a failure, not an overload (503/504 and timed-out borrows are), and the row is invalid."""
-    import http.server
     import itertools
 
     answered = itertools.count()
 
-    class Failing(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802  (the handler's name is http.server's)
-            failing = next(answered) % 5 == 0
-            body = b'{"error":"boom"}' if failing else b'{"id":1}'
-            self.send_response(500 if failing else 200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def one_in_five_fails() -> tuple[int, bytes]:
+        return (500, b'{"error":"boom"}') if next(answered) % 5 == 0 else (200, b'{"id":1}')
 
-        def log_message(self, *args):  # quiet: thousands of requests
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Failing)
-    serving = threading.Thread(target=server.serve_forever, daemon=True)
-    serving.start()
     run_dir = tmp_path / "run"
-    try:
-        result = subprocess.run([str(REPO / "vtlab"), "run", "--url", f"http://127.0.0.1:{server.server_port}",
-                                 "--endpoint", "GET /things/{id}", "--ids", "1-100", "--modes", "virtual",
-                                 "--conc", "5", "--out", str(run_dir), *TINY[:6]],  # its phases: the rest is ours
+    with answering(one_in_five_fails) as url:
+        result = subprocess.run([str(REPO / "vtlab"), "run", "--url", url, "--endpoint", "GET /things/{id}", "--ids",
+                                 "1-100", "--modes", "virtual", "--conc", "5", "--out", str(run_dir),
+                                 *TINY[:6]],  # its phases: the rest is ours
                                 env=rig_env, capture_output=True, text=True, timeout=900)
-    finally:
-        server.shutdown()
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     proofs.failures(run_dir)
     assert_nothing_left(rig_env, run_dir)

@@ -8,18 +8,16 @@ proof runs with `./vtlab test --live`."""
 
 from __future__ import annotations
 
-import http.server
 import os
 import signal
 import subprocess
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import proofs
 import pytest
-from liverig import (REPO, assert_nothing_left, assert_opens_in_chromium, cmdline, isolated_rig, rows_of,
+from liverig import (REPO, answering, assert_nothing_left, assert_opens_in_chromium, cmdline, isolated_rig, rows_of,
                      wait_for_row)
 
 from vtlab.core import cores
@@ -96,9 +94,8 @@ def test_own_service_both_modes_a_killed_row_resumed_and_the_report_drawn(rig_en
 
     resumed = subprocess.run([*argv, "--resume"], env=rig_env, capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
-    measured = [r for r in rows_of(run_dir) if r["failed_tier"] == ""]
+    measured = [r for r in proofs.judged(run_dir) if r["failed_tier"] == ""]
     assert [r["thread_mode"] for r in measured] == ["platform", "virtual"]
-    verdicts = {v["thread_mode"]: v for v in proofs.verdicts_of(run_dir) if v.get("failed_tier", "") == ""}
     platform, virtual = measured
     wall_rps, users_rps = points.threads * 1000 / DELAY_MS, points.users * 1000 / DELAY_MS
     for row in measured:
@@ -106,12 +103,12 @@ def test_own_service_both_modes_a_killed_row_resumed_and_the_report_drawn(rig_en
         assert DELAY_MS <= float(row["p50_ms"]) <= float(row["p99_ms"]) <= float(row["max_ms"]), row
         assert float(row["app_cpu_pct"]) > 0 and float(row["load_cpu_pct"]) > 0 and float(row["rss_mb_max"]) > 50
         assert 0.8 < float(row["pool_borrows_per_s"]) / float(row["throughput_rps"]) < 1.2, row
-        assert proofs.flags_of(verdicts[row["thread_mode"]]) <= proofs.HOLD_NOISE_FLAGS, verdicts[row["thread_mode"]]
+        assert proofs.flags_of(row) <= proofs.HOLD_NOISE_FLAGS, (row["thread_mode"], row["flags"])
     # the platform threads are the wall: at most their rate, and named; virtual threads carry every user
     assert float(platform["throughput_rps"]) <= 1.05 * wall_rps, (platform["throughput_rps"], wall_rps)
-    assert verdicts["platform"]["bottleneck"] == "thread-pool", verdicts["platform"]
+    assert platform["bottleneck"] == "thread-pool", platform
     assert 2 * float(platform["throughput_rps"]) < float(virtual["throughput_rps"]) <= 1.05 * users_rps, virtual
-    proofs.series_kept_and_drawn(run_dir, rows_of(run_dir))
+    proofs.series_kept_and_drawn(run_dir)
     assert_nothing_left(rig_env, run_dir)
     assert_opens_in_chromium(run_dir, measured)  # it skips the test where Chromium is missing
 
@@ -142,27 +139,13 @@ def test_a_users_jar_and_a_service_vtlab_did_not_start_are_measured(rig_env, poi
     assert proofs.flags_of(verdict) <= proofs.HOLD_NOISE_FLAGS, verdict
     assert_nothing_left(rig_env, tmp_path / "jar")
 
-    class Waiting(http.server.BaseHTTPRequestHandler):  # a service of its own: answers after the downstream's wait
-        def do_GET(self):  # noqa: N802  (the handler's name is http.server's)
-            time.sleep(DELAY_MS / 1000)
-            body = b'{"id":1}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def after_the_wait() -> tuple[int, bytes]:  # a service of its own, answering after the downstream's wait
+        time.sleep(DELAY_MS / 1000)
+        return 200, b'{"id":1}'
 
-        def log_message(self, *args):  # quiet: thousands of requests
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Waiting)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = vtlab(rig_env, "run", "--url", f"http://127.0.0.1:{server.server_port}", "--endpoint",
-                    "GET /things/{id}", "--ids", "1-100", "--modes", "virtual", "--conc", str(MIN_USERS), *PHASES,
-                    "--out", str(tmp_path / "url"))
-    finally:
-        server.shutdown()
+    with answering(after_the_wait) as base_url:
+        url = vtlab(rig_env, "run", "--url", base_url, "--endpoint", "GET /things/{id}", "--ids", "1-100", "--modes",
+                    "virtual", "--conc", str(MIN_USERS), *PHASES, "--out", str(tmp_path / "url"))
     assert url.returncode == 0, url.stdout[-3000:] + url.stderr[-3000:]
     [row], [verdict] = rows_of(tmp_path / "url"), proofs.verdicts_of(tmp_path / "url")
     assert row["app_cpu_pct"] == "" and float(row["error_rate"]) == 0, row  # its CPU is not vtlab's to see
