@@ -19,6 +19,12 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     if config.getoption("--record") and not config.getoption("--live"):
         raise pytest.UsageError("--record keeps what the live proofs measured: give --live with it")
+    if config.getoption("--record"):
+        import browser
+
+        if browser.CHROMIUM is None:  # two proofs look at their report in it: skipped, they would not be recorded
+            raise pytest.UsageError(f"--record {browser.MISSING}: the tiny-matrix and spike proofs check their "
+                                    "report in it, and a skipped proof is not recorded")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -28,4 +34,11 @@ def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=live)
             items[:] = [item for item in items if item.get_closest_marker("e2e") is None]
     # The units and the replays first, then the smoke, the live proofs last: a broken unit shows before a long run.
-    items.sort(key=lambda item: 2 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("smoke") else 0)
+    # Recording, the replays go after the live proofs: they replay what this session recorded.
+    replays_last = config.getoption("--record")
+
+    def rank(item) -> int:
+        if replays_last and item.path.parent.name == "replay":
+            return 3
+        return 2 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("smoke") else 0
+    items.sort(key=rank)

@@ -58,6 +58,9 @@ def _trimmed(folder: str, names: list[str]) -> set[str]:
 def _index(proof: str, nodeid: str) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=TESTS, capture_output=True,
                             text=True).stdout.strip() or "unknown"
+    if subprocess.run(["git", "status", "--porcelain", "--", "src", "services", "load"], cwd=TESTS.parent,
+                      capture_output=True, text=True).stdout.strip():
+        commit += " (+ changes not committed)"  # the code that measured is not that commit's alone
     line = (f"| {proof} | `./vtlab test --live --record -k {nodeid.rsplit('::', 1)[-1]}` | {commit} | "
             f"{_machine()} | {datetime.date.today().isoformat()} |")
     kept = [row for row in INDEX.read_text().splitlines() if not row.startswith(f"| {proof} |")] if INDEX.exists() \

@@ -21,3 +21,34 @@ def test_override_and_description():
     assert cores.describe(mapping["app"]) == "0-3+6"
     with pytest.raises(ValueError):
         cores.parse_override("app=9", list(range(8)))
+
+
+def test_a_cgroup_v1_quota_is_read_from_the_cpu_controller(tmp_path):
+    (tmp_path / "cpu" / "slow").mkdir(parents=True)
+    (tmp_path / "cpu" / "slow" / "cpu.cfs_quota_us").write_text("140000\n")
+    (tmp_path / "cpu" / "slow" / "cpu.cfs_period_us").write_text("100000\n")
+    proc = tmp_path / "cgroup"
+    proc.write_text("4:memory:/other\n1:cpu:/slow\n0::/\n")
+    assert cores.quota(proc, tmp_path) == 1.4
+
+
+def test_a_cgroup_v2_quota_is_read_from_cpu_max_and_none_where_unlimited(tmp_path):
+    (tmp_path / "unified" / "slow").mkdir(parents=True)
+    (tmp_path / "unified" / "slow" / "cpu.max").write_text("50000 100000\n")
+    proc = tmp_path / "cgroup"
+    proc.write_text("0::/slow\n")
+    assert cores.quota(proc, tmp_path) == 0.5
+    (tmp_path / "unified" / "slow" / "cpu.max").write_text("max 100000\n")
+    assert cores.quota(proc, tmp_path) is None
+    proc.write_text("1:cpu:/\n")  # v1 with no quota file where it points: nothing to read, no limit claimed
+    assert cores.quota(proc, tmp_path) is None
+    assert cores.quota(tmp_path / "missing", tmp_path) is None
+
+
+def test_a_parents_quota_binds_its_children_and_the_tightest_counts(tmp_path):
+    (tmp_path / "unified" / "slice" / "leaf").mkdir(parents=True)
+    (tmp_path / "unified" / "slice" / "cpu.max").write_text("75000 100000\n")
+    (tmp_path / "unified" / "slice" / "leaf" / "cpu.max").write_text("max 100000\n")
+    proc = tmp_path / "cgroup"
+    proc.write_text("0::/slice/leaf\n")
+    assert cores.quota(proc, tmp_path) == 0.75

@@ -294,6 +294,9 @@ def test_a_spike_reports_per_mode_its_failures_and_recovery_and_shows_in_the_ser
                             env=rig_env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     proofs.spike(run_dir)
+    # k6's own dashboard only where asked for (--k6-dashboard: it costs k6 CPU); a recording keeps no pages
+    assert "k6's dashboard of this row" not in (run_dir / "report.html").read_text()
+    assert not list((run_dir / "k6").glob("*-dashboard.html"))
     assert_nothing_left(rig_env, run_dir)
     assert_opens_in_chromium(run_dir, rows_of(run_dir))  # it skips the test where Chromium is missing
     recordings.keep(request, "spike", run_dir)

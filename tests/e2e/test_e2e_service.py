@@ -94,6 +94,7 @@ def test_your_own_service_through_the_generic_path_gets_the_built_in_verdicts(se
     assert theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
 
     proofs.generic_path(builtin, generic)
+    assert {int(r["tomcat_max_threads"]) for r in rows_of(builtin) if r["thread_mode"] == "platform"} == {THREADS}
     # the service's settings are named in the metadata, never valued
     assert credentials_of(seeded).password not in (generic / "metadata.json").read_text()
     assert_nothing_left(seeded, generic)

@@ -3,6 +3,7 @@ from it."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 
@@ -55,6 +56,8 @@ def test_the_dearer_mode_sizes_the_load_tier_by_tier():
     assert calibration.users_at_share(measured(), 0.35, 200, 8, 160) == 93
     assert calibration.users_at_share(measured(service_ms=10), 0.35, 200, 8, 160) == 8  # floored
     assert calibration.users_at_share(measured(service_ms=0.01, generator_ms=0.01), 0.35, 200, 8, 160) == 160
+    # a quota of 1 core on the 2: half the CPU, half the users (35% of 1 core: 233.3 req/s, 46 users)
+    assert calibration.users_at_share(dataclasses.replace(measured(), quota=1.0), 0.35, 200, 8, 160) == 46
 
 
 ROW = {"thread_mode": "virtual", "failed_tier": "", "app_cpu_ms_per_req": "0.41", "load_cpu_ms_per_req": "0.22",
@@ -77,3 +80,28 @@ def test_a_calibration_runs_rows_give_each_modes_cost_per_tier():
 def test_a_calibration_run_that_cannot_size_anything_is_refused(rows, words):
     with pytest.raises(ValueError, match=words):
         calibrate.of_rows(rows, 2)
+
+
+def test_calibrate_reads_this_machines_cached_calibration_without_measuring(monkeypatch, capsys):
+    from vtlab.cli import main
+    from vtlab.core import cores
+
+    calibration.save(measured(cores=len(cores.available()),
+                              measured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")))
+    monkeypatch.setattr(calibrate, "_run", lambda argv: pytest.fail(f"measured although cached: {argv}"))
+    assert main.main(["calibrate"]) == 0
+    out = capsys.readouterr().out
+    assert "service 0.500, k6 0.250, stub 0.150, PostgreSQL 0.100 ms/request at 190 req/s" in out
+    assert str(calibration.cache_dir()) in out
+
+
+def test_a_calibration_run_that_failed_is_said_and_nothing_is_cached(monkeypatch, capsys, tmp_path):
+    from vtlab.cli import main
+    from vtlab.core import cores
+
+    asked = []
+    monkeypatch.setattr(calibrate, "_run", lambda argv: asked.append(argv) or 1)
+    assert main.main(["calibrate", "--recalibrate", "--out", str(tmp_path / "cal")]) == 1
+    assert "the calibration run failed (exit 1)" in capsys.readouterr().err
+    assert asked and asked[0][:3] == ["run", "--modes", "platform,virtual"]
+    assert calibration.load(len(cores.available())) is None

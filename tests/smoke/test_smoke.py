@@ -118,9 +118,11 @@ def credentials_of(env: dict[str, str]) -> postgres.Credentials:
 
 
 def test_a_users_jar_and_a_service_vtlab_did_not_start_are_measured(rig_env, points, tmp_path):
-    started = vtlab(rig_env, "db", "start")  # the database a user's service already has (the run above seeded it)
+    started = vtlab(rig_env, "db", "start")  # the database a user's service already has
     assert started.returncode == 0, started.stderr
     try:
+        seeded = vtlab(rig_env, "db", "seed", timeout=1200)  # at once where a run before seeded it
+        assert seeded.returncode == 0, seeded.stderr
         credentials = credentials_of(rig_env)
         users = max(MIN_USERS, points.users // 2)
         jar = vtlab(rig_env, "run", "--service", str(APP_JAR), "--db-url", credentials.jdbc_url,

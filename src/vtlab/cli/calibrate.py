@@ -83,7 +83,8 @@ def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "") -> calibr
                                     generator_ms=_number(row, "load_cpu_ms_per_req"),
                                     stub_ms=_number(row, "stub_cpu_ms_per_req"),
                                     database_ms=_number(row, "pg_cpu_ms_per_req"),
-                                    rps=_number(row, "throughput_rps"), warmup_end=row.get("warmup_end") or "")
+                                    rps=_number(row, "throughput_rps"),
+                                    warmup_end=row.get("warmup_end") or "not recorded")
         if not cost.valid():
             raise ValueError(f"the {row['thread_mode']} calibration row measured no usable CPU per request ({cost})")
         modes[row["thread_mode"]] = cost
@@ -92,7 +93,7 @@ def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "") -> calibr
     return calibration.Calibration(
         machine=calibration.machine_key(count), cores=count, version=calibration.CALIBRATION_VERSION,
         measured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), modes=modes,
-        run_dir=run_dir)
+        run_dir=run_dir, quota=cores.quota())
 
 
 def _number(row: dict[str, str], column: str) -> float:

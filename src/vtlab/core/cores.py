@@ -8,6 +8,7 @@ tiers share every CPU and the per-tier CPU columns show that none saturated.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 TIERS = ("app", "pg", "stub", "load")
 MIN_CORES_TO_SPLIT = 8
@@ -15,6 +16,47 @@ MIN_CORES_TO_SPLIT = 8
 
 def available() -> list[int]:
     return sorted(os.sched_getaffinity(0))
+
+
+def quota(proc_cgroup: Path = Path("/proc/self/cgroup"), root: Path = Path("/sys/fs/cgroup")) -> float | None:
+    """The CPU this process may use by its cgroups' quotas, in cores (quota / period: the tightest of its cgroup's and
+    every ancestor's, where a parent's binds too), or None where none limits it or none can be read: cgroup v2's
+    cpu.max, v1's cpu.cfs_quota_us / cpu.cfs_period_us."""
+    try:
+        lines = proc_cgroup.read_text().splitlines()
+    except OSError:
+        return None
+    limits: list[float] = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        parts = [part for part in path.split("/") if part]
+        # the cgroup, then each ancestor up to the mount's root (in a container, its own cgroup is mounted there)
+        levels = [Path(*parts[:depth]) for depth in range(len(parts), -1, -1)]
+        if controllers == "":  # v2: one hierarchy, at the root or under unified/ in hybrid mode
+            found = [_v2_limit(base / level) for base in (root, root / "unified") for level in levels]
+        elif "cpu" in controllers.split(","):
+            found = [_v1_limit(root / name / level) for name in ("cpu", "cpu,cpuacct", "cpuacct,cpu")
+                     for level in levels]
+        else:
+            continue
+        limits += [limit for limit in found if limit is not None]
+    return min(limits) if limits else None
+
+
+def _v2_limit(folder: Path) -> float | None:
+    try:
+        wanted, period = (folder / "cpu.max").read_text().split()
+        return None if wanted == "max" else int(wanted) / int(period)
+    except (OSError, ValueError):
+        return None
+
+
+def _v1_limit(folder: Path) -> float | None:
+    try:
+        wanted = int((folder / "cpu.cfs_quota_us").read_text())
+        return None if wanted < 0 else wanted / int((folder / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def automatic(cpus: list[int]) -> dict[str, set[int]]:
