@@ -24,9 +24,10 @@ RECORDED = TESTS / "recorded"
 INDEX = RECORDED / "README.md"
 # What a replay never reads: the raw recordings (JFR, async-profiler's own), the tiers' logs (a failed row keeps its
 # last lines in the CSV), the drawn pages (the report is drawn again; flame graphs and k6's dashboards are checked
-# live). analysis.csv and report.md stay, to read what the live run said; the replay derives them again.
-TRIMMED = ("*.jfr", "*.jfr.gz", "*.html", "logs", "aot", "*.aot", "chromium-profile", "report.json", "charts.json",
-           "*.png", "*.svg")
+# live), k6's generated scripts (they import the recording checkout's own files by path). analysis.csv and report.md
+# stay, to read what the live run said; the replay derives them again.
+TRIMMED = ("*.jfr", "*.jfr.gz", "*.html", "*.js", "logs", "aot", "*.aot", "chromium-profile", "report.json",
+           "charts.json", "*.png", "*.svg")
 HEADER = """# Recorded live runs
 
 Each folder is the run folder a live proof (tests/e2e/) measured and passed on, trimmed to what its replay reads

@@ -52,25 +52,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.profiles and target is not None and not target.started_by_vtlab:
         return flags.usage_error("--profiles with --url: async-profiler attaches to a JVM vtlab starts; give the "
                                  "service's jar with --service")
-    run_dir = args.out
-    if args.resume and run_dir is None:
-        previous = sorted(p for p in RESULTS.glob("*") if (p / "matrix.csv").exists())
-        if not previous:
-            return flags.usage_error("--resume: no earlier run under results/ to resume; give --out RUN_DIR")
-        run_dir = previous[-1]
-    if run_dir is not None and (run_dir / "matrix.csv").exists() and not args.resume:
-        return flags.usage_error(f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it")
-    problem = table.why_not_appendable(run_dir / table.CSV_NAME) if run_dir is not None else None
+    run_dir, problem = _resolved_run_dir(args, target)
     if problem:
-        return flags.usage_error(f"--resume: {problem}")
-    if args.resume and run_dir is not None and (run_dir / table.METADATA_NAME).exists():
-        try:
-            problem = _other_target(record.read(run_dir), target)
-        except record.MalformedRecord as err:
-            return flags.usage_error(f"--resume: {err}")
-        if problem:
-            return flags.usage_error(f"--resume: {run_dir} measured {problem}; resume it with the same service and "
-                                     "call")
+        return flags.usage_error(problem)
     run_dir = run_dir or loop.default_run_dir(RESULTS)
     problem = None if args.dry_run else table.why_not_writable(run_dir)
     if problem:
@@ -110,6 +94,31 @@ def cmd_run(args: argparse.Namespace) -> int:
               "--resume measures them again", file=sys.stderr)
         return 1
     return 0
+
+
+def _resolved_run_dir(args: argparse.Namespace,
+                      target: userservice.Target | None) -> tuple[Path | None, str | None]:
+    """The run folder the flags name (the latest run's with a bare --resume; None: a new one), or the usage error
+    that stops them."""
+    run_dir = args.out
+    if args.resume and run_dir is None:
+        previous = sorted(p for p in RESULTS.glob("*") if (p / "matrix.csv").exists())
+        if not previous:
+            return None, "--resume: no earlier run under results/ to resume; give --out RUN_DIR"
+        run_dir = previous[-1]
+    if run_dir is not None and (run_dir / "matrix.csv").exists() and not args.resume:
+        return None, f"--out: {run_dir} already holds a matrix.csv; add --resume to continue it"
+    problem = table.why_not_appendable(run_dir / table.CSV_NAME) if run_dir is not None else None
+    if problem:
+        return None, f"--resume: {problem}"
+    if args.resume and run_dir is not None and (run_dir / table.METADATA_NAME).exists():
+        try:
+            problem = _other_target(record.read(run_dir), target)
+        except record.MalformedRecord as err:
+            return None, f"--resume: {err}"
+        if problem:
+            return None, f"--resume: {run_dir} measured {problem}; resume it with the same service and call"
+    return run_dir, None
 
 
 def _other_target(recorded: record.RunRecord, target: userservice.Target | None) -> str | None:
