@@ -216,3 +216,65 @@ def test_the_memory_probe_is_taken_once_with_every_user_in_flight_before_the_row
     write_live(lives[0], now - 40, 40, 100, running=lambda second: 2)
     stuck.hold_start = now - 10 - 3 - settle.GRACE_S - 1  # past the grace, the hold's requests still running
     assert not stuck.finished() and stuck.ending is not None and len(probed) == 1
+
+
+def compiling_by_window(ticks_a_second_by_5s, seconds):
+    """The compiler's time so far, a reading a second, from its time a second in each 5 s."""
+    return cumulative([ticks_a_second_by_5s[min(i // 5, len(ticks_a_second_by_5s) - 1)] for i in range(seconds)])
+
+
+def test_a_compiler_at_a_seventh_of_the_cpu_and_still_in_its_burst_is_not_settled():
+    # as the third-party app's platform row at 21 s: the compiler at ~13% of the service's CPU and compiling half as
+    # much as in its busiest window: the old 25% rule called it settled
+    rates = [450] * 60
+    compiling = [60.0, 50.0, 40.0, 30.0, 25.0, 20.0] + [20.0] * 6
+    jit = compiling_by_window(compiling, 60)
+    service = cumulative([135.0 + compiling[min(i // 5, 11)] for i in range(60)])
+    judged = settle.judge(cumulative(rates), service, jit, since=0.0)
+    assert judged is not None and judged.unmet == (settle.JIT,)
+    assert 0.12 < judged.jit_share < 0.13  # 200 of 1,550 in the last 10 s
+    assert 0.3 < judged.jit_decay < 0.4    # 200 against the first window's 550
+
+
+def test_a_small_tail_of_compiling_passes_once_the_burst_has_decayed():
+    # a low-rate row's tail: 20% of a small CPU, a twentieth of the burst
+    rates = [50] * 60
+    compiling = [100.0, 100.0] + [2.5] * 10
+    jit = compiling_by_window(compiling, 60)
+    service = cumulative([10.0 + compiling[min(i // 5, 11)] for i in range(60)])
+    judged = settle.judge(cumulative(rates), service, jit, since=0.0)
+    assert judged is not None and judged.settled
+    assert judged.jit_share == 25 / 125 and judged.jit_decay == 25 / 1000
+
+
+def test_compiling_under_a_twentieth_of_the_cpu_passes_even_without_a_burst():
+    # a step on a warm JVM: nothing left to compile but colder paths, never a burst to decay from
+    rates = [400] * 40
+    jit = cumulative([1.0] * 40)
+    service = cumulative([41.0] * 40)
+    judged = settle.judge(cumulative(rates), service, jit, since=0.0, compiles=cumulative([3.0] * 40))
+    assert judged is not None and judged.settled and judged.jit_decay == 1.0
+    assert judged.compiles_per_s == 3.0
+
+
+def test_a_warm_up_at_its_bound_with_the_jit_busy_records_why():
+    judged = settle.Judgement(0.01, 0.131, 0.36, 12.5, (settle.JIT,))
+    cells = settle.Warmup(45.0, settle.BOUND, judged, settle.PERFDATA).cells()
+    assert cells == {"warmup_s": 45.0, "warmup_end": "bound", "warmup_unsettled": "jit",
+                     "warmup_jit_share_pct": 13.1, "warmup_jit_decay_pct": 36.0, "warmup_compiles_per_s": 12.5,
+                     "warmup_jit_source": "perfdata"}
+    settled_cells = settle.Warmup(30.0, settle.SETTLED, settle.Judgement(0.01, 0.02, 0.05), "").cells()
+    assert settled_cells["warmup_unsettled"] == "" and settled_cells["warmup_jit_share_pct"] == 2.0
+
+
+def test_the_jit_meter_reads_hotspots_counters_and_falls_back_to_the_compiler_threads(tmp_path):
+    from tests.measure.test_perfdata import perfdata_file
+    counters = tmp_path / "hsperfdata"
+    counters.write_bytes(perfdata_file({"java.ci.totalTime": 2_500_000_000, "sun.os.hrt.frequency": 1_000_000_000,
+                                        "sun.ci.totalCompiles": 1264}))
+    meter = settle.JitMeter(4242, counters)
+    meter.read(100.0)
+    assert meter.source == settle.PERFDATA and meter.seconds == [(100.0, 2.5)] and meter.compiles == [(100.0, 1264)]
+    gone = settle.JitMeter(4242, tmp_path / "none")  # no counters, no such process either: nothing read
+    gone.read(100.0)
+    assert gone.source == "" and gone.seconds == []

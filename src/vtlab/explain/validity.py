@@ -30,6 +30,9 @@ NOT_EXPOSED = "not-exposed:"
 # cost (README: up to ~9% for cpu), but valid: it measured what it says.
 PROFILED = "profiled:"
 OUT_OF_MEMORY = "out-of-memory"
+# A hold begun at the warm-up's bound while the JIT still compiled beyond the settle criterion (measure.settle): its
+# CPU per request and, on shared cores, its throughput are the compiler's as much as the thread model's.
+JIT_NOT_SETTLED = "jit-not-settled"
 UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
 
 
@@ -40,6 +43,8 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     hold = steadiness(row, ctx.rig.trend_noise_max_pct)
     if hold != "steady":
         flags.append(hold)
+    if jit_not_settled(row):
+        flags.append(JIT_NOT_SETTLED)
     if out_of_memory_seen(row, ctx):
         flags.append(OUT_OF_MEMORY)  # the heap ran out: the row measured a JVM collecting or failing, not serving
     if stall_seen(row, ctx):
@@ -130,6 +135,12 @@ def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
     if not (first > 0 and second > 0):
         return STEADINESS_NOT_MEASURED
     return "not-steady" if abs(first - second) / ((first + second) / 2) > UNSTEADY else "steady"
+
+
+def jit_not_settled(row: Mapping[str, object]) -> bool:
+    """The warm-up reached its bound with the JIT's test unmet (warmup_unsettled names it)."""
+    return (row.get("warmup_end") == "bound"
+            and "jit" in str(row.get("warmup_unsettled", "") or "").split(";"))
 
 
 def out_of_memory_seen(row: Mapping[str, object], ctx: Context) -> str:

@@ -115,6 +115,12 @@ EXTRA_COLUMNS = [
     "server", "server_max_threads",
     # the service's JVM options beyond vtlab's own (the jvm_opts dimension: one value per --jvm-opts), as shell words
     "jvm_opts",
+    # the warm-up's criterion at the hold's start (measure.settle): which of its tests were unmet at the bound
+    # (rate, jit, cpu; empty when it settled), the JIT's compile time as % of the service's CPU over the last window
+    # and as % of its busiest window since the ramp, methods compiled a second, and where the JIT was read from
+    # (perfdata: HotSpot's counters; compiler-threads: their CPU in /proc; empty: not read)
+    "warmup_unsettled", "warmup_jit_share_pct", "warmup_jit_decay_pct", "warmup_compiles_per_s",
+    "warmup_jit_source",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
