@@ -293,3 +293,24 @@ def test_prometheus_parsing_reads_jettys_connections_and_threads_as_the_servers(
 jetty_threads_config_max 64.0
 """
     assert samplers.parse_prometheus(text) == {"tomcat_connections": 412.0, "tomcat_threads_config": 64.0}
+
+
+def test_a_dumps_pinned_events_are_counted_within_the_rows_window_only():
+    # a dump of a running JVM holds whole chunks: events of the step before and after it too
+    def pinned(at):
+        return {"type": "jdk.VirtualThreadPinned",
+                "values": {"startTime": at, "pinnedReason": "Holding monitor(s)"}}
+    recording = {"recording": {"events": [pinned("2026-11-27T16:00:09.9Z"),
+                                          pinned("2026-11-27T16:00:10.5Z"),
+                                          pinned("2026-11-27T17:00:15.000000001+01:00"),
+                                          pinned("2026-11-27T16:00:20.25Z"), pinned("2026-11-27T16:00:12Z"),
+                                          pinned("not a time")]}}
+    begin = 1795795210.0  # 2026-11-27T16:00:10Z
+    counts = jfr.count_reasons(json.dumps(recording), (begin, begin + 10.0))
+    assert counts == {"Holding monitor(s)": 3}
+    assert jfr.count_reasons(json.dumps(recording)) == {"Holding monitor(s)": 6}
+
+
+def test_jfr_dump_reads_its_window_as_instants():
+    from vtlab.measure import jfrdump
+    assert jfrdump.instant(1795795210.25) == "2026-11-27T16:00:10.250000Z"

@@ -282,3 +282,37 @@ def test_netty_refuses_a_request_context_which_only_a_servlet_filter_binds():
 def test_a_path_with_its_own_jdk_client_refuses_another_client():
     with pytest.raises(ValueError, match="--path-mode pinned-control calls the stub through its own JDK client"):
         planner.build("pinning", planner.Overrides(http_clients=("apache",)))
+
+
+def _steps(plan):
+    return [(r.thread_mode, r.conn_mode, r.concurrency, r.rep) for r in plan.rows]
+
+
+def test_rows_differing_only_in_users_are_the_rising_steps_of_one_jvm_per_mode_and_rep():
+    p = planner.build("lean", planner.Overrides(concurrency=(400, 100), reps=2))
+    assert _steps(p) == [("platform", "released", 100, 1), ("platform", "released", 400, 1),
+                         ("virtual", "released", 100, 1), ("virtual", "released", 400, 1),
+                         ("platform", "released", 100, 2), ("platform", "released", 400, 2),
+                         ("virtual", "released", 100, 2), ("virtual", "released", 400, 2)]
+    assert all(p.steps_on_one_jvm(row) for row in p.rows)
+    # the JVM of a staircase is sized for its largest step, a row of its own for itself
+    assert {p.family_peak_users(row) for row in p.rows} == {400}
+    assert planner.jvm_family(p.rows[0]) == planner.jvm_family(p.rows[1]) != planner.jvm_family(p.rows[2])
+    assert planner.jvm_family(p.rows[0]) != planner.jvm_family(p.rows[4])  # a fresh JVM per rep
+
+
+def test_jvm_per_row_keeps_the_profiles_order_and_a_jvm_of_each_rows_own():
+    p = planner.build("lean", planner.Overrides(concurrency=(400, 100), jvm_per_row=True))
+    assert _steps(p) == [("platform", "released", 400, 1), ("virtual", "released", 400, 1),
+                         ("platform", "released", 100, 1), ("virtual", "released", 100, 1)]
+    assert not any(p.steps_on_one_jvm(row) for row in p.rows)
+    assert [p.family_peak_users(row) for row in p.rows] == [400, 400, 100, 100]
+    assert p.describe()["jvm_per_row"] is True
+
+
+def test_only_loads_a_warm_up_can_settle_are_staircased():
+    fixed = planner.build("lean", planner.Overrides(concurrency=(400, 100), warmup_until="fixed"))
+    assert [r.concurrency for r in fixed.rows] == [400, 400, 100, 100]
+    assert not any(fixed.steps_on_one_jvm(row) for row in fixed.rows)
+    spike = planner.build("spike", planner.Overrides())
+    assert not any(spike.steps_on_one_jvm(row) for row in spike.rows)

@@ -71,14 +71,15 @@ def points(rig_env) -> Points:
     return sized
 
 
-def test_own_service_both_modes_a_killed_row_resumed_and_the_report_drawn(rig_env, points, tmp_path):
+def test_own_service_both_modes_as_staircases_a_killed_step_resumed_and_the_report_drawn(rig_env, points, tmp_path):
     run_dir = tmp_path / "own"
-    argv = [str(REPO / "vtlab"), "run", "--modes", "platform,virtual", "--conc", str(points.users),
+    lower = max(MIN_USERS // 2, points.users // 2)
+    argv = [str(REPO / "vtlab"), "run", "--modes", "platform,virtual", "--conc", f"{lower},{points.users}",
             "--tomcat-threads", str(points.threads), "--stub-delay", str(DELAY_MS), "--conn-mode", "released",
             *PHASES, "--out", str(run_dir)]
     proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        tiers = wait_for_row(proc, run_dir, 1, time.monotonic() + 600)  # the virtual row's k6 is loading
+        tiers = wait_for_row(proc, run_dir, 3, time.monotonic() + 600)  # the virtual JVM's second step is loading
         service = next(pid for pid in tiers if "app.jar" in cmdline(pid))
         time.sleep(2)
         os.kill(service, signal.SIGKILL)
@@ -87,15 +88,17 @@ def test_own_service_both_modes_a_killed_row_resumed_and_the_report_drawn(rig_en
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 1, out[-3000:] + err[-3000:]
-    assert [(r["thread_mode"], r["failed_tier"]) for r in rows_of(run_dir)] == [("platform", ""),
-                                                                                ("virtual", "service")]
+    # each mode's loads are the rising steps of one JVM: the second step found it warm
+    assert [(r["thread_mode"], int(r["concurrency"]), r["jvm_step"], r["failed_tier"]) for r in rows_of(run_dir)] == [
+        ("platform", lower, "1", ""), ("platform", points.users, "2", ""), ("virtual", lower, "1", ""),
+        ("virtual", points.users, "", "service")]
     assert "1 row(s) failed" in err
     assert_nothing_left(rig_env, run_dir)
 
     resumed = subprocess.run([*argv, "--resume"], env=rig_env, capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
-    measured = [r for r in proofs.judged(run_dir) if r["failed_tier"] == ""]
-    assert [r["thread_mode"] for r in measured] == ["platform", "virtual"]
+    measured = [r for r in proofs.judged(run_dir) if r["failed_tier"] == "" and int(r["concurrency"]) == points.users]
+    assert [(r["thread_mode"], r["jvm_step"]) for r in measured] == [("platform", "2"), ("virtual", "1")]  # fresh
     platform, virtual = measured
     wall_rps, users_rps = points.threads * 1000 / DELAY_MS, points.users * 1000 / DELAY_MS
     for row in measured:

@@ -55,7 +55,7 @@ def test_every_rendered_manifest_is_valid_for_kubernetes_and_the_k6_operator():
     files = rendered("--runners", "4", "--node-selector", "service=vtlab.dev/pool=app", "--cpu", "service=4",
                      "--memory", "service=4Gi", "--namespace", "bench")
     kinds = [document["kind"] for document in documents(files)]
-    rows = planner.build("quick", planner.Overrides()).rows
+    rows = planner.build("quick", planner.Overrides(jvm_per_row=True)).rows  # a pod per row
     assert kinds.count("TestRun") == kinds.count("Deployment") - 1 == len(rows)
     for document in documents(files):
         validate(document)
@@ -97,7 +97,7 @@ def test_each_tier_has_a_known_cpu_budget_and_nodes_of_its_own_and_nothing_assum
 
 def test_a_rows_load_reaches_that_rows_service_with_the_rows_settings():
     files = rendered()
-    rows = planner.build("quick", planner.Overrides()).rows
+    rows = planner.build("quick", planner.Overrides(jvm_per_row=True)).rows  # a pod per row
     for index, row in enumerate(rows):
         service, deployment, testrun = files[f"rows/{k8smanifests.row_file(index, row)}"]
         env = {e["name"]: e.get("value") for e in testrun["spec"]["runner"]["env"]}

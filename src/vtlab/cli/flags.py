@@ -196,8 +196,10 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
 REPEATED = ("jvm_opts",)
 
 
-def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | None = None) -> None:
-    """The plan's flags; `renamed`: flags a command spells otherwise (k8s: --context is kubectl's)."""
+def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | None = None,
+                   staircases: bool = True) -> None:
+    """The plan's flags; `renamed`: flags a command spells otherwise (k8s: --context is kubectl's). `staircases`:
+    whether the command runs rows as steps of one warm JVM (a cluster starts a pod per row: never)."""
     profiles = presets.profiles()
     command.add_argument("--profile", choices=list(profiles),
                          help="preset matrix (default quick; service with --service or --url): "
@@ -205,6 +207,11 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
     for flag, dest, parse, words in PLAN_FLAGS:
         command.add_argument((renamed or {}).get(flag, flag), dest=dest, type=parse, help=words,
                              action="append" if dest in REPEATED else "store")
+    if not staircases:
+        return
+    command.add_argument("--jvm-per-row", action="store_true",
+                         help="a fresh service JVM for every row (each warming up anew); by default the rows that "
+                              "differ only in users are the steps of one warm JVM, each settling before its hold")
 
 
 def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) -> planner.Plan:
@@ -216,6 +223,7 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) 
         given["workloads"] = (presets.SERVICE_WORKLOAD,)
         if not target.uses_stub:
             given["stub_delay_ms"] = 0  # no downstream of vtlab's: no designed wait in the service time
+    given["jvm_per_row"] = getattr(args, "jvm_per_row", True) or None  # no such flag: a JVM (a pod) per row
     home = given.get("java_home")
     profile = args.profile or ("quick" if target is None else "service")
     java_home_jdk = runtimes.major(Path(home)) if home else None

@@ -41,17 +41,20 @@ def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
 
 
 def local_row_values(rig: Rig, row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict,
-                     jfr: Path | None, service_log: Path | None = None) -> dict[str, object]:
-    """The CSV line of a row measured on this machine: its `jfr` recording's pinning (None: none kept), the
-    OutOfMemoryErrors its `service_log` names (None: a service vtlab did not start, whose log it cannot read) and,
-    for a write row, the writes counted in the database."""
-    pinned = pinned_by_reason(rig.java.jfr, jfr) if jfr else None
+                     jfr: Path | None, service_log: Path | None = None, log_from: int = 0,
+                     jfr_window: tuple[float, float] | None = None) -> dict[str, object]:
+    """The CSV line of a row measured on this machine: its `jfr` recording's pinning (None: none kept; within
+    `jfr_window`, Unix s, where the recording holds more than the row), the OutOfMemoryErrors its `service_log`
+    names from byte `log_from` on (None: a service vtlab did not start, whose log it cannot read; the offset: where
+    the row began on a JVM that served others before it) and, for a write row, the writes counted in the
+    database."""
+    pinned = pinned_by_reason(rig.java.jfr, jfr, jfr_window) if jfr else None
     values = row_values(row, plan, spec, drive, info, pinned, rig.toxiproxy is not None, rig.k6_version,
                         cores.describe_map(rig.core_map))
     # a stack trace's line and each of its causes': a heap, the metaspace or the threads' native memory ran out
-    oom = procs.lines_naming(service_log, "java.lang.OutOfMemoryError") if service_log else ""
+    oom = procs.lines_naming(service_log, "java.lang.OutOfMemoryError", log_from) if service_log else ""
     # a connection the service could not accept or open for want of a file descriptor (EMFILE)
-    fd_errors = procs.lines_naming(service_log, "Too many open files") if service_log else ""
+    fd_errors = procs.lines_naming(service_log, "Too many open files", log_from) if service_log else ""
     return {**values, "oom_errors": oom, "fd_errors": fd_errors, "somaxconn": somaxconn(),
             **_writes(rig, row, drive.measured)}
 

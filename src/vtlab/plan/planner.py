@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
 
 from vtlab.core import dimensions, shapes
@@ -74,6 +74,7 @@ class Overrides:
     aot: str | None = None
     memory_probe: str | None = None
     downstream_http: str | None = None
+    jvm_per_row: bool | None = None  # --jvm-per-row: a fresh service JVM for every row, never steps on a warm one
 
 
 def row_options(row: Row) -> tuple[str, ...]:
@@ -107,6 +108,7 @@ class Plan:
     aot: str = "off"  # presets.AOT: the service's JDK 25 AOT cache (vtlab.rig.aot), trained once per command line
     memory_probe: str = "off"  # presets.MEMORY_PROBE: each row's memory with every user waiting (measure.memprobe)
     downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP: vtlab's service to the stub, every row alike
+    jvm_per_row: bool = False  # a fresh service JVM for every row; else rows differing only in load are its steps
 
     def service_options(self, row: Row) -> tuple[str, ...]:
         """The service's JVM options beyond vtlab's own: the row's, and Native Memory Tracking for the probe (a few
@@ -121,6 +123,21 @@ class Plan:
         """Whether the row's warm-up ends when it has settled (measure.settle), not after warmup_s: a steady load
         of users only. A shaped hold and the open model's hold scenario begin at times fixed before k6 starts."""
         return self.warmup_until == "settled" and row.load_model == "closed" and row.shape in ("steady", "soak")
+
+    def steps_on_one_jvm(self, row: Row) -> bool:
+        """Whether the row is a step of a staircase on one warm service JVM: the rows that differ from it only in
+        users are measured on the JVM the first of them started, each settling anew (measure.settle) before its
+        hold; a fresh JVM per rep keeps the between-run noise. Only a warm-up that settles can tell when a step is
+        steady; a fixed one would hold each step for the first row's warm-up again."""
+        return not self.jvm_per_row and self.settles(row)
+
+    def family_peak_users(self, row: Row) -> int:
+        """The most users any step of the row's staircase sees: what its JVM's connections and heap are sized for
+        (the row's own peak where it runs on a JVM of its own)."""
+        if not self.steps_on_one_jvm(row):
+            return self.peak_users(row)
+        family = jvm_family(row)
+        return max(self.peak_users(other) for other in self.rows if jvm_family(other) == family)
 
     def shape(self, row: Row) -> shapes.Shape:
         """The row's load shape with the plan's settings for it."""
@@ -147,7 +164,8 @@ class Plan:
                 "java_homes": {str(k): v for k, v in self.java_homes.items()},
                 "jvm_opts": [list(options) for options in self.jvm_option_sets],
                 "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
-                "memory_probe": self.memory_probe, "downstream_http": self.downstream_http, "overrides": self.overrides,
+                "memory_probe": self.memory_probe, "downstream_http": self.downstream_http,
+                "jvm_per_row": self.jvm_per_row, "overrides": self.overrides,
                 "rows": [dimensions.values(row) for row in self.rows]}
 
 
@@ -178,11 +196,33 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     _check_runners(rows, setting["runners"])
     _check_clients(rows, overrides, setting["downstream_http"])
     _check_servers(rows)
+    jvm_per_row = bool(given.get("jvm_per_row"))
+    if not jvm_per_row:
+        rows = staircases(rows, lambda row: setting["warmup_until"] == "settled" and row.load_model == "closed"
+                          and row.shape in ("steady", "soak"))
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
                 tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
-                setting["aot"], setting["memory_probe"], setting["downstream_http"])
+                setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row)
+
+
+def jvm_family(row: Row) -> tuple[str, ...]:
+    """What a service JVM is started for: every dimension but the load (users, rate). Rows of one family run as the
+    steps of one JVM's staircase (Plan.steps_on_one_jvm)."""
+    return dimensions.key(row, tuple(name for name in dimensions.RESUME_KEY
+                                     if name not in ("concurrency", "target_rps")))
+
+
+def staircases(rows: tuple[Row, ...], stepped: Callable[[Row], bool]) -> tuple[Row, ...]:
+    """The rows in the order a staircase measures them: each family's `stepped` rows together, where its first row
+    was, in rising load (a step never follows a larger one: what a larger load left behind — threads, heap,
+    connections — would carry into it); every other row where it was."""
+    order: dict[tuple[str, ...], list[Row]] = {}
+    for row in rows:
+        order.setdefault(jvm_family(row) if stepped(row) else ("row", *dimensions.key(row)), []).append(row)
+    return tuple(row for family in order.values()
+                 for row in sorted(family, key=lambda row: (row.concurrency, row.target_rps)))
 
 
 def _java_homes(overrides: Overrides) -> dict[int, str]:

@@ -121,6 +121,9 @@ EXTRA_COLUMNS = [
     # (perfdata: HotSpot's counters; compiler-threads: their CPU in /proc; empty: not read)
     "warmup_unsettled", "warmup_jit_share_pct", "warmup_jit_decay_pct", "warmup_compiles_per_s",
     "warmup_jit_source",
+    # the row's place on its service JVM: 1 for a fresh JVM, n for the nth step of a staircase on one warm JVM
+    # (planner.Plan.steps_on_one_jvm); empty where vtlab did not start the JVM
+    "jvm_step",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

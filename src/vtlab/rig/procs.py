@@ -171,10 +171,11 @@ def wait_http_ok(url: str, proc: subprocess.Popen, timeout: float, log: Path, ti
     raise RuntimeError(f"{url} did not answer 200 within {timeout:.0f} s; see {log}")
 
 
-def lines_naming(path: Path, text: str) -> int:
-    """How many lines of a log contain `text`; 0 without the log."""
+def lines_naming(path: Path, text: str, start: int = 0) -> int:
+    """How many lines of a log from byte `start` on contain `text`; 0 without the log."""
     try:
         with open(path, errors="replace") as handle:
+            handle.seek(start)
             return sum(1 for line in handle if text in line)
     except OSError:
         return 0

@@ -1,19 +1,42 @@
 """vtlab's own service as the loop's target: the seeded PostgreSQL and the stub kept up for the run (and
-Toxiproxy when a row adds network latency), a fresh service JVM per row in the row's configuration, checked
-against it, loaded with the samplers beside it, its JFR recording read back and its writes counted."""
+Toxiproxy when a row adds network latency), a service JVM in the row's configuration, checked against it — fresh
+for the row, or warm from the earlier steps of its staircase (Plan.steps_on_one_jvm) — loaded with the samplers
+beside it, the row's JFR recording read back and its writes counted."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core import dimensions
 from vtlab.core.settings import APP_PORT
-from vtlab.measure import csvrow, drive, load, samplers, stalls
+from vtlab.measure import csvrow, drive, jfrdump, load, samplers, stalls
 from vtlab.measure.target import Reporter, Turn
 from vtlab.core.dimensions import Row
+from vtlab.plan import planner
 from vtlab.plan.planner import Plan
 from vtlab.rig import procs, runtimes, services
 from vtlab.targets import aotcache, local
+
+
+@dataclass
+class ServiceJvm:
+    """A service JVM of the run and what it was started for: a row of its own, or the steps of a staircase (the
+    rows of one family, planner.jvm_family), each a row measured on it in rising load."""
+    family: tuple[str, ...]
+    app: services.Tier
+    start: aotcache.Start
+    info: dict
+    proxies: list[str]
+    forget: Callable[[], None]
+    recording: Path  # the JVM's own JFR recording, written when it exits
+    slug: str        # the first row's: the JVM's logs are named for it
+    steps: int = 0   # rows measured on it so far
+
+    def alive(self) -> bool:
+        return self.app.proc is not None and self.app.proc.poll() is None
 
 
 class OwnService:
@@ -24,6 +47,7 @@ class OwnService:
         self.keep, self.core_map, self.doctor, self.k6_dashboard = keep, core_map, doctor or [], k6_dashboard
         self.profiles = profiles  # async-profiler's kinds for each row's hold (empty: none)
         self.service: dict | None = None  # the first measured row's runtime-info: the defaults the service runs with
+        self.jvm: ServiceJvm | None = None  # the service JVM between the steps of a staircase
 
     def prepare(self, plan: Plan, run_dir: Path) -> None:
         self.plan = plan
@@ -40,62 +64,118 @@ class OwnService:
         return self.rig.own_pids()
 
     def measure(self, turn: Turn, progress: Reporter) -> dict[str, object]:
-        """One row: a fresh service with the row's configuration, the load with samplers beside it, the JFR
-        recording read back."""
+        """One row: the service in the row's configuration — fresh, or the JVM the earlier steps of its staircase
+        warmed — the load with samplers beside it, the JFR recording of the row read back."""
         rig, plan, row = self.rig, self.plan, turn.row
         slug = dimensions.slug(row)
         jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
         jfr.parent.mkdir(parents=True, exist_ok=True)
         jfr.unlink(missing_ok=True)
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
-        db_env, stub_url, proxies = rig.route(row, slug)
-        aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
-        config, options = app_config(row, plan.peak_users(row), plan.downstream_http), plan.service_options(row)
-        try:
-            start = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
-                                        (db_env, stub_url), rig.run_dir / "logs", aot_log)
-                     if plan.uses_aot(row) else aotcache.WITHOUT)
-            app = services.start_app(java, APP_PORT, config, db_env, stub_url,
-                                     rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], options,
-                                     start.jar, start.flags)
-        except BaseException:
-            rig.unroute(proxies)
-            raise
-        forget = procs.on_cleanup(app.stop)
+        stepped = plan.steps_on_one_jvm(row)
+        jvm = self._jvm_for(row, slug, java, jfr, stepped)
+        jvm.steps += 1
+        app, log_from = jvm.app, _size(jvm.app.log)
         assert rig.pg is not None
         if row.workload == "write":
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
-            info = services.runtime_info(app)
-            problems = mismatches(info, row, plan.peak_users(row), plan.downstream_http)
-            if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
-                problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
-            if problems:
-                raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
             spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
                                  turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
                                  row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
                                  settles=plan.settles(row))
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
+            window = [time.time()]
             driven = drive.drive(rig, app, spec, slug, progress, watch,
                                  samplers.meters_reader(app.management_url + "/actuator/prometheus"),
                                  rig.jcmds(java))
-        finally:
-            app.stop()  # SIGTERM: JFR writes the recording on exit
-            forget()
-            rig.unroute(proxies)
-        values = {**csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr, app.log),
-                  "aot_cache": start.outcome(aot_log)}
+            window.append(time.time())
+            if stepped:
+                jfrdump.dump(rig.jcmds(java), app.pid, window[0], window[1], jfr)
+        except BaseException:
+            self._stop_jvm()
+            raise
+        if not (stepped and self._next_is_a_step(turn)):
+            self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
+        values = {**csvrow.local_row_values(rig, row, plan, spec, driven, jvm.info, jfr, app.log, log_from,
+                                            (window[0], window[1]) if stepped else None),
+                  "aot_cache": jvm.start.outcome(rig.run_dir / "logs" / f"aot-{jvm.slug}.log"),
+                  "jvm_step": jvm.steps}
         if self.service is None:
-            self.service = info
+            self.service = jvm.info
         return values
+
+    def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> ServiceJvm:
+        """The JVM the row runs on: the staircase's, when the row is its next step and the JVM still runs; else a
+        fresh one (any other stopped first), checked to run the row's configuration."""
+        family = planner.jvm_family(row)
+        if stepped and self.jvm is not None and self.jvm.family == family and self.jvm.alive():
+            return self.jvm
+        self._stop_jvm()
+        rig, plan = self.rig, self.plan
+        db_env, stub_url, proxies = rig.route(row, slug)
+        aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
+        users = plan.family_peak_users(row)  # a staircase's JVM is sized for its largest step
+        config, options = app_config(row, users, plan.downstream_http), plan.service_options(row)
+        # a staircase's JVM writes its own recording on exit beside the steps' (jfrdump: each step's window)
+        recording = jfr.with_suffix(".jvm.jfr") if stepped else jfr
+        recording.unlink(missing_ok=True)
+        try:
+            start = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
+                                        (db_env, stub_url), rig.run_dir / "logs", aot_log)
+                     if plan.uses_aot(row) else aotcache.WITHOUT)
+            app = services.start_app(java, APP_PORT, config, db_env, stub_url,
+                                     rig.run_dir / "logs" / f"app-{slug}.log", recording, rig.core_map["app"],
+                                     options, start.jar, start.flags)
+        except BaseException:
+            rig.unroute(proxies)
+            raise
+        self.jvm = ServiceJvm(family, app, start, {}, proxies, procs.on_cleanup(app.stop), recording, slug)
+        try:
+            info = services.runtime_info(app)
+            problems = mismatches(info, row, users, plan.downstream_http)
+            if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
+                problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
+            if problems:
+                raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
+        except BaseException:
+            self._stop_jvm()
+            raise
+        self.jvm.info = info
+        return self.jvm
+
+    def _next_is_a_step(self, turn: Turn) -> bool:
+        """Whether the plan's next row is the next step on this row's JVM."""
+        rows = self.plan.rows
+        following = rows[turn.position + 1] if turn.position + 1 < len(rows) else None
+        return (following is not None and self.plan.steps_on_one_jvm(following)
+                and planner.jvm_family(following) == planner.jvm_family(turn.row))
+
+    def _stop_jvm(self) -> None:
+        jvm, self.jvm = self.jvm, None
+        if jvm is None:
+            return
+        try:
+            jvm.app.stop()  # SIGTERM: JFR writes the recording on exit
+        finally:
+            jvm.forget()
+            self.rig.unroute(jvm.proxies)
 
     def revive(self, died: procs.TierDied) -> None:
         self.rig.revive(died.tier, self.keep)
 
     def close(self) -> None:
-        """Nothing: the tiers are stopped with every process of the run (procs.stop_all), or kept (--keep)."""
+        """The staircase's JVM, if one is still up; the other tiers are stopped with every process of the run
+        (procs.stop_all), or kept (--keep)."""
+        self._stop_jvm()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def app_config(row: Row, users: int, downstream_http: str = "http1") -> services.AppConfig:
