@@ -37,6 +37,15 @@ class Constants:
     # Machine CPU (100% = every CPU) that no tier used above which a row is flagged: a neighbour that
     # busy takes a tenth of a core's worth from a 2-core machine's tiers.
     foreign_cpu_flag_pct: float = 5.0
+    # A hold's statistics (series/): its per-second series cut into at most this many batch means for its interval and
+    # trend — enough degrees of freedom for a usable t; batches span two seconds at least (a GC pause spans two
+    # seconds, not two batches), so a series under 2 × hold_batches seconds gets fewer (windows.per_second_interval).
+    hold_batches: int = 10
+    # A spike recovered once the per-second p99 stayed within this multiple of the pre-spike p99 for this many seconds
+    # in a row; a step kept up (below the knee) while its throughput grew by at least this share of its load's growth.
+    spike_recovered_p99_ratio: float = 1.5
+    spike_recovered_for_s: int = 3
+    knee_growth_share: float = 0.9
     # The verdict's thresholds (explain/): what a row must show before a wall is named or a hold called steady.
     # GC pauses above this share of the hold's wall time: the collector, not a resource, held the row back.
     gc_pause_share: float = 0.10
