@@ -79,7 +79,7 @@ def test_a_recut_measures_a_spike_where_it_ran_whatever_the_window(tmp_path):
     find it there, not a third of the way into the window."""
     from test_series import write_k6
 
-    from vtlab.core import dimensions
+    from vtlab.core import constants, dimensions
     from vtlab.series import recut, store, windows
 
     row = {"thread_mode": "virtual", "concurrency": "10", "ramp_s": "2", "warmup_s": "3", "hold_s": "60",
@@ -95,7 +95,7 @@ def test_a_recut_measures_a_spike_where_it_ran_whatever_the_window(tmp_path):
     write_k6(store.k6_path(tmp_path, slug), lines, start_unix_ms=1_000_000)
     store.write_samples(store.samples_path(tmp_path, slug), windows.Series([(0.0, {"app_ticks": 0.0})]),
                          windows.Series([]), origin_unix_s=1_000.0)
-    own = recut.recut_row(tmp_path, row, None, 2.0)
+    own = recut.recut_row(tmp_path, row, None, constants.CURRENT)
     assert (own["base_p99_ms"], own["spike_p99_ms"]) == (1000, 3000)
-    later = recut.recut_row(tmp_path, row, (30.0, 60.0), 2.0)
+    later = recut.recut_row(tmp_path, row, (30.0, 60.0), constants.CURRENT)
     assert {k: later[k] for k in shapestats.COLUMNS} == {k: own[k] for k in shapestats.COLUMNS}

@@ -418,3 +418,34 @@ def test_a_users_service_pool_is_judged_by_its_gauges_alone_with_no_ceiling_from
     assert math.isnan(service.ceilings.client_pool)
     assert service.bottleneck == "client-pool"
     assert service.evidence.startswith("the service's client pool 5 per route: leased 5 mean")
+
+
+# --- the thresholds are the run's, as it recorded them ------------------------------------------------------
+
+def recorded(**thresholds):
+    """The run record of a run that measured with these thresholds (the rest as rows.META pins them)."""
+    return record.from_dict({**META, "rig": {**META["rig"], **thresholds}})
+
+
+def test_the_error_limit_is_the_runs_recorded_one():
+    failing = row(error_rate=0.02, errors_by_status="500=59")  # 2% of 2,940 requests failed
+    judged = verdict(failing)  # this version's limit: 1%
+    assert (judged.flags, judged.bottleneck, judged.valid) == (("errors-above-threshold",), "failures", False)
+    lenient = verdict(failing, run=recorded(error_rate_max=0.05))
+    assert (lenient.flags, lenient.bottleneck, lenient.valid) == ((), "downstream", True)
+
+
+def test_the_drift_a_steady_hold_may_show_is_the_runs_recorded_one():
+    drifting = row(throughput_trend_pct=14, throughput_trend_ci95_pct=5)  # 14 ± 5%: a drift its noise cannot explain
+    assert verdict(drifting).flags == ("not-steady",)  # this version's: 10%
+    assert verdict(drifting, run=recorded(drift_max=0.2)).flags == ()
+    halves = row(throughput_first_half_rps=90, throughput_second_half_rps=106)  # no series: halves 16% apart
+    assert verdict(halves).flags == ("not-steady",)
+    assert verdict(halves, run=recorded(drift_max=0.2)).flags == ()
+
+
+def test_saturation_is_the_runs_recorded_share():
+    warm = row(**dict(HOT, app_cpu_pct=60), host_cpu_pct=87)
+    assert verdict(row(), warm).bottleneck == "unexplained"  # this version's wall: 90%
+    strict = verdict(row(), warm, run=recorded(saturated_share=0.85))
+    assert (strict.bottleneck, strict.evidence) == ("cpu", "host 87%, service 30% of its cores (wall at 85%)")

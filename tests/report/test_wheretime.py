@@ -3,11 +3,12 @@ modes differ in beyond their sampling error, on hand-made rows and stacks with a
 
 import gzip
 
-from rows import RUN, row
+from rows import META, RUN, row
 
 from vtlab.core import dimensions
 from vtlab.explain import analyze
 from vtlab.report import wheretime
+from vtlab.results import record
 
 SERVICE = "java/lang/Thread.run;dev/vtlab/app/orders/OrderSummaryController.summary"
 PARKING = "java/lang/Thread.run;java/util/concurrent/locks/LockSupport.park"
@@ -27,8 +28,8 @@ def keep_profile(run_dir, cells, kind, lines):
         handle.write("".join(f"{stack} {weight}\n" for stack, weight in lines))
 
 
-def where(run_dir, rows):
-    return wheretime.section(run_dir, analyze.analyse(rows, RUN))
+def where(run_dir, rows, run=RUN):
+    return wheretime.section(run_dir, analyze.analyse(rows, run))
 
 
 def test_the_layer_that_grew_per_request_is_named_and_the_one_that_did_not_is_within_the_error(tmp_path):
@@ -72,6 +73,10 @@ def test_a_difference_within_the_counters_spread_between_reps_is_not_named(tmp_p
     parking = next(line for line in section.table if line["what"] == "CPU: park and unpark (futex)")
     assert (parking["platform"], parking["virtual"], parking["difference"]) == ("0.600 ms", "0.700 ms",
                                                                                 "+0.100 ms (within error)")
+    # a run that recorded a looser bar (half a standard error: 0.5 × 0.14 = 0.07 ms) names the 0.1 ms
+    loose = record.from_dict({**META, "rig": {**META["rig"], "difference_z": 0.5}})
+    named = {line["what"]: line["difference"] for line in where(tmp_path, rows, loose).table}
+    assert named["CPU: park and unpark (futex)"] == "+0.100 ms"
 
 
 def test_profiles_asked_for_but_not_kept_are_said_so(tmp_path):

@@ -1,6 +1,8 @@
 """A row's kept series: read back, cut into windows with k6's own rules, drawn per second."""
 
+import dataclasses
 import gzip
+import json
 import math
 import shutil
 from pathlib import Path
@@ -8,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from vtlab.cli.main import main
+from vtlab.core.constants import CURRENT
 from vtlab.series import holdstats, recut, store, windows
 from vtlab.results import table
 from vtlab.report import timeline
@@ -235,6 +238,27 @@ def test_a_row_whose_service_counts_nothing_gets_its_interval_from_k6s_successes
     beside = holdstats.columns(hold_of(path, counted))
     assert beside["throughput_service_rps"] == pytest.approx(80.0)  # (40 × 24 − 0) / 12 s
     assert beside["throughput_ci95_rps"] == figures["throughput_ci95_rps"]
+
+
+def test_a_holds_interval_is_cut_into_the_batches_its_run_recorded(tmp_path):
+    # the twelve seconds above in four batches of three: means 32/3, 32/3, 34/3, 34/3 around 11, s = √(4 × (1/3)² / 3)
+    # = 0.3849, t(3) = 3.182: ± 3.182 × 0.3849 / √4 = ± 0.6124 (six batches of two gave ± 1.1498)
+    starts = [second + 0.005 + k / 100 for second, count in enumerate([10, 10, 12, 12] * 3) for k in range(count)]
+    path = tmp_path / "row.k6.csv.gz"
+    write_k6(path, [f"r,{(t + 0.1) * 1000:.3f},100,200,hold,a,true" for t in [*starts, 12.005]])  # 12 s whole
+    four = dataclasses.replace(hold_of(path, windows.Series()), rig=dataclasses.replace(CURRENT, hold_batches=4))
+    assert holdstats.columns(four)["throughput_ci95_rps"] == pytest.approx(0.6124, abs=1e-4)
+
+
+def test_a_recut_takes_the_batch_count_from_the_runs_record(tmp_path):
+    run_dir = tmp_path / "quick-run"
+    shutil.copytree(QUICK_RUN, run_dir)
+    assert all(math.isfinite(row["throughput_ci95_rps"]) for row in recut.recut_rows(run_dir))  # recorded none: 10
+    metadata = json.loads((run_dir / "metadata.json").read_text())
+    metadata["rig"]["hold_batches"] = 2  # too few batches for an interval (three) or a trend (four)
+    (run_dir / "metadata.json").write_text(json.dumps(metadata))
+    cut = recut.recut_rows(run_dir)
+    assert all(math.isnan(row["throughput_ci95_rps"]) and math.isnan(row["throughput_trend_pct"]) for row in cut)
 
 
 def test_the_longest_silence_is_the_longest_run_of_seconds_without_a_success():

@@ -37,6 +37,15 @@ class Constants:
     # Machine CPU (100% = every CPU) that no tier used above which a row is flagged: a neighbour that
     # busy takes a tenth of a core's worth from a 2-core machine's tiers.
     foreign_cpu_flag_pct: float = 5.0
+    # A hold's statistics (series/): its per-second series cut into at most this many batch means for its interval and
+    # trend — enough degrees of freedom for a usable t; batches span two seconds at least (a GC pause spans two
+    # seconds, not two batches), so a series under 2 × hold_batches seconds gets fewer (windows.per_second_interval).
+    hold_batches: int = 10
+    # A spike recovered once the per-second p99 stayed within this multiple of the pre-spike p99 for this many seconds
+    # in a row; a step kept up (below the knee) while its throughput grew by at least this share of its load's growth.
+    spike_recovered_p99_ratio: float = 1.5
+    spike_recovered_for_s: int = 3
+    knee_growth_share: float = 0.9
     # The verdict's thresholds (explain/): what a row must show before a wall is named or a hold called steady.
     # GC pauses above this share of the hold's wall time: the collector, not a resource, held the row back.
     gc_pause_share: float = 0.10
@@ -46,7 +55,7 @@ class Constants:
     gc_cpu_share: float = 0.5
     heap_live_full_share: float = 0.9
     # A trend half-width above this (% of the hold's mean) cannot tell a steady hold from one that drifted by the
-    # 10% the steadiness test allows: the row is too noisy to show steadiness, not taken as steady.
+    # drift_max (10%) the steadiness test allows: the row is too noisy to show steadiness, not taken as steady.
     trend_noise_max_pct: float = 10.0
     # Latency within this share above the unloaded latency (the scenario's service time): nothing queued, so the
     # load (users ÷ latency) and, where it is most of the time, the downstream call set the throughput.
@@ -59,6 +68,41 @@ class Constants:
     # would have completed at least stall_missed_requests in them (a slow row's quiet seconds are not a stall).
     stall_silence_s: float = 5.0
     stall_missed_requests: float = 20.0
+    # Above this share of failed requests a row is invalid and, refused or failed, named overload or failures: its
+    # throughput is what survived, not what it can serve.
+    error_rate_max: float = 0.01
+    # A hold whose throughput drifted by more than this share start to end, beyond its trend's 95% interval (halves
+    # this far apart where no series was kept), is not steady: it still warmed up or wore down.
+    drift_max: float = 0.10
+    # Fewer CPU readings, or meter scrapes, than these shares of what the hold (less k6's start) should hold: the
+    # samplers missed the hold (a starved sampler, a service that answered no scrape).
+    cpu_samples_min_share: float = 0.5
+    meter_samples_min_share: float = 0.75
+    # This share of a tier's CPU allotment, of a pool's connections, of Tomcat's max connections or of k6's VUs counts
+    # as the resource full: sampled means never quite reach 100%.
+    saturated_share: float = 0.90
+    # load/phases.js lets k6 grow to this many times the row's users (maxVUs) before it drops arrivals: its VU cap.
+    k6_max_vus_factor: int = 2
+    # A pool is the queue when waiters were seen in at least this share of its 2 Hz samples or, by its exact timers,
+    # at least this many threads waited on average: a waiter in one sample is a hiccup, not the wall.
+    pool_queue_sample_share: float = 0.5
+    pool_queue_waiters: float = 1.0
+    # Connections to the service that are not users' (the rig's runtime-info, one closed but not yet reaped): a
+    # platform row with more open than threads plus these waited for a thread.
+    rig_connections: int = 2
+    # The designed wait (the downstream call, the sleep) at least this share of the latency: the time is the
+    # downstream's, and a row at its unloaded latency is named downstream rather than users.
+    downstream_latency_share: float = 0.5
+    # A released connection's time per request where no timer measured it (the query alone): the pool's ceiling.
+    query_time_s: float = 0.002
+    # The CPU wall is predicted only through lower-load rows whose throughputs span at least this ratio: closer
+    # points fit a line whose slope is their noise.
+    cpu_fit_min_ratio: float = 1.2
+    # Reps whose throughputs spread by at least this share of their median are warned of (pyperf's rule).
+    spread_warning_share: float = 0.10
+    # Where the time goes (report/wheretime.py): a layer's difference per request is named only beyond this many
+    # standard errors (the normal's two-sided 95%: a profile's samples are many).
+    difference_z: float = 1.96
     # The between-run noise floor (reference/noise-floor/, measured): one run's throughput strays from another's at
     # the same point by this coefficient of variation, over this many runs. A row of one rep is compared with
     # another only beyond t(runs - 1) times it, however narrow its within-row interval.

@@ -37,7 +37,7 @@ def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
     measured_rows = [row for row in rows if not failed(row)]
     ctx = context(measured_rows, run)
     verdicts = tuple(analyse_row(row, ctx) for row in measured_rows)
-    return Analysis(ctx, verdicts, repetitions.aggregate(verdicts),
+    return Analysis(ctx, verdicts, repetitions.aggregate(verdicts, ctx.rig),
                     tuple(failed_verdict(row) for row in rows if failed(row)))
 
 
@@ -63,7 +63,7 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
         bottleneck=wall.name, evidence=wall.evidence,
         valid=not [f for f in flags if f not in NOTES and not f.startswith((NOT_EXPOSED, CEILING_EXCEEDED, PROFILED))],
-        flags=tuple(flags), queued=queued(row, ctx.rig.tomcat_max_threads),
+        flags=tuple(flags), queued=queued(row, ctx.rig),
         noise_half_rps=noise)
 
 
@@ -77,10 +77,10 @@ def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:
     shared = len(sets) <= 1 and not run.on_cluster
     load_cpus = (run.cluster_load_cpus if run.cluster_load_cpus
                  else len(cores.parse_cpu_list(load_set)) if load_set else host_cpus)
-    lowest = lowest_load_rows(rows, rig.tomcat_max_threads)
+    lowest = lowest_load_rows(rows, rig)
     return Context(host_cpus, shared, load_cpus,
                    {key: seconds for key, (_, seconds, _) in lowest.items()}, rig,
-                   {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared),
+                   {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared, rig),
                    bool(run.user_service and run.user_service.url))
 
 

@@ -9,7 +9,6 @@ from typing import NamedTuple
 
 from vtlab.explain import evidence
 from vtlab.explain.evidence import Seen
-from vtlab.explain.facts import SATURATED
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
 from vtlab.results.cells import num
@@ -55,10 +54,10 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     stalled = stall_seen(row, ctx)
     if stalled:
         return Wall("stall", stalled)
-    failing, refusing = evidence.failures(row)
-    pool, cpu, threads = evidence.connection_pool(row), evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)
-    host_full = num(row, "host_cpu_pct", 0) >= SATURATED * 100
-    client = evidence.client_pool(row)
+    failing, refusing = evidence.failures(row, ctx)
+    pool, cpu, threads = evidence.connection_pool(row, ctx), evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)
+    host_full = num(row, "host_cpu_pct", 0) >= ctx.rig.saturated_share * 100
+    client = evidence.client_pool(row, ctx)
     load, mostly_wait = evidence.load(row, ctx, service_ms)
     closed = row.get("load_model") != "open"
     checks = (
@@ -81,7 +80,7 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
         ("cpu", Seen(cpu.saturated and limit == "cpu", cpu.text)),  # e.g. CPU-bound work on a pool sized to cores
         ("thread-pool", threads),
         ("cpu", cpu),
-        ("vu-cap", evidence.vus(row)),
+        ("vu-cap", evidence.vus(row, ctx)),
         ("downstream" if closed and mostly_wait else "users", load),
     )
     checked: list[str] = [limited.text] if limited.text else []  # what an unexplained row read of its connections

@@ -9,18 +9,16 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from vtlab.core import constants as rig_constants
 from vtlab.explain.facts import (all_rps, client_hold_s, client_pool_size, cpu_group, cpu_tiers, db_round_trip_s,
                                  in_flight, pool_size, scenario_of, user_service, wait_s, workload)
 from vtlab.explain.model import LIMITS, Ceilings, Context, CpuPoint
 from vtlab.explain.queues import queued, request_thread_cap
-from vtlab.explain.validity import ERROR_THRESHOLD
 from vtlab.results.cells import failed, num
-
-QUERY_TIME_S = 0.002             # connection time per request in released mode when unmeasured
 
 
 def lowest_load_rows(rows: Sequence[Mapping[str, object]],
-                      default_threads: int) -> dict[tuple[str, ...], tuple[float, float, str]]:
+                     rig: rig_constants.Constants) -> dict[tuple[str, ...], tuple[float, float, str]]:
     """Per scenario: (users, p50 seconds, thread mode) of the least-loaded clean row that did not queue (the
     fastest one on a tie). Little's law needs the time one request spends in the service when nothing queues;
     that row is the closest measurement. Without one, the designed wait (stub delay, sleep) stands in."""
@@ -29,7 +27,7 @@ def lowest_load_rows(rows: Sequence[Mapping[str, object]],
         # a row that completed nothing has no latency to give: never a scenario's reference, whatever its p50 reads
         if (failed(row) or num(row, "error_rate", 0) > 0 or math.isnan(num(row, "p50_ms"))
                 or not num(row, "throughput_rps", 0) > 0 or num(row, "ok_requests", 1) <= 0
-                or queued(row, default_threads)):
+                or queued(row, rig)):
             continue
         key = scenario_of(row)
         candidate = (num(row, "concurrency", math.inf), num(row, "p50_ms") / 1000, str(row.get("thread_mode")))
@@ -71,7 +69,7 @@ def ceilings_of(row: Mapping[str, object], ctx: Context, service_s: float, sourc
     """Little's law per resource: how many requests each lets through per second at this service time."""
     concurrency = _concurrency_ceiling(row, ctx, service_s, source)
     threads = _thread_ceiling(row, ctx, service_s)
-    pool = _pool_ceiling(row, service_s, throughput)
+    pool = _pool_ceiling(row, ctx, service_s, throughput)
     cpu = _cpu_ceiling(row, ctx, cpu_ms)
     held = connections_held(row)
     connections = math.nan if math.isnan(held) or math.isnan(service_s) else held / service_s
@@ -134,7 +132,7 @@ def _thread_ceiling(row: Mapping[str, object], ctx: Context, service_s: float) -
     return _Ceiling(threads)
 
 
-def _pool_ceiling(row: Mapping[str, object], service_s: float, throughput: float) -> _Ceiling:
+def _pool_ceiling(row: Mapping[str, object], ctx: Context, service_s: float, throughput: float) -> _Ceiling:
     """The connections over the time one request holds one: all of it when held, the query alone when released."""
     pool = pool_size(row)
     if workload(row) in ("sleep", "cpu"):
@@ -147,7 +145,7 @@ def _pool_ceiling(row: Mapping[str, object], service_s: float, throughput: float
         # the whole request's time, the longest a borrow can last
         return _Ceiling(headroom, restated=True) if headroom > 0 else _Ceiling(pool / service_s)
     held_s = (service_s if row.get("conn_mode") == "held"
-              else _released_hold_s(service_s, wait_s(row), db_round_trip_s(row)))
+              else _released_hold_s(service_s, wait_s(row), ctx.rig.query_time_s + db_round_trip_s(row)))
     # restated: the row's own throughput scaled by its connections out
     return _Ceiling(max(pool / held_s, headroom), restated=headroom > pool / held_s)
 
@@ -173,13 +171,14 @@ def limit_of(ceilings: Ceilings, passed: Sequence[str] = ()) -> tuple[str, float
     return min(known, key=lambda pair: pair[1]) if known else ("", math.nan)
 
 
-def cpu_points(rows: Sequence[Mapping[str, object]], shared_cores: bool) -> dict[tuple[str, ...], tuple[CpuPoint, ...]]:
-    """Per CPU group, the clean rows' load and CPU (no errors, CPU measured)."""
+def cpu_points(rows: Sequence[Mapping[str, object]], shared_cores: bool,
+               rig: rig_constants.Constants) -> dict[tuple[str, ...], tuple[CpuPoint, ...]]:
+    """Per CPU group, the clean rows' load and CPU (errors within error_rate_max, CPU measured)."""
     points: dict[tuple[str, ...], list[CpuPoint]] = {}
     for row in rows:
         rps = all_rps(row)
         pct = sum(num(row, column, 0) for column in cpu_tiers(shared_cores))
-        if failed(row) or num(row, "error_rate", 0) > ERROR_THRESHOLD or not rps > 0 or not pct > 0:
+        if failed(row) or num(row, "error_rate", 0) > rig.error_rate_max or not rps > 0 or not pct > 0:
             continue
         points.setdefault(cpu_group(row), []).append(CpuPoint(in_flight(row), rps, pct))
     return {key: tuple(group) for key, group in points.items()}
@@ -188,14 +187,14 @@ def cpu_points(rows: Sequence[Mapping[str, object]], shared_cores: bool) -> dict
 def predicted_cpu_ms(row: Mapping[str, object], ctx: Context) -> tuple[float, float]:
     """(fixed CPU %, marginal CPU ms per request) fitted over the rows of the row's CPU group at lower load —
     never the row itself — so that the CPU wall is a prediction, not its utilisation restated. A least-squares
-    line through at least two points whose throughputs differ by a fifth or more; (nan, nan) without one.
+    line through at least two points whose throughputs span cpu_fit_min_ratio (a fifth more); (nan, nan) without one.
 
     The fixed part is what the tiers burn whatever the load (samplers, the JIT, GC, idle loops); CPU per
     request at one low load counts it in and would predict far too low a wall."""
     load = in_flight(row)
     points = [p for p in ctx.cpu_points.get(cpu_group(row), ()) if p.concurrency < load]
     xs = [p.rps for p in points]
-    if len(points) < 2 or max(xs) < 1.2 * min(xs):
+    if len(points) < 2 or max(xs) < ctx.rig.cpu_fit_min_ratio * min(xs):
         return math.nan, math.nan
     mean_x, mean_y = sum(xs) / len(xs), sum(p.cpu_pct for p in points) / len(points)
     slope = (sum((p.rps - mean_x) * (p.cpu_pct - mean_y) for p in points)
@@ -229,7 +228,7 @@ def _pool_headroom_rps(row: Mapping[str, object], throughput: float, pool: float
     return throughput * pool / active
 
 
-def _released_hold_s(service_s: float, delay_s: float, round_trip_s: float = 0.0) -> float:
-    # Released: the connection is out only for the query (and its round trip), i.e. the service time minus the call.
-    floor = QUERY_TIME_S + round_trip_s
+def _released_hold_s(service_s: float, delay_s: float, floor: float) -> float:
+    # Released: the connection is out only for the query (and its round trip: `floor`), i.e. the service time minus
+    # the call.
     return max(service_s - delay_s, floor) if delay_s else floor

@@ -11,21 +11,16 @@ import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from vtlab.explain.facts import (SATURATED, client_pool_size, in_flight, latency_ms, pool_size, user_service, vu_cap,
-                                 wait_s)
+from vtlab.explain.facts import client_pool_size, in_flight, latency_ms, pool_size, user_service, vu_cap, wait_s
 from vtlab.explain.model import Ceilings, Context
-from vtlab.explain.queues import POOL_QUEUE_SHARE, POOL_QUEUE_WAITERS, pool_was_the_queue, request_thread_cap
+from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
 from vtlab.explain.repetitions import noise_floor_share
-from vtlab.explain.validity import ERROR_THRESHOLD, generator_cost
+from vtlab.explain.validity import generator_cost
 from vtlab.results.cells import num, parse_reasons
 
 # Statuses that are the service refusing work it cannot take in time (a full queue, a borrow that timed out):
 # an overload. Every other failure (a 500, a connection error's status 0, a 4xx) is a failure, not a wall.
 REFUSALS = ("503", "504")
-# Connections to the service that are not users' (the rig's runtime-info, a closed connection not yet reaped).
-RIG_CONNECTIONS = 2
-# The designed wait (downstream call, sleep) at least this share of the latency: the time is the downstream's.
-DOWNSTREAM_SHARE = 0.5
 
 
 class Seen(NamedTuple):
@@ -49,7 +44,7 @@ def generator(row: Mapping[str, object], ctx: Context, flags: tuple[str, ...] | 
     cost the row, by the cross-check against wrk, beyond the between-run noise floor."""
     peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
     if "generator-saturated" in flags or "dropped-iterations" in flags:
-        return Seen(True, f"k6 CPU peak {number(peak)}% ≥ {number(SATURATED * 100)}% of its "
+        return Seen(True, f"k6 CPU peak {number(peak)}% ≥ {number(ctx.rig.saturated_share * 100)}% of its "
                           f"{number(ctx.load_cpus)} cores")
     cost, floor = generator_cost(row, ctx), noise_floor_share(ctx.rig)
     if cost > 0:
@@ -62,10 +57,10 @@ def generator(row: Mapping[str, object], ctx: Context, flags: tuple[str, ...] | 
     return Seen(False, f"k6 CPU peak {number(peak)}%")
 
 
-def failures(row: Mapping[str, object]) -> tuple[Seen, Seen]:
+def failures(row: Mapping[str, object], ctx: Context) -> tuple[Seen, Seen]:
     """(failures, overload): requests that failed for a reason other than refusal (a 500, status 0, a 4xx), and
-    refusals under load (503/504, borrows that timed out), each above the error threshold of the hold's
-    requests. Without a breakdown by status (older CSVs) every failure is a failure: refusal is not assumed."""
+    refusals under load (503/504, borrows that timed out), each above error_rate_max of the hold's requests.
+    Without a breakdown by status (older CSVs) every failure is a failure: refusal is not assumed."""
     requests = num(row, "http_reqs", 0)
     by_status = parse_reasons(str(row.get("errors_by_status") or ""))
     failed = max(num(row, "error_rate", 0) * requests, float(sum(by_status.values())))
@@ -74,7 +69,7 @@ def failures(row: Mapping[str, object]) -> tuple[Seen, Seen]:
     # a borrow that timed out answers 503 from vtlab's service (counted in shed) but may answer 500 from a user's:
     # refusal either way, never also a failure
     other = max(failed - max(shed, timeouts), 0.0)
-    limit = ERROR_THRESHOLD * requests
+    limit = ctx.rig.error_rate_max * requests
     statuses = f" ({row.get('errors_by_status')})" if by_status else ", statuses not recorded"
     failing = Seen(other > limit and other >= max(shed, timeouts),
                    f"{number(other)} of {number(requests)} requests failed other than by refusal{statuses}"
@@ -114,7 +109,7 @@ def connection_limit(row: Mapping[str, object], ctx: Context) -> Seen:
     most, connections, users = (num(row, "max_connections"), num(row, "tomcat_connections_max"),
                                 num(row, "concurrency", 0))
     if most > 0 and not math.isnan(connections):
-        at_max = connections >= SATURATED * most and users > most
+        at_max = connections >= ctx.rig.saturated_share * most and users > most
         saturated |= at_max
         said.append(f"Tomcat connections {number(connections)} of {number(most)} at the peak for {number(users)} users")
     overflows = num(row, "listen_overflows", 0)
@@ -127,7 +122,7 @@ def connection_limit(row: Mapping[str, object], ctx: Context) -> Seen:
     return Seen(saturated, "; ".join(said))
 
 
-def connection_pool(row: Mapping[str, object]) -> Seen:
+def connection_pool(row: Mapping[str, object], ctx: Context) -> Seen:
     """Every connection out and a thread waiting for one, by the pool's timers (samples where it keeps none)."""
     pool = pool_size(row)
     out, waiting = num(row, "pool_out_mean"), num(row, "pool_waiting_mean")
@@ -137,14 +132,14 @@ def connection_pool(row: Mapping[str, object]) -> Seen:
         share = num(row, "hikari_pending_share") * 100
         text = (f"pool {number(pool)}: out {number(num(row, 'hikari_active_max'))} max, waiters "
                 f"{number(num(row, 'hikari_pending_max'))} max in {number(share)}% of samples")
-    return Seen(pool_was_the_queue(row, pool), text)
+    return Seen(pool_was_the_queue(row, pool, ctx.rig), text)
 
 
-def client_pool(row: Mapping[str, object]) -> Seen:
-    """Every connection of the downstream client's pool leased (its mean at least SATURATED of them) while requests
-    waited for one through the hold — in at least POOL_QUEUE_SHARE of the samples, or one waiting on average — by the
-    client's gauges: a waiter in one sample is a hiccup, not the wall. A client without a limit says nothing; one
-    without the gauges is said not measured."""
+def client_pool(row: Mapping[str, object], ctx: Context) -> Seen:
+    """Every connection of the downstream client's pool leased (its mean at least saturated_share of them) while
+    requests waited for one through the hold — in at least pool_queue_sample_share of the samples, or
+    pool_queue_waiters waiting on average — by the client's gauges: a waiter in one sample is a hiccup, not the wall.
+    A client without a limit says nothing; one without the gauges is said not measured."""
     size = client_pool_size(row)
     client = "the service's client" if user_service(row) else f"{row.get('http_client') or 'jdk'} client"
     if math.isinf(size):
@@ -155,21 +150,22 @@ def client_pool(row: Mapping[str, object]) -> Seen:
     share = num(row, "client_pending_share", 0)
     errors = num(row, "error_rate", 0)
     failed = (f"; {number(errors * 100)}% of requests failed ({row.get('errors_by_status') or 'statuses not recorded'})"
-              if errors > ERROR_THRESHOLD else "")
-    queued = share >= POOL_QUEUE_SHARE or (not math.isnan(waiting) and waiting >= POOL_QUEUE_WAITERS)
-    return Seen(size > 0 and leased >= SATURATED * size and queued,
+              if errors > ctx.rig.error_rate_max else "")
+    queued = share >= ctx.rig.pool_queue_sample_share or (not math.isnan(waiting)
+                                                          and waiting >= ctx.rig.pool_queue_waiters)
+    return Seen(size > 0 and leased >= ctx.rig.saturated_share * size and queued,
                 f"{client} pool {number(size)} per route: leased {number(leased)} mean, waiting "
                 f"{number(waiting)} mean ({number(num(row, 'client_pending_max'))} max, in {number(share * 100)}% of "
                 f"samples){failed}")
 
 
 def cpu(row: Mapping[str, object], ctx: Context) -> Seen:
-    """The host or the service at least SATURATED busy (the service against its own cores' allotment)."""
+    """The host or the service at least saturated_share busy (the service against its own cores' allotment)."""
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
-    host, app = num(row, "host_cpu_pct", 0), num(row, "app_cpu_pct", 0)
-    saturated = host >= SATURATED * 100 or app >= SATURATED * app_allotment
+    host, app, full = num(row, "host_cpu_pct", 0), num(row, "app_cpu_pct", 0), ctx.rig.saturated_share
+    saturated = host >= full * 100 or app >= full * app_allotment
     return Seen(saturated, f"host {number(host)}%, service {number(app / app_allotment * 100)}% of its cores "
-                           f"(wall at {number(SATURATED * 100)}%)")
+                           f"(wall at {number(full * 100)}%)")
 
 
 def thread_pool(row: Mapping[str, object], ctx: Context) -> Seen:
@@ -180,18 +176,18 @@ def thread_pool(row: Mapping[str, object], ctx: Context) -> Seen:
         return Seen(True, f"in flight {number(flying)} > threads {number(cap)}")
     # beyond the rig's own few (its runtime-info's, a user's reconnect): measured, 2,001 connections for 2,000 users on
     # 2,000 threads, every request at its unloaded latency, nothing waiting for a thread
-    if row.get("thread_mode") == "platform" and connections > cap + RIG_CONNECTIONS:
+    if row.get("thread_mode") == "platform" and connections > cap + ctx.rig.rig_connections:
         return Seen(True, f"connections open {number(connections)} > threads {number(cap)}")
     return Seen(False, f"in flight {number(flying)} ≤ threads {number(cap)}")
 
 
-def vus(row: Mapping[str, object]) -> Seen:
+def vus(row: Mapping[str, object], ctx: Context) -> Seen:
     """The open model's generator cap: arrivals dropped while k6's users were all in a request (rate × latency
     at its VU cap): k6 had no user left to send them with, whatever the service could have taken."""
     if row.get("load_model") != "open":
         return Seen(False, "")  # the closed model's users are the load itself, not a cap of the generator
-    cap, flying, dropped = vu_cap(row), in_flight(row), num(row, "dropped_iterations", 0)
-    return Seen(dropped > 0 and flying >= SATURATED * cap,
+    cap, flying, dropped = vu_cap(row, ctx.rig.k6_max_vus_factor), in_flight(row), num(row, "dropped_iterations", 0)
+    return Seen(dropped > 0 and flying >= ctx.rig.saturated_share * cap,
                 f"{number(dropped)} arrivals dropped, in flight {number(flying)} of k6's {number(cap)} VUs")
 
 
@@ -210,7 +206,7 @@ def load(row: Mapping[str, object], ctx: Context, service_ms: float) -> tuple[Se
                              f"{number(num(row, 'dropped_iterations', 0))} dropped"), False
     wait_ms = wait_s(row) * 1000
     unloaded = not math.isnan(latency) and not math.isnan(service_ms) and latency <= service_ms * (1 + margin)
-    mostly_wait = not math.isnan(latency) and latency > 0 and wait_ms >= DOWNSTREAM_SHARE * latency
+    mostly_wait = not math.isnan(latency) and latency > 0 and wait_ms >= ctx.rig.downstream_latency_share * latency
     text = (f"latency {number(latency)} ms vs unloaded {number(service_ms)} ms (≤ +{number(margin * 100)}%); "
             f"designed wait {number(wait_ms)} ms")
     return Seen(unloaded, text), mostly_wait

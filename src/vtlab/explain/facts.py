@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
 from vtlab.results.cells import num
 
-SATURATED = 0.90                 # share of a tier's CPU allotment (or of a pool's connections) that counts as saturated
-K6_MAX_VUS_FACTOR = 2            # load/phases.js: maxVUs = 2 × preAllocatedVUs (the row's users) in the open model
+# The analysis reads the run's recorded saturated_share (ctx.rig); this stands in only for the report's sentences
+# that have no run's record at hand.
+SATURATED = rig_constants.CURRENT.saturated_share
 
 
 def workload(row: Mapping[str, object]) -> str:
@@ -90,10 +92,10 @@ def latency_ms(row: Mapping[str, object]) -> float:
     return num(row, "p50_ms") if math.isnan(latency) else latency
 
 
-def vu_cap(row: Mapping[str, object]) -> float:
+def vu_cap(row: Mapping[str, object], factor: int) -> float:
     """The open model's most VUs k6 may run: load/phases.js pre-allocates the row's users and lets k6 grow to
-    K6_MAX_VUS_FACTOR times them before it drops arrivals."""
-    return K6_MAX_VUS_FACTOR * num(row, "concurrency", 0)
+    `factor` (the rig's k6_max_vus_factor) times them before it drops arrivals."""
+    return factor * num(row, "concurrency", 0)
 
 
 def db_round_trip_s(row: Mapping[str, object]) -> float:

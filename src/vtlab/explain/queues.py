@@ -9,22 +9,23 @@ import math
 from collections.abc import Mapping
 
 from vtlab.core import constants as rig_constants
-from vtlab.explain.facts import SATURATED, in_flight, pool_size, user_service, workload
+from vtlab.explain.facts import in_flight, pool_size, user_service, workload
 from vtlab.results.cells import num
 
-POOL_QUEUE_SHARE = 0.5           # pool waiters in at least this share of the hold's samples: the pool is the queue
-POOL_QUEUE_WAITERS = 1.0         # or, by the pool's exact timers, at least one thread waiting on average
+# The analysis reads the run's recorded pool_queue_waiters (its rig); this stands in only for the report's sentences
+# that have no run's record at hand.
+POOL_QUEUE_WAITERS = rig_constants.CURRENT.pool_queue_waiters
 TOMCAT_THREADS = rig_constants.CURRENT.tomcat_max_threads  # stands in only where no run's record is at hand
 JEP491_JDK = 24  # from this JDK on, a virtual thread blocked inside synchronized unmounts (JEP 491)
 
 
-def queued(row: Mapping[str, object], default_threads: int = TOMCAT_THREADS) -> bool:
+def queued(row: Mapping[str, object], rig: rig_constants.Constants) -> bool:
     """Whether the row's latency includes waiting for a thread or a connection by design: more users
     than request threads, or (held) than connections. Such a row cannot measure the service time."""
     users = in_flight(row)
     held_pool = num(row, "hikari_pool", math.inf) if row.get("conn_mode") == "held" else math.inf
-    return (users > request_thread_cap(row, default_threads) or users > held_pool
-            or pool_was_the_queue(row, pool_size(row)))
+    return (users > request_thread_cap(row, rig.tomcat_max_threads) or users > held_pool
+            or pool_was_the_queue(row, pool_size(row), rig))
 
 
 def pins_every_request(row: Mapping[str, object]) -> bool:
@@ -58,7 +59,7 @@ def request_thread_cap(row: Mapping[str, object], default_threads: int = TOMCAT_
     return min(caps, default=math.inf)
 
 
-def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
+def pool_was_the_queue(row: Mapping[str, object], pool: float, rig: rig_constants.Constants) -> bool:
     """Every connection out and requests waiting for one — for most of the hold, not in one sample:
     a single GC pause or scheduling hiccup makes a momentary waiter without the pool being the wall.
 
@@ -70,11 +71,11 @@ def pool_was_the_queue(row: Mapping[str, object], pool: float) -> bool:
     only when every connection is out, so its mean waiters decide alone."""
     out, waiting = num(row, "pool_out_mean"), num(row, "pool_waiting_mean")
     if not math.isnan(waiting):
-        full = math.isnan(out) or out >= SATURATED * pool
-        return full and waiting >= POOL_QUEUE_WAITERS
+        full = math.isnan(out) or out >= rig.saturated_share * pool
+        return full and waiting >= rig.pool_queue_waiters
     if num(row, "hikari_active_max", 0) < pool:
         return False
     share = num(row, "hikari_pending_share")
     if math.isnan(share):  # a CSV without the share (older vtlab, other rigs): the maxima alone
         return num(row, "hikari_pending_max", 0) > 0
-    return share >= POOL_QUEUE_SHARE
+    return share >= rig.pool_queue_sample_share

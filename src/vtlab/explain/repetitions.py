@@ -14,7 +14,9 @@ from vtlab.core import dimensions, noisefloor
 from vtlab.explain.model import MEASURED_NUMBERS, Aggregate, Measured, Verdict
 from vtlab.series import windows
 
-SPREAD_WARNING = 0.10            # pyperf's rule: spread >= 10% of the median deserves a warning
+# The aggregates read the run's recorded spread_warning_share (its rig); this stands in only for the report's
+# sentences that have no run's record at hand (analyze.SPREAD_WARNING).
+SPREAD_WARNING = rig_constants.CURRENT.spread_warning_share
 
 # Repetitions of one scenario: rows equal in every key dimension but the repetition (the registry's).
 SCENARIO = dimensions.SCENARIO_KEY
@@ -25,14 +27,14 @@ def most_common(values: Sequence[str]) -> str:
     return max(dict.fromkeys(values), key=values.count) if values else ""
 
 
-def aggregate(verdicts: Sequence[Verdict]) -> tuple[Aggregate, ...]:
+def aggregate(verdicts: Sequence[Verdict], rig: rig_constants.Constants) -> tuple[Aggregate, ...]:
     """One line per scenario (in order of first appearance): median with min-max over valid reps, the 95%
-    interval of their mean, and the spread warning. Failed rows never reach here."""
+    interval of their mean, and the spread warning (at rig.spread_warning_share). Failed rows never reach here."""
     groups: dict[tuple[str, ...], list[Verdict]] = defaultdict(list)
     for verdict in verdicts:
         if not verdict.failed:
             groups[dimensions.key(verdict.row, SCENARIO)].append(verdict)
-    return tuple(_aggregate(members) for members in groups.values())
+    return tuple(_aggregate(members, rig.spread_warning_share) for members in groups.values())
 
 
 def counted_reps(members: Sequence[Verdict]) -> list[Verdict]:
@@ -40,7 +42,7 @@ def counted_reps(members: Sequence[Verdict]) -> list[Verdict]:
     return [m for m in members if m.valid] or list(members)
 
 
-def _aggregate(members: Sequence[Verdict]) -> Aggregate:
+def _aggregate(members: Sequence[Verdict], spread_warning: float) -> Aggregate:
     valid = counted_reps(members)
     rps = [m.measured.throughput_rps for m in valid]
     p99 = [m.measured.p99_ms for m in valid if not math.isnan(m.measured.p99_ms)]
@@ -67,7 +69,7 @@ def _aggregate(members: Sequence[Verdict]) -> Aggregate:
         row=members[0].row, reps=len(members), valid_reps=sum(1 for m in members if m.valid),
         throughput_median=median, throughput_min=min(rps), throughput_max=max(rps),
         interval_low=low, interval_high=high,
-        spread=spread, spread_warning=spread >= SPREAD_WARNING and len(rps) > 1,
+        spread=spread, spread_warning=spread >= spread_warning and len(rps) > 1,
         p99_median=statistics.median(p99) if p99 else math.nan, ceiling_rps=ceiling, limit=limit, bottleneck=wall,
         # reps that name different walls: the line names the most common and says it was not unanimous
         bottlenecks_seen="/".join(dict.fromkeys(walls)) if len(set(walls)) > 1 else "",

@@ -8,14 +8,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from vtlab.explain.facts import SATURATED, user_service
+from vtlab.core import constants as rig_constants
+from vtlab.explain.facts import user_service
 from vtlab.explain.model import Context
 from vtlab.explain.repetitions import noise_floor_share
 from vtlab.results.cells import num
 
-# Above this share of failed requests a row is flagged (invalid) and, if the service refused or failed them,
-# named overload: its throughput is what survived, not what it can serve.
-ERROR_THRESHOLD = 0.01
+# The analysis reads the run's recorded error_rate_max (ctx.rig); this stands in only for the report's sentences
+# that have no run's record at hand.
+ERROR_THRESHOLD = rig_constants.CURRENT.error_rate_max
 # Conditions worth saying that do not make a row's numbers wrong: it is still valid. The open model's offered load
 # above the service's wall (the row measured that wall); a hold whose steadiness nothing recorded could show (a CSV
 # without series or halves). A ceiling the row passed (CEILING_EXCEEDED) is a wrong prediction, not a wrong
@@ -33,14 +34,13 @@ OUT_OF_MEMORY = "out-of-memory"
 # A hold begun at the warm-up's bound while the JIT still compiled beyond the settle criterion (measure.settle): its
 # CPU per request and, on shared cores, its throughput are the compiler's as much as the thread model's.
 JIT_NOT_SETTLED = "jit-not-settled"
-UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
     """The row's flags, in the order analysis.csv lists them: the load generator's, the requests', the samplers',
     then the hold's steadiness, the write check, k6's exit and whether a profiler was attached."""
-    flags = [*_generator_flags(row, ctx), *_request_flags(row, throughput), *_sampling_flags(row, ctx)]
-    hold = steadiness(row, ctx.rig.trend_noise_max_pct)
+    flags = [*_generator_flags(row, ctx), *_request_flags(row, throughput, ctx), *_sampling_flags(row, ctx)]
+    hold = steadiness(row, ctx.rig)
     if hold != "steady":
         flags.append(hold)
     if jit_not_settled(row):
@@ -66,7 +66,7 @@ def _generator_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
     load_peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
     if math.isnan(num(row, "load_cpu_pct")):
         flags.append("generator-cpu-unknown")
-    elif load_peak >= SATURATED * load_allotment:
+    elif load_peak >= ctx.rig.saturated_share * load_allotment:
         flags.append("generator-saturated")
     elif generator_interfered(row, ctx):
         flags.append("generator-interference")
@@ -77,10 +77,10 @@ def _generator_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
     return flags
 
 
-def _request_flags(row: Mapping[str, object], throughput: float) -> list[str]:
-    """Whether the requests were served: errors above the threshold, errors k6's count missed, none served."""
+def _request_flags(row: Mapping[str, object], throughput: float, ctx: Context) -> list[str]:
+    """Whether the requests were served: errors above error_rate_max, errors k6's count missed, none served."""
     flags = []
-    if num(row, "error_rate", 0) > ERROR_THRESHOLD:
+    if num(row, "error_rate", 0) > ctx.rig.error_rate_max:
         flags.append("errors-above-threshold")
     ok = num(row, "ok_requests")
     hold = num(row, "hold_s")
@@ -96,13 +96,15 @@ def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
     flags = []
     hold = num(row, "hold_s")
     if not math.isnan(hold):
-        # Half the CPU readings and three quarters of the scrapes the hold (less k6's start) should hold.
+        # The shares of the CPU readings and of the scrapes the hold (less k6's start) should hold.
         sampled_s = hold - ctx.rig.k6_start_slack_s
         no_meters = user_service(row) and num(row, "meter_samples", 0) == 0
         if no_meters:
             flags.append(f"{NOT_EXPOSED}meters")
-        if (num(row, "cpu_samples", 0) < 0.5 * sampled_s / ctx.rig.cpu_interval_s
-                or (num(row, "meter_samples", 0) < 0.75 * sampled_s / ctx.rig.meter_interval_s and not no_meters)):
+        cpu_wanted = ctx.rig.cpu_samples_min_share * sampled_s / ctx.rig.cpu_interval_s
+        meters_wanted = ctx.rig.meter_samples_min_share * sampled_s / ctx.rig.meter_interval_s
+        if (num(row, "cpu_samples", 0) < cpu_wanted
+                or (num(row, "meter_samples", 0) < meters_wanted and not no_meters)):
             flags.append("missing-samples")
     if num(row, "foreign_cpu_pct", 0) > ctx.rig.foreign_cpu_flag_pct:
         # other processes took CPU the tiers would have had — unless the service itself is one vtlab does not
@@ -117,10 +119,10 @@ def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
     return flags
 
 
-def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
+def steadiness(row: Mapping[str, object], rig: rig_constants.Constants) -> str:
     """"steady", "not-steady", "too-noisy" or STEADINESS_NOT_MEASURED. Not steady: the throughput drifted by more
-    than UNSTEADY from start to end, beyond what its noise explains (the trend test over the series). Too noisy:
-    the trend's 95% half-width is above noise_max_pct (% of the hold's mean), so the hold cannot show it was
+    than drift_max from start to end, beyond what its noise explains (the trend test over the series). Too noisy:
+    the trend's 95% half-width is above trend_noise_max_pct (% of the hold's mean), so the hold cannot show it was
     steady — not detecting a drift is no proof of its absence. A shaped load drifts by design (only a soak is
     judged), and a row measured before the series were kept is judged by its two halves; one without them was not
     shown steady, and says so."""
@@ -128,13 +130,13 @@ def steadiness(row: Mapping[str, object], noise_max_pct: float) -> str:
         return "steady"
     drift, half_width = num(row, "throughput_trend_pct"), num(row, "throughput_trend_ci95_pct")
     if not math.isnan(drift):
-        if abs(drift) > UNSTEADY * 100 and (math.isnan(half_width) or abs(drift) > half_width):
+        if abs(drift) > rig.drift_max * 100 and (math.isnan(half_width) or abs(drift) > half_width):
             return "not-steady"
-        return "too-noisy" if not math.isnan(half_width) and half_width > noise_max_pct else "steady"
+        return "too-noisy" if not math.isnan(half_width) and half_width > rig.trend_noise_max_pct else "steady"
     first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
     if not (first > 0 and second > 0):
         return STEADINESS_NOT_MEASURED
-    return "not-steady" if abs(first - second) / ((first + second) / 2) > UNSTEADY else "steady"
+    return "not-steady" if abs(first - second) / ((first + second) / 2) > rig.drift_max else "steady"
 
 
 def jit_not_settled(row: Mapping[str, object]) -> bool:

@@ -6,7 +6,8 @@ difference lies in (explain.stacks over the rows' collapsed stacks).
 A layer's CPU per request is its share of the profile times the counter's CPU per request, so its error has two
 parts: the share's sampling error (binomial over the samples; the samples of one run are not independent, so a
 lower bound) and the counter's own error between runs (the standard error of the reps' mean, measured only with
-two reps or more). A difference is named only beyond 1.96 times both; the table marks the others as within it.
+two reps or more). A difference is named only beyond the rig's difference_z (1.96) times both; the table marks the
+others as within it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ COLUMNS = [("point", "point"), ("what", "per request"), ("platform", "platform")
            ("difference", "virtual − platform")]
 LAYERS_SHOWN = 6     # the layers with the largest differences, per point and kind
 FRAMES_SHOWN = 5     # the frames whose own CPU (the leaf of a stack) differs most
-Z_95 = 1.96
 WITHIN = " (within error)"
 
 
@@ -36,6 +36,7 @@ def section(run_dir: Path, analysis: Analysis) -> Section | None:
     """None when no point has both modes with a per-request cost measured (an older run's CSV has none)."""
     verdict: list[str] = []
     table: list[dict[str, str]] = []
+    z = analysis.rig.difference_z
     for pair in headline.lines(analysis.aggregates, analysis.rig.tomcat_max_threads):
         if pair.platform is None or pair.virtual is None:
             continue
@@ -45,15 +46,15 @@ def section(run_dir: Path, analysis: Analysis) -> Section | None:
             continue
         table += costs
         p, v = Cost.of(run_dir, pair.platform, "cpu"), Cost.of(run_dir, pair.virtual, "cpu")
-        verdict.append(cpu_sentence(point, p, v))
+        verdict.append(cpu_sentence(point, p, v, z))
         if p.stacks and v.stacks and not (math.isnan(p.total) or math.isnan(v.total)):
-            table += _lines(point, "CPU", p, v, stacks.layer_of, LAYERS_SHOWN)
-            table += _lines(point, "CPU in the frame itself", p, v, stacks.leaf, FRAMES_SHOWN)
+            table += _lines(point, "CPU", p, v, stacks.layer_of, LAYERS_SHOWN, z)
+            table += _lines(point, "CPU in the frame itself", p, v, stacks.leaf, FRAMES_SHOWN, z)
         a, b = Cost.of(run_dir, pair.platform, "alloc"), Cost.of(run_dir, pair.virtual, "alloc")
         if a.stacks and b.stacks and not (math.isnan(a.total) or math.isnan(b.total)):
             # an allocation profile weighs bytes, not samples: its sampling error is not computed here
             table += [{**line, "what": line["what"] + " (sampling error not computed)"}
-                      for line in _lines(point, "allocated", a, b, stacks.layer_of, LAYERS_SHOWN, tested=False)]
+                      for line in _lines(point, "allocated", a, b, stacks.layer_of, LAYERS_SHOWN, z, tested=False)]
     if not table:
         return None
     return Section("where-the-time-goes", "Where the time goes: what a request costs, platform against virtual",
@@ -114,13 +115,15 @@ def _amount(value: float, unit: str, digits: int, signed: bool = False) -> str:
     return f"{text} {unit}".strip()
 
 
-def beyond_error(p: Cost, v: Cost, name: str, p_shares: dict[str, float], v_shares: dict[str, float]) -> bool:
-    """Whether a layer's (or frame's) difference per request exceeds 1.96 times its standard error."""
+def beyond_error(p: Cost, v: Cost, name: str, p_shares: dict[str, float], v_shares: dict[str, float],
+                 z: float) -> bool:
+    """Whether a layer's (or frame's) difference per request exceeds z (the rig's difference_z) times its standard
+    error."""
     a, b = p_shares.get(name, 0.0), v_shares.get(name, 0.0)
-    return abs(b * v.total - a * p.total) > Z_95 * math.hypot(p.error(a), v.error(b))
+    return abs(b * v.total - a * p.total) > z * math.hypot(p.error(a), v.error(b))
 
 
-def _lines(point: str, kind: str, p: Cost, v: Cost, key: Callable[[tuple[str, ...]], str], shown: int,
+def _lines(point: str, kind: str, p: Cost, v: Cost, key: Callable[[tuple[str, ...]], str], shown: int, z: float,
            tested: bool = True) -> list[dict[str, str]]:
     """The layers (or, by key, the leaf frames) whose cost per request differs most, those within error marked."""
     p_shares, v_shares = stacks.shares(p.stacks, key), stacks.shares(v.stacks, key)
@@ -128,13 +131,13 @@ def _lines(point: str, kind: str, p: Cost, v: Cost, key: Callable[[tuple[str, ..
     return [{"point": point, "what": f"{kind}: {d.name}", "platform": _amount(d.a, p.unit, digits),
              "virtual": _amount(d.b, p.unit, digits),
              "difference": _amount(d.delta, p.unit, digits, signed=True)
-             + ("" if not tested or beyond_error(p, v, d.name, p_shares, v_shares) else WITHIN)}
+             + ("" if not tested or beyond_error(p, v, d.name, p_shares, v_shares, z) else WITHIN)}
             for d in stacks.differences(p_shares, p.total, v_shares, v.total, shown)]
 
 
-def cpu_sentence(point: str, p: Cost, v: Cost) -> str:
+def cpu_sentence(point: str, p: Cost, v: Cost, z: float) -> str:
     """The CPU per request in each mode (the counter) and, with both CPU profiles, the layers whose difference
-    exceeds its error, largest first; what the profiles did not separate is said as such."""
+    exceeds z times its error, largest first; what the profiles did not separate is said as such."""
     x, y = p.total, v.total
     if math.isnan(x) or math.isnan(y):
         return f"{point}: the service's CPU per request was not measured in both modes."
@@ -150,7 +153,7 @@ def cpu_sentence(point: str, p: Cost, v: Cost) -> str:
     p_shares, v_shares = stacks.shares(p.stacks), stacks.shares(v.stacks)
     seen, unseen = [], 0
     for d in stacks.differences(p_shares, x, v_shares, y):
-        if beyond_error(p, v, d.name, p_shares, v_shares):
+        if beyond_error(p, v, d.name, p_shares, v_shares, z):
             seen.append(f"{d.name} ({d.delta:+.3f} ms)")
         else:
             unseen += 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from vtlab.core import constants as rig_constants
 from vtlab.results import cells
 from vtlab.series import windows
 from vtlab.series.loadresult import LoadResult
@@ -23,6 +24,7 @@ class Hold:
     hold_s: float                 # what the rates are per: the plan's hold, or the re-cut window's length
     tiers: tuple[str, ...]        # the tiers whose CPU was sampled: foreign CPU is what none of them used
     proxy: bool                   # a latency proxy ran: its CPU is a column of the row
+    rig: rig_constants.Constants = rig_constants.CURRENT  # what the run measured with (a re-cut: what it recorded)
 
 
 def columns(hold: Hold) -> dict[str, object]:
@@ -40,13 +42,13 @@ def _latency_and_rate(hold: Hold) -> dict[str, object]:
             "ok_requests": measured.ok_requests, "dropped_iterations": measured.dropped_iterations,
             "throughput_first_half_rps": measured.ok_half_a / half,
             "throughput_second_half_rps": measured.ok_half_b / half, "k6_exit": measured.exit_code,
-            **_trend(measured)}
+            **_trend(measured, hold.rig.hold_batches)}
 
 
-def _trend(measured: LoadResult) -> dict[str, object]:
+def _trend(measured: LoadResult, batches: int) -> dict[str, object]:
     """The hold's drift in successful requests per second, start to end, in % of its mean, with its 95%
     half-width: a row that still warmed up (or wore down) shows a drift its noise cannot explain."""
-    drift, half_width = windows.trend(measured.ok_per_second)
+    drift, half_width = windows.trend(measured.ok_per_second, batches)
     return {"throughput_trend_pct": drift * 100, "throughput_trend_ci95_pct": half_width * 100,
             "longest_silence_s": longest_silence(measured.ok_per_second)}
 
@@ -151,7 +153,7 @@ def _throughput_interval(hold: Hold) -> dict[str, object]:
     requests, second by second over the hold, by batch means. Every row has that series, a service with no
     meters too; the interval is thus centred where it was computed (k6's count over the hold), not on a
     second counter. The service's own count of its successes stays beside it, as a cross-check."""
-    _, half_width = windows.per_second_interval(hold.measured.ok_per_second)
+    _, half_width = windows.per_second_interval(hold.measured.ok_per_second, hold.rig.hold_batches)
     return {"throughput_service_rps": windows.rate_over(hold.meters, "requests_ok_total", hold.start, hold.end),
             "throughput_ci95_rps": half_width}
 

@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
 from vtlab.series import holdstats, store, shapestats
 from vtlab.results import cells, record, table
@@ -29,18 +30,18 @@ def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, ob
     """The run's rows with their measured columns computed from the series for `window` (their own hold
     when None); failed rows as they were."""
     run = record.read(run_dir)
-    slack_s = run.rig.k6_start_slack_s
     # on a cluster the service's node is the host, and the other tiers run on nodes of their own
     # (measure.drive.of_requests)
     host_tiers = ("app",) if run.on_cluster else None
     rows = table.read_rows(run_dir / table.CSV_NAME)
-    return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, slack_s, host_tiers)
+    return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, run.rig, host_tiers)
             for row in rows]
 
 
-def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, slack_s: float,
+def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, rig: rig_constants.Constants,
               host_tiers: tuple[str, ...] | None = None) -> dict[str, object]:
-    """One row's measured columns from its series; `host_tiers`: the tiers sharing the host whose neighbours
+    """One row's measured columns from its series, by the constants the run recorded (`rig`: k6's start-up slack,
+    the batch count, the shapes' thresholds); `host_tiers`: the tiers sharing the host whose neighbours
     foreign_cpu_pct counts (None: every sampled tier, as on one machine)."""
     slug = dimensions.slug(dimensions.parse(row))
     k6_file, samples_file = store.k6_path(series_dir, slug), store.samples_path(series_dir, slug)
@@ -51,19 +52,19 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, s
     hold_s = cells.num(row, "hold_s")
     hold_start_s = store.hold_start_s(k6, cells.num(row, "ramp_s", 0) + cells.num(row, "warmup_s", 0))
     # the samplers' hold as the row measured it: k6's start-up slack left out at its front
-    start, end = window if window else (hold_start_s + slack_s, hold_start_s + hold_s)
+    start, end = window if window else (hold_start_s + rig.k6_start_slack_s, hold_start_s + hold_s)
     measured = store.load_result(k6, int(cells.num(row, "k6_exit", 0)), window,
                                   int(cells.num(row, "writes_acknowledged", 0)))
     sampled = tuple(sorted({name.removesuffix("_ticks") for _, reading in cpu.points for name in reading
                             if name.endswith("_ticks") and name != "harness_ticks"}))
     hold = holdstats.Hold(measured, cpu, meters, start, end, end - start if window else hold_s, host_tiers or sampled,
-                          proxy=bool(row.get("proxy_cpu_pct")))
+                          proxy=bool(row.get("proxy_cpu_pct")), rig=rig)
     shape = shapes.from_row(row)
     load = int(cells.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
     # the shape's parts lie where k6 ran them, inside the row's own hold: what they measured is the row's,
     # whatever window the rest is cut to
     return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s, **{column: "" for column in HOLD_ONLY if window},
-            **shapestats.figures(shape, k6, meters, cpu, load, hold_start_s, hold_s)}
+            **shapestats.figures(shape, k6, meters, cpu, load, hold_start_s, hold_s, rig)}
 
 
 def recut(run_dir: Path, window: Window) -> Path:

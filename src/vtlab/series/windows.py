@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from vtlab.core import constants as rig_constants
 from vtlab.core.studentt import t_975
 
 # /proc counts CPU time in clock ticks; every tier's `<tier>_ticks` reading is in them
@@ -101,7 +102,9 @@ def rate_between_changes(series: Series, key: str, start: float, end: float) -> 
     return (steps[-1][1] - steps[0][1]) / (steps[-1][0] - steps[0][0])
 
 
-BATCHES = 10  # enough degrees of freedom for a usable t; each batch of a 30 s hold still spans 3 s
+# The rig's batch count (hold_batches): a row's figures pass the run's recorded one (holdstats.Hold.rig); this version's
+# stands in where no run is at hand.
+BATCHES = rig_constants.CURRENT.hold_batches
 
 
 def per_second_interval(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float]:
