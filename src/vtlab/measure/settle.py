@@ -36,17 +36,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from vtlab.core import constants
 from vtlab.measure import perfdata, samplers
 from vtlab.series import windows
 
-WINDOW_S = 10.0
-WINDOWS = 2
+# The criterion's thresholds are the rig's constants (recorded in every run's metadata.json, "rig")
+_RIG = constants.CURRENT
+WINDOW_S = _RIG.settle_window_s
+WINDOWS = _RIG.settle_windows
 MIN_WARMUP_S = WINDOW_S * WINDOWS  # the first moment there are WINDOWS windows after the ramp
-RATE_SPREAD = 0.04
-JIT_SHARE = 0.05       # compiling at most this share of the service's CPU: whatever it still compiles is noise
-JIT_TAIL_SHARE = 0.25  # ... or at most this share, once the burst is over (low-rate rows' tail of colder code)
-JIT_DECAY = 0.10       # the burst is over: the last window compiled at most this share of the busiest window's time
-CPU_FALL = 0.10
+RATE_SPREAD = _RIG.settle_rate_spread
+JIT_SHARE = _RIG.settle_jit_share            # compiling at most this share of the service's CPU: noise
+JIT_TAIL_SHARE = _RIG.settle_jit_tail_share  # ... or at most this, once the burst is over (a low rate's colder code)
+JIT_DECAY = _RIG.settle_jit_decay            # the burst is over: at most this share of the busiest window's compiling
+CPU_FALL = _RIG.settle_cpu_fall
 # the hold begins this long after the harness decides it: every k6 runner has read it by then (its module
 # polls the file every 50 ms), so no request is tagged by a runner that has not yet seen the decision
 LEAD_S = 0.3

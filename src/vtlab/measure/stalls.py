@@ -14,12 +14,13 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vtlab.core import constants
 from vtlab.core.settings import Java
 
 # Below this many completed requests per second, for STALL_S seconds after the ramp, the row is stalled: a
 # pinned-but-working JDK 21 row still completes carriers ÷ call time (20 req/s at 100 ms on 2 cores).
-STALL_RPS = 1.0
-STALL_S = 5.0
+STALL_RPS = constants.CURRENT.stall_watch_rps  # the rig's constants, recorded with every run
+STALL_S = constants.CURRENT.stall_watch_s
 JCMD_TIMEOUT_S = 30
 
 
