@@ -140,13 +140,13 @@ PRESETS: dict[str, Profile] = {
         # Held: 100 users share 50 connections held ~1 s each, so a request waits ~1 s for one —
         # the pool is the wall, yet no wait nears the 5 s pool timeout (200 users did: 5-15% 503s).
         # Warm-up: at 1,000 virtual-thread users the JIT was still settling 50 s after start; 45 s is the bound of a
-        # warm-up that ends once the row settled (measure.settle), 20-40 s from the AOT cache here. The hold is sized
-        # to the interval a first look needs (±3% of the throughput): on 2 cores at a 1 s downstream every row's was
-        # within ±0.8% after a 20 s hold and ±1.2% after 15 s; 12 s keeps twice that margin (the interval widens as
-        # one over the square root of the hold).
+        # warm-up that ends once the row settled (measure.settle). Each mode's released loads are the steps of one
+        # warm JVM (planner.staircases): the JIT warms once, and the later steps only settle at their load. The hold
+        # is 30 s: ten batches of 3 s — whole cycles of the 1 s downstream — for the steadiness trend (a 12 s hold got
+        # five of 2-3 s, and its 1,000-user virtual row came out too-noisy in every default run measured).
         blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
                 Block(("held",), (50,), (100,))),
-        ramp_s=5, warmup_s=45, hold_s=12, reps=1, stub_delay_ms=1000),
+        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000),
     "lean": Profile(
         name="lean",
         summary="released only: both modes at 400 and 1000 users, shorter phases",
