@@ -6,7 +6,7 @@ an unsteady hold, a write check that failed. A flag in NOTES or about what a use
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from vtlab.explain.facts import SATURATED, user_service
 from vtlab.explain.model import Context
@@ -31,6 +31,13 @@ NOT_EXPOSED = "not-exposed:"
 PROFILED = "profiled:"
 OUT_OF_MEMORY = "out-of-memory"
 UNSTEADY = 0.10                  # a hold drifting by more than this, start to end (beyond its noise): not steady
+
+
+def invalidating(flags: Iterable[str]) -> list[str]:
+    """The flags that make a row invalid, in their order: every one but a note, what a user's service does not
+    expose, a ceiling the row passed and a profiler attached. A row is valid where there is none."""
+    return [flag for flag in flags
+            if flag not in NOTES and not flag.startswith((NOT_EXPOSED, CEILING_EXCEEDED, PROFILED))]
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:

@@ -9,10 +9,9 @@ from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.core.constants import Constants
-from vtlab.explain import analyze
 from vtlab.explain.bottleneck import CEILING_OF
 from vtlab.explain.model import Aggregate, Analysis, Verdict
-from vtlab.explain.validity import CEILING_EXCEEDED
+from vtlab.explain.validity import CEILING_EXCEEDED, NOT_EXPOSED
 from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, row_label
 from vtlab.report.scenarios.common import against, separated
 
@@ -222,7 +221,7 @@ def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
 
 def _notes(verdict: Verdict) -> list[str]:
     """The flags a valid row carries beyond what a user's service did not expose."""
-    return [flag for flag in verdict.flags if not flag.startswith(analyze.NOT_EXPOSED)]
+    return [flag for flag in verdict.flags if not flag.startswith(NOT_EXPOSED)]
 
 
 # What each not-exposed flag leaves unmeasured, in words.
@@ -234,8 +233,8 @@ NOT_EXPOSED_WORDS = {"meters": "its meters (no /actuator/prometheus nor /actuato
 
 def _not_measured_story(verdicts: Sequence[Verdict]) -> list[str]:
     """What a user's service did not let vtlab measure, and the ceilings that stayed uncomputed for it."""
-    hidden = sorted({flag.removeprefix(analyze.NOT_EXPOSED) for a in verdicts for flag in a.flags
-                     if flag.startswith(analyze.NOT_EXPOSED)})
+    hidden = sorted({flag.removeprefix(NOT_EXPOSED) for a in verdicts for flag in a.flags
+                     if flag.startswith(NOT_EXPOSED)})
     missing = sorted({text for a in verdicts for text in a.ceilings.missing})
     if not hidden and not missing:
         return []
