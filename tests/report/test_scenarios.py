@@ -1,12 +1,13 @@
 """The report's scenario sections on hand-made rows: each verdict can go both ways."""
 
 import pytest
-from rows import APACHE_WALL, CLIENT_LOW, RUN, row
+from rows import APACHE_WALL, CLIENT_LOW, META, RUN, row
 
 from vtlab.explain import analyze
 from vtlab.report import headline, scenarios, story
 from vtlab.report.labels import mode_label
 from vtlab.measure import writecheck
+from vtlab.results import record
 
 
 def sections_of(*rows):
@@ -518,6 +519,18 @@ def test_the_holder_is_said_to_matter_less_than_the_size_only_where_the_rows_sho
     assert "matters less" not in paused and "the holders differ beyond noise (GC pause time 50% apart)" in paused
     alone = said("context", *context_rows(with_none=False))
     assert "matters less" not in alone and "no row without a context to weigh its size against" in alone
+
+
+def test_the_context_sections_noise_threshold_is_the_one_the_run_recorded():
+    # GC pause time 600 vs 500 ms: 17% apart, beyond the 10% this version records, within the 20% of another record
+    rows = context_rows(scoped_pause=500)
+    assert "the holders differ beyond noise (GC pause time 17% apart)" in said("context", *rows)
+    assert "differences under 10% here are taken as run-to-run noise" in said("context", *rows)
+    lenient = record.from_dict({**META, "rig": {**META["rig"], "figure_noise_share": 0.2}})
+    text = " ".join(next(s for s in scenarios.sections(analyze.analyse(list(rows), lenient), mode_label)
+                         if s.key == "context").verdict)
+    assert "differ beyond noise" not in text and "differences under 20% here are taken as run-to-run noise" in text
+    assert "so the holder matters less than the context's size (without one: RSS 700 MB)" in text
 
 
 POOLS = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual",
