@@ -28,8 +28,6 @@ from vtlab.explain.validity import invalidating, validity_flags
 from vtlab.results.cells import failed, num
 from vtlab.results.record import RunRecord
 
-SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
-
 
 def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
     """A verdict per measured row and an aggregate per scenario; rows a dead tier ended (failed_tier set)
