@@ -1,12 +1,13 @@
 """The report's scenario sections on hand-made rows: each verdict can go both ways."""
 
 import pytest
-from rows import APACHE_WALL, CLIENT_LOW, RUN, row
+from rows import APACHE_WALL, CLIENT_LOW, META, RUN, row
 
 from vtlab.explain import analyze
 from vtlab.report import headline, scenarios, story
 from vtlab.report.labels import mode_label
 from vtlab.measure import writecheck
+from vtlab.results import record
 
 
 def sections_of(*rows):
@@ -65,12 +66,12 @@ def test_write_check_names_lost_writes():
 
 
 def test_sleep_and_cpu_sections_explain_their_walls():
-    sleep = dict(workload="sleep", sleep_ms=5000, concurrency=1000, tomcat_connections_max=1000)
+    sleep = dict(workload="sleep", sleep_ms=5000, concurrency=1000, tomcat_connections_max=1000, ok_requests="")
     found = sections_of(
         row(thread_mode="platform", throughput_rps=40, p50_ms=25000, p99_ms=26000, **sleep),
         row(thread_mode="virtual", throughput_rps=199, p50_ms=5003, p99_ms=5020, **sleep),
         row(thread_mode="platform", tomcat_max_threads=2, workload="cpu", cpu_work=5000, throughput_rps=400,
-            app_cpu_ms_per_req=4, host_cpu_pct=97))
+            app_cpu_ms_per_req=4, host_cpu_pct=97, ok_requests=""))
     sleep_text = " ".join(found["sleep"].verdict)
     assert "200 threads ÷ 5.0 s = 40.0 req/s" in sleep_text and "5.0× the platform throughput" in sleep_text
     assert "platform (2 threads)" in " ".join(found["cpu"].verdict)
@@ -124,7 +125,8 @@ def test_fanout_latency_approaches_the_slowest_call_or_says_it_did_not():
 
 
 def test_pools_section_compares_agroal_with_the_hikari_row_at_the_same_settings():
-    common = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual")
+    common = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual",
+                  ok_requests="")
     hikari = row(pool_impl="hikari", throughput_rps=370, **common)
     same = row(pool_impl="agroal", throughput_rps=365, **common)
     slower = row(pool_impl="agroal", throughput_rps=250, pinned_events=40,
@@ -177,7 +179,7 @@ def test_context_section_reports_memory_and_gc_and_when_the_holders_differ():
 
 
 def test_reactive_section_sets_webflux_beside_both_thread_models():
-    common = dict(concurrency=1000, stub_delay_ms=1000, hikari_pool=50)
+    common = dict(concurrency=1000, stub_delay_ms=1000, hikari_pool=50, ok_requests="")
     rows = [row(thread_mode="platform", throughput_rps=199, p50_ms=5000, tomcat_connections_max=1000, **common),
             row(thread_mode="virtual", throughput_rps=890, jvm_threads_max=32, **common),
             row(thread_mode="webflux", pool_impl="r2dbc", tomcat_max_threads=0, throughput_rps=905,
@@ -200,7 +202,8 @@ def test_reactive_section_sets_webflux_beside_both_thread_models():
 
 
 def test_a_difference_is_claimed_only_when_the_intervals_separate():
-    common = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual")
+    common = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual",
+                  ok_requests="")
 
     def pools(hikari_rps, hikari_ci, agroal_rps, agroal_ci):
         return " ".join(sections_of(row(pool_impl="hikari", throughput_rps=hikari_rps, throughput_ci95_rps=hikari_ci,
@@ -316,11 +319,13 @@ def test_the_cpu_is_called_the_wall_only_where_every_row_saturated_it():
             "with the host CPU at 60%.") in half
     assert "The thread model still moves throughput by 25% (best: platform (2 threads))." in half
     assert "each model's own overhead" in said("cpu", *cpu_rows(97, 97, virtual_rps=300))
-    # the host full in both rows, but k6 took more of it than the service: the generator's wall, not the CPU's
+    # the host full in both rows, but k6 took more of it than the service: its interference makes both rows invalid,
+    # so neither the CPU's wall nor the generator's is concluded from them
     shared = said("cpu", *(dict(r, load_cpu_pct="120", app_cpu_pct="60") for r in cpu_rows(97, 97)))
-    assert "The CPU is the wall" not in shared
-    assert ("The CPU was full in platform (2 threads), virtual; platform (2 threads) stopped at load-generator with "
-            "the host CPU at 97%, virtual stopped at load-generator with the host CPU at 97%.") in shared
+    assert "The CPU is the wall" not in shared and "The CPU was full" not in shared and "moves" not in shared
+    assert ("Neither the CPU's wall nor the thread model's effect is concluded: no valid CPU-bound row (platform (2 "
+            "threads): generator-interference; virtual: generator-interference).") in shared
+    assert "platform (2 threads) 400.0 req/s (load-generator, host CPU 97%; invalid)" in shared
 
 
 def test_the_cpu_per_request_is_called_the_services_only_where_it_was_measured():
@@ -520,6 +525,18 @@ def test_the_holder_is_said_to_matter_less_than_the_size_only_where_the_rows_sho
     assert "matters less" not in alone and "no row without a context to weigh its size against" in alone
 
 
+def test_the_context_sections_noise_threshold_is_the_one_the_run_recorded():
+    # GC pause time 600 vs 500 ms: 17% apart, beyond the 10% this version records, within the 20% of another record
+    rows = context_rows(scoped_pause=500)
+    assert "the holders differ beyond noise (GC pause time 17% apart)" in said("context", *rows)
+    assert "differences under 10% here are taken as run-to-run noise" in said("context", *rows)
+    lenient = record.from_dict({**META, "rig": {**META["rig"], "figure_noise_share": 0.2}})
+    text = " ".join(next(s for s in scenarios.sections(analyze.analyse(list(rows), lenient), mode_label)
+                         if s.key == "context").verdict)
+    assert "differ beyond noise" not in text and "differences under 20% here are taken as run-to-run noise" in text
+    assert "so the holder matters less than the context's size (without one: RSS 700 MB)" in text
+
+
 POOLS = dict(conn_mode="held", hikari_pool=20, concurrency=200, stub_delay_ms=50, thread_mode="virtual",
              ok_requests="")
 AT_THE_POOL = dict(hikari_active_max=20, hikari_pending_max=100, hikari_pending_share=0.9)
@@ -531,8 +548,12 @@ def pool_row(impl, rps, **changes):
 
 def test_the_pools_are_said_to_share_a_wall_only_where_the_analysis_named_the_same_one():
     assert "— the same wall" in said("pools", pool_row("hikari", 370), pool_row("agroal", 365))
+    # a twentieth of Agroal's requests failed: that row is invalid, so the pools are not compared at all
     refused = said("pools", pool_row("hikari", 370), pool_row("agroal", 365, error_rate=0.05))
-    assert "within noise of each other (their intervals for comparison" in refused and "the same wall" not in refused
+    assert "within noise" not in refused and "the same wall" not in refused and "Agroal at" not in refused
+    assert ("HikariCP 370.0 req/s (p99 1,050 ms) vs Agroal 365.0 req/s (invalid) (p99 1,050 ms): not compared — no "
+            "valid Agroal row (errors-above-threshold) — figures from invalid rows, not an answer: Agroal 365.0 "
+            "req/s; bottleneck") in refused
 
 
 def test_agroals_tail_is_said_fairer_only_at_the_same_throughput_with_both_pools_queued():
@@ -661,8 +682,13 @@ def reactive_said(**webflux):
 
 def test_webflux_and_virtual_threads_share_a_wall_only_where_the_analysis_named_the_same_one():
     assert "the same wall on this I/O-bound workload" in reactive_said(throughput_rps=905, app_cpu_ms_per_req=0.8)
+    busy = reactive_said(throughput_rps=895, app_cpu_ms_per_req=2.0, host_cpu_pct=99.9, app_cpu_pct=180)
+    assert "the same wall" not in busy and "though named different walls (downstream vs cpu)" in busy
+    # a twentieth of its requests refused: the WebFlux row is invalid, and the two are not compared at all
     refused = reactive_said(throughput_rps=905, app_cpu_ms_per_req=0.8, error_rate=0.05, errors_by_status="503=1357")
-    assert "the same wall" not in refused and "though named different walls (downstream vs overload)" in refused
+    assert "the same wall" not in refused and "different walls" not in refused and "within noise" not in refused
+    assert ("Virtual threads and WebFlux are not compared: no valid WebFlux row (errors-above-threshold) — figures "
+            "from invalid rows, not an answer: WebFlux 905.0 req/s.") in refused
     assert "The WebFlux row is not valid (errors-above-threshold)." in refused and "lower bound" not in refused
     starved = reactive_said(throughput_rps=614, app_cpu_ms_per_req=0.8, load_cpu_pct=190, load_cpu_pct_max=195)
     assert "The WebFlux row is not valid (generator-saturated); read it as a lower bound." in starved
@@ -771,7 +797,7 @@ def test_the_servers_section_calls_jetty_different_from_tomcat_only_beyond_both_
 
 def test_the_servers_section_pairs_each_other_server_with_tomcat_and_says_netty_has_no_thread_cap_on_virtual():
     virtual = {**SERVER_POINT, "thread_mode": "virtual", "throughput_rps": 990.0, "throughput_ci95_rps": 4.0,
-               "p99_ms": 1040, "server_max_threads": -1}
+               "p99_ms": 1040, "server_max_threads": -1, "ok_requests": ""}
     servers = sections_of(row(**SERVER_POINT), row(**SERVER_POINT, server="jetty"), row(**SERVER_POINT, server="netty"),
                           row(**virtual), row(**{**virtual, "server": "netty", "throughput_rps": 900.0}))["servers"]
     assert servers.title == "Servers: Tomcat vs Jetty and Netty at the same settings"

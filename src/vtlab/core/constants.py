@@ -129,6 +129,24 @@ class Constants:
     # interferes where that loss is above the between-run noise floor.
     generator_host_busy_pct: float = field(default_factory=lambda: generatorcheck.current().host_busy_pct)
     generator_loss_per_share: float = field(default_factory=lambda: generatorcheck.current().loss_per_share)
+    # The report's sentence thresholds (report/): what a sentence needs before it says a thing. Rules of thumb, not
+    # measurements; recorded so that a run reported again later is told by the thresholds it was told by.
+    # A figure with no between-run noise of its own measured (RSS, GC pause time, a p99, CPU per request, a median
+    # against the sleep it waited, two ratios that should agree) differs from another only beyond this share of it:
+    # pyperf's 10% spread rule. Throughputs are never compared by it: their comparisons use the measured between-run
+    # noise floor (noise_floor_cv_pct) and each row's interval.
+    figure_noise_share: float = 0.10
+    # A structured fan-out whose time in service is under this many times its slowest call approaches that call
+    # (not the sum of the calls).
+    fanout_slowest_call_factor: float = 1.5
+    # Through a spike, a p99 this many times another (or the one before the spike) fared worse.
+    spike_worse_factor: float = 1.5
+    # A soak's RSS moving less than this many MB per minute is steady; a leak moves more.
+    soak_steady_rss_mb_per_min: float = 1.0
+    # An open-model row that delivered this share of its offered rate kept up with it.
+    open_kept_up_share: float = 0.95
+    # An open-model row whose p99 is this many times its time in service queued its requests.
+    open_queued_factor: float = 2.0
 
 
 CURRENT = Constants()

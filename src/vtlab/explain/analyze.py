@@ -24,11 +24,9 @@ from vtlab.explain.facts import all_rps
 from vtlab.explain.model import MEASURED_NUMBERS, Analysis, Context, Failure, Measured, Verdict
 from vtlab.explain.queues import queued
 from vtlab.explain.queues import JEP491_JDK, pins_every_request  # noqa: F401  the report reads them here
-from vtlab.explain.validity import CEILING_EXCEEDED, NOT_EXPOSED, NOTES, PROFILED, validity_flags
+from vtlab.explain.validity import invalidating, validity_flags
 from vtlab.results.cells import failed, num
 from vtlab.results.record import RunRecord
-
-SPREAD_WARNING = repetitions.SPREAD_WARNING  # a difference within this share is within run-to-run noise
 
 
 def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
@@ -62,7 +60,7 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         service_time_source=source, cpu_ms_per_req=cpu_ms, ceilings=ceilings, ceiling_rps=ceiling, limit=limit,
         attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
         bottleneck=wall.name, evidence=wall.evidence,
-        valid=not [f for f in flags if f not in NOTES and not f.startswith((NOT_EXPOSED, CEILING_EXCEEDED, PROFILED))],
+        valid=not invalidating(flags),
         flags=tuple(flags), queued=queued(row, ctx.rig),
         noise_half_rps=noise)
 

@@ -6,7 +6,7 @@ an unsteady hold, a write check that failed. A flag in NOTES or about what a use
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from vtlab.core import constants as rig_constants
 from vtlab.explain.facts import user_service
@@ -34,6 +34,13 @@ OUT_OF_MEMORY = "out-of-memory"
 # A hold begun at the warm-up's bound while the JIT still compiled beyond the settle criterion (measure.settle): its
 # CPU per request and, on shared cores, its throughput are the compiler's as much as the thread model's.
 JIT_NOT_SETTLED = "jit-not-settled"
+
+
+def invalidating(flags: Iterable[str]) -> list[str]:
+    """The flags that make a row invalid, in their order: every one but a note, what a user's service does not
+    expose, a ceiling the row passed and a profiler attached. A row is valid where there is none."""
+    return [flag for flag in flags
+            if flag not in NOTES and not flag.startswith((NOT_EXPOSED, CEILING_EXCEEDED, PROFILED))]
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:

@@ -10,12 +10,15 @@ from collections.abc import Sequence
 from vtlab.core import dimensions
 from vtlab.explain import repetitions
 from vtlab.explain.model import Aggregate
+from vtlab.report import ratio
 from vtlab.report.document import HeadlineLine
-from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, scenario_label
+from vtlab.report.labels import TOMCAT_THREADS, fmt, scenario_label
 
 # Each mode's cell is a 95% interval, and says of what: one rep, "99.5 ± 0.8", the row's within its hold;
 # several, "mean 110.0 [85.2–134.8] of 3 reps", that of their mean. The ratio's brackets join the two modes'
-# intervals (low ÷ high to high ÷ low): a range both allow, not itself a 95% interval, so not called one.
+# intervals (low ÷ high to high ÷ low): a range both allow, not itself a 95% interval, so not called one. The ratio
+# divides the throughputs the cells show (ratio.told_rps: one rep's own, several reps' mean), and only where both
+# modes have a valid rep; otherwise the column says why there is none.
 COLUMNS = (("scenario", "scenario"), ("concurrency", "concurrency"),
            ("platform", "platform req/s (95% interval) · p99"), ("virtual", "virtual req/s (95% interval) · p99"),
            ("ratio", "ratio v/p [range of both intervals]"), ("bottleneck", "bottleneck (platform / virtual)"))
@@ -26,12 +29,12 @@ def _rps(line: Aggregate) -> str:
     within-row half-width; several, their mean with the interval of that mean (Student t over the reps)."""
     counted = repetitions.counted(line)
     if counted > 1:
-        text = (f"mean {fmt(line.line.measured.throughput_rps, 1)} "
+        text = (f"mean {fmt(ratio.told_rps(line), 1)} "
                 f"[{fmt(line.interval_low, 1)}–{fmt(line.interval_high, 1)}] of {counted} reps")
         if line.spread_warning:
             text += " ⚠"
     else:
-        text, ci = fmt(line.line.measured.throughput_rps, 1), line.line.measured.throughput_ci95_rps
+        text, ci = fmt(ratio.told_rps(line), 1), line.line.measured.throughput_ci95_rps
         text += "" if math.isnan(ci) else f" ± {fmt(ci, 1)}"
     return text + ("" if line.valid else " (invalid)")
 
@@ -54,7 +57,7 @@ def words(line: HeadlineLine) -> dict[str, str]:
     return {"scenario": line.scenario, "concurrency": line.load,
             "platform": f"{_rps(p)} · p99 {fmt(p.p99_median)} ms" if p else "–",
             "virtual": f"{_rps(v)} · p99 {fmt(v.p99_median)} ms" if v else "–",
-            "ratio": ratio_text(p, v),
+            "ratio": ratio.between(p, v).text() if p and v else "–",  # a mode not measured: its cell says so
             "bottleneck": f"{_bottleneck(p)} / {_bottleneck(v)}"}
 
 

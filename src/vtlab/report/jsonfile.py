@@ -7,11 +7,14 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
 - ``run``: ``{"name", "started", "rows", "failed_rows"}``: the run folder's name, when it started, how many rows
   were measured and how many a tier died in.
 - ``headline``: the headline table's lines, in its order: ``{"scenario", "load", "load_model", "platform",
-  "virtual", "ratio", "text"}``. ``load`` is the concurrency (closed model) or the offered rate ("150/s", open
-  model); ``platform``/``virtual`` are an aggregate's numbers (below: ``throughput``, ``p99_median_ms``,
-  ``bottleneck``, ``valid``, ``reps``) or null where that mode was not measured; ``ratio`` is
-  ``{"value", "low", "high"}`` (virtual ÷ platform; low/high null where the intervals do not allow a range)
-  or null; ``text`` is the line exactly as report.md shows it.
+  "virtual", "ratio", "ratio_not_computed", "text"}``. ``load`` is the concurrency (closed model) or the offered
+  rate ("150/s", open model); ``platform``/``virtual`` are an aggregate's numbers (below: ``throughput``,
+  ``p99_median_ms``, ``bottleneck``, ``valid``, ``reps``) or null where that mode was not measured; ``ratio`` is
+  ``{"value", "low", "high"}`` (virtual ÷ platform of the throughputs the cells show — one rep's own, several
+  reps' mean —; low/high null where the intervals do not allow a range), computed only where both modes have a
+  valid rep, else null, and then ``ratio_not_computed`` says why (a mode not measured, no valid rep of it and
+  its rows' flags, or a platform that served nothing; null where the ratio was computed); ``text`` is the line
+  exactly as report.md shows it.
 - ``story``: the report's sentences, in order.
 - ``verdicts``: one per measured row, in matrix.csv's order (as analysis.csv): ``row`` (every dimension of the
   row, by its CSV name), ``measured`` (``throughput_rps``, ``throughput_ci95_rps``: the 95% half-width,
@@ -24,7 +27,8 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   ``bottleneck``, ``valid``, ``flags`` (why a row is not valid, or what it could not measure), ``queued``,
   ``notes`` (the ceilings not computed and why; a stall).
 - ``aggregates``: one per scenario, its repetitions combined: ``row`` (the first repetition's dimensions),
-  ``reps``, ``valid_reps``, ``throughput`` (``median``, ``min``, ``max``, ``interval_low``, ``interval_high``:
+  ``reps``, ``valid_reps``, ``throughput`` (``median``, ``centre``: what the headline shows and its ratio
+  divides, one rep's own throughput or several reps' mean, ``min``, ``max``, ``interval_low``, ``interval_high``:
   one rep's own 95% interval, or the 95% interval of several reps' mean, ``spread``, ``spread_warning``,
   ``noise_half_rps``: the half-width two scenarios are compared by — several reps' interval, one rep's own widened
   to the between-run noise floor),
@@ -41,6 +45,7 @@ from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.explain.model import Aggregate, Verdict
+from vtlab.report import ratio
 from vtlab.report.document import Document, HeadlineLine
 from vtlab.report.headline import words
 
@@ -67,8 +72,10 @@ def serialise(document: Document) -> str:
 def _headline(line: HeadlineLine) -> dict[str, Any]:
     p, v = line.platform, line.virtual
     first = p or v
+    told = ratio.between(p, v)
     return {"scenario": line.scenario, "load": line.load, "load_model": first.row.load_model if first else None,
-            "platform": _mode(p), "virtual": _mode(v), "ratio": _ratio(p, v), "text": words(line)}
+            "platform": _mode(p), "virtual": _mode(v), "ratio": _ratio(told),
+            "ratio_not_computed": told.why_not or None, "text": words(line)}
 
 
 def _mode(line: Aggregate | None) -> dict[str, Any] | None:
@@ -78,20 +85,15 @@ def _mode(line: Aggregate | None) -> dict[str, Any] | None:
             "valid": line.valid, "reps": line.reps}
 
 
-def _ratio(p: Aggregate | None, v: Aggregate | None) -> dict[str, Any] | None:
-    """virtual ÷ platform and the range their intervals allow, as the headline's words compute them."""
-    if not (p and v and p.throughput_median > 0):
-        return None
-    ranged = p.interval_known and v.interval_known and p.interval_low > 0
-    return {"value": v.throughput_median / p.throughput_median,
-            "low": v.interval_low / p.interval_high if ranged else None,
-            "high": v.interval_high / p.interval_low if ranged else None}
+def _ratio(told: ratio.Ratio) -> dict[str, Any] | None:
+    """virtual ÷ platform and the range their intervals allow, as the headline's words compute them (NaN: null)."""
+    return {"value": told.value, "low": told.low, "high": told.high} if told.computed else None
 
 
 def _throughput(line: Aggregate) -> dict[str, Any]:
-    return {"median": line.throughput_median, "min": line.throughput_min, "max": line.throughput_max,
-            "interval_low": line.interval_low, "interval_high": line.interval_high, "spread": line.spread,
-            "spread_warning": line.spread_warning, "noise_half_rps": line.line.noise_half_rps}
+    return {"median": line.throughput_median, "centre": ratio.told_rps(line), "min": line.throughput_min,
+            "max": line.throughput_max, "interval_low": line.interval_low, "interval_high": line.interval_high,
+            "spread": line.spread, "spread_warning": line.spread_warning, "noise_half_rps": line.line.noise_half_rps}
 
 
 def _verdict(v: Verdict) -> dict[str, Any]:

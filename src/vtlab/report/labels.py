@@ -58,13 +58,3 @@ def _latency_label(row: Any, prefix: str, tier: str) -> str:
         return ""
     return f", {tier} +{fmt(latency)}" + (f"±{fmt(jitter)}" if jitter else "") + " ms each way"
 
-
-def ratio_text(platform: Any, virtual: Any) -> str:
-    """virtual ÷ platform with the range the two intervals allow (low ÷ high to high ÷ low)."""
-    if not (platform and virtual and platform.throughput_median > 0):
-        return "–"
-    text = f"{virtual.throughput_median / platform.throughput_median:.2f}×"
-    if platform.interval_known and virtual.interval_known and platform.interval_low > 0:
-        text += (f" [{virtual.interval_low / platform.interval_high:.2f}–"
-                 f"{virtual.interval_high / platform.interval_low:.2f}]")
-    return text

@@ -1,7 +1,8 @@
 """The published headline beside this run's: at each of the published experiment's user counts, the published
 virtual/platform ratio and this run's, each beside its Little's-law ceiling — the fraction of the ceiling reached,
 there and here. The published figures are the project's own copy (reference/published.csv, each with its source),
-so the section never depends on a file outside the repository."""
+so the section never depends on a file outside the repository. This run's ratio is computed only where both modes
+have a valid rep (report.ratio); where one has none, the section says why and sets its figures apart."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core import dimensions
-from vtlab.report.labels import fmt, ratio_text
+from vtlab.report import ratio, validrows
+from vtlab.report.labels import fmt
 from vtlab.report.scenarios.common import Section
 from vtlab.core.settings import PUBLISHED
 from vtlab.explain.model import Aggregate
@@ -70,21 +72,8 @@ def section(aggregates: Sequence[Aggregate], published: dict[int, Point]) -> Sec
     table, verdict = [], []
     for users in sorted(paired):
         point, p, v = published[users], paired[users]["platform"], paired[users]["virtual"]
-        ceiling = v.line.ceilings.concurrency / p.line.ceilings.threads
-        ratio = v.throughput_median / p.throughput_median
-        table.append({
-            "users": f"{users:,}",
-            "published": f"{fmt(point.platform_rps)} → {fmt(point.virtual_rps)}",
-            "published_ratio": f"{point.ratio:.2f}× of {point.ceiling_ratio:.1f}× "
-                               f"({point.ratio / point.ceiling_ratio:.0%})",
-            "here": f"{fmt(p.throughput_median)} → {fmt(v.throughput_median)}",
-            "here_ratio": f"{ratio_text(p, v)} of {fmt(ceiling, 1)}× ({_share(ratio, ceiling)})",
-            "limit": f"{v.limit} · {v.bottleneck}" + ("" if v.valid else f" (not valid: {';'.join(v.flags)})"),
-        })
-        verdict.append(f"At {users:,} users the published rig reached {point.ratio:.1f}× of its "
-                       f"{point.ceiling_ratio:.1f}× Little's-law ratio ({point.ratio / point.ceiling_ratio:.0%}); "
-                       f"here {ratio:.1f}× of {fmt(ceiling, 1)}× ({_share(ratio, ceiling)}), the virtual row limited "
-                       f"by {v.limit} ({v.bottleneck}).")
+        table.append(_line(point, p, v))
+        verdict.append(_point_sentence(point, p, v))
     first = published[min(paired)]
     verdict.append(f"Published: {SOURCE} ({first.host}, {first.downstream} ms downstream, 200 Tomcat threads, "
                    f"pool 50); here the same user counts with the downstream delay this run used "
@@ -93,5 +82,41 @@ def section(aggregates: Sequence[Aggregate], published: dict[int, Point]) -> Sec
     return Section("published", "The published headline, reproduced", verdict, table, columns=COLUMNS)
 
 
-def _share(ratio: float, ceiling: float) -> str:
-    return "–" if not ceiling or math.isnan(ceiling) or math.isinf(ceiling) else f"{ratio / ceiling:.0%}"
+def _ceiling(p: Aggregate, v: Aggregate) -> float:
+    """This run's Little's-law ratio at the point: the users' ceiling over the platform threads'."""
+    return v.line.ceilings.concurrency / p.line.ceilings.threads
+
+
+def _here(line: Aggregate) -> str:
+    return fmt(ratio.told_rps(line)) + ("" if line.valid else " (invalid)")
+
+
+def _line(point: Point, p: Aggregate, v: Aggregate) -> dict[str, str]:
+    """The point's table line: the published figures and ratio, this run's beside them (no ratio from invalid
+    lines: the cell says why instead)."""
+    told, ceiling = ratio.between(p, v), _ceiling(p, v)
+    return {
+        "users": f"{point.users:,}",
+        "published": f"{fmt(point.platform_rps)} → {fmt(point.virtual_rps)}",
+        "published_ratio": f"{point.ratio:.2f}× of {point.ceiling_ratio:.1f}× "
+                           f"({point.ratio / point.ceiling_ratio:.0%})",
+        "here": f"{_here(p)} → {_here(v)}",
+        "here_ratio": (f"{told.text()} of {fmt(ceiling, 1)}× ({_share(told.value, ceiling)})" if told.computed
+                       else told.text()),
+        "limit": f"{v.limit} · {v.bottleneck}" + ("" if v.valid else f" (not valid: {validrows.reasons(v)})"),
+    }
+
+
+def _point_sentence(point: Point, p: Aggregate, v: Aggregate) -> str:
+    published = (f"At {point.users:,} users the published rig reached {point.ratio:.1f}× of its "
+                 f"{point.ceiling_ratio:.1f}× Little's-law ratio ({point.ratio / point.ceiling_ratio:.0%}); ")
+    told, ceiling = ratio.between(p, v), _ceiling(p, v)
+    if not told.computed:
+        why = validrows.unanswered([("platform", [p]), ("virtual", [v])]) or told.why_not
+        return published + f"here no ratio is computed: {why}."
+    return published + (f"here {told.value:.1f}× of {fmt(ceiling, 1)}× ({_share(told.value, ceiling)}), the virtual "
+                        f"row limited by {v.limit} ({v.bottleneck}).")
+
+
+def _share(value: float, ceiling: float) -> str:
+    return "–" if not ceiling or math.isnan(ceiling) or math.isinf(ceiling) else f"{value / ceiling:.0%}"

@@ -1,5 +1,7 @@
 """The report's sentences, each computed from the analysis: where each thread mode flattened and why, the
-held-connection and open-model stories, which rows cannot be trusted, and what a user's service hid."""
+held-connection and open-model stories, which rows cannot be trusted, and what a user's service hid. Every
+conclusion and ratio is drawn from valid lines only (report.validrows); where a mode has none, the sentence says so
+and why, its figures set apart."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.core.constants import Constants
-from vtlab.explain import analyze
 from vtlab.explain.bottleneck import CEILING_OF
 from vtlab.explain.model import Aggregate, Analysis, Verdict
-from vtlab.explain.validity import CEILING_EXCEEDED
-from vtlab.report.labels import TOMCAT_THREADS, fmt, ratio_text, row_label
+from vtlab.explain.validity import CEILING_EXCEEDED, NOT_EXPOSED
+from vtlab.report import ratio, validrows
+from vtlab.report.labels import TOMCAT_THREADS, fmt, row_label
 from vtlab.report.scenarios.common import against, separated
+from vtlab.report.validrows import load
 
 
 def explain(analysis: Analysis) -> list[str]:
@@ -28,20 +31,28 @@ def explain(analysis: Analysis) -> list[str]:
                       key=lambda a: a.row.concurrency)
 
     platform, virtual = lines("released", "platform"), lines("released", "virtual")
-    story = [*_platform_story(platform), *_virtual_story(virtual, platform, analysis.rig), *_held_story(main),
-             *_open_story(main)]
+    story = [*_platform_story(platform), *_virtual_story(virtual, analysis.rig),
+             *_best_against_best(platform, virtual), *_held_story(main), *_open_story(main, analysis.rig)]
     if not story:
         story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
                      "order-summary` rows.")
     return story + _validity_story(analysis.verdicts, threads)
 
 
-def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
-    if not platform:
+def _platform_story(lines: Sequence[Aggregate]) -> list[str]:
+    """Where platform threads met their wall, told from the valid lines; the invalid ones are said to be left out
+    (refusals past the wall, a cliff: told with the invalid rows)."""
+    if not lines:
         return []
-    # the wall where it held: an overloaded row past it (refusals, a cliff) is told with the invalid rows
-    walls = ([a for a in platform if a.bottleneck == "thread-pool" and a.valid]
-             or [a for a in platform if a.bottleneck == "thread-pool"])
+    platform = validrows.valid(lines)
+    if not platform:
+        return [f"Nothing is concluded of platform threads: {validrows.unanswered([('platform', lines)], load)}."]
+    return [_platform_wall(platform) + validrows.left_out(lines, load) + "."]
+
+
+def _platform_wall(platform: Sequence[Aggregate]) -> str:
+    """The platform story's sentence, without its full stop."""
+    walls = [a for a in platform if a.bottleneck == "thread-pool"]
     if walls:
         first, wall = walls[0], walls[-1]
         ms, source = wall.line.service_time_ms, wall.line.service_time_source  # the wall row's own scenario
@@ -51,26 +62,26 @@ def _platform_story(platform: Sequence[Aggregate]) -> list[str]:
         past = [a for a in platform if a.row.concurrency > wall.row.concurrency
                 and f"{CEILING_EXCEEDED}thread-pool" in a.flags]
         if first is wall and past:
-            return [f"Platform threads met their thread wall at {wall.row.concurrency} users with "
+            return (f"Platform threads met their thread wall at {wall.row.concurrency} users with "
                     f"{fmt(wall.throughput_median, 0)} req/s: {predicted}; yet at {past[-1].row.concurrency} users "
                     f"they served {fmt(past[-1].throughput_median, 0)} req/s, beyond that prediction and its noise: "
-                    "the thread wall did not hold there."]
+                    "the thread wall did not hold there")
         if first is wall:  # one row at the wall: what more users do past it was not measured
-            return [f"Platform threads met their thread wall at {wall.row.concurrency} users with "
+            return (f"Platform threads met their thread wall at {wall.row.concurrency} users with "
                     f"{fmt(wall.throughput_median, 0)} req/s: {predicted} (p99 {fmt(wall.p99_median, 0)} ms); no "
-                    "row with more users at that wall, so what lies past it was not measured."]
+                    "row with more users at that wall, so what lies past it was not measured")
         if separated(first.line, wall.line):
-            return [f"Platform threads met their thread wall — {predicted} — yet throughput did not flatten: "
+            return (f"Platform threads met their thread wall — {predicted} — yet throughput did not flatten: "
                     f"{fmt(first.throughput_median, 0)} req/s at {first.row.concurrency} users, "
-                    f"{fmt(wall.throughput_median, 0)} at {wall.row.concurrency} — beyond both rows' noise."]
+                    f"{fmt(wall.throughput_median, 0)} at {wall.row.concurrency} — beyond both rows' noise")
         queue = (f", and past that users only queue (p99 {fmt(wall.p99_median, 0)} ms at {wall.row.concurrency} users)"
                  if wall.p99_median > first.p99_median else
                  f"; past that p99 did not grow ({fmt(first.p99_median, 0)} ms at {first.row.concurrency} users, "
                  f"{fmt(wall.p99_median, 0)} ms at {wall.row.concurrency})")
-        return [f"Platform threads flatten at {fmt(wall.throughput_median, 0)} req/s: {predicted}{queue}."]
+        return f"Platform threads flatten at {fmt(wall.throughput_median, 0)} req/s: {predicted}{queue}"
     best = max(platform, key=lambda a: a.throughput_median)
-    return [f"Platform threads reached {fmt(best.throughput_median, 0)} req/s at "
-            f"{best.row.concurrency} users without meeting their thread wall ({best.bottleneck})."]
+    return (f"Platform threads reached {fmt(best.throughput_median, 0)} req/s at "
+            f"{best.row.concurrency} users without meeting their thread wall ({best.bottleneck})")
 
 
 LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstream, so users ÷ service time)",
@@ -79,11 +90,13 @@ LIMIT_WORDS = {"concurrency": "the users themselves (each waits on the downstrea
                "client-pool": "the downstream client's connection pool"}
 
 
-def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate], rig: Constants) -> list[str]:
-    if not virtual:
+def _virtual_story(lines: Sequence[Aggregate], rig: Constants) -> list[str]:
+    if not lines:
         return []
-    # the story is told from rows that can be trusted; an invalid best is said to be one
-    best = max([a for a in virtual if a.valid] or virtual, key=lambda a: a.throughput_median)
+    virtual = validrows.valid(lines)
+    if not virtual:
+        return [f"Nothing is concluded of virtual threads: {validrows.unanswered([('virtual', lines)], load)}."]
+    best = max(virtual, key=lambda a: a.throughput_median)
     reached = (f"a ceiling of {fmt(best.ceiling_rps, 0)} req/s that restates the row's own measurement"
                if best.line.limit_restated else
                f"{fmt(best.throughput_median / best.ceiling_rps * 100, 0)}% of a predicted "
@@ -100,16 +113,23 @@ def _virtual_story(virtual: Sequence[Aggregate], platform: Sequence[Aggregate], 
                "reached": "at its lowest ceiling, that of"}.get(standing, "limited by")
     ceiling = (f"({reached}), {limited} {LIMIT_WORDS.get(best.limit, best.limit)}" if standing else
                "(no ceiling computed: nothing measured predicts one)")
-    story = [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
-             f"{best.row.concurrency} users {ceiling}; "
-             f"bottleneck: {best.bottleneck}" + ("." if best.valid else
-                                                f" — but no rep of that row is valid ({';'.join(best.flags)}).")]
-    trusted = [a for a in platform if a.valid] or platform
-    top = max(trusted, key=lambda a: a.throughput_median, default=None)
-    if top and top.throughput_median > 0:
-        story.append(f"Best against best, virtual threads deliver {ratio_text(top, best)} the platform threads' "
-                     "throughput (in brackets where measured, the range both modes' 95% intervals allow).")
-    return story
+    return [f"Virtual threads reach {fmt(best.throughput_median, 0)} req/s{_interval_words(best)} at "
+            f"{best.row.concurrency} users {ceiling}; bottleneck: {best.bottleneck}{validrows.left_out(lines, load)}."]
+
+
+def _best_against_best(platform: Sequence[Aggregate], virtual: Sequence[Aggregate]) -> list[str]:
+    """The best valid line of each mode against the other's; where a mode has none, no ratio, and why."""
+    if not platform or not virtual:
+        return []
+    why = validrows.unanswered([("platform", platform), ("virtual", virtual)], load)
+    if why:
+        return [f"Best against best is not computed: {why}."]
+    told = ratio.between(*(max(validrows.valid(lines), key=lambda a: a.throughput_median)
+                           for lines in (platform, virtual)))
+    if not told.computed:
+        return [f"Best against best is not computed: {told.why_not}."]
+    return [f"Best against best, virtual threads deliver {told.text()} the platform threads' throughput (in "
+            "brackets where measured, the range both modes' 95% intervals allow)."]
 
 
 def _interval_words(line: Aggregate) -> str:
@@ -120,22 +140,24 @@ def _interval_words(line: Aggregate) -> str:
     return f" ({what} {fmt(line.interval_low, 0)}–{fmt(line.interval_high, 0)})"
 
 
-KEPT_UP = 0.95  # an open-model row that delivered this share of its offered rate kept up with it
-
-
-def _open_story(main: Sequence[Aggregate]) -> list[str]:
-    """The open model per mode: the highest offered rate it kept up with, what it delivered above it, and
-    the two modes side by side at the highest rate both were offered."""
+def _open_story(main: Sequence[Aggregate], rig: Constants) -> list[str]:
+    """The open model per mode, told from its valid lines: the highest offered rate it kept up with, what it
+    delivered above it, and the two modes side by side at the highest rate both were offered."""
     story = []
     by_mode: dict[str, dict[int, Aggregate]] = {}
     for mode in ("platform", "virtual"):
-        lines = sorted((a for a in main if a.row.load_model == "open" and a.row.thread_mode == mode
-                        and a.row.conn_mode == "released" and a.row.path_mode == "normal"),
-                       key=lambda a: a.row.target_rps)
-        if not lines:
+        measured = sorted((a for a in main if a.row.load_model == "open" and a.row.thread_mode == mode
+                           and a.row.conn_mode == "released" and a.row.path_mode == "normal"),
+                          key=lambda a: a.row.target_rps)
+        if not measured:
             continue
-        by_mode[mode] = {a.row.target_rps: a for a in lines}
-        kept = [a for a in lines if a.throughput_median >= KEPT_UP * a.row.target_rps]
+        by_mode[mode] = {a.row.target_rps: a for a in measured}
+        lines = validrows.valid(measured)
+        if not lines:
+            story.append(f"Open model, nothing is concluded of {mode} threads: "
+                         f"{validrows.unanswered([(mode, measured)], load)}.")
+            continue
+        kept = [a for a in lines if a.throughput_median >= rig.open_kept_up_share * a.row.target_rps]
         over = [a for a in lines if a not in kept]
         sentence = f"Open model, {mode} threads: " + (
             f"kept up with {fmt(kept[-1].row.target_rps)} req/s offered (p99 {fmt(kept[-1].p99_median)} ms)"
@@ -143,36 +165,46 @@ def _open_story(main: Sequence[Aggregate]) -> list[str]:
         if over:
             top = over[-1]
             sentence += (f"; offered {fmt(top.row.target_rps)} req/s it delivered {fmt(top.throughput_median, 1)}"
-                         f"{_interval_words(top)} — its wall ({top.bottleneck}) — " + _queue_words(top))
-        story.append(sentence + ".")
+                         f"{_interval_words(top)} — its wall ({top.bottleneck}) — "
+                         + _queue_words(top, rig.open_queued_factor))
+        story.append(sentence + validrows.left_out(measured, load) + ".")
     common = sorted(set(by_mode.get("platform", {})) & set(by_mode.get("virtual", {})))
     if common:
         rate = common[-1]
-        story.append(f"Offered {fmt(rate)} req/s, virtual threads delivered "
-                     f"{ratio_text(by_mode['platform'][rate], by_mode['virtual'][rate])} the platform threads' rate.")
+        told = ratio.between(by_mode["platform"][rate], by_mode["virtual"][rate])
+        story.append(f"Offered {fmt(rate)} req/s, virtual threads delivered {told.text()} the platform threads' rate."
+                     if told.computed else f"Offered {fmt(rate)} req/s, the two modes are not compared: "
+                     f"{told.why_not}.")
     return story
 
 
-QUEUED = 2.0  # an open-model row whose p99 is this many times its time in service: its requests waited
-
-
-def _queue_words(top: Aggregate) -> str:
-    """Whether a rate the service did not keep up with queued requests (a p99 far above the time in service)."""
+def _queue_words(top: Aggregate, queued: float) -> str:
+    """Whether a rate the service did not keep up with queued requests: a p99 at least `queued` times the time in
+    service (the rig's open_queued_factor)."""
     ms = top.line.service_time_ms
     times = top.p99_median / ms if ms > 0 else math.nan
     if math.isnan(times):
         return "its latency against its time in service not measured"
-    if times >= QUEUED:
+    if times >= queued:
         return (f"and latency grew (p99 {fmt(top.p99_median)} ms, {fmt(times, 1)}× the {fmt(ms)} ms a request takes "
                 "unqueued): arrivals kept coming while requests waited")
     return (f"yet latency did not grow (p99 {fmt(top.p99_median)} ms against {fmt(ms)} ms in service): the arrivals "
             "it did not deliver did not queue in the service")
 
 
+def _held_label(line: Aggregate) -> str:
+    return f"{line.row.thread_mode}, {line.row.concurrency} users, pool {line.row.hikari_pool}"
+
+
 def _held_story(main: Sequence[Aggregate]) -> list[str]:
-    held = [a for a in main if a.row.conn_mode == "held" and a.row.path_mode == "normal"]
-    if not held:
+    """The held connection, told from the valid held lines: the pool's cap and what each line met."""
+    measured = [a for a in main if a.row.conn_mode == "held" and a.row.path_mode == "normal"]
+    if not measured:
         return []
+    held = validrows.valid(measured)
+    if not held:
+        return ["With the connection held across the downstream call nothing is concluded: "
+                f"{validrows.unanswered([('held', measured)], _held_label)}."]
     ms, source = held[0].line.service_time_ms, held[0].line.service_time_source
     parts = ", ".join(f"{a.row.thread_mode} {fmt(a.throughput_median, 1)} req/s ({a.bottleneck})"
                       for a in sorted(held, key=lambda a: (a.row.hikari_pool, a.row.thread_mode)))
@@ -184,24 +216,32 @@ def _held_story(main: Sequence[Aggregate]) -> list[str]:
     return [f"With the connection held across the downstream call {moved}: "
             f"pool ÷ {fmt(ms, 0)} ms ({source}) caps {modes} at "
             + ", ".join(f"{fmt(p / (ms / 1000), 0)} req/s for {p} connections" for p in pools)
-            + f" — measured: {parts}." + _held_modes_sentence(held)]
+            + f" — measured: {parts}{validrows.left_out(measured, _held_label)}."
+            + _held_modes_sentence(measured)]
 
 
 def _held_modes_sentence(held: Sequence[Aggregate]) -> str:
-    """Whether virtual threads helped with the connection held: the modes side by side at the same pool and users."""
+    """Whether virtual threads helped with the connection held: the modes side by side at the same pool and users,
+    where both have a valid line."""
     by = {(a.row.hikari_pool, a.row.concurrency, a.row.thread_mode): a for a in held}
-    pairs = [(by[(pool, users, "platform")], a) for (pool, users, mode), a in by.items()
-             if mode == "virtual" and (pool, users, "platform") in by]
-    if not pairs:
+    measured = [(by[(pool, users, "platform")], a) for (pool, users, mode), a in by.items()
+                if mode == "virtual" and (pool, users, "platform") in by]
+    if not measured:
         return " Only one thread mode was measured held: whether virtual threads help here was not measured."
+    pairs = [(p, v) for p, v in measured if p.valid and v.valid]
+    if not pairs:
+        return (" The two modes are not compared held: "
+                + "; ".join(validrows.unanswered([("platform", [p]), ("virtual", [v])], _held_label)
+                            for p, v in measured) + ".")
     apart = [(p, v) for p, v in pairs if separated(p.line, v.line)]
     if not apart and all(a.bottleneck == "connection-pool" for pair in pairs for a in pair):
         return " Virtual threads cannot help when every request needs a connection for the whole call."
     if not apart:
         return " The two modes are within noise of each other, though not both at the pool."
     p, v = apart[0]
-    return (f" Virtual threads delivered {ratio_text(p, v)} the platform threads' rate at {p.row.hikari_pool} "
-            f"connections and {p.row.concurrency} users — beyond noise: the pool alone did not set both.")
+    return (f" Virtual threads delivered {ratio.between(p, v).text()} the platform threads' rate at "
+            f"{p.row.hikari_pool} connections and {p.row.concurrency} users — beyond noise: the pool alone did not "
+            "set both.")
 
 
 def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
@@ -222,7 +262,7 @@ def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
 
 def _notes(verdict: Verdict) -> list[str]:
     """The flags a valid row carries beyond what a user's service did not expose."""
-    return [flag for flag in verdict.flags if not flag.startswith(analyze.NOT_EXPOSED)]
+    return [flag for flag in verdict.flags if not flag.startswith(NOT_EXPOSED)]
 
 
 # What each not-exposed flag leaves unmeasured, in words.
@@ -234,8 +274,8 @@ NOT_EXPOSED_WORDS = {"meters": "its meters (no /actuator/prometheus nor /actuato
 
 def _not_measured_story(verdicts: Sequence[Verdict]) -> list[str]:
     """What a user's service did not let vtlab measure, and the ceilings that stayed uncomputed for it."""
-    hidden = sorted({flag.removeprefix(analyze.NOT_EXPOSED) for a in verdicts for flag in a.flags
-                     if flag.startswith(analyze.NOT_EXPOSED)})
+    hidden = sorted({flag.removeprefix(NOT_EXPOSED) for a in verdicts for flag in a.flags
+                     if flag.startswith(NOT_EXPOSED)})
     missing = sorted({text for a in verdicts for text in a.ceilings.missing})
     if not hidden and not missing:
         return []

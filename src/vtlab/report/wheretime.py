@@ -8,6 +8,9 @@ parts: the share's sampling error (binomial over the samples; the samples of one
 lower bound) and the counter's own error between runs (the standard error of the reps' mean, measured only with
 two reps or more). A difference is named only beyond the rig's difference_z (1.96) times both; the table marks the
 others as within it.
+
+A point is compared only where both modes have a valid rep; otherwise its sentence says why, sets the invalid rows'
+figures apart and quotes each mode's CPU per request as measured, with no line in the table and no difference.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from vtlab.core import dimensions
 from vtlab.explain import repetitions, stacks
 from vtlab.explain.model import Aggregate, Analysis
 from vtlab.explain.validity import PROFILED
-from vtlab.report import headline
+from vtlab.report import headline, validrows
 from vtlab.report.labels import fmt
 from vtlab.report.scenarios.common import Section
 
@@ -44,6 +47,10 @@ def section(run_dir: Path, analysis: Analysis) -> Section | None:
         costs = _costs(point, pair.platform, pair.virtual)
         if not costs:
             continue
+        why = validrows.unanswered([("platform", [pair.platform]), ("virtual", [pair.virtual])])
+        if why:
+            verdict.append(_unanswered_sentence(point, pair.platform, pair.virtual, why))
+            continue
         table += costs
         p, v = Cost.of(run_dir, pair.platform, "cpu"), Cost.of(run_dir, pair.virtual, "cpu")
         verdict.append(cpu_sentence(point, p, v, z))
@@ -55,7 +62,7 @@ def section(run_dir: Path, analysis: Analysis) -> Section | None:
             # an allocation profile weighs bytes, not samples: its sampling error is not computed here
             table += [{**line, "what": line["what"] + " (sampling error not computed)"}
                       for line in _lines(point, "allocated", a, b, stacks.layer_of, LAYERS_SHOWN, z, tested=False)]
-    if not table:
+    if not table and not verdict:
         return None
     return Section("where-the-time-goes", "Where the time goes: what a request costs, platform against virtual",
                    verdict, table, columns=list(COLUMNS))
@@ -87,6 +94,13 @@ class Cost:
         sampling = (self.total * math.sqrt(max(share * (1 - share), 0.0) / self.samples) if self.samples > 0
                     else math.inf)
         return math.hypot(sampling, share * self.total_se) if not math.isnan(self.total_se) else sampling
+
+
+def _unanswered_sentence(point: str, p: Aggregate, v: Aggregate, why: str) -> str:
+    """A point with a mode that has no valid rep: not compared, and its CPU per request set apart as measured."""
+    return (f"{point}: not compared — {why}; the service's CPU per request, as measured: "
+            f"{_amount(p.line.measured.app_cpu_ms_per_req, 'ms', 3)} on platform threads, "
+            f"{_amount(v.line.measured.app_cpu_ms_per_req, 'ms', 3)} on virtual threads.")
 
 
 def _costs(point: str, p: Aggregate, v: Aggregate) -> list[dict[str, str]]:

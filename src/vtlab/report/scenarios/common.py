@@ -1,5 +1,6 @@
 """What every scenario section is built from: the Section, its table and chart columns, and the
-small helpers that format a line of the analysis."""
+small helpers that format a line of the analysis. A section concludes and compares from valid lines only
+(report.validrows); an invalid line's figures are marked as such wherever they are told."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from vtlab.core import dimensions
 from vtlab.explain.facts import SATURATED
 from vtlab.explain.model import Analysis, Context, Verdict  # noqa: F401 (Analysis: every section is told from one)
+from vtlab.report import validrows
 from vtlab.report.labels import fmt
 
 TABLE_COLUMNS = [("variant", "variant"), ("load", "load"), ("rps", "req/s"), ("p50", "p50 ms"),
@@ -82,6 +84,16 @@ def rps_text(a: Line) -> str:
     return fmt(a.measured.throughput_rps, 1) + ("" if math.isnan(ci) else f" ± {fmt(ci, 1)}")
 
 
+def invalid_mark(a: Line) -> str:
+    """ " (invalid)" after a figure of a line no rep of which is valid, else nothing."""
+    return "" if a.valid else " (invalid)"
+
+
+def invalid_words(a: Line) -> str:
+    """After a sentence told of one line: that its figures are no answer where no rep of it is valid, and why."""
+    return "" if a.valid else f" The row is not valid ({validrows.reasons(a)}): its figures are not an answer."
+
+
 def table_of(lines: Sequence[Line], mode_label: Label, variant: Callable[[Line], str] | None = None
              ) -> list[dict[str, str]]:
     return [_table_line(a, variant(a) if variant else mode_label(a.row)) for a in lines]
@@ -90,7 +102,7 @@ def table_of(lines: Sequence[Line], mode_label: Label, variant: Callable[[Line],
 def _table_line(a: Line, variant: str) -> dict[str, str]:
     m = a.measured
     return {"variant": variant, "load": f"{a.row.concurrency} users",
-            "rps": rps_text(a) + ("" if a.valid else " (invalid)"),
+            "rps": rps_text(a) + invalid_mark(a),
             "p50": fmt(m.p50_ms), "p99": fmt(m.p99_ms), "ceiling": fmt(a.ceiling_rps, 1), "bottleneck": a.bottleneck,
             "pinned": fmt(m.pinned_events) + (f" ({m.pinned_reasons})" if m.pinned_reasons else ""),
             "writes": f"{fmt(m.rows_inserted)} / {fmt(m.writes_acknowledged)}",
@@ -122,14 +134,18 @@ def ordered(lines: Sequence[Line]) -> list[Line]:
                                         a.row.concurrency, str(a.row.rep)))
 
 
-def ratio_sentence(lines: Sequence[Line]) -> list[str]:
-    """Best against best: the ratio where the two modes' intervals are apart, else that they are not."""
+def ratio_sentence(lines: Sequence[Line], label: Label = validrows.load) -> list[str]:
+    """Best against best among the valid lines: the ratio where the two modes' intervals are apart, else that they
+    are not; where a mode has no valid line, no comparison, and why (each line told apart by `label`)."""
     platform = [a for a in lines if a.row.thread_mode == "platform"]
     virtual = [a for a in lines if a.row.thread_mode == "virtual"]
     if not platform or not virtual:
         return []
-    p = max(platform, key=lambda a: a.measured.throughput_rps)
-    v = max(virtual, key=lambda a: a.measured.throughput_rps)
+    why = validrows.unanswered([("platform", platform), ("virtual", virtual)], label)
+    if why:
+        return [f"Virtual and platform threads are not compared here: {why}."]
+    p = max(validrows.valid(platform), key=lambda a: a.measured.throughput_rps)
+    v = max(validrows.valid(virtual), key=lambda a: a.measured.throughput_rps)
     if not p.measured.throughput_rps:
         return []
     if not separated(p, v):

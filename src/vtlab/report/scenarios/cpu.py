@@ -1,10 +1,11 @@
-"""CPU-bound requests: virtual threads cannot make cores out of nothing — where the rows show the cores full."""
+"""CPU-bound requests: virtual threads cannot make cores out of nothing — where the valid rows show the cores full."""
 
 from __future__ import annotations
 
 import math
 
 from vtlab.explain.model import Analysis, Context
+from vtlab.report import validrows
 from vtlab.report.scenarios.common import (overlap_words, Label, Line, Section, chart_of, cpu_saturated, fmt, ordered,
                                            separated, table_of)
 
@@ -16,14 +17,22 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     lines = ordered([a for a in analysed if a.row.workload == "cpu"])
     if not lines:
         return None
-    rps = [a.measured.throughput_rps for a in lines]
-    best_line = lines[rps.index(max(rps))]
+    trusted = validrows.valid(lines)
+    # what a request costs, from the best valid row where there is one (the wall sentence says where there is none)
+    best_line = max(trusted or lines, key=lambda a: a.measured.throughput_rps)
     verdict = [
         f"Pure computation: {_cost_words(best_line)}, no I/O. "
         + "; ".join(f"{mode_label(a.row)} {fmt(a.measured.throughput_rps, 1)} req/s ({a.bottleneck}, "
-                    f"host CPU {fmt(a.measured.host_cpu_pct)}%)" for a in lines) + ".",
-        _wall_sentence(lines, mode_label, analysis.context),
+                    f"host CPU {fmt(a.measured.host_cpu_pct)}%{'' if a.valid else '; invalid'})" for a in lines) + ".",
     ]
+    if not trusted:  # the sentence above told their figures, each marked invalid
+        verdict.append("Neither the CPU's wall nor the thread model's effect is concluded: "
+                       f"{validrows.none_valid('CPU-bound', lines, lambda a: mode_label(a.row))}.")
+    else:
+        verdict.append(_wall_sentence(trusted, mode_label, analysis.context))
+    left_out = validrows.left_out(lines, lambda a: mode_label(a.row))
+    if trusted and left_out:
+        verdict.append(f"Concluded from the valid rows only{left_out}.")
     for a in (a for a in lines if a.row.thread_mode == "virtual" and MISSING_SAMPLES in a.flags):
         verdict.append(_starved_sentence(a, analysis.context))
     return Section("cpu", "CPU-bound work: computation only", verdict, table_of(lines, mode_label),
@@ -43,8 +52,8 @@ NOT_THE_CPU = ("out-of-memory", "connection-limit", "stall", "load-generator", "
 
 
 def _wall_sentence(lines: list[Line], mode_label: Label, context: Context) -> str:
-    """The CPU named the wall only where every row shows it saturated and names it; the thread model's effect in
-    any case."""
+    """The CPU named the wall only where every (valid) row shows it saturated and names it; the thread model's
+    effect in any case."""
     rps = [a.measured.throughput_rps for a in lines]
     best, worst = max(rps), min(rps)
     best_line, worst_line = lines[rps.index(best)], lines[rps.index(worst)]

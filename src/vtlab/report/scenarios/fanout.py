@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from vtlab.explain import analyze
 from vtlab.explain.model import Analysis
 from vtlab.report.scenarios.common import Label, Line, Section, fmt, table_of, chart_of
 
@@ -25,6 +24,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
         # the analysis' service time (from a row of the same fan-out that did not queue).
         return a.service_time_ms if a.queued else a.measured.p50_ms
 
+    near = analysis.rig.fanout_slowest_call_factor  # under this many times the slowest call: near it, not the sum
     for mode in ("platform", "virtual"):
         by = {a.row.fanout: a for a in lines if a.row.thread_mode == mode}
         seq, par = by.get("sequential"), by.get("structured")
@@ -35,14 +35,15 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
             verdict.append(
                 f"{mode}: {fmt(in_service_ms(seq))} ms in service sequential vs {fmt(par_ms)} ms structured{queue}, "
                 f"{fmt(par_ms / call_ms if call_ms else math.nan, 2)}× the slowest call — "
-                + ("latency approaches the slowest call, not the sum" if par_ms < 1.5 * call_ms
+                + ("latency approaches the slowest call, not the sum" if par_ms < near * call_ms
                    else "the structured fan-out did NOT approach the slowest call")
                 + f"; throughput {fmt(seq.measured.throughput_rps, 1)} → {fmt(par.measured.throughput_rps, 1)} req/s "
                 f"({seq.bottleneck} → {par.bottleneck}).")
     by_platform = {a.row.fanout: a for a in lines if a.row.thread_mode == "platform"}
     seq, par = by_platform.get("sequential"), by_platform.get("structured")
     if seq and par:
-        verdict.append(_platform_sentence(seq, par, in_service_ms(seq), in_service_ms(par)))
+        verdict.append(_platform_sentence(seq, par, in_service_ms(seq), in_service_ms(par),
+                                          analysis.rig.figure_noise_share))
 
     def variant(a: Line) -> str:
         return f"{mode_label(a.row)}, {a.row.fanout}"
@@ -52,15 +53,15 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
 
 
 
-def _platform_sentence(seq: Line, par: Line, seq_ms: float, par_ms: float) -> str:
+def _platform_sentence(seq: Line, par: Line, seq_ms: float, par_ms: float, noise: float) -> str:
     """Platform threads carry as many more requests as the fan-out is shorter only where both rows stopped at the
-    threads and the throughputs moved as the times did."""
+    threads and the throughputs moved as the times did (the two ratios within `noise` of each other)."""
     shorter = seq_ms / par_ms if par_ms else math.nan
     more = (par.measured.throughput_rps / seq.measured.throughput_rps if seq.measured.throughput_rps
             else math.nan)
     forked = ("the forked calls themselves run on virtual threads (StructuredTaskScope's default) either way.")
     at_threads = seq.bottleneck == par.bottleneck == "thread-pool"
-    if at_threads and abs(more / shorter - 1) < analyze.SPREAD_WARNING:
+    if at_threads and abs(more / shorter - 1) < noise:
         return (f"With platform Tomcat a request still holds its thread for the whole fan-out, so a fan-out "
                 f"{fmt(shorter, 2)}× shorter carried {fmt(more, 2)}× the requests on the same "
                 f"{fmt(par.row.tomcat_max_threads)} threads; {forked}")

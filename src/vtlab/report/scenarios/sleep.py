@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from vtlab.explain import analyze
 from vtlab.explain.model import Analysis
-from vtlab.report.scenarios.common import Label, Line, Section, chart_of, fmt, ordered, ratio_sentence, table_of
+from vtlab.report.scenarios.common import (Label, Line, Section, chart_of, fmt, invalid_words, ordered, ratio_sentence,
+                                           table_of)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -14,15 +14,13 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     lines = ordered([a for a in analysed if a.row.workload == "sleep"])
     if not lines:
         return None
-    verdict = [_platform_sentence(a, mode_label) if a.row.thread_mode == "platform" else
-               _virtual_sentence(a, mode_label) for a in lines]
+    # a median more than the rig's figure_noise_share above the sleep is a wait for something besides the sleep
+    waited = 1 + analysis.rig.figure_noise_share
+    verdict = [(_platform_sentence(a, mode_label, waited) if a.row.thread_mode == "platform" else
+                _virtual_sentence(a, mode_label, waited)) + invalid_words(a) for a in lines]
     verdict += ratio_sentence(lines)
     return Section("sleep", "Sleep: pure waiting, no database, no downstream", verdict,
                    table_of(lines, mode_label), chart_of(lines, [mode_label(a.row) for a in lines]))
-
-
-# A median this much above the sleep (the share run-to-run noise spans) is a wait for something besides the sleep.
-WAITED = 1 + analyze.SPREAD_WARNING
 
 
 def _times_sleep(a: Line) -> float:
@@ -30,7 +28,7 @@ def _times_sleep(a: Line) -> float:
     return a.measured.p50_ms / 1000 / sleep_s if sleep_s else math.nan
 
 
-def _platform_sentence(a: Line, mode_label: Label) -> str:
+def _platform_sentence(a: Line, mode_label: Label, waited: float) -> str:
     """Tomcat's threads over the sleep; that users waited for one only where there were more of them and the
     median shows it."""
     sleep_s, users, threads = a.row.sleep_ms / 1000, a.row.concurrency, a.row.tomcat_max_threads
@@ -40,7 +38,7 @@ def _platform_sentence(a: Line, mode_label: Label) -> str:
         waited = "the median was not measured"
     elif users <= threads:
         waited = f"every user has a thread ({fmt(users)} users, {fmt(threads)} threads: {median})"
-    elif times >= WAITED:
+    elif times >= waited:
         waited = f"so a user waits for a thread ({median})"
     else:
         waited = f"yet users did not wait for a thread ({median})"
@@ -49,14 +47,14 @@ def _platform_sentence(a: Line, mode_label: Label) -> str:
             f"{fmt(threads / sleep_s if sleep_s else math.nan, 1)} req/s, {waited}.")
 
 
-def _virtual_sentence(a: Line, mode_label: Label) -> str:
+def _virtual_sentence(a: Line, mode_label: Label, waited: float) -> str:
     """A thread per user: the median is about the sleep itself — where it is."""
     sleep_s, users = a.row.sleep_ms / 1000, a.row.concurrency
     ceiling = f"users ÷ sleep = {fmt(users / sleep_s if sleep_s else math.nan, 1)} req/s"
     if math.isnan(_times_sleep(a)):
         return (f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s, median not measured; every user "
                 f"gets a thread, so the ceiling is {ceiling}.")
-    if _times_sleep(a) < WAITED:
+    if _times_sleep(a) < waited:
         return (f"{mode_label(a.row)}: {fmt(a.measured.throughput_rps, 1)} req/s, "
                 f"median {fmt(a.measured.p50_ms / 1000, 2)} s "
                 f"— about the sleep itself: every user gets a thread, so the ceiling is {ceiling}.")

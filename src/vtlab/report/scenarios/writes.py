@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from vtlab.explain.model import Analysis
-from vtlab.report.scenarios.common import (TABLE_COLUMNS, WRITES_COLUMN, Label, Line, Section, chart_of, fmt, ordered,
-                                    ratio_sentence, table_of)
+from vtlab.report.scenarios.common import (TABLE_COLUMNS, WRITES_COLUMN, Label, Line, Section, chart_of, fmt,
+                                           invalid_words, ordered, ratio_sentence, table_of)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -31,8 +31,8 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
             check = (f"{fmt(inserted - acknowledged)} more orders stored than acknowledged to the client: requests "
                      "it gave up on before the answer, or orders stored twice")
         verdict.append(f"{mode_label(a.row)} at {a.row.concurrency} users: "
-                       f"{fmt(a.measured.throughput_rps, 1)} writes/s ({a.bottleneck}); {check}.")
-    verdict += ratio_sentence(lines)
+                       f"{fmt(a.measured.throughput_rps, 1)} writes/s ({a.bottleneck}); {check}." + invalid_words(a))
+    verdict += ratio_sentence(lines, lambda a: f"{a.row.conn_mode}, {a.row.concurrency} users")
 
     def variant(a: Line) -> str:
         return f"{mode_label(a.row)}, {a.row.conn_mode}"

@@ -1,13 +1,14 @@
-"""HikariCP vs Agroal at the same size and timeout."""
+"""HikariCP vs Agroal at the same size and timeout: compared only where both rows are valid."""
 
 from __future__ import annotations
 
 import math
 
-from vtlab.explain import analyze
 from vtlab.explain.model import Analysis
+from vtlab.report import validrows
 from vtlab.report.scenarios.common import (overlap_words, Label, TABLE_COLUMNS, POOL_COLUMNS, Line, Section, fmt,
-                                           table_of, chart_of, matching_baseline, rps_text, separated)
+                                           table_of, chart_of, invalid_mark, matching_baseline, rps_text,
+                                           separated)
 
 
 def section(analysis: Analysis, mode_label: Label) -> Section | None:
@@ -24,20 +25,10 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
         by = {a.row.pool_impl: a for a in lines if a.row.thread_mode == mode}
         hikari, other = by.get("hikari"), by.get("agroal")
         if hikari and other and hikari.measured.throughput_rps > 0:
-            verdict.append(
-                f"{mode}, {other.row.conn_mode}, pool {other.row.hikari_pool}, {other.row.concurrency} users: "
-                f"HikariCP {rps_text(hikari)} req/s (p99 {fmt(hikari.measured.p99_ms)} ms) vs "
-                f"Agroal {rps_text(other)} req/s (p99 {fmt(other.measured.p99_ms)} ms): "
-                + (f"within noise of each other ({overlap_words(hikari, other)})"
-                   + (" — the same wall" if hikari.bottleneck == other.bottleneck else "")
-                   if not separated(hikari, other) else
-                   f"Agroal at {fmt(other.measured.throughput_rps / hikari.measured.throughput_rps, 2)}× HikariCP "
-                   "(their intervals apart)")
-                + f"; bottleneck {hikari.bottleneck} / {other.bottleneck}."
-                + _tail_sentence(hikari, other))
+            verdict.append(_pair_sentence(hikari, other, analysis.rig.figure_noise_share))
         elif other:
-            verdict.append(f"{mode}: Agroal {fmt(other.measured.throughput_rps, 1)} req/s ({other.bottleneck}); no "
-                           "HikariCP row at the same settings to compare with.")
+            verdict.append(f"{mode}: Agroal {fmt(other.measured.throughput_rps, 1)} req/s{invalid_mark(other)} "
+                           f"({other.bottleneck}); no HikariCP row at the same settings to compare with.")
     verdict.append(_pinning_sentence(lines, analysis.rig.jfr_pinned_threshold_ms))
 
     def variant(a: Line) -> str:
@@ -48,15 +39,34 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                    [*TABLE_COLUMNS, *POOL_COLUMNS])
 
 
-def _tail_sentence(hikari: Line, agroal: Line) -> str:
+def _pair_sentence(hikari: Line, other: Line, noise: float) -> str:
+    """The two pools at one point: their difference said only beyond both rows' noise, and only where both are
+    valid; otherwise why they are not compared."""
+    head = (f"{other.row.thread_mode}, {other.row.conn_mode}, pool {other.row.hikari_pool}, {other.row.concurrency} "
+            f"users: HikariCP {rps_text(hikari)} req/s{invalid_mark(hikari)} (p99 {fmt(hikari.measured.p99_ms)} ms) vs "
+            f"Agroal {rps_text(other)} req/s{invalid_mark(other)} (p99 {fmt(other.measured.p99_ms)} ms): ")
+    why = validrows.unanswered([("HikariCP", [hikari]), ("Agroal", [other])])
+    if why:
+        return head + f"not compared — {why}; bottleneck {hikari.bottleneck} / {other.bottleneck}."
+    compared = (f"within noise of each other ({overlap_words(hikari, other)})"
+                + (" — the same wall" if hikari.bottleneck == other.bottleneck else "")
+                if not separated(hikari, other) else
+                f"Agroal at {fmt(other.measured.throughput_rps / hikari.measured.throughput_rps, 2)}× HikariCP "
+                "(their intervals apart)")
+    return (head + compared + f"; bottleneck {hikari.bottleneck} / {other.bottleneck}."
+            + _tail_sentence(hikari, other, noise))
+
+
+def _tail_sentence(hikari: Line, agroal: Line, noise: float) -> str:
     """At the same wall the pools can still differ in how evenly they hand connections to waiters: said so only
-    where the throughputs are within noise and both rows waited at the pool."""
+    where the throughputs are within noise and both rows waited at the pool; p99s within `noise` (the rig's
+    figure_noise_share) of each other match."""
     hikari_p99, agroal_p99 = hikari.measured.p99_ms, agroal.measured.p99_ms
     if not hikari_p99 or math.isnan(hikari_p99) or math.isnan(agroal_p99):
         return ""
     same = not separated(hikari, agroal)
     change = (agroal_p99 - hikari_p99) / hikari_p99
-    if abs(change) < analyze.SPREAD_WARNING:
+    if abs(change) < noise:
         return " Their tails match too." if same else " Their tails match."
     told = f" Agroal's p99 is {fmt(abs(change) * 100)}% {'shorter' if change < 0 else 'longer'}"
     if same and hikari.bottleneck == agroal.bottleneck == "connection-pool":

@@ -1,13 +1,15 @@
 """Tomcat against Jetty 12 and Netty at the same settings: the same endpoint, threads and pool on another embedded
-server."""
+server. A pair is compared only where both rows are valid."""
 
 from __future__ import annotations
 
 import math
 
 from vtlab.explain.model import Analysis
+from vtlab.report import validrows
 from vtlab.report.scenarios.common import (Label, Line, MODEL_COLUMNS, Section, TABLE_COLUMNS, chart_of, fmt,
-                                           matching_baseline, overlap_words, rps_text, separated, table_of)
+                                           invalid_mark, invalid_words, matching_baseline, overlap_words, rps_text,
+                                           separated, table_of)
 
 SERVER_COLUMNS = [("threads_cap", "request threads"), *MODEL_COLUMNS]
 NAMES = {"tomcat": "Tomcat", "jetty": "Jetty", "netty": "Netty"}
@@ -51,21 +53,23 @@ def _threads_words(a: Line) -> str:
 
 def _pair_sentence(tomcat: Line | None, other: Line) -> str:
     """One point: the other server beside Tomcat's row at the same settings, their difference said only beyond both
-    rows' noise, with each one's wall and what a request cost each in CPU."""
+    rows' noise and only where both are valid, with each one's wall and what a request cost each in CPU."""
     name = NAMES.get(other.row.server, other.row.server)
     head = f"{other.row.thread_mode}, {other.row.concurrency} users: "
-    told = (f"{name} {rps_text(other)} req/s (p99 {fmt(other.measured.p99_ms)} ms, "
+    told = (f"{name} {rps_text(other)} req/s{invalid_mark(other)} (p99 {fmt(other.measured.p99_ms)} ms, "
             f"{fmt(other.measured.app_cpu_ms_per_req, 2)} ms of CPU a request, {other.bottleneck})")
-    invalid = "" if other.valid else f" The {name} row is not valid ({';'.join(other.flags)})."
     if tomcat is None:
-        return f"{head}{told}; no Tomcat row at the same settings to compare with.{invalid}"
-    base = (f"Tomcat {rps_text(tomcat)} req/s (p99 {fmt(tomcat.measured.p99_ms)} ms, "
+        return f"{head}{told}; no Tomcat row at the same settings to compare with.{invalid_words(other)}"
+    base = (f"Tomcat {rps_text(tomcat)} req/s{invalid_mark(tomcat)} (p99 {fmt(tomcat.measured.p99_ms)} ms, "
             f"{fmt(tomcat.measured.app_cpu_ms_per_req, 2)} ms, {tomcat.bottleneck})")
-    if not separated(tomcat, other):
+    why = validrows.unanswered([("Tomcat", [tomcat]), (name, [other])])
+    if why:
+        compared = f"not compared — {why}"
+    elif not separated(tomcat, other):
         compared = f"within noise of each other ({overlap_words(tomcat, other)})"
     elif not tomcat.measured.throughput_rps > 0:
         compared = "Tomcat served nothing at these settings"
     else:
         compared = (f"{name} at {fmt(other.measured.throughput_rps / tomcat.measured.throughput_rps, 2)}× Tomcat "
                     "(their intervals apart)")
-    return f"{head}{base} against {told}: {compared}.{invalid}"
+    return f"{head}{base} against {told}: {compared}."
