@@ -31,16 +31,20 @@ NOT_EXPOSED = "not-exposed:"
 # cost (README: up to ~9% for cpu), but valid: it measured what it says.
 PROFILED = "profiled:"
 OUT_OF_MEMORY = "out-of-memory"
-# A hold begun at the warm-up's bound while the JIT still compiled beyond the settle criterion (measure.settle): its
-# CPU per request and, on shared cores, its throughput are the compiler's as much as the thread model's.
+# A hold begun at the warm-up's bound while the JIT still compiled beyond the settle criterion (measure.settle). Where
+# the compiler could have moved the answer — the CPU per request still falling, or a host busy enough that its
+# threads took cores the requests needed (at least saturated_share) — the row's numbers are the compiler's as much as
+# the thread model's: invalid. Elsewhere (a users-bound row on an idle host) its throughput and latency stand, and the
+# note says how much of its CPU per request was the compiler's: jit-busy:<% of the service's CPU>.
 JIT_NOT_SETTLED = "jit-not-settled"
+JIT_BUSY = "jit-busy:"
 
 
 def invalidating(flags: Iterable[str]) -> list[str]:
     """The flags that make a row invalid, in their order: every one but a note, what a user's service does not
     expose, a ceiling the row passed and a profiler attached. A row is valid where there is none."""
     return [flag for flag in flags
-            if flag not in NOTES and not flag.startswith((NOT_EXPOSED, CEILING_EXCEEDED, PROFILED))]
+            if flag not in NOTES and not flag.startswith((NOT_EXPOSED, CEILING_EXCEEDED, PROFILED, JIT_BUSY))]
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
@@ -50,8 +54,9 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     hold = steadiness(row, ctx.rig)
     if hold != "steady":
         flags.append(hold)
-    if jit_not_settled(row):
-        flags.append(JIT_NOT_SETTLED)
+    jit = jit_flag(row, ctx)
+    if jit:
+        flags.append(jit)
     if out_of_memory_seen(row, ctx):
         flags.append(OUT_OF_MEMORY)  # the heap ran out: the row measured a JVM collecting or failing, not serving
     if stall_seen(row, ctx):
@@ -146,10 +151,17 @@ def steadiness(row: Mapping[str, object], rig: rig_constants.Constants) -> str:
     return "not-steady" if abs(first - second) / ((first + second) / 2) > rig.drift_max else "steady"
 
 
-def jit_not_settled(row: Mapping[str, object]) -> bool:
-    """The warm-up reached its bound with the JIT's test unmet (warmup_unsettled names it)."""
-    return (row.get("warmup_end") == "bound"
-            and "jit" in str(row.get("warmup_unsettled", "") or "").split(";"))
+def jit_flag(row: Mapping[str, object], ctx: Context) -> str:
+    """JIT_NOT_SETTLED, a JIT_BUSY note, or "": whether the warm-up reached its bound with the JIT's test unmet
+    (warmup_unsettled names it) and whether the compiler could have moved the row's numbers (see JIT_NOT_SETTLED)."""
+    unmet = str(row.get("warmup_unsettled", "") or "").split(";")
+    if row.get("warmup_end") != "bound" or "jit" not in unmet:
+        return ""
+    host = num(row, "host_cpu_pct")
+    if "cpu" in unmet or math.isnan(host) or host >= 100 * ctx.rig.saturated_share:
+        return JIT_NOT_SETTLED
+    share = num(row, "warmup_jit_share_pct")
+    return JIT_BUSY + ("unknown" if math.isnan(share) else f"{share:g}%")
 
 
 def out_of_memory_seen(row: Mapping[str, object], ctx: Context) -> str:
