@@ -113,8 +113,7 @@ def test_the_open_model_compares_requests_in_flight_with_the_threads_and_names_t
     ({"throughput_first_half_rps": 80, "throughput_second_half_rps": 116}, "not-steady", None),
     ({"throughput_trend_pct": 18, "throughput_trend_ci95_pct": 6}, "not-steady", None),
     ({"k6_exit": 107}, "k6-exit-107", None),
-    ({"warmup_end": "bound", "warmup_unsettled": "jit;cpu", "host_cpu_pct": 40}, "jit-not-settled", None),
-    ({"warmup_end": "bound", "warmup_unsettled": "rate;jit", "host_cpu_pct": 93}, "jit-not-settled", None),
+    ({"warmup_end": "bound", "warmup_unsettled": "cpu;jit", "warmup_jit_share_pct": 30}, "jit-not-settled", None),
     ({"throughput_rps": 0, "ok_requests": 0}, "no-successful-requests", None),
 ])
 def test_each_invalidity_reason_is_flagged(changes, flag, bottleneck):
@@ -416,12 +415,13 @@ def test_a_profiled_row_says_so_and_stays_valid():
     assert verdict(row()).flags == ()
 
 
-def test_a_jit_still_compiling_on_an_idle_host_with_a_steady_cpu_per_request_is_a_note_not_a_void():
-    # a users-bound row: the compiler's 41% of the service's CPU took no core a request needed
-    result = verdict(row(warmup_end="bound", warmup_unsettled="jit", host_cpu_pct=35, warmup_jit_share_pct=41.1))
+def test_a_hold_begun_with_the_compiler_busy_on_a_host_with_room_is_a_note_not_a_void():
+    # a users-bound row whose warm-up settled with its compiler at 41% of the service's CPU: it took no core a
+    # request needed, and the CPU per request had stopped falling
+    result = verdict(row(warmup_end="settled", warmup_unsettled="", warmup_jit_share_pct=41.1))
     assert result.flags == ("jit-busy:41.1%",) and result.valid
-    unknown = verdict(row(warmup_end="bound", warmup_unsettled="jit", host_cpu_pct=35))
-    assert unknown.flags == ("jit-busy:unknown",) and unknown.valid
+    quiet = verdict(row(warmup_end="settled", warmup_unsettled="", warmup_jit_share_pct=4.9))
+    assert quiet.flags == () and quiet.valid
 
 
 def test_a_warm_up_bound_with_only_the_rate_unsettled_leaves_the_verdict_to_the_holds_steadiness():

@@ -37,17 +37,19 @@ def test_a_row_settles_once_its_rate_is_flat_and_its_cpu_per_request_stopped_fal
     assert when == 56
 
 
-def test_while_the_compiler_threads_take_more_than_a_quarter_of_the_services_cpu_the_jit_is_not_done():
+def test_a_compiler_above_a_twentieth_of_the_cpu_is_not_done_unless_the_host_shows_room():
     # as measured at 50 req/s: the compiler's ticks every 5 s fell 423, 146, 70, 27, 15, 23, 11, 14 against the
     # service's ~50 besides; the CPU per request without them steady all along
     rates = [50] * 80
     compiling = [84.6, 29.2, 14.0, 5.4, 3.0, 4.6, 2.2, 2.8] + [3.0] * 8  # ticks a second, by 5 s
     jit = cumulative([compiling[i // 5] for i in range(80)])
     service = cumulative([10.0 + compiling[i // 5] for i in range(80)])
-    when = first_settled(cumulative(rates), service, jit=jit)
-    # the last 10 s at most a quarter of the service's CPU: 25-35 s had 34 of 134 ticks (25.4%), 26-36 s 32.2 of
-    # 132.2 (24.4%)
-    assert when == 36
+    assert first_settled(cumulative(rates), service, jit=jit) is None  # 3 of 13 ticks: never under 5%
+    busy, total = host(0.3, 80)
+    first = next(end for end in range(1, 80) if settle.settled(cumulative(rates)[:end + 1], service[:end + 1],
+                                                                jit[:end + 1], 0.0, (), busy[:end + 1],
+                                                                total[:end + 1]))
+    assert first == settle.MIN_WARMUP_S  # an idle host, a steady CPU per request: the compiler moves nothing
 
 
 def test_the_compiler_threads_are_read_from_proc_and_one_that_ended_still_counts(tmp_path):
@@ -223,46 +225,57 @@ def compiling_by_window(ticks_a_second_by_5s, seconds):
     return cumulative([ticks_a_second_by_5s[min(i // 5, len(ticks_a_second_by_5s) - 1)] for i in range(seconds)])
 
 
-def test_a_compiler_at_a_seventh_of_the_cpu_and_still_in_its_burst_is_not_settled():
-    # as the third-party app's platform row at 21 s: the compiler at ~13% of the service's CPU and compiling half as
-    # much as in its busiest window: the old 25% rule called it settled
+def host(busy_share, seconds):
+    """The machine's busy and total CPU so far, a reading a second, busy at `busy_share`."""
+    return cumulative([200 * busy_share] * seconds), cumulative([200.0] * seconds)
+
+
+def test_on_a_full_host_a_compiler_at_a_seventh_of_the_cpu_is_not_settled():
+    # as the third-party app's platform row at 21 s: CPU-bound, the compiler at ~13% of the service's CPU — time the
+    # requests needed (the old 25% rule called it settled)
     rates = [450] * 60
     compiling = [60.0, 50.0, 40.0, 30.0, 25.0, 20.0] + [20.0] * 6
     jit = compiling_by_window(compiling, 60)
     service = cumulative([135.0 + compiling[min(i // 5, 11)] for i in range(60)])
-    judged = settle.judge(cumulative(rates), service, jit, since=0.0)
+    judged = settle.judge(cumulative(rates), service, jit, 0.0, (), *host(0.97, 60))
     assert judged is not None and judged.unmet == (settle.JIT,)
     assert 0.12 < judged.jit_share < 0.13  # 200 of 1,550 in the last 10 s
     assert 0.3 < judged.jit_decay < 0.4    # 200 against the first window's 550
+    assert judged.host_busy == 0.97
 
 
-def test_a_small_tail_of_compiling_passes_once_the_burst_has_decayed():
-    # a low-rate row's tail: 20% of a small CPU, a twentieth of the burst
-    rates = [50] * 60
-    compiling = [100.0, 100.0] + [2.5] * 10
-    jit = compiling_by_window(compiling, 60)
-    service = cumulative([10.0 + compiling[min(i // 5, 11)] for i in range(60)])
-    judged = settle.judge(cumulative(rates), service, jit, since=0.0)
-    assert judged is not None and judged.settled
-    assert judged.jit_share == 25 / 125 and judged.jit_decay == 25 / 1000
+def test_on_a_host_with_room_a_busy_compiler_with_a_steady_cpu_per_request_moves_nothing():
+    # a users-bound row at 100 req/s: the compiler at 40% of a small service CPU, 6% of the machine, for minutes
+    rates = [100] * 60
+    jit = cumulative([12.0] * 60)
+    service = cumulative([30.0] * 60)
+    judged = settle.judge(cumulative(rates), service, jit, 0.0, (), *host(0.35, 60))
+    assert judged is not None and judged.settled and judged.jit_share == 0.4
+    # the same compiler while the requests still get cheaper: its code is not compiled yet
+    falling = cumulative([12.0 + 30.0 * 0.985 ** i for i in range(60)])
+    still = settle.judge(cumulative(rates), falling, jit, 0.0, (), *host(0.35, 60))
+    assert still is not None and still.unmet == (settle.CPU, settle.JIT)
+    # nothing read of the host: only the share can tell
+    unknown = settle.judge(cumulative(rates), service, jit, 0.0)
+    assert unknown is not None and unknown.unmet == (settle.JIT,) and unknown.host_busy is None
 
 
-def test_compiling_under_a_twentieth_of_the_cpu_passes_even_without_a_burst():
+def test_compiling_under_a_twentieth_of_the_cpu_passes_even_on_a_full_host():
     # a step on a warm JVM: nothing left to compile but colder paths, never a burst to decay from
     rates = [400] * 40
     jit = cumulative([1.0] * 40)
     service = cumulative([41.0] * 40)
-    judged = settle.judge(cumulative(rates), service, jit, since=0.0, compiles=cumulative([3.0] * 40))
+    judged = settle.judge(cumulative(rates), service, jit, 0.0, cumulative([3.0] * 40), *host(0.95, 40))
     assert judged is not None and judged.settled and judged.jit_decay == 1.0
     assert judged.compiles_per_s == 3.0
 
 
 def test_a_warm_up_at_its_bound_with_the_jit_busy_records_why():
-    judged = settle.Judgement(0.01, 0.131, 0.36, 12.5, (settle.JIT,))
+    judged = settle.Judgement(0.01, 0.131, 0.36, 12.5, (settle.JIT,), 0.97)
     cells = settle.Warmup(45.0, settle.BOUND, judged, settle.PERFDATA).cells()
     assert cells == {"warmup_s": 45.0, "warmup_end": "bound", "warmup_unsettled": "jit",
                      "warmup_jit_share_pct": 13.1, "warmup_jit_decay_pct": 36.0, "warmup_compiles_per_s": 12.5,
-                     "warmup_jit_source": "perfdata"}
+                     "warmup_jit_source": "perfdata", "warmup_host_busy_pct": 97.0}
     settled_cells = settle.Warmup(30.0, settle.SETTLED, settle.Judgement(0.01, 0.02, 0.05), "").cells()
     assert settled_cells["warmup_unsettled"] == "" and settled_cells["warmup_jit_share_pct"] == 2.0
 

@@ -31,11 +31,11 @@ NOT_EXPOSED = "not-exposed:"
 # cost (README: up to ~9% for cpu), but valid: it measured what it says.
 PROFILED = "profiled:"
 OUT_OF_MEMORY = "out-of-memory"
-# A hold begun at the warm-up's bound while the JIT still compiled beyond the settle criterion (measure.settle). Where
-# the compiler could have moved the answer — the CPU per request still falling, or a host busy enough that its
-# threads took cores the requests needed (at least saturated_share) — the row's numbers are the compiler's as much as
-# the thread model's: invalid. Elsewhere (a users-bound row on an idle host) its throughput and latency stand, and the
-# note says how much of its CPU per request was the compiler's: jit-busy:<% of the service's CPU>.
+# A hold begun at the warm-up's bound with the JIT's test unmet (measure.settle): the compiler still took more than
+# settle_jit_share of the service's CPU while the CPU per request was still falling or the host was full — its
+# numbers are the compiler's as much as the thread model's: invalid. A hold begun with the compiler above that share
+# on a host with room and a CPU per request no longer falling stands: its throughput and latency are the thread
+# model's, and the note jit-busy:<% of the service's CPU> says how much of its CPU per request was the compiler's.
 JIT_NOT_SETTLED = "jit-not-settled"
 JIT_BUSY = "jit-busy:"
 
@@ -153,15 +153,11 @@ def steadiness(row: Mapping[str, object], rig: rig_constants.Constants) -> str:
 
 def jit_flag(row: Mapping[str, object], ctx: Context) -> str:
     """JIT_NOT_SETTLED, a JIT_BUSY note, or "": whether the warm-up reached its bound with the JIT's test unmet
-    (warmup_unsettled names it) and whether the compiler could have moved the row's numbers (see JIT_NOT_SETTLED)."""
-    unmet = str(row.get("warmup_unsettled", "") or "").split(";")
-    if row.get("warmup_end") != "bound" or "jit" not in unmet:
-        return ""
-    host = num(row, "host_cpu_pct")
-    if "cpu" in unmet or math.isnan(host) or host >= 100 * ctx.rig.saturated_share:
+    (warmup_unsettled names it), or began the hold with the compiler above the settle criterion's share."""
+    if row.get("warmup_end") == "bound" and "jit" in str(row.get("warmup_unsettled", "") or "").split(";"):
         return JIT_NOT_SETTLED
     share = num(row, "warmup_jit_share_pct")
-    return JIT_BUSY + ("unknown" if math.isnan(share) else f"{share:g}%")
+    return f"{JIT_BUSY}{share:g}%" if share > 100 * ctx.rig.settle_jit_share else ""
 
 
 def out_of_memory_seen(row: Mapping[str, object], ctx: Context) -> str:

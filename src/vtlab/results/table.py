@@ -118,9 +118,9 @@ EXTRA_COLUMNS = [
     # the warm-up's criterion at the hold's start (measure.settle): which of its tests were unmet at the bound
     # (rate, jit, cpu; empty when it settled), the JIT's compile time as % of the service's CPU over the last window
     # and as % of its busiest window since the ramp, methods compiled a second, and where the JIT was read from
-    # (perfdata: HotSpot's counters; compiler-threads: their CPU in /proc; empty: not read)
+    # (perfdata: HotSpot's counters; compiler-threads: their CPU in /proc; empty: not read), and the machine's busy %
     "warmup_unsettled", "warmup_jit_share_pct", "warmup_jit_decay_pct", "warmup_compiles_per_s",
-    "warmup_jit_source",
+    "warmup_jit_source", "warmup_host_busy_pct",
     # the row's place on its service JVM: 1 for a fresh JVM, n for the nth step of a staircase on one warm JVM
     # (planner.Plan.steps_on_one_jvm); empty where vtlab did not start the JVM
     "jvm_step",
