@@ -245,12 +245,17 @@ def test_on_a_full_host_a_compiler_at_a_seventh_of_the_cpu_is_not_settled():
 
 
 def test_on_a_host_with_room_a_busy_compiler_with_a_steady_cpu_per_request_moves_nothing():
-    # a users-bound row at 100 req/s: the compiler at 40% of a small service CPU, 6% of the machine, for minutes
+    # a users-bound row at 100 req/s: after its burst, the compiler at 40% of a small service CPU, 6% of the
+    # machine, for minutes (measured: a fifth to a quarter of the burst's busiest window)
     rates = [100] * 60
-    jit = cumulative([12.0] * 60)
-    service = cumulative([30.0] * 60)
+    jit = cumulative([48.0] * 10 + [12.0] * 50)
+    service = cumulative([66.0] * 10 + [30.0] * 50)
     judged = settle.judge(cumulative(rates), service, jit, 0.0, (), *host(0.35, 60))
-    assert judged is not None and judged.settled and judged.jit_share == 0.4
+    assert judged is not None and judged.settled and judged.jit_share == 0.4 and judged.jit_decay == 0.25
+    # the same share mid-burst (a fresh JVM at 1,000 req/s, 20 s after its ramp): its code is still being replaced
+    burst = settle.judge(cumulative(rates)[:31], cumulative([30.0] * 30), cumulative([14.0] * 10 + [12.0] * 20),
+                         0.0, (), *[series[:31] for series in host(0.35, 30)])
+    assert burst is not None and burst.unmet == (settle.JIT,) and 0.8 < burst.jit_decay < 0.9
     # the same compiler while the requests still get cheaper: its code is not compiled yet
     falling = cumulative([12.0 + 30.0 * 0.985 ** i for i in range(60)])
     still = settle.judge(cumulative(rates), falling, jit, 0.0, (), *host(0.35, 60))

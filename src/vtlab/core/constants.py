@@ -41,11 +41,13 @@ class Constants:
     # settle_windows windows of settle_window_s after the ramp, the successful rate spread by at most
     # settle_rate_spread; the CPU per request (the compiler's apart) at most settle_cpu_fall below the first
     # window's; the JIT's compile time at most settle_jit_share of the service's CPU, unless the host had room (busy
-    # below saturated_share) and the CPU per request had stopped falling.
+    # below saturated_share), the CPU per request had stopped falling and the compiler's burst was over (its last
+    # window at most settle_jit_decay of its busiest).
     settle_window_s: float = 10.0
     settle_windows: int = 2
     settle_rate_spread: float = 0.04
     settle_jit_share: float = 0.05
+    settle_jit_decay: float = 0.5
     settle_cpu_fall: float = 0.10
     # The live stall watch (measure.stalls): users waiting and fewer than stall_watch_rps successes a second for
     # stall_watch_s seconds in a row — a thread dump is taken while it lasts and the row says it stalled.
