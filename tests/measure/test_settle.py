@@ -296,3 +296,16 @@ def test_the_jit_meter_reads_hotspots_counters_and_falls_back_to_the_compiler_th
     gone = settle.JitMeter(4242, tmp_path / "none")  # no counters, no such process either: nothing read
     gone.read(100.0)
     assert gone.source == "" and gone.seconds == []
+
+
+def test_the_compiler_threads_cpu_not_its_elapsed_compile_time_is_taken_out_of_a_requests_cpu():
+    # on a busy host a compile waits for a core: its elapsed time (perfdata) swings 15 -> 25 s a second while the
+    # compiler threads used a steady 10; the service's 30 a second hold a steady 20 for 50 requests
+    rates = [50] * 40
+    elapsed = cumulative([15.0] * 30 + [25.0] * 10)
+    used = cumulative([10.0] * 40)
+    service = cumulative([30.0] * 40)
+    judged = settle.judge(cumulative(rates), service, elapsed, 0.0, (), (), (), used)
+    assert judged is not None and settle.CPU not in judged.unmet
+    spurious = settle.judge(cumulative(rates), service, elapsed, 0.0)  # (30-25)/50 against (30-15)/50: "fell"
+    assert spurious is not None and settle.CPU in spurious.unmet

@@ -210,8 +210,9 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
     if not staircases:
         return
     command.add_argument("--jvm-per-row", action="store_true",
-                         help="a fresh service JVM for every row (each warming up anew); by default the rows that "
-                              "differ only in users are the steps of one warm JVM, each settling before its hold")
+                         help="a fresh service JVM for every row (each warming up anew); by default vtlab's own "
+                              "service runs the rows that differ only in users as the steps of one warm JVM, each "
+                              "settling before its hold (a --service jar still gets a JVM per row)")
 
 
 def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) -> planner.Plan:

@@ -143,12 +143,14 @@ def settled(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, fl
 def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, float]],
           jit: Sequence[tuple[float, float]], since: float,
           compiles: Sequence[tuple[float, float]] = (), host_busy: Sequence[tuple[float, float]] = (),
-          host_total: Sequence[tuple[float, float]] = ()) -> Judgement | None:
+          host_total: Sequence[tuple[float, float]] = (),
+          jit_cpu: Sequence[tuple[float, float]] = ()) -> Judgement | None:
     """The criterion at the latest reading: over the last WINDOWS windows of WINDOW_S (none before `since`, the
     ramp's end), the rate of successes, the CPU per success without the compiler's, and the JIT's compile time
     against the service's CPU — where the host had room, only as far as the CPU per request shows it. Each series is
     (time, count so far): `ok` the successes, `app_cpu` the service's CPU, `jit` its compiler's time (in app_cpu's
-    unit), `compiles` the methods compiled, `host_busy` and `host_total` the machine's busy and total CPU; app_cpu
+    unit), `compiles` the methods compiled, `host_busy` and `host_total` the machine's busy and total CPU, `jit_cpu`
+    the compiler threads' CPU, taken out of the service's per request (`jit` where it is not given); app_cpu
     and jit are empty when the service's process is not ours (then the rate alone decides). None while there is
     nothing to judge yet (too early, or readings that do not reach back)."""
     if not ok:
@@ -168,8 +170,9 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
     compiling = _increments(jit, edges) if jit else [0.0] * WINDOWS
     if service is None or compiling is None:
         return None
-    if min(counts) > 0:
-        per_request = [(cpu - spent) / count for cpu, spent, count in zip(service, compiling, counts, strict=True)]
+    spent_cpu = _increments(jit_cpu, edges) if jit_cpu else compiling
+    if min(counts) > 0 and spent_cpu is not None:
+        per_request = [(cpu - spent) / count for cpu, spent, count in zip(service, spent_cpu, counts, strict=True)]
         if per_request[-1] < (1 - CPU_FALL) * per_request[0]:
             unmet.append(CPU)
     share = compiling[-1] / service[-1] if service[-1] > 0 else math.inf
@@ -276,10 +279,11 @@ class HoldDecider:
             self.meter.read(now)
         runners = self.live()
         if all(runners):
-            jit, compiles = (self.meter.seconds, self.meter.compiles) if self.meter else ([], [])
+            jit, compiles, jit_cpu = ((self.meter.seconds, self.meter.compiles, self.meter.cpu) if self.meter
+                                      else ([], [], []))
             self.judged = judge(_summed(runners), _cpu_seconds(cpu, monotonic_to_unix) if self.meter else [],
                                 jit, self.ramp_end, compiles, _readings(cpu, "host_busy", monotonic_to_unix),
-                                _readings(cpu, "host_total", monotonic_to_unix)) or self.judged
+                                _readings(cpu, "host_total", monotonic_to_unix), jit_cpu) or self.judged
         if now >= self.ramp_end + self.max_warmup_s:
             self._decide(now, BOUND)
         elif self.judged is not None and self.judged.settled and all(runners):
@@ -365,17 +369,23 @@ def _cpu_seconds(cpu: windows.Series, monotonic_to_unix: float) -> list[tuple[fl
 
 
 class JitMeter:
-    """The JIT's progress in a JVM of ours, a reading a tick: from HotSpot's counters (perfdata) where the JVM keeps
-    them, else from its compiler threads' CPU (/proc), which counts no compile count."""
+    """The JIT's progress in a JVM of ours, a reading a tick: its compile time from HotSpot's counters (perfdata)
+    where the JVM keeps them, else its compiler threads' CPU (/proc), which counts no compile count; and its compiler
+    threads' CPU always, what is taken out of the service's CPU per request (the counters' compile time is elapsed
+    time: on a full host a compile waits for a core, and taking that wait out would make requests look cheaper)."""
 
-    def __init__(self, pid: int, counters: Path | None = None):
-        self.pid, self.counters = pid, counters or perfdata.path_of(pid)
+    def __init__(self, pid: int, counters: Path | None = None, proc: Path = Path("/proc")):
+        self.pid, self.counters, self.proc = pid, counters or perfdata.path_of(pid), proc
         self.threads: dict[int, float] = {}
         self.source = ""
         self.seconds: list[tuple[float, float]] = []   # (Unix s, compile seconds so far)
         self.compiles: list[tuple[float, float]] = []  # (Unix s, methods compiled so far)
+        self.cpu: list[tuple[float, float]] = []       # (Unix s, the compiler threads' CPU seconds so far)
 
     def read(self, now: float) -> None:
+        ticks = compiler_ticks(self.pid, self.threads, self.proc)
+        if ticks is not None:
+            self.cpu.append((now, ticks / CLOCK_TICKS))
         if self.source != COMPILER_THREADS:
             progress = perfdata.compilation(self.counters)
             if progress is not None:
@@ -383,9 +393,7 @@ class JitMeter:
                 self.seconds.append((now, progress.seconds))
                 self.compiles.append((now, float(progress.compiles)))
                 return
-        if self.source == PERFDATA:
+        if self.source == PERFDATA or ticks is None:
             return  # a reading missed (the JVM ending): the counters' own series stays one source
-        ticks = compiler_ticks(self.pid, self.threads)
-        if ticks is not None:
-            self.source = COMPILER_THREADS
-            self.seconds.append((now, ticks / CLOCK_TICKS))
+        self.source = COMPILER_THREADS
+        self.seconds.append((now, ticks / CLOCK_TICKS))
