@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vtlab.core import dimensions
-from vtlab.targets import kubeletstats, own
+from vtlab.targets import kubeletstats, servicejvm
 from vtlab.measure import load, loop
 from vtlab.rig import postgres, services
 from vtlab.core.dimensions import Row
@@ -159,7 +159,7 @@ def _load_config(cluster: Cluster) -> list[dict]:
 
 def _service(plan: Plan, row: Row, index: int, cluster: Cluster) -> list[dict]:
     name = service_name(index)
-    config = own.app_config(row, plan.peak_users(row), plan.downstream_http)
+    config = servicejvm.app_config(row, plan.peak_users(row), plan.downstream_http)
     db_url = cluster.db_url or f"jdbc:postgresql://{DB_SERVICE}:{PG_PORT}/{postgres.DB_NAME}"
     env = [{"name": key, "value": value} for key, value in config.env().items()] + [
         {"name": "DB_URL", "value": db_url}, {"name": "DB_USER", "value": postgres.DB_USER},

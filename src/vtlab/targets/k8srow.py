@@ -20,7 +20,7 @@ from vtlab.core.dimensions import Row
 from vtlab.plan.planner import Plan
 from vtlab.rig import ownership, procs
 from vtlab.series import store
-from vtlab.targets import k8smanifests, kubeletstats, own
+from vtlab.targets import k8smanifests, kubeletstats, servicejvm
 from vtlab.targets.kubectl import READY_TIMEOUT_S, Kubectl
 
 TIER_KEYS = {"service": "app", "postgres": "pg", "stub": "stub", "load": "load"}  # the CSV's names for them
@@ -35,7 +35,7 @@ def measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list[
     kubectl.apply(service_documents)
     kubectl.rollout(f"deployment/{name}")
     info = _runtime_info(kubectl, name)
-    problems = own.mismatches(info, row, plan.peak_users(row), plan.downstream_http)
+    problems = servicejvm.mismatches(info, row, plan.peak_users(row), plan.downstream_http)
     if problems:
         raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
 

@@ -6,37 +6,15 @@ beside it, the row's JFR recording read back and its writes counted."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core import dimensions
-from vtlab.core.settings import APP_PORT
 from vtlab.measure import csvrow, drive, jfrdump, load, samplers, stalls
 from vtlab.measure.target import Reporter, Turn
 from vtlab.core.dimensions import Row
 from vtlab.plan import planner
-from vtlab.plan.planner import Plan
-from vtlab.rig import procs, runtimes, services
-from vtlab.targets import aotcache, local
-
-
-@dataclass
-class ServiceJvm:
-    """A service JVM of the run and what it was started for: a row of its own, or the steps of a staircase (the
-    rows of one family, planner.jvm_family), each a row measured on it in rising load."""
-    family: tuple[str, ...]
-    app: services.Tier
-    start: aotcache.Start
-    info: dict
-    proxies: list[str]
-    forget: Callable[[], None]
-    recording: Path  # the JVM's own JFR recording, written when it exits
-    slug: str        # the first row's: the JVM's logs are named for it
-    steps: int = 0   # rows measured on it so far
-
-    def alive(self) -> bool:
-        return self.app.proc is not None and self.app.proc.poll() is None
+from vtlab.rig import procs, runtimes
+from vtlab.targets import local, servicejvm
 
 
 class OwnService:
@@ -47,9 +25,9 @@ class OwnService:
         self.keep, self.core_map, self.doctor, self.k6_dashboard = keep, core_map, doctor or [], k6_dashboard
         self.profiles = profiles  # async-profiler's kinds for each row's hold (empty: none)
         self.service: dict | None = None  # the first measured row's runtime-info: the defaults the service runs with
-        self.jvm: ServiceJvm | None = None  # the service JVM between the steps of a staircase
+        self.jvm: servicejvm.ServiceJvm | None = None  # the service JVM between the steps of a staircase
 
-    def prepare(self, plan: Plan, run_dir: Path) -> None:
+    def prepare(self, plan: planner.Plan, run_dir: Path) -> None:
         self.plan = plan
         self.rig = local.own_rig(plan, run_dir, self.core_map, self.keep, self.k6_dashboard)
         self.rig.profiler = local.profiler(self.profiles, self.rig)
@@ -106,43 +84,14 @@ class OwnService:
             self.service = jvm.info
         return values
 
-    def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> ServiceJvm:
+    def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> servicejvm.ServiceJvm:
         """The JVM the row runs on: the staircase's, when the row is its next step and the JVM still runs; else a
-        fresh one (any other stopped first), checked to run the row's configuration."""
-        family = planner.jvm_family(row)
-        if stepped and self.jvm is not None and self.jvm.family == family and self.jvm.alive():
+        fresh one (any other stopped first)."""
+        if (stepped and self.jvm is not None and self.jvm.family == planner.jvm_family(row)
+                and self.jvm.alive()):
             return self.jvm
         self._stop_jvm()
-        rig, plan = self.rig, self.plan
-        db_env, stub_url, proxies = rig.route(row, slug)
-        aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
-        users = plan.family_peak_users(row)  # a staircase's JVM is sized for its largest step
-        config, options = app_config(row, users, plan.downstream_http), plan.service_options(row)
-        # a staircase's JVM writes its own recording on exit beside the steps' (jfrdump: each step's window)
-        recording = jfr.with_suffix(".jvm.jfr") if stepped else jfr
-        recording.unlink(missing_ok=True)
-        try:
-            start = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
-                                        (db_env, stub_url), rig.run_dir / "logs", aot_log)
-                     if plan.uses_aot(row) else aotcache.WITHOUT)
-            app = services.start_app(java, APP_PORT, config, db_env, stub_url,
-                                     rig.run_dir / "logs" / f"app-{slug}.log", recording, rig.core_map["app"],
-                                     options, start.jar, start.flags)
-        except BaseException:
-            rig.unroute(proxies)
-            raise
-        self.jvm = ServiceJvm(family, app, start, {}, proxies, procs.on_cleanup(app.stop), recording, slug)
-        try:
-            info = services.runtime_info(app)
-            problems = mismatches(info, row, users, plan.downstream_http)
-            if runtimes.feature(info.get("jdkVersion", "")) != row.jdk:
-                problems.append(f"jdk: asked {row.jdk}, service runs {info.get('jdkVersion')}")
-            if problems:
-                raise RuntimeError("the service does not run the row's configuration: " + "; ".join(problems))
-        except BaseException:
-            self._stop_jvm()
-            raise
-        self.jvm.info = info
+        self.jvm = servicejvm.start(self.rig, self.plan, row, slug, java, jfr, stepped)
         return self.jvm
 
     def _next_is_a_step(self, turn: Turn) -> bool:
@@ -154,13 +103,8 @@ class OwnService:
 
     def _stop_jvm(self) -> None:
         jvm, self.jvm = self.jvm, None
-        if jvm is None:
-            return
-        try:
-            jvm.app.stop()  # SIGTERM: JFR writes the recording on exit
-        finally:
-            jvm.forget()
-            self.rig.unroute(jvm.proxies)
+        if jvm is not None:
+            jvm.stop(self.rig)
 
     def revive(self, died: procs.TierDied) -> None:
         self.rig.revive(died.tier, self.keep)
@@ -176,22 +120,3 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def app_config(row: Row, users: int, downstream_http: str = "http1") -> services.AppConfig:
-    """The service's settings for a row of `users`, calling the stub with `downstream_http`; the twin takes only the
-    pool size."""
-    max_connections, accept_count = services.connection_limits(users)
-    return services.AppConfig(row.thread_mode == "virtual", row.hikari_pool, row.conn_mode, row.path_mode,
-                              row.tomcat_max_threads, row.offload_executor or "platform", row.offload_pool or 50,
-                              row.fanout or "sequential", row.pool_impl if row.pool_impl != "r2dbc" else "hikari",
-                              row.context, row.context_kb or 64, reactive=row.thread_mode == "webflux",
-                              preview=row.workload == "fanout", max_connections=max_connections,
-                              accept_count=accept_count, heap_mb=services.service_heap_mb(users),
-                              downstream_http=downstream_http, http_client=row.http_client,
-                              client_pool=row.client_pool, server=row.server)
-
-
-def mismatches(info: dict, row: Row, users: int, downstream_http: str = "http1") -> list[str]:
-    """How a running service's runtime-info differs from the row's configuration (empty: it runs the row)."""
-    return services.check_effective(info, app_config(row, users, downstream_http))
