@@ -2,7 +2,7 @@
 
 import time
 
-from vtlab.measure import settle
+from vtlab.measure import jit, settle
 from vtlab.series import windows
 
 
@@ -65,12 +65,12 @@ def test_the_compiler_threads_are_read_from_proc_and_one_that_ended_still_counts
     thread(44, "C1 CompilerThre", 20, 5)
     thread(45, "http-nio-8080-e", 300, 10)
     seen: dict[int, float] = {}
-    assert settle.compiler_ticks(42, seen, proc=tmp_path) == 100
+    assert jit.compiler_ticks(42, seen, proc=tmp_path) == 100
     import shutil
     shutil.rmtree(tmp_path / "42" / "task" / "44")  # the JVM retired a compiler thread
     thread(43, "C2 CompilerThre", 80, 5)
-    assert settle.compiler_ticks(42, seen, proc=tmp_path) == 110
-    assert settle.compiler_ticks(99, seen, proc=tmp_path) is None  # the process is gone
+    assert jit.compiler_ticks(42, seen, proc=tmp_path) == 110
+    assert jit.compiler_ticks(99, seen, proc=tmp_path) is None  # the process is gone
 
 
 def test_never_before_two_windows_after_the_ramp():
@@ -277,7 +277,7 @@ def test_compiling_under_a_twentieth_of_the_cpu_passes_even_on_a_full_host():
 
 def test_a_warm_up_at_its_bound_with_the_jit_busy_records_why():
     judged = settle.Judgement(0.01, 0.131, 0.36, 12.5, (settle.JIT,), 0.97)
-    cells = settle.Warmup(45.0, settle.BOUND, judged, settle.PERFDATA).cells()
+    cells = settle.Warmup(45.0, settle.BOUND, judged, jit.PERFDATA).cells()
     assert cells == {"warmup_s": 45.0, "warmup_end": "bound", "warmup_unsettled": "jit",
                      "warmup_jit_share_pct": 13.1, "warmup_jit_decay_pct": 36.0, "warmup_compiles_per_s": 12.5,
                      "warmup_jit_source": "perfdata", "warmup_host_busy_pct": 97.0}
@@ -290,10 +290,10 @@ def test_the_jit_meter_reads_hotspots_counters_and_falls_back_to_the_compiler_th
     counters = tmp_path / "hsperfdata"
     counters.write_bytes(perfdata_file({"java.ci.totalTime": 2_500_000_000, "sun.os.hrt.frequency": 1_000_000_000,
                                         "sun.ci.totalCompiles": 1264}))
-    meter = settle.JitMeter(4242, counters)
+    meter = jit.JitMeter(4242, counters)
     meter.read(100.0)
-    assert meter.source == settle.PERFDATA and meter.seconds == [(100.0, 2.5)] and meter.compiles == [(100.0, 1264)]
-    gone = settle.JitMeter(4242, tmp_path / "none")  # no counters, no such process either: nothing read
+    assert meter.source == jit.PERFDATA and meter.seconds == [(100.0, 2.5)] and meter.compiles == [(100.0, 1264)]
+    gone = jit.JitMeter(4242, tmp_path / "none")  # no counters, no such process either: nothing read
     gone.read(100.0)
     assert gone.source == "" and gone.seconds == []
 

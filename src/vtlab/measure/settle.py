@@ -1,6 +1,6 @@
 """A warm-up that ends when the row has settled: from the live series — successful requests a second (k6's live
-file, load/k6build/series), the service's CPU (the CPU sampler) and its JIT compiler's own progress (HotSpot's
-counters, measure.perfdata; the compiler threads' CPU from /proc where those cannot be read) — over sliding windows,
+file, load/k6build/series), the service's CPU (the CPU sampler) and its JIT compiler's own progress (measure.jit:
+HotSpot's counters, the compiler threads' CPU from /proc where those cannot be read) — over sliding windows,
 bounded below and above. The harness writes the hold's start to the file vtlab's k6 module reads
 (load/k6build/hold); every request starting after it is the hold's. Once the hold is over and the last iteration
 begun in it has ended, the harness ends the row: it writes that moment to the same file, from which no iteration
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core import constants
-from vtlab.measure import perfdata, samplers
+from vtlab.measure import jit
 from vtlab.series import windows
 
 # The criterion's thresholds are the rig's constants (recorded in every run's metadata.json, "rig")
@@ -59,7 +59,6 @@ LEAD_S = 0.3
 # after the plan's cool-down, how long the hold's last iterations may still run before k6 is stopped anyway (the
 # fixed warm-up's k6 gave them its cool-down and then its gracefulStop, the same 10 s)
 GRACE_S = 10.0
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc's CPU ticks a second
 
 SETTLED = "settled"
 BOUND = "bound"  # never settled: the hold began at the upper bound
@@ -67,7 +66,6 @@ FIXED = "fixed"  # a warm-up of the plan's length: a shaped load, the open model
 
 # the tests of the criterion, as a row records those it did not meet at the bound
 RATE, JIT, CPU = "rate", "jit", "cpu"
-PERFDATA, COMPILER_THREADS = "perfdata", "compiler-threads"  # where the JIT's progress was read
 
 
 @dataclass(frozen=True)
@@ -214,25 +212,6 @@ def _increments(points: Sequence[tuple[float, float]], edges: Sequence[float]) -
     return [b - a for a, b in zip(values, values[1:], strict=False)]
 
 
-def compiler_ticks(pid: int, seen: dict[int, float], proc: Path = Path("/proc")) -> float | None:
-    """The CPU ticks the JVM's JIT compiler threads (HotSpot's "C1/C2 CompilerThreadN") have used so far; `seen`
-    keeps each thread's last reading, so that one the JVM ends (it adds and retires them as the queue grows and
-    shrinks) still counts. None when the process is gone."""
-    try:
-        tasks = list((proc / str(pid) / "task").iterdir())
-    except OSError:
-        return None
-    for task in tasks:
-        try:
-            if "CompilerThre" not in (task / "comm").read_text():
-                continue
-            stat = samplers.parse_stat((task / "stat").read_text())
-        except OSError:
-            continue  # the thread ended between the listing and the read
-        seen[int(task.name)] = float(stat.own)
-    return sum(seen.values())
-
-
 def _at(points: Sequence[tuple[float, float]], when: float) -> float:
     """A cumulative count at `when`, interpolated between the readings either side; NaN outside them."""
     for (t0, v0), (t1, v1) in zip(points, points[1:], strict=False):
@@ -257,7 +236,7 @@ class HoldDecider:
         # called with the requests in flight at the moment the hold's last request has ended, before the row is
         # ended: every user then waits on a request of the cool-down, none counted (measure.memprobe)
         self.before_end = before_end
-        self.meter = JitMeter(pid) if pid is not None else None  # the service's JVM, when it is ours
+        self.meter = jit.JitMeter(pid) if pid is not None else None  # the service's JVM, when it is ours
         self.judged: Judgement | None = None  # the criterion at the latest reading
         self.ramp_end = started_unix + ramp_s
         self.max_warmup_s, self.hold_s, self.planned_cooldown_s = max_warmup_s, hold_s, cooldown_s
@@ -365,35 +344,4 @@ def _readings(cpu: windows.Series, name: str, monotonic_to_unix: float) -> list[
 
 def _cpu_seconds(cpu: windows.Series, monotonic_to_unix: float) -> list[tuple[float, float]]:
     """The service's CPU so far, in seconds, on the Unix clock."""
-    return [(t + monotonic_to_unix, v["app_ticks"] / CLOCK_TICKS) for t, v in cpu.points if "app_ticks" in v]
-
-
-class JitMeter:
-    """The JIT's progress in a JVM of ours, a reading a tick: its compile time from HotSpot's counters (perfdata)
-    where the JVM keeps them, else its compiler threads' CPU (/proc), which counts no compile count; and its compiler
-    threads' CPU always, what is taken out of the service's CPU per request (the counters' compile time is elapsed
-    time: on a full host a compile waits for a core, and taking that wait out would make requests look cheaper)."""
-
-    def __init__(self, pid: int, counters: Path | None = None, proc: Path = Path("/proc")):
-        self.pid, self.counters, self.proc = pid, counters or perfdata.path_of(pid), proc
-        self.threads: dict[int, float] = {}
-        self.source = ""
-        self.seconds: list[tuple[float, float]] = []   # (Unix s, compile seconds so far)
-        self.compiles: list[tuple[float, float]] = []  # (Unix s, methods compiled so far)
-        self.cpu: list[tuple[float, float]] = []       # (Unix s, the compiler threads' CPU seconds so far)
-
-    def read(self, now: float) -> None:
-        ticks = compiler_ticks(self.pid, self.threads, self.proc)
-        if ticks is not None:
-            self.cpu.append((now, ticks / CLOCK_TICKS))
-        if self.source != COMPILER_THREADS:
-            progress = perfdata.compilation(self.counters)
-            if progress is not None:
-                self.source = PERFDATA
-                self.seconds.append((now, progress.seconds))
-                self.compiles.append((now, float(progress.compiles)))
-                return
-        if self.source == PERFDATA or ticks is None:
-            return  # a reading missed (the JVM ending): the counters' own series stays one source
-        self.source = COMPILER_THREADS
-        self.seconds.append((now, ticks / CLOCK_TICKS))
+    return [(t + monotonic_to_unix, v["app_ticks"] / jit.CLOCK_TICKS) for t, v in cpu.points if "app_ticks" in v]
