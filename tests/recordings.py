@@ -49,6 +49,10 @@ def keep(request: pytest.FixtureRequest, proof: str, *run_dirs: Path) -> None:
     shutil.rmtree(target, ignore_errors=True)
     for run_dir in run_dirs:
         shutil.copytree(run_dir, target / run_dir.name, ignore=_trimmed)
+        for metadata in (target / run_dir.name).rglob("metadata.json"):
+            # paths into the recording checkout (a user's jar built there) mean nothing in another clone: kept
+            # relative to the repository
+            metadata.write_text(metadata.read_text().replace(f"{TESTS.parent}/", ""))
     _index(proof, request.node.nodeid)
 
 

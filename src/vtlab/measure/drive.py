@@ -41,13 +41,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time. With the rig's
     memory probe on, the service's memory is read by the first of `jcmds` there is, with the requests in flight
     when the hold's last request has ended (a row whose warm-up settles: the only rows with that moment)."""
-    log = rig.run_dir / "logs" / f"k6-{slug}.log"
-    summary = rig.run_dir / "k6" / f"{slug}.json"
-    summary.parent.mkdir(parents=True, exist_ok=True)
-    summary.unlink(missing_ok=True)
-    series_dir = rig.run_dir / "series"
-    series_dir.mkdir(exist_ok=True)
-    k6_series = store.k6_path(series_dir, slug)
+    log, summary, series_dir, k6_series = _row_files(rig.run_dir, slug)
     current = constants.CURRENT
     hold_file = series_dir / f"{slug}.hold" if spec.settles else None
     started_unix = time.time()
@@ -64,30 +58,17 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                                   probe.take if probe else None)
                if hold_file else None)
     stopped = False  # k6 told to stop: the hold, its cool-down and the hold's last iterations are over
-    pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
-            "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
-    cpu = samplers.Sampler(current.cpu_interval_s, samplers.cpu_reader(lambda: pids))
-    # a service that exposes no meters (or a --url without --metrics) is sampled for none: its columns stay empty
-    meters = samplers.Sampler(current.meter_interval_s, read_meters or (lambda: None))
+    pids, cpu, meters = _samplers(rig, app, runners, read_meters)
     probes = rig.probes(app)
-    # the planned hold on this loop's clock, less k6's start-up slack: what is profiled and whose threads are
-    # counted (the row's own hold is cut later from k6's tags, a moment later at most)
-    def watch_hold(hold_start_s: float) -> holdwatch.HoldWatch | None:
-        return (holdwatch.HoldWatch(app.pid, rig.profiler, rig.run_dir / "profiles", slug,
-                                    hold_start_s + current.k6_start_slack_s, hold_start_s + spec.hold_s)
-                if app.pid else None)
     # a warm-up that settles: the hold is watched once it is decided
-    during_hold = watch_hold(spec.hold_start_s) if decider is None else None
+    during_hold = _hold_watch(rig, app, slug, spec, spec.hold_start_s) if decider is None else None
     cpu.start()
     meters.start()
     try:
         while any(runner.proc.poll() is None for runner in runners):
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
-            early = time.monotonic() - started < spec.duration_s - 5 and not stopped  # runners end together
-            for runner in runners:
-                if len(runners) > 1 and early and runner.proc.poll() is not None:
-                    # one runner gone: the row would go on at a share of its load
-                    raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " before the others", runner.log)
+            if len(runners) > 1 and time.monotonic() - started < spec.duration_s - 5 and not stopped:
+                _all_running(runners)  # runners end together
             progress.tick(started, windows.rate(meters.series, "requests_total"))
             if watch is not None:
                 # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
@@ -96,7 +77,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
             if decider is not None and not stopped:
                 hold_unix = decider.tick(cpu.series, unix_of_monotonic)
                 if hold_unix is not None and during_hold is None:
-                    during_hold = watch_hold(hold_unix - unix_of_monotonic - started)
+                    during_hold = _hold_watch(rig, app, slug, spec, hold_unix - unix_of_monotonic - started)
                 if decider.finished():
                     for runner in runners:
                         runner.proc.send_signal(signal.SIGINT)  # k6 ends as on Ctrl-C: its summary is written
@@ -112,26 +93,9 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
             during_hold.stop(time.monotonic() - started)  # never raises: a row cut short leaves the JVM unprofiled
         # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
         cpu_series, meter_series = store.since(cpu.stop(), started), store.since(meters.stop(), started)
-        for runner in runners:
-            if runner.proc.poll() is None:
-                procs.terminate(runner.proc)
-            ownership.release(runner.proc.pid)  # k6 ends on its own: cross it off like a stopped tier
+        _release(runners, hold_file)
         store.write_samples(store.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
-        if hold_file is not None:
-            hold_file.unlink(missing_ok=True)
-            for runner in runners:
-                runner.live.unlink(missing_ok=True)
-    for runner in runners:
-        if not runner.summary.exists() or not runner.series.exists():
-            raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " without a summary", runner.log)
-    if len(runners) > 1:  # the row's one series: every runner's requests on one clock
-        store.merge([runner.series for runner in runners], k6_series)
-    # The CSV's k6 figures come from the kept series (a re-cut computes them the same way); the summaries
-    # vouch that k6 ended and carry the run-long count of acknowledged writes.
-    exit_code = max((_exit_code(runner.proc.returncode, stopped) for runner in runners), key=abs)
-    writes = sum(load.read_summary(runner.summary, exit_code).acknowledged_writes for runner in runners)
-    requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
-    measured = store.load_result(requests, exit_code, acknowledged_writes=writes)
+    requests, measured = _read_back(runners, k6_series, started_unix, stopped)
     planned = spec.hold_start_s if decider is None or decider.hold_start is None else decider.hold_start - started_unix
     hold_start = store.hold_start_s(requests, planned)
     return Drive(measured, cpu_series, meter_series, pids, hold_start, hold_start + current.k6_start_slack_s,
@@ -140,6 +104,73 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                  during_hold.close() if during_hold else holdwatch.NOTHING,
                  decider.warmup() if decider else settle.Warmup(spec.warmup_s, settle.FIXED),
                  decider.cooldown_s() if decider else None, probe.cells(decider is not None) if probe else {})
+
+
+def _samplers(rig: Rig, app: services.Tier, runners: Sequence[load.Runner],
+              read_meters: Callable[[], dict[str, float] | None] | None
+              ) -> tuple[dict[str, int | tuple[int, ...] | None], samplers.Sampler, samplers.Sampler]:
+    """The tiers whose CPU is sampled (k6: each runner), the CPU sampler and the meters' (a service that exposes no
+    meters, or a --url without --metrics, is sampled for none: its columns stay empty)."""
+    current = constants.CURRENT
+    pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
+            "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
+    return (pids, samplers.Sampler(current.cpu_interval_s, samplers.cpu_reader(lambda: pids)),
+            samplers.Sampler(current.meter_interval_s, read_meters or (lambda: None)))
+
+
+def _row_files(run_dir: Path, slug: str) -> tuple[Path, Path, Path, Path]:
+    """The row's k6 log, its summary (none left from before), the series folder and the row's k6 series in it."""
+    summary = run_dir / "k6" / f"{slug}.json"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.unlink(missing_ok=True)
+    series_dir = run_dir / "series"
+    series_dir.mkdir(exist_ok=True)
+    return run_dir / "logs" / f"k6-{slug}.log", summary, series_dir, store.k6_path(series_dir, slug)
+
+
+def _hold_watch(rig: Rig, app: services.Tier, slug: str, spec: load.LoadSpec,
+                hold_start_s: float) -> holdwatch.HoldWatch | None:
+    """The hold's watch from `hold_start_s` (the loop's clock) less k6's start-up slack: what is profiled and whose
+    threads are counted (the row's own hold is cut later from k6's tags, a moment later at most)."""
+    slack = constants.CURRENT.k6_start_slack_s
+    return (holdwatch.HoldWatch(app.pid, rig.profiler, rig.run_dir / "profiles", slug, hold_start_s + slack,
+                                hold_start_s + spec.hold_s)
+            if app.pid else None)
+
+
+def _all_running(runners: Sequence[load.Runner]) -> None:
+    """TierDied for a runner gone before the others: the row would go on at a share of its load."""
+    for runner in runners:
+        if runner.proc.poll() is not None:
+            raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " before the others", runner.log)
+
+
+def _release(runners: Sequence[load.Runner], hold_file: Path | None) -> None:
+    """Every runner stopped and crossed off (k6 ends on its own: like a stopped tier), the hold's files removed."""
+    for runner in runners:
+        if runner.proc.poll() is None:
+            procs.terminate(runner.proc)
+        ownership.release(runner.proc.pid)
+    if hold_file is not None:
+        hold_file.unlink(missing_ok=True)
+        for runner in runners:
+            runner.live.unlink(missing_ok=True)
+
+
+def _read_back(runners: Sequence[load.Runner], k6_series: Path, started_unix: float,
+               stopped: bool) -> tuple[store.K6Series, load.LoadResult]:
+    """The row's requests on the samplers' clock and what k6 measured of them, from the runners' kept series (merged
+    into one where there are several). The CSV's k6 figures come from the series (a re-cut computes them the same
+    way); the summaries vouch that k6 ended and carry the run-long count of acknowledged writes."""
+    for runner in runners:
+        if not runner.summary.exists() or not runner.series.exists():
+            raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " without a summary", runner.log)
+    if len(runners) > 1:  # the row's one series: every runner's requests on one clock
+        store.merge([runner.series for runner in runners], k6_series)
+    exit_code = max((_exit_code(runner.proc.returncode, stopped) for runner in runners), key=abs)
+    writes = sum(load.read_summary(runner.summary, exit_code).acknowledged_writes for runner in runners)
+    requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
+    return requests, store.load_result(requests, exit_code, acknowledged_writes=writes)
 
 
 K6_EXTERNAL_ABORT = 105  # k6's exit code after SIGINT (errext/exitcodes.ExternalAbort)

@@ -94,23 +94,7 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
             top.scatter(*zip(*invalid, strict=True), s=140, facecolors="none", edgecolors="black",
                         label=f"{mode}: invalid row")
         data[mode] = {x_key: x, "throughput_rps": rps, "ceiling_rps": ceiling, "p99_ms": p99}
-    for index, source in enumerate(others):
-        marker = OVERLAY_MARKERS[index % len(OVERLAY_MARKERS)]
-        for mode in ("platform", "virtual"):
-            pts = sorted((_f(r["concurrency"]), _f(r["throughput_rps"]), _f(r.get("p99_ms")))
-                         for r in source.rows if r.get("thread_mode") == mode
-                         and r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal"
-                         and not math.isnan(_f(r["concurrency"])))
-            if not pts:
-                continue
-            x = [p[0] for p in pts]
-            every_x += x
-            top.plot(x, [p[1] for p in pts], marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45,
-                     label=f"{source.label} ({mode})")
-            p99 = [(p[0], p[2]) for p in pts if not math.isnan(p[2])]
-            if p99:
-                bottom.plot(*zip(*p99, strict=False), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
-            data[f"{source.label}/{mode}"] = {"concurrency": x, "throughput_rps": [p[1] for p in pts]}
+    every_x += _overlay(top, bottom, others, data)
     if model == "open" and every_x:
         top.plot([0, max(every_x)], [0, max(every_x)], color="grey", linestyle=":", label="offered rate")
     _log_if_wide(top, [v for series in data.values() for v in series["throughput_rps"]], axis="y")
@@ -128,6 +112,29 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
     bottom.grid(True, which="both", alpha=0.3)
     _log_if_wide(bottom, every_x)
     return svg(fig), data
+
+
+def _overlay(top, bottom, others: Sequence[Source], data: dict[str, Series]) -> list[float]:
+    """Other runs' closed-model throughput and p99, dotted beside this run's, into `data` too; the users they drew."""
+    every_x: list[float] = []
+    for index, source in enumerate(others):
+        marker = OVERLAY_MARKERS[index % len(OVERLAY_MARKERS)]
+        for mode in ("platform", "virtual"):
+            pts = sorted((_f(r["concurrency"]), _f(r["throughput_rps"]), _f(r.get("p99_ms")))
+                         for r in source.rows if r.get("thread_mode") == mode
+                         and r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal"
+                         and not math.isnan(_f(r["concurrency"])))
+            if not pts:
+                continue
+            x = [p[0] for p in pts]
+            every_x += x
+            top.plot(x, [p[1] for p in pts], marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45,
+                     label=f"{source.label} ({mode})")
+            p99 = [(p[0], p[2]) for p in pts if not math.isnan(p[2])]
+            if p99:
+                bottom.plot(*zip(*p99, strict=False), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
+            data[f"{source.label}/{mode}"] = {"concurrency": x, "throughput_rps": [p[1] for p in pts]}
+    return every_x
 
 
 def pool(aggregates: Sequence[Aggregate]) -> tuple[str, dict] | None:
