@@ -32,7 +32,6 @@ def compiler_ticks(pid: int, seen: dict[int, float], proc: Path = Path("/proc"))
     return sum(seen.values())
 
 
-
 class JitMeter:
     """The JIT's progress in a JVM of ours, a reading a tick: its compile time from HotSpot's counters (perfdata)
     where the JVM keeps them, else its compiler threads' CPU (/proc), which counts no compile count; and its compiler
