@@ -18,9 +18,10 @@ from recuts import recut_differences
 from vtlab.results import cells
 from vtlab.series import store
 
-# The hold's steadiness flags that chance gives a short hold (its halves, or its trend over a few batches): never
-# the verdict a proof is about.
-HOLD_NOISE_FLAGS = {"not-steady", "too-noisy"}
+# The flags that chance gives a short hold — its steadiness (its halves, or its trend over a few batches), and on a
+# shared host the hypervisor's steal (measured here from 0 to 11% of the machine in the same minutes' platform
+# rows, from one run to the next): never the verdict a proof is about.
+HOLD_NOISE_FLAGS = {"not-steady", "too-noisy", "hypervisor-steal"}
 
 
 def rows_of(run_dir: Path) -> list[dict[str, str]]:

@@ -178,6 +178,41 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
     assert all("harness_ticks" in reading for _, reading in series.points)
 
 
+def test_a_process_outside_vtlabs_trees_is_a_neighbour_and_the_kernels_unclaimed_time_is_not():
+    """A busy process vtlab did not start (orphaned, as a user's build would be: not below the harness), sampled
+    for real, is foreign; the machine's busy time no process claims is not: a 30 req/s row's wake-ups left up to
+    12% of this machine busy that way, varying from minute to minute, and flagged rows `noisy-neighbour`."""
+    import subprocess
+    import sys
+    import time
+    spin = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end: pass"
+    shell = subprocess.run(["sh", "-c", f'"{sys.executable}" -c "{spin}" >/dev/null 2>&1 & echo $!'],
+                           capture_output=True, text=True, check=True)
+    hog = int(shell.stdout.split()[-1])
+    try:
+        assert hog not in samplers.tree_pids(samplers.process_table(), [os.getpid()])  # not the harness's
+        sampler = samplers.Sampler(0.25, samplers.cpu_reader(lambda: {}))
+        sampler.start()
+        time.sleep(2.5)
+        series = sampler.stop()
+    finally:
+        os.kill(hog, 9)
+    (start, first), (end, last) = series.points[0], series.points[-1]
+    total = last["host_total"] - first["host_total"]
+    hog_share = (last["others_ticks"] - first["others_ticks"]) / total * 100
+    assert hog_share > 100 / os.cpu_count() / 4  # it got CPU, however busy the machine is
+    assert windows.foreign_percent(series, [], start, end) >= hog_share
+
+    def point(busy, steal, app, others, total):
+        return {"host_busy": busy, "host_irq": 0, "host_steal": steal, "harness_ticks": 0, "app_ticks": app,
+                "others_ticks": others, "host_total": total}
+    unclaimed = windows.Series([(0.0, point(0, 0, 0, 0, 0)), (1.0, point(80, 0, 40, 0, 200))])
+    assert windows.foreign_percent(unclaimed, ["app"], 0, 1) == 0.0  # 40 busy ticks no process used: not foreign
+    stolen = windows.Series([(0.0, point(0, 0, 0, 5, 0)), (1.0, point(80, 10, 40, 15, 200))])
+    assert windows.foreign_percent(stolen, ["app"], 0, 1) == 10.0  # (10 others + 10 steal) / 200
+    assert windows.foreign_percent(stolen, [], 0, 1) == 30.0  # a sampled tier left out is a neighbour
+
+
 def test_a_helper_the_harness_ran_and_waited_for_is_its_own_cost_not_a_neighbours():
     """The profiler's launcher (a JVM started at the hold's start) runs and ends inside the window: once reaped, its
     CPU is the harness's."""

@@ -217,3 +217,15 @@ def test_a_sentence_threshold_is_the_one_the_run_recorded():
     lenient = record.from_dict({**META, "rig": {**META["rig"], "figure_noise_share": 0.2}})
     text = said("sleep", platform, run=lenient)
     assert "waits for a thread" not in text and "yet users did not wait for a thread (median 5.6 s" in text
+
+
+def test_a_neighbours_flag_names_what_took_the_cpu_a_process_or_the_hypervisor():
+    """On a shared host the hypervisor's steal is most of what other guests took: named as such, since no process
+    on the machine can be stopped for it; where processes took most, noisy-neighbour, as before steal was read."""
+    def flags(**changes):
+        (verdict,) = analyze.analyse([closed("platform", 100, 50, **changes)], RUN).verdicts
+        return set(verdict.flags)
+    assert "hypervisor-steal" in flags(foreign_cpu_pct=8, steal_cpu_pct=6)
+    assert "noisy-neighbour" in flags(foreign_cpu_pct=8, steal_cpu_pct=2)
+    assert "noisy-neighbour" in flags(foreign_cpu_pct=8)  # a row from before steal was read
+    assert not {"noisy-neighbour", "hypervisor-steal"} & flags(foreign_cpu_pct=4, steal_cpu_pct=4)

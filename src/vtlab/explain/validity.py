@@ -118,10 +118,14 @@ def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
         if (num(row, "cpu_samples", 0) < cpu_wanted
                 or (num(row, "meter_samples", 0) < meters_wanted and not no_meters)):
             flags.append("missing-samples")
-    if num(row, "foreign_cpu_pct", 0) > ctx.rig.foreign_cpu_flag_pct:
-        # other processes took CPU the tiers would have had — unless the service itself is one vtlab does not
-        # run (--url): then its CPU cannot be told from a neighbour's, and the row says so instead
-        flags.append(f"{NOT_EXPOSED}neighbours" if ctx.service_unseen else "noisy-neighbour")
+    foreign = num(row, "foreign_cpu_pct", 0)
+    if foreign > ctx.rig.foreign_cpu_flag_pct:
+        # other processes (or, on a shared host, other guests) took CPU the tiers would have had — unless the
+        # service itself is one vtlab does not run (--url): then its CPU cannot be told from a neighbour's, and
+        # the row says so instead. Named by whichever took most: a process the user can stop, or the hypervisor.
+        stolen = num(row, "steal_cpu_pct", 0) > foreign / 2
+        flags.append(f"{NOT_EXPOSED}neighbours" if ctx.service_unseen
+                     else "hypervisor-steal" if stolen else "noisy-neighbour")
     for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
         if math.isnan(num(row, column)):
             # what a user's service does not expose is not measured, not broken: said, never guessed

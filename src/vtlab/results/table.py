@@ -39,7 +39,8 @@ EXTRA_COLUMNS = [
     "offload_executor", "offload_pool", "fanout", "pool_impl", "context", "context_kb",
     "db_latency_ms", "db_jitter_ms", "downstream_latency_ms", "downstream_jitter_ms", "proxy_cpu_pct",
     "gc_pauses", "gc_pause_ms", "heap_used_mb_max",
-    # the machine's CPU that neither a tier nor the harness used (100% = every CPU): a noisy neighbour
+    # the machine's CPU other processes than the tiers and the harness used, or the hypervisor stole (100% = every
+    # CPU): a noisy neighbour
     "foreign_cpu_pct",
     # the pool's own exact accounting over the hold (HikariCP): borrows/s, mean connections out and mean
     # waiters (Little's law over its timers), mean time a connection was out, borrows that timed out
@@ -124,6 +125,8 @@ EXTRA_COLUMNS = [
     # the row's place on its service JVM: 1 for a fresh JVM, n for the nth step of a staircase on one warm JVM
     # (planner.Plan.steps_on_one_jvm); empty where vtlab did not start the JVM
     "jvm_step",
+    # the part of foreign_cpu_pct the hypervisor gave other guests (steal): a shared host's, not a process's
+    "steal_cpu_pct",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -53,9 +53,12 @@ def host_percent(series: Series, start: float, end: float) -> float:
 
 
 def foreign_percent(series: Series, tiers: Sequence[str], start: float, end: float) -> float:
-    """Busy share of the whole machine (100% = every CPU) over the window that none of vtlab's tiers, nor
-    the harness, used: other processes on a shared machine, and the hypervisor's steal. Interrupt time
-    is left out: it is mostly the loopback traffic between our own tiers, charged to no process."""
+    """Share of the whole machine (100% = every CPU) over the window that other processes — neither vtlab's tiers
+    among `tiers` nor the harness — and the hypervisor's steal took. Where the sampler counted the neighbours'
+    processes themselves (others_ticks) they are read; else (a series from before them, a cluster node's) the
+    machine's busy time that no tier used stands for them."""
+    if all("others_ticks" in v and "host_steal" in v for _, v in series.window(start, end)):
+        return _neighbours_percent(series, tiers, start, end)
     keys = ["host_busy", "host_total", "host_irq", "harness_ticks", *(f"{tier}_ticks" for tier in tiers)]
     points = [v for _, v in series.window(start, end) if all(key in v for key in keys)]
     if len(points) < 2 or points[-1]["host_total"] == points[0]["host_total"]:
@@ -65,6 +68,30 @@ def foreign_percent(series: Series, tiers: Sequence[str], start: float, end: flo
     # The machine counts ticks per CPU and processes per thread, so the two differ by a tick's
     # rounding per thread: a few ticks below zero are our own rounding, not a negative neighbour.
     return max(0.0, (last["host_busy"] - first["host_busy"] - ours) / (last["host_total"] - first["host_total"]) * 100)
+
+
+def _neighbours_percent(series: Series, tiers: Sequence[str], start: float, end: float) -> float:
+    """The neighbours' processes and the steal; a sampled tier left out of `tiers` (one not on this host's side
+    of the question) counts as a neighbour."""
+    points = [v for _, v in series.window(start, end) if "host_total" in v]
+    if len(points) < 2 or points[-1]["host_total"] == points[0]["host_total"]:
+        return float("nan")
+    first, last = points[0], points[-1]
+    left_out = [key for key in last if key.endswith("_ticks") and key in first
+                and key not in ("harness_ticks", "others_ticks") and key.removesuffix("_ticks") not in tiers]
+    used = sum(last[key] - first[key] for key in ("others_ticks", "host_steal", *left_out))
+    # a neighbour that exits is reaped into its parent's ticks, so the sum does not drop; below zero is rounding
+    return max(0.0, used / (last["host_total"] - first["host_total"]) * 100)
+
+
+def steal_percent(series: Series, start: float, end: float) -> float:
+    """Share of the whole machine the hypervisor gave another guest while this one wanted it (part of
+    foreign_percent): on a shared host it grows with every wake-up of an idle CPU."""
+    points = [v for _, v in series.window(start, end) if "host_steal" in v and "host_total" in v]
+    if len(points) < 2 or points[-1]["host_total"] == points[0]["host_total"]:
+        return float("nan")
+    return ((points[-1]["host_steal"] - points[0]["host_steal"])
+            / (points[-1]["host_total"] - points[0]["host_total"]) * 100)
 
 
 def maximum(series: Series, key: str, start: float, end: float) -> float:
