@@ -141,11 +141,23 @@ def test_the_decider_writes_the_holds_start_for_k6_once_settled(tmp_path):
 def test_a_row_that_never_settles_begins_its_hold_at_the_bound(tmp_path):
     now = time.time()
     live, hold = tmp_path / "k6.live", tmp_path / "row.hold"
-    live.write_text("".join(f"{round((now - 45 + s) * 1000)},{(s % 2) * 100 + s * 300},0,0,0\n" for s in range(46)))
+    # a rate still climbing (10 req/s more each second): never settled
+    live.write_text("".join(f"{round((now - 45 + s) * 1000)},{5 * s * s},0,0,0\n" for s in range(46)))
     decider = settle.HoldDecider(hold, [live], ramp_s=5, max_warmup_s=40, hold_s=30, cooldown_s=3,
                                  started_unix=now - 45.5)  # the bound passed half a second ago
     assert decider.tick(windows.Series(), 0.0) is not None
     assert decider.warmup().end == settle.BOUND and 40.5 <= decider.warmup().seconds <= 41
+
+
+def test_a_row_that_settles_on_the_bounds_own_tick_is_settled_not_timed_out(tmp_path):
+    now = time.time()
+    live, hold = tmp_path / "k6.live", tmp_path / "row.hold"
+    write_live(live, now - 45.5, 45, 400)
+    cpu = windows.Series([(t, {"app_ticks": 40.0 * t}) for t in range(0, 46)])
+    decider = settle.HoldDecider(hold, [live], ramp_s=5, max_warmup_s=40, hold_s=30, cooldown_s=3,
+                                 started_unix=now - 45.5)  # the bound passed half a second ago
+    assert decider.tick(cpu, monotonic_to_unix=now - 45.5) is not None
+    assert decider.warmup().end == settle.SETTLED  # the def run's platform step met its criterion just then
 
 
 def test_the_row_ends_once_the_holds_last_iteration_ended_and_k6_stops_once_no_request_is_in_flight(tmp_path):

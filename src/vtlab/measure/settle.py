@@ -263,10 +263,10 @@ class HoldDecider:
             self.judged = judge(_summed(runners), _cpu_seconds(cpu, monotonic_to_unix) if self.meter else [],
                                 jit, self.ramp_end, compiles, _readings(cpu, "host_busy", monotonic_to_unix),
                                 _readings(cpu, "host_total", monotonic_to_unix), jit_cpu) or self.judged
-        if now >= self.ramp_end + self.max_warmup_s:
+        if self.judged is not None and self.judged.settled and all(runners):
+            self._decide(now, SETTLED)  # first: a criterion met on the bound's own tick is met, not timed out
+        elif now >= self.ramp_end + self.max_warmup_s:
             self._decide(now, BOUND)
-        elif self.judged is not None and self.judged.settled and all(runners):
-            self._decide(now, SETTLED)
         return self.hold_start
 
     def _decide(self, now: float, why: str) -> None:
