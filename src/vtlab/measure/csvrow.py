@@ -40,6 +40,15 @@ def failed_row(row: Row, died: procs.TierDied) -> dict[str, object]:
             "failed_tier": died.tier, "failure": died.how, "failure_log": died.log_tail}
 
 
+def log_offset(log: Path | None) -> int:
+    """Where a row begins in its service's log: the log's size now (0 where there is none yet). A JVM that served
+    the steps before it wrote theirs above."""
+    try:
+        return log.stat().st_size if log else 0
+    except OSError:
+        return 0
+
+
 def local_row_values(rig: Rig, row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict,
                      jfr: Path | None, service_log: Path | None = None, log_from: int = 0,
                      jfr_window: tuple[float, float] | None = None) -> dict[str, object]:

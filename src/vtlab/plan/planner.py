@@ -131,6 +131,14 @@ class Plan:
         steady; a fixed one would hold each step for the first row's warm-up again."""
         return not self.jvm_per_row and self.settles(row)
 
+    def next_step_follows(self, position: int) -> bool:
+        """Whether the row after the one at `position` is the next step on the same JVM: the JVM is then kept."""
+        if position + 1 >= len(self.rows):
+            return False
+        row, following = self.rows[position], self.rows[position + 1]
+        return (self.steps_on_one_jvm(row) and self.steps_on_one_jvm(following)
+                and jvm_family(following) == jvm_family(row))
+
     def family_peak_users(self, row: Row) -> int:
         """The most users any step of the row's staircase sees: what its JVM's connections and heap are sized for
         (the row's own peak where it runs on a JVM of its own)."""

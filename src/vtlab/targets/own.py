@@ -53,7 +53,7 @@ class OwnService:
         stepped = plan.steps_on_one_jvm(row)
         jvm = self._jvm_for(row, slug, java, jfr, stepped)
         jvm.steps += 1
-        app, log_from = jvm.app, _size(jvm.app.log)
+        app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
         assert rig.pg is not None
         if row.workload == "write":
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
@@ -74,7 +74,7 @@ class OwnService:
         except BaseException:
             self._stop_jvm()
             raise
-        if not (stepped and self._next_is_a_step(turn)):
+        if not (stepped and plan.next_step_follows(turn.position)):
             self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         values = {**csvrow.local_row_values(rig, row, plan, spec, driven, jvm.info, jfr, app.log, log_from,
                                             (window[0], window[1]) if stepped else None),
@@ -94,13 +94,6 @@ class OwnService:
         self.jvm = servicejvm.start(self.rig, self.plan, row, slug, java, jfr, stepped)
         return self.jvm
 
-    def _next_is_a_step(self, turn: Turn) -> bool:
-        """Whether the plan's next row is the next step on this row's JVM."""
-        rows = self.plan.rows
-        following = rows[turn.position + 1] if turn.position + 1 < len(rows) else None
-        return (following is not None and self.plan.steps_on_one_jvm(following)
-                and planner.jvm_family(following) == planner.jvm_family(turn.row))
-
     def _stop_jvm(self) -> None:
         jvm, self.jvm = self.jvm, None
         if jvm is not None:
@@ -114,9 +107,3 @@ class OwnService:
         (procs.stop_all), or kept (--keep)."""
         self._stop_jvm()
 
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

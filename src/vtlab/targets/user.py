@@ -1,18 +1,22 @@
 """The user's service (a jar or a URL) as the loop's target: PostgreSQL only when it asks for vtlab's database,
-the stub only when its settings name {stub_url}; per row a fresh JVM of their jar in the row's thread mode (or the
-service at --url as it runs), a preflight that must succeed — and, for a jar, proves the mode took — then the same
-load, samplers and JFR read-back as a row of vtlab's own service."""
+the stub only when its settings name {stub_url}; a JVM of their jar in the row's thread mode — fresh for a row, or
+kept warm for the steps of a staircase (rows differing only in load), as vtlab's own service is — or the service at
+--url as it runs; a preflight that must succeed (on a JVM's first row it proves the mode took), then the same load,
+samplers and JFR read-back as a row of vtlab's own service. A staircase's steps share the fresh database its JVM
+was started with."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from vtlab.core import dimensions
-from vtlab.measure import csvrow, drive, load, stalls, tiers
+from vtlab.core.dimensions import Row
+from vtlab.measure import csvrow, drive, jfrdump, load, tiers
 from vtlab.measure.target import Reporter, RowRefused, Turn
-from vtlab.plan.planner import Plan
+from vtlab.plan import planner
 from vtlab.rig import procs, runtimes
-from vtlab.targets import local, useraot, userrow
+from vtlab.targets import local, userjvm, userrow
 from vtlab.targets.userservice import Target, TargetError
 
 # The database a user's service gets in vtlab's PostgreSQL (--db), made afresh for every row.
@@ -28,8 +32,9 @@ class UserService:
         self.profiles = profiles  # async-profiler's kinds for each row's hold (empty: none)
         self.meter_sources: dict[str, str] = {}  # each row's slug -> where its meters came from ("": none)
         self.service: dict | None = None  # the first measured row's runtime facts
+        self.jvm: userjvm.UserJvm | None = None  # the user's jar, kept across a staircase's steps
 
-    def prepare(self, plan: Plan, run_dir: Path) -> None:
+    def prepare(self, plan: planner.Plan, run_dir: Path) -> None:
         self.plan = plan
         self.rig = local.user_rig(plan, run_dir, self.core_map, self.k6_dashboard, self.target.db == "vtlab",
                                   self.target.uses_stub, self.target.local_database_port())
@@ -65,7 +70,9 @@ class UserService:
         self.rig.revive(died.tier, False)  # --keep is refused with a user's service
 
     def close(self) -> None:
-        """Nothing: the tiers are stopped with every process of the run (procs.stop_all)."""
+        """The staircase's JVM, if one is still up; the other tiers are stopped with every process of the run
+        (procs.stop_all)."""
+        self._stop_jvm()
 
     def _measure(self, turn: Turn, progress: Reporter) -> tuple[dict[str, object], dict]:
         rig, plan, row, target = self.rig, self.plan, turn.row, self.target
@@ -75,56 +82,74 @@ class UserService:
         jfr.parent.mkdir(parents=True, exist_ok=True)
         jfr.unlink(missing_ok=True)
         java = runtimes.java_for(row.jdk, plan.java_homes)
-        virtual = row.thread_mode == "virtual"
-        aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
-        stub_url = rig.stub.base_url if rig.stub else None
-        options = plan.service_options(row)
-        if target.started_by_vtlab:
-            start = (useraot.start_for(rig, target, java, virtual, self._database(), stub_url, options,
-                                       plan.users(row), rig.run_dir / "logs", aot_log)
-                     if plan.uses_aot(row) else useraot.WITHOUT)
-            app = userrow.start(target, java, virtual, self._database(), stub_url,
-                                rig.run_dir / "logs" / f"app-{slug}.log", jfr, rig.core_map["app"], options,
-                                start.jar, start.flags)
-        else:
-            app = userrow.attach(target)
-        forget = procs.on_cleanup(app.stop)
+        stepped = target.started_by_vtlab and plan.steps_on_one_jvm(row)
+        jvm = self._jvm_for(row, slug, java, jfr, stepped)
+        jvm.steps += 1
+        app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
         try:
             spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
                                  turn.warmup_s, plan.hold_s, 1, plan.cooldown_s, row.workload, shape=plan.shape(row),
                                  script=target.call.entry_script(rig.run_dir / "k6"),
                                  script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row))
-
-            def first_request() -> None:
-                if target.call.script:
-                    userrow.script_preflight(rig.k6, spec, folder)
-                else:
-                    userrow.preflight(app, target.call)
-
-            if app.pid is None:  # a --url service runs the mode the user states: nothing to prove it by
-                first_request()
-                read_meters, source = userrow.meters(app, target)
-            else:
-                started = userrow.virtual_threads_started(java, app.pid, first_request, folder)
-                read_meters, source = userrow.meters(app, target)
-                reading = read_meters() if read_meters else None
-                userrow.check_mode(virtual, started, (reading or {}).get("tomcat_threads_config"))
-            self.meter_sources[slug] = source
-            # the stall watch reads the service's request counter (Prometheus only): without it, every row would stall
-            watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
-                                 fallback_jcmd=[rig.java.home / "bin" / "jcmd"]) \
-                if app.pid and source.endswith("/prometheus") else None
-            driven = drive.drive(rig, app, spec, slug, progress, watch, read_meters,
-                                 rig.jcmds(java))
-        finally:
-            app.stop()  # SIGTERM: JFR writes the recording on exit
-            forget()
+            self._first_request(jvm, row, java, spec, folder)
+            self.meter_sources[slug] = jvm.meter_source
+            watch = userjvm.stall_watch(jvm, rig, spec, java, slug)
+            window = [time.time()]
+            driven = drive.drive(rig, app, spec, slug, progress, watch, jvm.read_meters, rig.jcmds(java))
+            window.append(time.time())
+            if stepped:
+                jfrdump.dump(rig.jcmds(java), app.pid, window[0], window[1], jfr)
+        except BaseException:
+            self._stop_jvm()
+            raise
+        if not (stepped and plan.next_step_follows(turn.position)):
+            self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         info = userrow.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
         values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr if target.started_by_vtlab else None,
-                                         app.log)
+                                         app.log, log_from, (window[0], window[1]) if stepped else None)
         if target.started_by_vtlab:
-            values["aot_cache"] = start.outcome(aot_log)
+            values["aot_cache"] = jvm.start.outcome(userjvm.aot_log(rig, jvm.slug))
+            values["jvm_step"] = jvm.steps
         return values, info
+
+    def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> userjvm.UserJvm:
+        """The JVM the row runs on: the staircase's, when the row is its next step and the JVM still runs; else a
+        fresh one (any other stopped first), or the service at --url."""
+        if not self.target.started_by_vtlab:
+            return userjvm.attached(self.target)
+        if stepped and self.jvm is not None and self.jvm.family == planner.jvm_family(row) and self.jvm.alive():
+            return self.jvm
+        self._stop_jvm()
+        self.jvm = userjvm.start(self.rig, self.plan, row, slug, self.target, java, self._database(), jfr, stepped)
+        return self.jvm
+
+    def _first_request(self, jvm: userjvm.UserJvm, row: Row, java: runtimes.Java, spec: load.LoadSpec,
+                       folder: Path) -> None:
+        """The row's preflight, which must succeed; on a JVM's first row it also proves the thread mode took, and
+        finds where the service's meters are read."""
+        target = self.target
+
+        def first_request() -> None:
+            if target.call.script:
+                userrow.script_preflight(self.rig.k6, spec, folder)
+            else:
+                userrow.preflight(jvm.app, target.call)
+
+        if jvm.app.pid is None or jvm.mode_proven:  # a --url service runs the mode the user states
+            first_request()
+        else:
+            started = userrow.virtual_threads_started(java, jvm.app.pid, first_request, folder)
+            jvm.read_meters, jvm.meter_source = userrow.meters(jvm.app, target)
+            reading = jvm.read_meters() if jvm.read_meters else None
+            userrow.check_mode(row.thread_mode == "virtual", started, (reading or {}).get("tomcat_threads_config"))
+            jvm.mode_proven = True
+        if jvm.app.pid is None and not jvm.meter_source:
+            jvm.read_meters, jvm.meter_source = userrow.meters(jvm.app, target)
+
+    def _stop_jvm(self) -> None:
+        jvm, self.jvm = self.jvm, None
+        if jvm is not None:
+            jvm.stop()
 
     def _database(self) -> dict[str, str]:
         """Spring's datasource settings for the user's service: a fresh database of vtlab's PostgreSQL for each row
