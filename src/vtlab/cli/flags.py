@@ -211,8 +211,8 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
         return
     command.add_argument("--jvm-per-row", action="store_true",
                          help="a fresh service JVM for every row (each warming up anew); by default vtlab's own "
-                              "service runs the rows that differ only in users as the steps of one warm JVM, each "
-                              "settling before its hold (a --service jar still gets a JVM per row)")
+                              "service and a --service jar run the rows that differ only in users as the steps of "
+                              "one warm JVM, each settling before its hold")
 
 
 def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) -> planner.Plan:
