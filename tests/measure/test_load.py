@@ -131,3 +131,22 @@ def test_k6_runs_on_half_the_cpus_the_core_map_gives_it(monkeypatch):
     monkeypatch.delenv("GOMAXPROCS", raising=False)
     env = load.env_for(load.LoadSpec("http://x", "closed", 10, 0, 5, 20, 30, 100), Path("s.json"), {0, 1, 2, 3})
     assert env["GOMAXPROCS"] == "2"
+
+
+def test_every_runner_writes_its_live_counts_whether_or_not_the_warm_up_settles(monkeypatch, tmp_path):
+    """The live line reads k6's own counts on every row: a fixed warm-up's runners write them too, and only a
+    warm-up that settles is told where the hold's start will be written."""
+    started = []
+    monkeypatch.setattr(load.procs, "spawn", lambda argv, *, env, log, cpus: started.append(env) or object())
+    spec = load.LoadSpec("http://x", "closed", 10, 0, 5, 20, 30, 100)
+    series = tmp_path / "row.k6.csv.gz"
+    runners = load.start_runners(Path("k6"), spec, 2, tmp_path / "row.json", tmp_path / "k6-row.log", None, series)
+    assert [env["VTLAB_LIVE_FILE"] for env in started] == [str(tmp_path / "row.runner-1-of-2.csv.gz.live"),
+                                                           str(tmp_path / "row.runner-2-of-2.csv.gz.live")]
+    assert [str(runner.live) for runner in runners] == [env["VTLAB_LIVE_FILE"] for env in started]
+    assert not any("VTLAB_HOLD_FILE" in env for env in started)
+    started.clear()
+    load.start_runners(Path("k6"), dataclasses.replace(spec, settles=True), 1, tmp_path / "row.json",
+                       tmp_path / "k6-row.log", None, series, hold_file=tmp_path / "row.hold")
+    assert (started[0]["VTLAB_LIVE_FILE"], started[0]["VTLAB_HOLD_FILE"]) == (str(tmp_path / "row.k6.csv.gz.live"),
+                                                                             str(tmp_path / "row.hold"))

@@ -1,6 +1,13 @@
-"""The live line's ETA: an upper bound from the rows' longest phases that only ever falls."""
+"""The live line: its ETA, an upper bound from the rows' longest phases that only ever falls, and its successes a
+second, from k6's own live counts whatever the target."""
 
+import time
+
+import pytest
+
+from vtlab.measure import drive, load
 from vtlab.measure.progress import Progress
+from vtlab.series import windows
 
 
 def at_row(progress, index, started):
@@ -24,3 +31,33 @@ def test_the_eta_never_rises_even_when_a_row_runs_past_its_bound():
     at_row(progress, 1, 150.0)
     shown += [progress.left_s(float(now)) for now in range(150, 260, 5)]
     assert all(later <= earlier for earlier, later in zip(shown, shown[1:], strict=False))
+
+
+def two_runners(folder):
+    """A row's two k6 runners whose live files say 228 and 220 successes a second over their last five seconds."""
+    runners = [load.Runner(None, folder / f"row.runner-{i}-of-2.csv.gz", folder / f"row.runner-{i}-of-2.json",
+                           folder / f"k6-row.runner-{i}-of-2.log") for i in (1, 2)]
+    start = round(time.time() * 1000) - 8000
+    first = [0, 200, 430, 650, 880, 1100, 1330, 1560, 1790]  # (1790 - 650) / 5 = 228
+    second = [0, 210, 440, 660, 880, 1100, 1320, 1540]  # (1540 - 440) / 5 = 220; its failures climb
+    for runner, offset, counts in ((runners[0], 0, first), (runners[1], 400, second)):
+        runner.live.write_text("".join(f"{start + offset + 1000 * s},{ok},{40 * s},0,20\n"
+                                       for s, ok in enumerate(counts)))
+    return runners
+
+
+# what each target's meters hold while k6 reads 448 successes a second: vtlab's service counts its requests (read at
+# 2 Hz; here 310 a second, its failures too), a user's jar may expose no request counter, and a URL without
+# --metrics is read for no meters at all
+OWN = windows.Series([(t / 2, {"requests_total": 155.0 * t, "jvm_threads": 40.0}) for t in range(21)])
+USER_JAR = windows.Series([(t / 2, {"jvm_threads": 40.0}) for t in range(21)])
+URL = windows.Series()
+
+
+@pytest.mark.parametrize("meters", [OWN, USER_JAR, URL], ids=["own", "user-jar", "url"])
+def test_the_live_line_shows_k6s_successes_a_second_whatever_the_targets_meters(tmp_path, capsys, meters):
+    progress = Progress(2, row_bound_s=100)
+    at_row(progress, 0, time.monotonic() - 12)
+    drive.each_second(progress, None, time.monotonic() - 10, two_runners(tmp_path), meters)
+    line = capsys.readouterr().out
+    assert "|   448.0 req/s ok |" in line, line

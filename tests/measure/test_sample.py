@@ -108,11 +108,10 @@ def test_cpu_percent_over_a_window():
     assert all(math.isnan(v) for v in windows.cpu_percent(series, "pg", 1.0, 9.0))
 
 
-def test_maximum_and_rate():
+def test_the_maximum_within_a_window():
     series = windows.Series([(0.0, {"x": 1.0}), (1.0, {"x": 5.0}), (2.0, {"x": 3.0}), (3.0, {"x": 9.0})])
     assert windows.maximum(series, "x", 0.5, 2.5) == 5.0
     assert math.isnan(windows.maximum(series, "y", 0, 3))
-    assert windows.rate(series, "x") == (9.0 - 1.0) / 3.0
 
 
 def test_sampler_reads_this_process_tree():

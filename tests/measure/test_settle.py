@@ -109,11 +109,6 @@ def test_nothing_succeeding_is_never_settled():
     assert first_settled(cumulative([0] * 60), ticks_for([0] * 60, [0.1] * 60)) is None
 
 
-def test_a_live_files_half_written_last_line_is_left_out():
-    lines = settle.parse_live("1000,5,1,0,7\n2000,9,1,3,9\n30")
-    assert lines == [settle.Live(1.0, 5, 1, 0, 7), settle.Live(2.0, 9, 1, 3, 9)]
-
-
 def write_live(path, start, seconds, rate, running=lambda second: 0, all_running=None):
     """A runner's live lines, one a second: `running` the hold's iterations running, `all_running` every one
     (the users', by default: ten more than the hold's)."""

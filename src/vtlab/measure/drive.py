@@ -69,11 +69,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
             if len(runners) > 1 and time.monotonic() - started < spec.duration_s - 5 and not stopped:
                 _all_running(runners)  # runners end together
-            progress.tick(started, windows.rate(meters.series, "requests_total"))
-            if watch is not None:
-                # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
-                watch.observe(time.monotonic() - started, windows.recent_rate(meters.series, "requests_total",
-                                                                              time.monotonic()))
+            each_second(progress, watch, started, runners, meters.series)
             if decider is not None and not stopped:
                 hold_unix = decider.tick(cpu.series, unix_of_monotonic)
                 if hold_unix is not None and during_hold is None:
@@ -104,6 +100,18 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                  during_hold.close() if during_hold else holdwatch.NOTHING,
                  decider.warmup() if decider else settle.Warmup(spec.warmup_s, settle.FIXED),
                  decider.cooldown_s() if decider else None, probe.cells(decider is not None) if probe else {})
+
+
+def each_second(progress: Reporter, watch: stalls.Watch | None, started: float, runners: Sequence[load.Runner],
+                meters: windows.Series) -> None:
+    """What the row shows and watches each second: the live line's successes a second from k6's own counts, the
+    same for every target (a user's service may have no request counter: the line read 0.0 req/s from it), and the
+    stall watch from the service's own counter (a target watches only a service whose counter it reads)."""
+    progress.tick(started, load.recent_ok_per_s(runners))
+    if watch is not None:
+        # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
+        now = time.monotonic()
+        watch.observe(now - started, windows.recent_rate(meters, "requests_total", now))
 
 
 def _samplers(rig: Rig, app: services.Tier, runners: Sequence[load.Runner],
@@ -146,15 +154,16 @@ def _all_running(runners: Sequence[load.Runner]) -> None:
 
 
 def _release(runners: Sequence[load.Runner], hold_file: Path | None) -> None:
-    """Every runner stopped and crossed off (k6 ends on its own: like a stopped tier), the hold's files removed."""
+    """Every runner stopped and crossed off (k6 ends on its own: like a stopped tier), the hold's file and the live
+    counts removed."""
     for runner in runners:
         if runner.proc.poll() is None:
             procs.terminate(runner.proc)
         ownership.release(runner.proc.pid)
     if hold_file is not None:
         hold_file.unlink(missing_ok=True)
-        for runner in runners:
-            runner.live.unlink(missing_ok=True)
+    for runner in runners:
+        runner.live.unlink(missing_ok=True)  # read while the row ran: the row's series keeps every request
 
 
 def _read_back(runners: Sequence[load.Runner], k6_series: Path, started_unix: float,

@@ -6,7 +6,7 @@ import json
 import math
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -14,7 +14,7 @@ from pathlib import Path
 from vtlab.rig import machine, procs
 from vtlab.core import constants, shapes
 from vtlab.core.settings import LOAD
-from vtlab.measure import settle
+from vtlab.measure import livecounts, settle
 from vtlab.series.loadresult import FAILURE_STATUSES, LoadResult
 
 SCRIPT = LOAD / "orders.js"
@@ -146,8 +146,8 @@ def runner_arguments(index: int, count: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Runner:
-    """One k6 process of a row and its files: its series, its summary, its log, and its live counts (written
-    only when the row's warm-up settles: measure.settle)."""
+    """One k6 process of a row and its files: its series, its summary, its log, and its live counts (a line a
+    second: measure.livecounts)."""
     proc: subprocess.Popen
     series: Path
     summary: Path
@@ -160,6 +160,12 @@ class Runner:
 
 def live_path(series: Path) -> Path:
     return series.with_name(series.name + ".live")
+
+
+def recent_ok_per_s(runners: Sequence[Runner]) -> float:
+    """The row's successes a second lately, from k6's own live counts, every runner's summed (measure.livecounts):
+    what the live line shows, whatever the service."""
+    return livecounts.ok_rate(livecounts.read([runner.live for runner in runners]))
 
 
 def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,
@@ -178,20 +184,23 @@ def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path
         for stale in (*paths[:2], live_path(paths[0])):
             stale.unlink(missing_ok=True)
         runners.append(Runner(start(k6, spec, paths[1], paths[2], cpus, paths[0], dashboard, (index, count),
-                                    hold_file), *paths))
+                                    hold_file, live=True), *paths))
     return runners
 
 
 def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
-          dashboard: Path | None = None, runner: tuple[int, int] = (0, 1), hold_file: Path | None = None):
+          dashboard: Path | None = None, runner: tuple[int, int] = (0, 1), hold_file: Path | None = None,
+          live: bool = False):
     """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
     web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1). `runner`:
     this process's index and the number of processes sharing the row's load (runner_arguments). `hold_file`:
-    the hold begins when the harness writes its start there (vtlab's k6 module), and k6 writes its live counts
-    beside the series for the harness to decide it from."""
+    the hold begins when the harness writes its start there (vtlab's k6 module). `live`, or a `hold_file`: k6
+    writes its live counts beside the series (live_path), for the harness to decide the hold and show the rate."""
     env = env_for(spec, summary, cpus)
+    if live or hold_file is not None:
+        env["VTLAB_LIVE_FILE"] = str(live_path(series))
     if hold_file is not None:
-        env.update({"VTLAB_HOLD_FILE": str(hold_file), "VTLAB_LIVE_FILE": str(live_path(series))})
+        env["VTLAB_HOLD_FILE"] = str(hold_file)
     if dashboard is not None:
         # a point per second, like vtlab's own series (k6's default of 10 s skips a short row's report)
         env.update({"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1", "K6_WEB_DASHBOARD_PERIOD": "1s",

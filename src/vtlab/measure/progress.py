@@ -1,4 +1,4 @@
-"""The live line a run prints: current row, rows left, ETA, the current request rate, each row's result."""
+"""The live line a run prints: current row, rows left, ETA, the successes a second lately, each row's result."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from vtlab.core.dimensions import Row
 
 
 class Progress:
-    """One live line: current row, rows left, ETA, current request rate.
+    """One live line: current row, rows left, ETA, the successes a second lately (k6's own counts, whatever the
+    target: measure.livecounts).
 
     The ETA is an upper bound that only falls: each row left at its longest (`row_bound_s`: a warm-up that
     settles ends at the latest at the plan's warm-up), the current row at its longest less what it has run, and
@@ -48,11 +49,11 @@ class Progress:
         self.eta = (now, left)
         return left
 
-    def tick(self, load_started: float, current_rps: float) -> None:
+    def tick(self, load_started: float, ok_per_s: float) -> None:
         now = time.monotonic()
         left = self.left_s(now)
         line = (f"[{self.index + 1}/{self.total}] {dimensions.label(self.row) if self.row else ''} | "
-                f"{now - load_started:4.0f} s | {current_rps:7.1f} req/s | "
+                f"{now - load_started:4.0f} s | {ok_per_s:7.1f} req/s ok | "
                 f"{self.total - self.index - 1} rows left, ETA ≤ {_clock(left)}")
         if self.tty:
             print("\r" + line[:160].ljust(160), end="", flush=True)

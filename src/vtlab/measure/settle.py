@@ -1,5 +1,5 @@
 """A warm-up that ends when the row has settled: from the live series — successful requests a second (k6's live
-file, load/k6build/series), the service's CPU (the CPU sampler) and its JIT compiler's own progress (measure.jit:
+file: measure.livecounts), the service's CPU (the CPU sampler) and its JIT compiler's own progress (measure.jit:
 HotSpot's counters, the compiler threads' CPU from /proc where those cannot be read) — over sliding windows,
 bounded below and above. The harness writes the hold's start to the file vtlab's k6 module reads
 (load/k6build/hold); every request starting after it is the hold's. Once the hold is over and the last iteration
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core import constants
-from vtlab.measure import jit
+from vtlab.measure import jit, livecounts
 from vtlab.series import windows
 
 # The criterion's thresholds are the rig's constants (recorded in every run's metadata.json, "rig")
@@ -106,28 +106,6 @@ class Warmup:
                                           else round(judged.compiles_per_s, 1)),
                 "warmup_jit_source": self.jit_source,
                 "warmup_host_busy_pct": "" if judged is None or judged.host_busy is None else pct(judged.host_busy)}
-
-
-@dataclass(frozen=True)
-class Live:
-    """One line of a k6 runner's live file: when (Unix s), successes and failures so far, the hold's iterations
-    running, every iteration running."""
-    at: float
-    ok: int
-    failed: int
-    hold_running: int
-    running: int
-
-
-def parse_live(text: str) -> list[Live]:
-    """A live file's complete lines (the last may be half written: it is left out)."""
-    lines = text.split("\n")[:-1]
-    out = []
-    for line in lines:
-        fields = line.split(",")
-        if len(fields) == 5:
-            out.append(Live(int(fields[0]) / 1000, *(int(field) for field in fields[1:])))
-    return out
 
 
 def settled(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, float]],
@@ -246,8 +224,8 @@ class HoldDecider:
         self.stopped: float | None = None  # Unix s: when no request was left in flight (k6 may stop)
         hold_file.unlink(missing_ok=True)
 
-    def live(self) -> list[list[Live]]:
-        return [parse_live(path.read_text()) if path.exists() else [] for path in self.live_files]
+    def live(self) -> list[list[livecounts.Live]]:
+        return livecounts.read(self.live_files)
 
     def tick(self, cpu: windows.Series, monotonic_to_unix: float) -> float | None:
         """Decides the hold if it is time; returns its start (Unix s) once decided."""
@@ -324,7 +302,7 @@ class HoldDecider:
         return Warmup(self.hold_start - self.ramp_end, self.end, self.judged, source)
 
 
-def _summed(runners: Sequence[Sequence[Live]]) -> list[tuple[float, float]]:
+def _summed(runners: Sequence[Sequence[livecounts.Live]]) -> list[tuple[float, float]]:
     """Every runner's successes on one timeline: the sum at each of the first runner's readings."""
     first = runners[0]
     if len(runners) == 1:

@@ -33,7 +33,9 @@ class Reporter(Protocol):
 
     def begin(self, turn: Turn) -> None: ...
 
-    def tick(self, load_started: float, current_rps: float) -> None: ...
+    def tick(self, load_started: float, ok_per_s: float) -> None:
+        """Each second of a row's load: `ok_per_s` the successes a second lately, from k6's own live counts
+        (load.recent_ok_per_s), never a counter of the service's: the same source for every target."""
 
     def failed(self, died: procs.TierDied) -> None: ...
 

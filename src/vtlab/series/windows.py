@@ -1,6 +1,6 @@
 """Statistics over a window of sampler readings: a tier's CPU, the host's and the neighbours' share, a gauge's
 maximum, a counter's growth and rate, the batch-means interval and the trend test that say how much a hold's
-mean can be trusted, and the recent rates the live progress line and the stall watch read.
+mean can be trusted, and the recent rate the stall watch reads.
 
 Pure: a `Series` of timestamped readings in, numbers out. Measuring a row and cutting its kept series again
 (series.recut) compute the same figures here, so the two never differ.
@@ -185,16 +185,6 @@ def share_positive(series: Series, key: str, start: float, end: float) -> float:
     """Share of the window's readings in which `key` was above zero (e.g. the pool had waiters)."""
     values = [v[key] for _, v in series.window(start, end) if key in v]
     return sum(1 for value in values if value > 0) / len(values) if values else float("nan")
-
-
-def rate(series: Series, key: str, last_s: float = 3.0) -> float:
-    """Recent per-second rate of a counter, for the live progress line."""
-    points = [(t, v[key]) for t, v in series.points[-20:] if key in v]
-    if len(points) < 2:
-        return 0.0
-    recent = [p for p in points if p[0] >= points[-1][0] - last_s] or points
-    first, last = (recent[0], recent[-1]) if len(recent) > 1 else (points[-2], points[-1])
-    return (last[1] - first[1]) / (last[0] - first[0]) if last[0] > first[0] else 0.0
 
 
 def recent_rate(series: Series, key: str, now: float, window_s: float = 5.0) -> float:
