@@ -316,3 +316,23 @@ def test_only_loads_a_warm_up_can_settle_are_staircased():
     assert not any(fixed.steps_on_one_jvm(row) for row in fixed.rows)
     spike = planner.build("spike", planner.Overrides())
     assert not any(spike.steps_on_one_jvm(row) for row in spike.rows)
+
+
+def _quick_row(mode: str, conn_mode: str, users: int):
+    """A row of the quick profile, every dimension written out as presets.py and the rig's defaults give it."""
+    return dimensions.Row(
+        thread_mode=mode, server="tomcat", workload="order-summary", load_model="closed", concurrency=users,
+        target_rps=0, conn_mode=conn_mode, path_mode="normal", hikari_pool=50, pool_impl="hikari", http_client="jdk",
+        client_pool=0, tomcat_max_threads=200, stub_delay_ms=1000, sleep_ms=0, cpu_work=0, offload_executor="",
+        offload_pool=0, fanout="", context="none", context_kb=0, db_latency_ms=0, db_jitter_ms=0,
+        downstream_latency_ms=0, downstream_jitter_ms=0, shape="steady", jdk=25, jvm_opts="", rep=1)
+
+
+def test_the_default_profiles_plan_is_each_modes_released_staircase_then_its_held_row(monkeypatch):
+    monkeypatch.setattr(presets.os, "sched_getaffinity", lambda _pid: {0, 1})  # 2 cores: 1,000 users unscaled
+    assert list(planner.build("quick", planner.Overrides()).rows) == [
+        _quick_row("platform", "released", 100), _quick_row("platform", "released", 400),
+        _quick_row("platform", "released", 1000),
+        _quick_row("virtual", "released", 100), _quick_row("virtual", "released", 400),
+        _quick_row("virtual", "released", 1000),
+        _quick_row("platform", "held", 100), _quick_row("virtual", "held", 100)]
