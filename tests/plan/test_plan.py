@@ -316,3 +316,55 @@ def test_only_loads_a_warm_up_can_settle_are_staircased():
     assert not any(fixed.steps_on_one_jvm(row) for row in fixed.rows)
     spike = planner.build("spike", planner.Overrides())
     assert not any(spike.steps_on_one_jvm(row) for row in spike.rows)
+
+
+def test_frontier_with_virtual_threads_at_10000_users_plans_one_row_not_one_per_platform_pool_size():
+    plan = planner.build("frontier", planner.Overrides(modes=("virtual",), concurrency=(10_000,)))
+    assert [(r.thread_mode, r.concurrency, r.tomcat_max_threads) for r in plan.rows] == [("virtual", 10_000, 200)]
+
+
+def test_frontier_keeps_a_thread_per_user_for_its_platform_rows():
+    plan = planner.build("frontier", planner.Overrides())
+    assert [(r.thread_mode, r.concurrency, r.tomcat_max_threads) for r in plan.rows] == [
+        ("virtual", 2000, 200), ("virtual", 5000, 200), ("virtual", 10_000, 200),
+        ("platform", 2000, 2000), ("platform", 5000, 5000)]
+
+
+def test_a_profiles_platform_pool_sizes_do_not_multiply_virtual_rows_on_tomcat_or_netty(monkeypatch):
+    # the cpu profile sizes platform Tomcat at the cores and at 200: one virtual row, whichever block it came from
+    monkeypatch.setattr(presets.os, "sched_getaffinity", lambda _pid: {0, 1})
+    for server in ("tomcat", "netty"):
+        rows = planner.build("cpu", planner.Overrides(modes=("platform", "virtual"), servers=(server,))).rows
+        assert sorted((r.thread_mode, r.tomcat_max_threads) for r in rows) == [
+            ("platform", 2), ("platform", 200), ("virtual", 200)]
+
+
+def test_jettys_virtual_threads_keep_the_pool_sizes_that_cap_their_concurrent_tasks(monkeypatch):
+    monkeypatch.setattr(presets.os, "sched_getaffinity", lambda _pid: {0, 1})
+    rows = planner.build("cpu", planner.Overrides(modes=("virtual",), servers=("jetty",))).rows
+    assert sorted(r.tomcat_max_threads for r in rows) == [2, 200]
+
+
+def test_the_tomcat_threads_flag_still_reaches_every_virtual_row():
+    rows = planner.build("frontier", planner.Overrides(modes=("virtual",), tomcat_max_threads=400)).rows
+    assert [(r.concurrency, r.tomcat_max_threads) for r in rows] == [(2000, 400), (5000, 400), (10_000, 400)]
+
+
+def _quick_row(mode: str, conn_mode: str, users: int):
+    """A row of the quick profile, every dimension written out as presets.py and the rig's defaults give it."""
+    return dimensions.Row(
+        thread_mode=mode, server="tomcat", workload="order-summary", load_model="closed", concurrency=users,
+        target_rps=0, conn_mode=conn_mode, path_mode="normal", hikari_pool=50, pool_impl="hikari", http_client="jdk",
+        client_pool=0, tomcat_max_threads=200, stub_delay_ms=1000, sleep_ms=0, cpu_work=0, offload_executor="",
+        offload_pool=0, fanout="", context="none", context_kb=0, db_latency_ms=0, db_jitter_ms=0,
+        downstream_latency_ms=0, downstream_jitter_ms=0, shape="steady", jdk=25, jvm_opts="", rep=1)
+
+
+def test_the_default_profiles_plan_is_each_modes_released_staircase_then_its_held_row(monkeypatch):
+    monkeypatch.setattr(presets.os, "sched_getaffinity", lambda _pid: {0, 1})  # 2 cores: 1,000 users unscaled
+    assert list(planner.build("quick", planner.Overrides()).rows) == [
+        _quick_row("platform", "released", 100), _quick_row("platform", "released", 400),
+        _quick_row("platform", "released", 1000),
+        _quick_row("virtual", "released", 100), _quick_row("virtual", "released", 400),
+        _quick_row("virtual", "released", 1000),
+        _quick_row("platform", "held", 100), _quick_row("virtual", "held", 100)]

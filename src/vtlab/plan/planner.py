@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, fields, replace
 from vtlab.core import dimensions, shapes
 from vtlab.core.dimensions import Row
 from vtlab.core.shapes import vus_for
-from vtlab.plan.presets import DEFAULT_WORKLOAD, JDKS, POOLED_CLIENTS, SERVICE_WORKLOAD, Block, profiles
+from vtlab.plan.presets import (CAPPED_VIRTUAL_SERVERS, DEFAULT_WORKLOAD, JDKS, POOLED_CLIENTS, SERVICE_WORKLOAD,
+                                 Block, profiles)
 
 # What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
 # service refuses to load them; the plan refuses such rows first, naming the flags. (flag, value, why)
@@ -339,8 +340,8 @@ def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
 
 
 def _shape(row: Row, setting: dict) -> Row | None:
-    """Clear what a row's workload does not use, so rows that would measure the same thing collapse into
-    one; None for a combination that cannot be measured."""
+    """Clear what a row's workload or thread mode does not use, so rows that would measure the same thing
+    collapse into one; None for a combination that cannot be measured."""
     workload = row.workload
     if row.thread_mode == "webflux" and workload != DEFAULT_WORKLOAD:
         return None  # the reactive twin serves the order-summary workload only
@@ -359,6 +360,10 @@ def _shape(row: Row, setting: dict) -> Row | None:
         "downstream_jitter_ms": row.downstream_jitter_ms if row.downstream_latency_ms else 0,
     }
     changes["offload_pool"] = row.offload_pool if changes["offload_executor"] == "platform" else 0
+    if row.thread_mode == "virtual" and row.server not in CAPPED_VIRTUAL_SERVERS:
+        # no request-thread pool to size: every virtual row carries the plan's setting (what the service is started
+        # with), so a profile's platform pool sizes never multiply its virtual rows
+        changes["tomcat_max_threads"] = setting["tomcat_max_threads"]
     if workload in ("sleep", "cpu") or row.http_client == "jdk":
         # no downstream call, or the JDK's client: no pool to size
         changes.update(http_client=row.http_client if workload not in ("sleep", "cpu") else "jdk", client_pool=0)

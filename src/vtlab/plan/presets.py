@@ -36,6 +36,10 @@ POOLED_CLIENTS = ("apache", "reactor", "jetty")
 # controllers on a blocking executor (each as Spring Boot builds it, with its virtual-thread support under virtual
 # threads; on platform threads Netty's executor is a fixed pool of the request threads).
 SERVERS = ("tomcat", "jetty", "netty")
+# The request threads (--tomcat-threads) size every server's pool on platform threads. Under virtual threads Tomcat
+# and Netty run each request on a virtual thread of its own, uncapped, but Spring Boot builds Jetty's VirtualThreadPool
+# with the same setting (server.jetty.threads.max) as its most concurrent tasks: on Jetty it still caps the requests.
+CAPPED_VIRTUAL_SERVERS = ("jetty",)
 CONTEXTS = ("none", "threadlocal", "scopedvalue")  # how a per-request context is carried
 DEFAULT_WORKLOAD = "order-summary"
 # The user's own service (--service JAR or --url): whatever its --endpoint or --script calls. Not a --workload:
@@ -230,7 +234,7 @@ PRESETS: dict[str, Profile] = {
                 "100 users (below the 200 request threads) and 1,000 (above), released, pool 50, 1 s downstream",
         # Platform threads: 200 ÷ 1 s = 200 req/s on each server. Virtual threads: 1,000 users ÷ 1 s on Tomcat and on
         # Netty (a virtual thread per blocking call, uncapped); on Jetty its VirtualThreadPool's 200 concurrent tasks
-        # (Jetty's default, as Spring Boot builds it) ÷ 1 s. Measured here (2026-11-26): in a 20 s hold the collector's
+        # (capped at the rows' request threads) ÷ 1 s. Measured here (2026-11-26): in a 20 s hold the collector's
         # pauses at ~1,000 req/s left the virtual rows' trend too wide to show them steady (too-noisy: Tomcat 910.5 ±
         # 54.8, Netty 863.5 ± 70.7 req/s); with a 60 s hold but a warm-up of at most 45 s, every row's warm-up ended
         # at its bound unsettled and the virtual 1,000-user rows still climbed through the hold (not-steady: Tomcat
