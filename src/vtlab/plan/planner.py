@@ -15,19 +15,8 @@ from dataclasses import dataclass, field, fields, replace
 from vtlab.core import dimensions, shapes
 from vtlab.core.dimensions import Row
 from vtlab.core.shapes import vus_for
-from vtlab.plan.presets import (CAPPED_VIRTUAL_SERVERS, DEFAULT_WORKLOAD, JDKS, POOLED_CLIENTS, SERVICE_WORKLOAD,
-                                 Block, profiles)
-
-# What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
-# service refuses to load them; the plan refuses such rows first, naming the flags. (flag, value, why)
-NEEDS_JDK25 = (
-    ("--path-mode", "pinned-control", lambda r: r.path_mode == "pinned-control",
-     "the control blocks inside an FFM upcall (FFM is final only from JDK 22; vtlab's build is release 25)"),
-    ("--context", "scopedvalue", lambda r: r.context == "scopedvalue", "ScopedValue is final only in JDK 25"),
-    ("--fanout", "structured", lambda r: r.fanout == "structured",
-     "StructuredTaskScope is JDK 25's preview API (JDK 21's differs)"),
-)
-
+from vtlab.plan import checks
+from vtlab.plan.presets import CAPPED_VIRTUAL_SERVERS, DEFAULT_WORKLOAD, JDKS, SERVICE_WORKLOAD, Block, profiles
 
 @dataclass(frozen=True)
 class Overrides:
@@ -200,11 +189,7 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     rows = tuple(dict.fromkeys(row for row in candidates if row is not None))  # first occurrence, in order
     if not rows:
         raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
-    _check_shapes(rows, setting)
-    _check_jdks(rows, java_homes)
-    _check_runners(rows, setting["runners"])
-    _check_clients(rows, overrides, setting["downstream_http"])
-    _check_servers(rows)
+    checks.check(rows, setting, java_homes, overrides.client_pools, setting["downstream_http"])
     jvm_per_row = bool(given.get("jvm_per_row"))
     if not jvm_per_row:
         rows = staircases(rows, lambda row: setting["warmup_until"] == "settled" and row.load_model == "closed"
@@ -247,67 +232,6 @@ def _java_homes(overrides: Overrides) -> dict[int, str]:
                          f"{','.join(map(str, overrides.jdks))} does not measure; add {overrides.java_home_jdk} "
                          "to --jdk")
     return {overrides.java_home_jdk: overrides.java_home}
-
-
-def _check_jdks(rows: tuple[Row, ...], java_homes: dict[int, str]) -> None:
-    """A JDK older than 25 cannot load the service's JDK-25-only parts: refuse the flag combination now."""
-    for row in rows:
-        if row.jdk not in JDKS and row.jdk not in java_homes:
-            raise ValueError(f"--jdk {row.jdk}: vtlab provides {', '.join(map(str, JDKS))}; give a JDK {row.jdk} "
-                             "with --java-home PATH")
-        if row.jdk >= 25:
-            continue
-        for flag, value, needs, why in NEEDS_JDK25:
-            if needs(row):
-                raise ValueError(f"{flag} {value} with --jdk {row.jdk} cannot run: {why}; measure it with --jdk 25 "
-                                 f"or drop {value}")
-
-
-def _check_shapes(rows: tuple[Row, ...], setting: dict) -> None:
-    """A shape has to fit its hold: the spike with room before and after it, a step of at least 5 s."""
-    used = {row.shape for row in rows}
-    if "spike" in used and setting["hold_s"] < 3 * setting["spike_s"]:
-        raise ValueError(f"--shape spike: --hold {setting['hold_s']} is too short for --spike-s "
-                         f"{setting['spike_s']}: the hold needs at least 3 × the spike (before, during, after)")
-    if "spike" in used and setting["spike_multiple"] <= 1:
-        raise ValueError(f"--spike-multiple {setting['spike_multiple']:g}: the spike's load is a multiple above 1")
-    if "steps" in used and setting["hold_s"] < 5 * setting["step_count"]:
-        raise ValueError(f"--shape steps: --hold {setting['hold_s']} is too short for --steps "
-                         f"{setting['step_count']}: each step needs at least 5 s")
-
-
-def _check_clients(rows: tuple[Row, ...], overrides: Overrides, downstream_http: str) -> None:
-    """A pool size needs a client with a pool; HTTP/2 to the stub is the JDK client's h2c upgrade."""
-    pooled = sorted({row.http_client for row in rows if row.http_client in POOLED_CLIENTS})
-    if overrides.client_pools is not None and not pooled:
-        raise ValueError(f"--client-pool {','.join(map(str, overrides.client_pools))} sizes the pool of "
-                         f"{', '.join(POOLED_CLIENTS)}; the plan's rows call the stub with the JDK's client, which has "
-                         "none: add --http-client")
-    own_client = sorted({row.path_mode for row in rows if row.http_client != "jdk"
-                         and row.path_mode in ("synchronized-platform-http", "pinned-control")})
-    if own_client:
-        raise ValueError(f"--path-mode {','.join(own_client)} calls the stub through its own JDK client: give "
-                         "--http-client jdk for it, or another --path-mode")
-    if downstream_http == "http2" and pooled:
-        raise ValueError(f"--downstream-http http2 is the JDK client's h2c upgrade; --http-client {','.join(pooled)} "
-                         "speaks HTTP/1.1 to the stub: give --downstream-http http1 or --http-client jdk")
-
-
-def _check_servers(rows: tuple[Row, ...]) -> None:
-    """The request context is bound by a servlet filter, which Netty's WebFlux does not run."""
-    contexts = sorted({row.context for row in rows if row.server == "netty" and row.context != "none"})
-    if contexts:
-        raise ValueError(f"--context {','.join(contexts)} is bound by a servlet filter; --server netty runs WebFlux, "
-                         "which has none: give --context none for it, or another --server")
-
-
-def _check_runners(rows: tuple[Row, ...], runners: int) -> None:
-    """Each runner takes its execution segment's share of a row's users: one with none would run nothing (closed
-    model) or drop every arrival it is handed (open model: its share of the VUs is what serves them)."""
-    fewest = min(row.concurrency for row in rows)
-    if runners > fewest:
-        raise ValueError(f"--runners {runners}: more k6 processes than the {fewest} users of the plan's smallest row; "
-                         f"give at most --runners {fewest}")
 
 
 # The profile's scalar settings a flag of the same name replaces.
