@@ -1,4 +1,4 @@
-"""`vtlab runs` on a results folder of recorded runs: two reported, one as
+"""`vtlab runs` and `vtlab report` without a run folder, on a results folder of recorded runs: two reported, one as
 recorded without its report, one damaged, one folder that is no run. Every expected value below was read by hand
 from tests/recorded/ (metadata.json's started and target, analysis.csv's valid column, report.md's headline)."""
 
@@ -118,3 +118,19 @@ def test_a_dir_that_does_not_exist_is_a_usage_error_naming_the_flag(tmp_path, ca
     err = capsys.readouterr().err
     assert "--dir" in err and "nope" in err
     assert not (tmp_path / "nope").exists()
+
+
+def test_report_without_a_run_folder_reports_on_the_newest_run(tmp_path, capsys, monkeypatch):
+    # named so that the newest sorts last by name: the date decides, not the name
+    _copy("overload/run", tmp_path / "z-older", keep_report=False)
+    newest = _copy("tiny-matrix/run", tmp_path / "a-newer", keep_report=False)
+    monkeypatch.setattr(settings, "RESULTS", tmp_path)
+    assert main(["report"]) == 0
+    assert f"reporting on the latest run: {newest}" in capsys.readouterr().out
+    assert (newest / "report.html").exists() and not (tmp_path / "z-older" / "report.html").exists()
+
+
+def test_report_without_a_run_folder_and_no_runs_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(settings, "RESULTS", tmp_path)
+    assert main(["report"]) == 2
+    assert "RUN_DIR" in capsys.readouterr().err
