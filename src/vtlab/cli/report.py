@@ -6,11 +6,15 @@ import argparse
 from pathlib import Path
 
 from vtlab.cli import flags
+from vtlab.core import settings
+from vtlab.results import listing
 
 
 def add(sub) -> None:
     report = sub.add_parser("report", help="analyse a run and render report.html / report.md / analysis.csv")
-    report.add_argument("run_dir", type=Path, help="a run folder holding matrix.csv (and metadata.json)")
+    report.add_argument("run_dir", type=Path, nargs="?",
+                        help="a run folder holding matrix.csv (and metadata.json); default: the latest run under "
+                             "results/ (see `vtlab runs`)")
     report.add_argument("--compare", type=Path, action="append", default=[], metavar="OTHER",
                         help="another run folder or CSV to overlay (repeatable), e.g. the published figures")
     report.add_argument("--hold-from", type=float, metavar="S",
@@ -21,6 +25,12 @@ def add(sub) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.run_dir is None:
+        found = listing.runs(settings.RESULTS) if settings.RESULTS.is_dir() else []
+        if not found:
+            return flags.usage_error(f"report: no run under {settings.RESULTS} to report on; give RUN_DIR")
+        args.run_dir = found[0].folder
+        print(f"vtlab: reporting on the latest run: {args.run_dir}")
     if not (args.run_dir / "matrix.csv").exists():
         return flags.usage_error(f"report: {args.run_dir} holds no matrix.csv")
     for other in args.compare:
