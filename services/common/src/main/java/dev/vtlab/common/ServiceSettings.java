@@ -21,8 +21,9 @@ import org.springframework.core.env.PropertyResolver;
  * and nowhere else, so the rig can hand both services one environment and each default exists once.
  *
  * <p>Each service's SettingsEnvironmentPostProcessor parses these before Spring converts anything, then
- * feeds Spring the properties they stand for ({@link #springProperties()}, {@link #managementProperties()}):
- * application.properties names none of these variables, so it cannot disagree with a default here.
+ * feeds Spring the properties they stand for ({@link #serverProperties()}, {@link #springProperties()},
+ * {@link #managementProperties()}): application.properties names none of these variables, so it cannot disagree
+ * with a default here.
  */
 public record ServiceSettings(
         String dbUrl,
@@ -87,13 +88,22 @@ public record ServiceSettings(
     }
 
     /**
-     * The Spring properties both services derive alike from these settings: where the server listens and how
-     * long the downstream client waits. Each service adds its database properties (JDBC or R2DBC).
+     * Where the server listens: keys that SERVER_ADDRESS and SERVER_PORT also spell under relaxed binding, so each
+     * service adds them over the variables ({@link VariableNamedProperties}), not last with the others.
      */
-    public Map<String, Object> springProperties() {
+    public Map<String, Object> serverProperties() {
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put("server.address", serverAddress);
         properties.put("server.port", serverPort);
+        return properties;
+    }
+
+    /**
+     * The other Spring properties both services derive alike from these settings: how long the downstream client
+     * waits. Each service adds its database properties (JDBC or R2DBC).
+     */
+    public Map<String, Object> springProperties() {
+        Map<String, Object> properties = new LinkedHashMap<>();
         properties.put("spring.http.clients.connect-timeout", downstreamConnectTimeout.toMillis() + "ms");
         properties.put("spring.http.clients.read-timeout", downstreamReadTimeout.toMillis() + "ms");
         return properties;

@@ -7,6 +7,8 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
+import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.app.system.LabSettings.PoolImpl;
 import dev.vtlab.common.ServiceSettings;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.AgroalDataSourceMetrics;
@@ -17,9 +19,12 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
@@ -27,7 +32,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * DB_POOL_TIMEOUT_MS to wait for a connection). Defining the DataSource makes Boot's Hikari set-up back off.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "POOL_IMPL", havingValue = "agroal")
+@Conditional(AgroalPoolConfiguration.AgroalChosen.class)
 class AgroalPoolConfiguration {
 
     static final String POOL_NAME = "vtlab";
@@ -110,6 +115,18 @@ class AgroalPoolConfiguration {
         @Override
         public void close() {
             agroal.close();
+        }
+    }
+
+    /**
+     * POOL_IMPL as LabSettings parses it (trimmed, any case), not the raw property: @ConditionalOnProperty compared
+     * the raw value, so POOL_IMPL=' agroal' passed validation and Hikari ran under a row labelled agroal.
+     */
+    static final class AgroalChosen implements Condition {
+
+        @Override
+        public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return LabSettings.from(context.getEnvironment()).poolImpl() == PoolImpl.AGROAL;
         }
     }
 }

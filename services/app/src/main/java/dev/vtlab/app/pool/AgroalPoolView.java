@@ -1,11 +1,17 @@
 package dev.vtlab.app.pool;
 
+import dev.vtlab.app.system.LabSettings.PoolImpl;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.AgroalConnectionPoolConfiguration;
 
 record AgroalPoolView(AgroalDataSource agroal) implements PoolView {
 
     private static final String VERSION = PoolView.mavenVersion(AgroalDataSource.class, "io.agroal", "agroal-api");
+
+    @Override
+    public PoolImpl poolImpl() {
+        return PoolImpl.AGROAL;
+    }
 
     @Override
     public String implementation() {

@@ -1,10 +1,16 @@
 package dev.vtlab.app.pool;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.vtlab.app.system.LabSettings.PoolImpl;
 
 record HikariPoolView(HikariDataSource hikari) implements PoolView {
 
     private static final String VERSION = PoolView.mavenVersion(HikariDataSource.class, "com.zaxxer", "HikariCP");
+
+    @Override
+    public PoolImpl poolImpl() {
+        return PoolImpl.HIKARI;
+    }
 
     @Override
     public String implementation() {

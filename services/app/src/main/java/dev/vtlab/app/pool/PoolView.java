@@ -7,11 +7,17 @@ import java.util.Properties;
 
 import javax.sql.DataSource;
 
+import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.app.system.LabSettings.PoolImpl;
+
 /**
  * What the rest of the app needs to know about the connection pool, whichever POOL_IMPL runs it:
  * its configuration for runtime-info and how full it is for the start-up warm-up.
  */
 public interface PoolView {
+
+    /** The POOL_IMPL value this pool answers to. */
+    PoolImpl poolImpl();
 
     String implementation();
 
@@ -27,6 +33,19 @@ public interface PoolView {
     int totalConnections();
 
     String name();
+
+    /**
+     * The pool a row is labelled with must be the one that runs it: a DataSource of the other kind (a condition
+     * that read the variable differently, a DataSource defined elsewhere) stops the start instead.
+     */
+    static PoolView checked(DataSource dataSource, PoolImpl chosen) throws SQLException {
+        PoolView pool = of(dataSource);
+        if (pool.poolImpl() != chosen) {
+            throw new IllegalStateException("POOL_IMPL is " + LabSettings.valueName(chosen) + " but the DataSource is "
+                    + pool.implementation() + "'s (" + dataSource.getClass().getName() + ")");
+        }
+        return pool;
+    }
 
     static PoolView of(DataSource dataSource) throws SQLException {
         if (dataSource.isWrapperFor(com.zaxxer.hikari.HikariDataSource.class)) {

@@ -17,7 +17,8 @@ import org.springframework.stereotype.Component;
  * Starts and fills the pool before the app reports ready. Hikari starts lazily on the first request,
  * which would put connection set-up into the first measured requests, leave the hikaricp.* meters
  * missing until then, and turn a wrong DB_URL into 500s at run time instead of a failed start. Agroal
- * fills its minimum in the background: the same wait makes both pools start full.
+ * fills its minimum in the background: the same wait makes both pools start full. It also refuses to start
+ * when the DataSource is not the pool POOL_IMPL names: the row's label would be wrong.
  */
 @Component
 class PoolWarmUp implements ApplicationRunner {
@@ -37,7 +38,7 @@ class PoolWarmUp implements ApplicationRunner {
         try (Connection connection = dataSource.getConnection()) {
             connection.isValid(1);
         }
-        PoolView pool = PoolView.of(dataSource);
+        PoolView pool = PoolView.checked(dataSource, settings.poolImpl());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.service().dbPoolTimeout().toMillis());
         while (pool.totalConnections() < pool.minimumIdle() && System.nanoTime() < deadline) {
             Thread.sleep(20);

@@ -1,5 +1,7 @@
 package dev.vtlab.app.system;
 
+import dev.vtlab.common.VariableNamedProperties;
+
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.core.Ordered;
@@ -19,6 +21,9 @@ public class SettingsEnvironmentPostProcessor implements EnvironmentPostProcesso
         // Last, where application.properties' placeholders with defaults used to be: an explicit Spring property
         // (a test's server.port=0, --server.port) still outranks the value derived from the variable.
         environment.getPropertySources().addLast(new MapPropertySource("vtlabSettings", settings.springProperties()));
+        // Over SERVER_ADDRESS and SERVER_PORT themselves, which Spring would otherwise bind raw as server.address/port.
+        VariableNamedProperties.addOverTheirVariables(environment, "vtlabServerSettings",
+                settings.service().serverProperties());
         if (settings.service().managementPort() != null) {
             // First: with MANAGEMENT_PORT set, actuator and the API documentation are never on the measured port.
             environment.getPropertySources().addFirst(new MapPropertySource("vtlabManagementServer",

@@ -1,8 +1,12 @@
 package dev.vtlab.app.system;
 
+import java.util.Map;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,6 +62,20 @@ class SettingsEnvironmentPostProcessorTest {
                 .withProperty("server.port", "0"));
 
         assertThat(environment.getProperty("server.port")).isEqualTo("0");
+    }
+
+    @Test
+    void serverVariablesAreBoundAsValidatedNotRaw() {
+        // Spring reads SERVER_ADDRESS as server.address itself: the trimmed value must outrank the raw variable.
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        Map.of("SERVER_ADDRESS", " 127.0.0.2 ", "SERVER_PORT", " 9001 ")));
+
+        new SettingsEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
+
+        assertThat(environment.getProperty("server.address")).isEqualTo("127.0.0.2");
+        assertThat(environment.getProperty("server.port")).isEqualTo("9001");
     }
 
     @Test

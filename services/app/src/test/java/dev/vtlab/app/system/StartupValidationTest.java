@@ -31,6 +31,7 @@ class StartupValidationTest {
             CLIENT_POOL                   | 8           | CLIENT_POOL must be 0 with HTTP_CLIENT=jdk (the JDK's client has no connection limit to size), got '8'
             OFFLOAD_EXECUTOR              | green       | OFFLOAD_EXECUTOR must be platform or virtual, got 'green'
             OFFLOAD_POOL                  | 0           | OFFLOAD_POOL must be an integer between 1 and 10000, got '0'
+            POOL_IMPL                     | c3p0        | POOL_IMPL must be hikari or agroal, got 'c3p0'
             MANAGEMENT_PORT               | http        | MANAGEMENT_PORT must be an integer between 0 and 65535, got 'http'
             SERVER_PORT                   | 70000       | SERVER_PORT must be an integer between 0 and 65535, got '70000'
             DB_POOL_TIMEOUT_MS            | 10          | DB_POOL_TIMEOUT_MS must be an integer between 250 and 3600000, got '10'

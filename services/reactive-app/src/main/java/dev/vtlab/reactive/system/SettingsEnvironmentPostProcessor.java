@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import dev.vtlab.common.ServiceSettings;
+import dev.vtlab.common.VariableNamedProperties;
 
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
@@ -28,6 +29,8 @@ public class SettingsEnvironmentPostProcessor implements EnvironmentPostProcesso
         // Last, where application.properties' placeholders with defaults used to be: an explicit Spring property
         // (a test's server.port=0, --server.port) still outranks the value derived from the variable.
         environment.getPropertySources().addLast(new MapPropertySource("vtlabSettings", service.springProperties()));
+        // Over SERVER_ADDRESS and SERVER_PORT themselves, which Spring would otherwise bind raw as server.address/port.
+        VariableNamedProperties.addOverTheirVariables(environment, "vtlabServerSettings", service.serverProperties());
         Map<String, Object> derived = new HashMap<>();
         derived.put("spring.r2dbc.url", settings.r2dbcUrl());
         derived.put("spring.r2dbc.username", service.dbUser());

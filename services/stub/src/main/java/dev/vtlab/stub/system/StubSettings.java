@@ -1,6 +1,8 @@
 package dev.vtlab.stub.system;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.springframework.core.env.PropertyResolver;
 
@@ -9,7 +11,8 @@ import static dev.vtlab.common.Env.nonBlank;
 
 /**
  * The stub's environment variables, parsed and validated in one place. {@link SettingsEnvironmentPostProcessor}
- * runs this before Spring converts SERVER_PORT and friends, so a bad value fails with the variable's name.
+ * runs this before Spring converts anything and sets server.address and server.port from the parsed values, so a bad
+ * value fails with the variable's name and a good one is bound as validated (trimmed).
  */
 public record StubSettings(Duration delay, Duration jitter, String serverAddress, int serverPort) {
 
@@ -24,5 +27,11 @@ public record StubSettings(Duration delay, Duration jitter, String serverAddress
                 intBetween(env, "SERVER_PORT", 8081, 0, 65_535));
     }
 
-
+    /** Where the stub listens, from the parsed values: application.properties' placeholders bound the raw ones. */
+    public Map<String, Object> serverProperties() {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("server.address", serverAddress);
+        properties.put("server.port", serverPort);
+        return properties;
+    }
 }
