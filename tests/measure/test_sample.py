@@ -179,8 +179,8 @@ def test_foreign_cpu_is_the_machines_busy_time_no_tier_and_not_the_harness_used(
 
 def test_a_process_outside_vtlabs_trees_is_a_neighbour_and_the_kernels_unclaimed_time_is_not():
     """A busy process vtlab did not start (orphaned, as a user's build would be: not below the harness), sampled
-    for real, is foreign; the machine's busy time no process claims is not: a 30 req/s row's wake-ups left up to
-    12% of this machine busy that way, varying from minute to minute, and flagged rows `noisy-neighbour`."""
+    for real, is foreign; the machine's busy time no process claims is not, and the hypervisor's steal is, named
+    apart (a 30 req/s row on this shared host: 5–12% of the machine stolen, varying from minute to minute)."""
     import subprocess
     import sys
     import time

@@ -162,8 +162,9 @@ KERNEL_THREADS = 2  # kthreadd: the parent of every kernel thread
 def others_ticks(table: Mapping[int, ProcStat], ours: Sequence[int]) -> int:
     """CPU ticks of every user-space process outside the trees rooted at `ours`: the neighbours. Kernel threads
     are left out: they work for every process, the tiers' loopback traffic and PostgreSQL's writes among it. So is
-    what the kernel spent charged to no process (waking an idle CPU, measured here at up to 12% of the machine
-    under a 30 req/s row, varying from minute to minute): it is the rows' own work, never a neighbour's."""
+    what the kernel spent charged to no process: the rows' own work, never a neighbour's. (Read as the machine's
+    busy time no tier used, a 30 req/s row showed 5–12% "neighbours" that were the hypervisor's steal, which
+    host_steal now names apart.)"""
     mine = tree_pids(table, ours)
     return sum(stat.total for pid, stat in table.items()
                if pid not in mine and pid != KERNEL_THREADS and stat.ppid != KERNEL_THREADS)
