@@ -65,6 +65,13 @@ class Measured:
     server_max_threads: float = NAN     # the server's request threads as it reported them (-1: no cap)
     app_cpu_pct: float = NAN
     proxy_cpu_pct: float = NAN
+    # the other tiers' CPU over the hold (100% = one core), the hold's length and where the row stood on its JVM
+    # (1: fresh; 2, 3, …: a staircase's later steps): what explain.costs fits fixed and marginal costs from
+    pg_cpu_pct: float = NAN
+    stub_cpu_pct: float = NAN
+    load_cpu_pct: float = NAN
+    hold_s: float = NAN
+    jvm_step: float = NAN
     app_cpu_ms_per_req: float = NAN
     # what each request cost the other tiers (holdstats): PostgreSQL, the stub, k6
     pg_cpu_ms_per_req: float = NAN

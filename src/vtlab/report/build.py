@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vtlab.explain import analyze
+from vtlab.explain import analyze, costs
 from vtlab.explain.model import Analysis, Verdict
 from vtlab.report import appendix, charts, comparison, everysecond, headline, sections as told, story
 from vtlab.report.document import Document, Figure, Section, Table
@@ -59,7 +59,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         every_row=appendix.every_row(analysis.verdicts, threads),
         ceiling_notes=appendix.ceiling_notes(analysis.verdicts),
         environment=appendix.environment(run),
-        verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed)
+        verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
+        costs=tuple(costs.families(analysis.verdicts)))
 
 
 def failed_rows(failed: Sequence[Verdict], threads: int = TOMCAT_THREADS) -> list[dict[str, str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vtlab.explain.costs import Family
 from vtlab.explain.model import Aggregate, Verdict
 
 Columns = tuple[tuple[str, str], ...]  # (key into a line, its title)
@@ -86,3 +87,4 @@ class Document:
     verdicts: tuple[Verdict, ...]       # the measured rows, as analysed: what the JSON writer quotes
     aggregates: tuple[Aggregate, ...]
     failed_verdicts: tuple[Verdict, ...]
+    costs: tuple[Family, ...] = ()      # the staircases' fixed and marginal costs, as fitted (explain.costs)

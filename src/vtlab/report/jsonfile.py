@@ -35,6 +35,16 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   ``p99_median_ms``, ``ceiling_rps``, ``limit``, ``bottleneck``, ``bottlenecks_seen``, ``valid``, ``flags``.
 - ``failed``: the rows a tier died in: ``row``, ``tier``, ``how``, ``log`` (its log's tail as recorded).
 - ``sections``: the scenario sections: ``{"key", "title", "sentences"}``.
+- ``costs``: the fixed and marginal costs (explain.costs), one per JVM family measured as staircases and thread
+  mode: ``row`` (its first step's dimensions), ``reps``, ``steps`` (the valid steps fitted: ``row``,
+  ``throughput_rps``, ``jvm_step``), ``left_out`` (the invalid steps' rows and flags), ``merged`` (steps taken as
+  one point), ``fits`` by figure (``cpu``, ``alloc``, ``gc``, ``pg``, ``stub``, ``load``): ``marginal`` (per
+  request: ms, KiB, ms), ``fixed`` (per second: ms/s, KiB/s, ms/s), their ``_se`` and 95% ``_low``/``_high``,
+  ``points``, ``why`` (null for a fit with errors, else "no error: 2 steps" or "not determined: …") and
+  ``fixed_share`` (one per step, in ``steps``' order).
+- ``cost_differences``: each platform family beside the virtual one of its scenario: ``platform`` and ``virtual``
+  (indexes into ``costs``) and by figure ``marginal`` and ``fixed``: ``{"delta", "low", "high", "named", "why"}``
+  (virtual − platform; ``named``: its 95% interval excludes 0).
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ import math
 from typing import Any
 
 from vtlab.core import dimensions
+from vtlab.explain import costs
 from vtlab.explain.model import Aggregate, Verdict
 from vtlab.report import ratio
 from vtlab.report.document import Document, HeadlineLine
@@ -65,6 +76,8 @@ def serialise(document: Document) -> str:
         "failed": [{"row": _row(v.row), "tier": v.failure.tier, "how": v.failure.how, "log": v.failure.log}
                    for v in document.failed_verdicts if v.failure],
         "sections": [{"key": s.key, "title": s.title, "sentences": list(s.sentences)} for s in document.sections],
+        "costs": [_family(family) for family in document.costs],
+        "cost_differences": [_differences(document.costs, p, v) for p, v in costs.pairs(document.costs)],
     }
     return json.dumps(_plain(report), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -116,6 +129,30 @@ def _aggregate(a: Aggregate) -> dict[str, Any]:
     return {"row": _row(a.row), "reps": a.reps, "valid_reps": a.valid_reps, "throughput": _throughput(a),
             "p99_median_ms": a.p99_median, "ceiling_rps": a.ceiling_rps, "limit": a.limit, "bottleneck": a.bottleneck,
             "bottlenecks_seen": a.bottlenecks_seen, "valid": a.valid, "flags": list(a.flags)}
+
+
+def _family(f: costs.Family) -> dict[str, Any]:
+    return {"row": _row(f.row), "reps": f.reps,
+            "steps": [{"row": _row(v.row), "throughput_rps": v.measured.throughput_rps, "jvm_step": v.measured.jvm_step}
+                      for v in f.steps],
+            "left_out": [{"row": _row(v.row), "flags": list(v.flags)} for v in f.left_out], "merged": list(f.merged),
+            "fits": {key: _fit(fit, f) for key, fit in f.fits.items()}}
+
+
+def _fit(fit: costs.Fit, f: costs.Family) -> dict[str, Any]:
+    return {"marginal": fit.marginal, "marginal_se": fit.marginal_se, "marginal_low": fit.marginal - fit.marginal_half,
+            "marginal_high": fit.marginal + fit.marginal_half, "fixed": fit.fixed, "fixed_se": fit.fixed_se,
+            "fixed_low": fit.fixed - fit.fixed_half, "fixed_high": fit.fixed + fit.fixed_half, "points": fit.points,
+            "why": fit.why or None, "fixed_share": [fit.fixed_share(v.measured.throughput_rps) for v in f.steps]}
+
+
+def _differences(told: tuple[costs.Family, ...], p: costs.Family, v: costs.Family) -> dict[str, Any]:
+    def told_as(d: costs.Difference) -> dict[str, Any]:
+        return {"delta": d.delta, "low": d.delta - d.half, "high": d.delta + d.half, "named": d.named,
+                "why": d.why or None}
+    return {"platform": told.index(p), "virtual": told.index(v),
+            **{key: {"marginal": told_as(costs.difference(p.fits[key], v.fits[key])),
+                     "fixed": told_as(costs.difference(p.fits[key], v.fits[key], "fixed"))} for key in p.fits}}
 
 
 def _row(row: Any) -> dict[str, Any]:

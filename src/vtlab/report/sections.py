@@ -1,13 +1,13 @@
 """The report's sections in the order it tells them: the run beside the published figures, each scenario's
-section, the memory per waiting request, and where the time goes (the one that reads the rows' profiles from the run
-folder)."""
+section, the memory per waiting request, where the time goes (the one that reads the rows' profiles from the run
+folder), and what a request costs with its fixed and marginal parts apart."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from vtlab.explain.model import Analysis
-from vtlab.report import memory, published, scenarios, wheretime
+from vtlab.report import fixedcosts, memory, published, scenarios, wheretime
 from vtlab.report.scenarios.common import Label, Section
 
 
@@ -16,5 +16,6 @@ def sections(run_dir: Path, analysis: Analysis, mode_label: Label) -> list[Secti
     beside_published = published.section(analysis.aggregates, published.points())
     held = memory.section(analysis, mode_label)
     costs = wheretime.section(run_dir, analysis)
+    apart = fixedcosts.section(analysis)
     return [*([beside_published] if beside_published else []), *told, *([held] if held else []),
-            *([costs] if costs else [])]
+            *([costs] if costs else []), *([apart] if apart else [])]

@@ -1,0 +1,199 @@
+"""Fixed and marginal costs: per scenario and thread mode, what one more request costs (the slope over a staircase's
+steps, explain.costs) beside what the service spends per second whatever the load, each with its 95% interval, and
+the share of each step's total that the fixed part was; then virtual − platform of the marginal cost, named only
+where its interval excludes 0. "Where the time goes" divides everything by the requests; this section says how much
+of that was per second.
+
+Every sentence quotes the fitted figures it concludes from, so another run's data can contradict it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from vtlab.explain import costs
+from vtlab.explain.model import Analysis
+from vtlab.report import validrows
+from vtlab.report.labels import fmt, mode_label, scenario_label
+from vtlab.report.scenarios.common import Section
+
+COLUMNS = [("scenario", "scenario"), ("mode", "mode"), ("what", "figure"),
+           ("marginal", "per request, marginal [95%]"), ("fixed", "per second, fixed [95%]"),
+           ("share", "fixed share of the total, by load"), ("fit", "fitted over")]
+DIFFERENCE = "virtual − platform"
+# A request cannot cost less than nothing: a total per second that fell as the load rose says the JVM changed between
+# the steps (still compiling at the first, or collecting differently), not what a request costs.
+FALLING = "; falling with the load: not a cost per request"
+
+
+class Shown:
+    """How a figure reads: its marginal per request and its fixed part per second, scaled, in their units."""
+
+    def __init__(self, request_scale: float, request_unit: str, second_scale: float, second_unit: str, digits: int):
+        self.request_scale, self.request_unit = request_scale, request_unit
+        self.second_scale, self.second_unit, self.digits = second_scale, second_unit, digits
+
+
+SHOWN = {"cpu": Shown(1, "ms", 1, "ms/s", 3), "alloc": Shown(1, "KiB", 1 / 1024, "MiB/s", 1),
+         "gc": Shown(1000, "ms per 1,000 requests", 1, "ms/s", 2), "pg": Shown(1, "ms", 1, "ms/s", 3),
+         "stub": Shown(1, "ms", 1, "ms/s", 3), "load": Shown(1, "ms", 1, "ms/s", 3)}
+NAMES = {figure.key: figure.name for figure in costs.FIGURES}
+
+
+def section(analysis: Analysis) -> Section | None:
+    """None where the run measured no staircase (a JVM per row, or a single load per family)."""
+    told = costs.families(analysis.verdicts)
+    if not told:
+        return None
+    threads = analysis.rig.tomcat_max_threads
+    table: list[dict[str, str]] = []
+    sentences = [_fitted_over(f, threads) for f in told]
+    for f in told:
+        table += [_line(f, key, threads) for key in SHOWN]
+    for p, v in costs.pairs(told):
+        table += [_difference_line(p, v, key) for key in SHOWN]
+        sentences.append(_marginals_sentence(p, v))
+        mostly = _mostly_fixed(p, v)
+        if mostly:
+            sentences.append(mostly)
+    return Section("fixed-and-marginal", "What a request costs, fixed and marginal apart", sentences, table,
+                   columns=list(COLUMNS))
+
+
+def _scenario(f: costs.Family) -> str:
+    row = f.row
+    return scenario_label(row) + (", open model" if row.load_model == "open" else "")  # type: ignore[attr-defined]
+
+
+def _fitted_over(f: costs.Family, threads: int) -> str:
+    """Which steps each fit drew on: the valid ones of every rep, the invalid left out, the near-equal rates merged."""
+    steps = ", ".join(f"{validrows.load(v)} ({fmt(v.measured.throughput_rps, 1)} req/s"
+                      + (f", rep {v.row.rep})" if f.reps > 1 else ")") for v in f.steps)
+    text = (f"{_scenario(f)}, {mode_label(f.row, threads)}: fitted over {len(f.steps)} valid step(s) of "
+            f"{f.reps} staircase(s), all reps in one line: {steps or 'none'}")
+    if f.merged:
+        text += f"; taken as one point, their rates within {costs.SAME_RATE:.0%}: " + "; ".join(f.merged)
+    if f.left_out:
+        text += validrows.left_out(f.left_out, validrows.load)
+    return text + "."
+
+
+def _interval(value: float, half: float, scale: float, digits: int, why: str, unit: str, signed: bool = False) -> str:
+    if math.isnan(value):
+        return why or "not measured"
+    number = f"{value * scale:+.{digits}f}" if signed else fmt(value * scale, digits)
+    text = f"{number} {unit}"
+    if math.isnan(half):
+        return text + (f" ({why})" if why else "")
+    return text + f" [{fmt((value - half) * scale, digits)}–{fmt((value + half) * scale, digits)}]"
+
+
+def _line(f: costs.Family, key: str, threads: int) -> dict[str, str]:
+    fit, shown = f.fits[key], SHOWN[key]
+    shares = ", ".join(f"{validrows.load(v)}" + (f" rep {v.row.rep}" if f.reps > 1 else "")
+                       + f" {fmt(100 * fit.fixed_share(v.measured.throughput_rps))}%" for v in f.steps)
+    return {"scenario": _scenario(f), "mode": mode_label(f.row, threads), "what": NAMES[key],
+            "marginal": _interval(fit.marginal, fit.marginal_half, shown.request_scale, shown.digits, fit.why,
+                                  shown.request_unit) + (FALLING if _falling(fit) else ""),
+            "fixed": _interval(fit.fixed, fit.fixed_half, shown.second_scale, shown.digits, fit.why,
+                               shown.second_unit),
+            "share": shares if fit.determined else "–", "fit": f"{fit.points} point(s)"}
+
+
+def _falling(fit: costs.Fit) -> bool:
+    """A slope below 0 beyond its interval (or, with none, below 0): the total per second fell as the load rose."""
+    return fit.determined and fit.marginal + (0 if math.isnan(fit.marginal_half) else fit.marginal_half) < 0
+
+
+def _said(d: costs.Difference) -> str:
+    if d.why:
+        return d.why
+    return "a difference" if d.named else "within error"
+
+
+def _difference_line(p: costs.Family, v: costs.Family, key: str) -> dict[str, str]:
+    shown = SHOWN[key]
+    marginal, fixed = costs.difference(p.fits[key], v.fits[key]), costs.difference(p.fits[key], v.fits[key], "fixed")
+    return {"scenario": _scenario(p), "mode": DIFFERENCE, "what": NAMES[key],
+            "marginal": _interval(marginal.delta, marginal.half, shown.request_scale, shown.digits, marginal.why,
+                                  shown.request_unit, signed=True) + ("" if marginal.why else f": {_said(marginal)}"),
+            "fixed": _interval(fixed.delta, fixed.half, shown.second_scale, shown.digits, fixed.why,
+                               shown.second_unit, signed=True) + ("" if fixed.why else f": {_said(fixed)}"),
+            "share": "", "fit": ""}
+
+
+def _marginals_sentence(p: costs.Family, v: costs.Family) -> str:
+    """Which figures' marginal cost differs between the modes beyond its interval, which lie within it, and which
+    could not be tested."""
+    named, within, untested = [], [], []
+    for key, shown in SHOWN.items():
+        d = costs.difference(p.fits[key], v.fits[key])
+        if d.why:
+            untested.append(NAMES[key])
+        elif d.named:
+            named.append(f"{NAMES[key]} " + _interval(d.delta, d.half, shown.request_scale, shown.digits, "",
+                                                      shown.request_unit, signed=True))
+        else:
+            within.append(NAMES[key])
+    parts = [f"differs beyond its 95% interval in {', '.join(named)}" if named else
+             "differs beyond its 95% interval in no figure"]
+    if within:
+        parts.append(f"within it in {', '.join(within)}")
+    if untested:
+        parts.append(f"not tested in {', '.join(untested)} (a fit without error or without a slope)")
+    return f"{_scenario(p)}: the marginal cost per request, virtual − platform, " + "; ".join(parts) + "."
+
+
+def _mostly_fixed(p: costs.Family, v: costs.Family) -> str:
+    """One sentence for the scenario: each figure and load (both modes measured at it) where the fitted per-request
+    difference between the modes is more than half its fixed part spread over the requests."""
+    loads = [(validrows.load(x), _mean_rate(p.steps, x.row), _mean_rate(v.steps, x.row))
+             for x in _first_of_each_load(p.steps) if _mean_rate(v.steps, x.row) > 0 and _mean_rate(p.steps, x.row) > 0]
+    clauses = [clause for key in SHOWN for clause in [_fixed_clause(p.fits[key], v.fits[key], key, loads)] if clause]
+    if not clauses:
+        return ""
+    return (f"{_scenario(p)}: per request, virtual − platform by the fits is mostly fixed cost (a cost per second "
+            "spread over the requests, not what serving one costs) in: " + "; ".join(clauses) + ".")
+
+
+def _fixed_clause(a: costs.Fit, b: costs.Fit, key: str, loads: Sequence[tuple[str, float, float]]) -> str:
+    """The loads at which one figure's per-request difference (fixed ÷ rate + marginal, each mode at its own rate)
+    is more than half the fixed parts'; "" where at none."""
+    if not (a.determined and b.determined):
+        return ""
+    shown = SHOWN[key]
+
+    def amount(value: float) -> str:
+        return _interval(value, math.nan, shown.request_scale, shown.digits, "", shown.request_unit, signed=True)
+
+    def per_second(value: float) -> str:
+        return f"{fmt(value * shown.second_scale, shown.digits)} {shown.second_unit}"
+    told = []
+    for load, rate_p, rate_v in loads:
+        fixed_part = b.fixed / rate_v - a.fixed / rate_p
+        total = fixed_part + b.marginal - a.marginal
+        if total != 0 and fixed_part / total > 0.5:
+            told.append(f"at {load} {amount(total)}, {amount(fixed_part)} of it the fixed parts "
+                        f"({per_second(b.fixed)} over {fmt(rate_v, 1)} req/s against {per_second(a.fixed)} over "
+                        f"{fmt(rate_p, 1)})")
+    if not told:
+        return ""
+    fixed = costs.difference(a, b, "fixed")
+    return (f"{NAMES[key]} " + ", ".join(told) + "; the fixed parts' difference "
+            + _interval(fixed.delta, fixed.half, shown.second_scale, shown.digits, fixed.why, shown.second_unit,
+                        signed=True) + ("" if fixed.why else f", {_said(fixed)}"))
+
+
+def _first_of_each_load(steps: Sequence) -> list:
+    seen: dict[tuple[int, int], object] = {}
+    for v in steps:
+        seen.setdefault((v.row.concurrency, v.row.target_rps), v)
+    return list(seen.values())
+
+
+def _mean_rate(steps: Sequence, row) -> float:
+    """The mean throughput of the steps (of every rep) at the row's load; 0 where none was measured there."""
+    rates = [v.measured.throughput_rps for v in steps
+             if (v.row.concurrency, v.row.target_rps) == (row.concurrency, row.target_rps)]
+    return sum(rates) / len(rates) if rates else 0.0

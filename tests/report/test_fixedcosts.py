@@ -1,0 +1,105 @@
+"""What a request costs, fixed and marginal apart: on hand-made staircases of both modes whose allocation is a known
+fixed cost per second plus a known cost per request (the same small noise on both), the section names no difference
+where the marginals are equal, says the per-request difference is mostly fixed cost, names one where the marginals
+differ, and reaches report.md, report.html and report.json."""
+
+import csv
+import json
+
+from rows import META, RUN, row
+
+from vtlab.explain import analyze
+from vtlab.report import fixedcosts, render
+from vtlab.results import table
+
+NOISE = (50, -100, 50)  # KiB/s added to each step's total, the same in both modes
+
+
+def staircase(mode, fixed_kib_s, per_request_kib, rep=1):
+    """Three steps at 100, 400 and 1,000 users serving as many req/s (1 s downstream, Tomcat allowed 1,000
+    threads), each allocating fixed ÷ rate + per request (+ its noise ÷ rate) KiB a request."""
+    return [row(thread_mode=mode, concurrency=rate, throughput_rps=rate, throughput_ci95_rps=2, ok_requests="",
+                http_reqs=rate * 30, tomcat_connections_max=rate, throughput_first_half_rps=rate,
+                throughput_second_half_rps=rate, tomcat_max_threads=1000, rep=rep, jvm_step=place,
+                alloc_kb_per_req=(fixed_kib_s + per_request_kib * rate + noise) / rate)
+            for place, (rate, noise) in enumerate(zip((100, 400, 1000), NOISE, strict=True), start=1)]
+
+
+def section_of(rows):
+    analysis = analyze.analyse(rows, RUN)
+    assert all(v.valid for v in analysis.verdicts), [v.flags for v in analysis.verdicts]
+    return fixedcosts.section(analysis)
+
+
+# platform 1 MiB/s + 80 KiB a request, virtual 40 MiB/s + 80 KiB a request
+EQUAL_MARGINALS = staircase("platform", 1024, 80) + staircase("virtual", 40960, 80)
+
+
+def test_equal_marginals_with_different_fixed_parts_name_no_difference_and_say_it_is_fixed_cost():
+    told = section_of(EQUAL_MARGINALS)
+    text = " ".join(told.verdict)
+    assert "virtual − platform, differs beyond its 95% interval in no figure; within it in service CPU, allocated" \
+        in text
+    # 40,960 − 1,024 = 39,936 KiB/s apart: 399.4 KiB a request at 100 req/s, 99.8 at 400, 39.9 at 1,000
+    assert ("per request, virtual − platform by the fits is mostly fixed cost (a cost per second spread over the "
+            "requests, not what serving one costs) in: allocated at 100 users +399.4 KiB, +399.4 KiB of it the fixed "
+            "parts (40.0 MiB/s over 100.0 req/s against 1.0 MiB/s over 100.0), at 400 users +99.8 KiB") in text
+    assert "the fixed parts' difference +39.0 MiB/s [" in text
+
+
+def test_the_table_shows_the_marginal_the_fixed_part_and_its_share_at_each_load():
+    lines = section_of(EQUAL_MARGINALS).table
+    (virtual,) = [line for line in lines if line["mode"] == "virtual" and line["what"] == "allocated"]
+    assert virtual["marginal"].startswith("80.0 KiB [")
+    assert virtual["fixed"].startswith("40.0 MiB/s [")
+    # 40,960 of 48,960 KiB/s at 100 req/s (84%), of 72,960 at 400 (56%), of 120,960 at 1,000 (34%)
+    assert virtual["share"] == "100 users 84%, 400 users 56%, 1000 users 34%"
+    (apart,) = [line for line in lines if line["mode"] == "virtual − platform" and line["what"] == "allocated"]
+    assert "0.0 KiB [" in apart["marginal"] and apart["marginal"].endswith(": within error")
+    assert apart["fixed"].endswith(": a difference")
+
+
+def test_a_marginal_difference_beyond_its_interval_is_named():
+    told = section_of(staircase("platform", 1024, 80) + staircase("virtual", 1024, 100))
+    assert "differs beyond its 95% interval in allocated +20.0 KiB [" in " ".join(told.verdict)
+
+
+def test_a_staircase_of_two_steps_is_told_without_error_and_its_difference_not_tested():
+    told = section_of(staircase("platform", 1024, 80)[:2] + staircase("virtual", 1024, 100)[:2])
+    (virtual,) = [line for line in told.table if line["mode"] == "virtual" and line["what"] == "allocated"]
+    # (1,024 + 40,000 − 100 − 1,024 − 10,000 − 50) ÷ 300 = 99.5 KiB a request: the line through both steps
+    assert virtual["marginal"] == "99.5 KiB (no error: 2 steps)"
+    assert ("differs beyond its 95% interval in no figure; not tested in service CPU, allocated, GC pauses"
+            in " ".join(told.verdict))
+
+
+def test_a_total_that_falls_as_the_load_rises_is_said_to_be_no_cost_per_request():
+    # 475, 400 and 250 ms/s of the service's CPU at 100, 400 and 1,000 req/s: 500 ms/s − 0.25 ms a request
+    rows = staircase("platform", 1024, 80)
+    for cells, percent in zip(rows, ("47.5", "40", "25"), strict=True):
+        cells["app_cpu_pct"] = percent
+    (cpu,) = [line for line in section_of(rows).table if line["what"] == "service CPU"]
+    assert cpu["marginal"].startswith("-0.250 ms [")
+    assert cpu["marginal"].endswith("; falling with the load: not a cost per request")
+
+
+def test_a_run_with_a_jvm_per_row_has_no_such_section():
+    assert section_of([row(thread_mode="platform"), row(thread_mode="virtual")]) is None
+
+
+def test_the_section_reaches_markdown_html_and_json(tmp_path):
+    with open(tmp_path / table.CSV_NAME, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=table.COLUMNS, restval="", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(EQUAL_MARGINALS)
+    table.write_metadata(tmp_path, META)
+    paths = render.render(tmp_path)
+    assert "## What a request costs, fixed and marginal apart" in paths["markdown"].read_text()
+    assert "id='scenario-fixed-and-marginal'" in paths["html"].read_text()
+    report = json.loads(paths["json"].read_text())
+    platform, virtual = report["costs"]
+    assert virtual["row"]["thread_mode"] == "virtual" and len(virtual["steps"]) == 3
+    assert virtual["fits"]["alloc"]["marginal_low"] < 80 < virtual["fits"]["alloc"]["marginal_high"]
+    assert virtual["fits"]["gc"]["why"] == "not determined: not measured"
+    (pair,) = report["cost_differences"]
+    assert pair["alloc"]["marginal"]["named"] is False and pair["alloc"]["fixed"]["named"] is True
