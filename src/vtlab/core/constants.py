@@ -49,6 +49,9 @@ class Constants:
     settle_jit_share: float = 0.05
     settle_jit_decay: float = 0.5
     settle_cpu_fall: float = 0.10
+    # Fixed and marginal costs apart (explain.costs): a staircase's steps whose rates lie within this share of each
+    # other give its line no leverage (a platform staircase at its thread wall: 199 and 199 req/s) and are one point.
+    cost_same_rate: float = 0.05
     # The live stall watch (measure.stalls): users waiting and fewer than stall_watch_rps successes a second for
     # stall_watch_s seconds in a row — a thread dump is taken while it lasts and the row says it stalled.
     stall_watch_rps: float = 1.0

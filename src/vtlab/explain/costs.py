@@ -11,10 +11,10 @@ within that share.)
 The reps of a family are combined by fitting all their steps together: one line for the family, its residual
 spread over the steps of every rep (the fixed part of each rep's fresh JVM is taken to be the same). Only valid
 steps are fitted (explain.validity.invalidating); the invalid ones are kept aside, named. Steps of one staircase
-whose rates lie within SAME_RATE of each other give the line no leverage: they are taken as one point (their mean
-rate and total). With fewer than two points apart in rate the slope is not determined; with two points the line is
-exact and has no error; from three, the marginal's and the fixed part's standard errors and 95% intervals (Student's
-t on points − 2 degrees of freedom).
+whose rates lie within the rig's cost_same_rate of each other give the line no leverage: they are taken as one
+point (their mean rate and total). With fewer than two points apart in rate the slope is not determined; with two
+points the line is exact and has no error; from three, the marginal's and the fixed part's standard errors and 95%
+intervals (Student's t on points − 2 degrees of freedom).
 
 Between the modes, the marginal cost virtual − platform carries the error of both fits (Welch–Satterthwaite's
 degrees of freedom); it is a difference only where its 95% interval excludes 0.
@@ -26,13 +26,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
 from vtlab.core.studentt import t_975
 from vtlab.explain.model import Measured, Verdict
 from vtlab.explain.validity import invalidating
 
-# Steps of one staircase whose rates differ by less than this share are one point: no leverage between them.
-SAME_RATE = 0.05
 NO_ERROR = "no error: 2 steps"
 NOT_DETERMINED = "not determined"
 
@@ -128,22 +127,23 @@ FAMILY = tuple(n for n in dimensions.SCENARIO_KEY if n not in ("concurrency", "t
 SCENARIO = tuple(n for n in FAMILY if n not in ("thread_mode", "tomcat_max_threads"))
 
 
-def _undetermined(rates: Sequence[float]) -> Fit:
+def _undetermined(rates: Sequence[float], same_rate: float) -> Fit:
     if not rates:
         return Fit(math.nan, math.nan, why=f"{NOT_DETERMINED}: not measured")
     if len(rates) == 1:
         return Fit(math.nan, math.nan, points=1, why=f"{NOT_DETERMINED}: one step")
     told = ", ".join(f"{x:,.1f}" for x in sorted(rates))
     return Fit(math.nan, math.nan, points=1,
-               why=f"{NOT_DETERMINED}: rates {told} req/s within {SAME_RATE:.0%} of each other")
+               why=f"{NOT_DETERMINED}: rates {told} req/s within {same_rate:.0%} of each other")
 
 
-def fit(points: Sequence[tuple[float, float]]) -> Fit:
-    """The least-squares line through (rate, total per second) points, its errors from its residuals."""
+def fit(points: Sequence[tuple[float, float]], same_rate: float = rig_constants.CURRENT.cost_same_rate) -> Fit:
+    """The least-squares line through (rate, total per second) points, its errors from its residuals; not determined
+    where the rates lie within `same_rate` of each other."""
     xs = [x for x, _ in points]
     n = len(points)
-    if n < 2 or max(xs) <= min(xs) * (1 + SAME_RATE):
-        return _undetermined(xs)
+    if n < 2 or max(xs) <= min(xs) * (1 + same_rate):
+        return _undetermined(xs, same_rate)
     mean_x, mean_y = sum(xs) / n, sum(y for _, y in points) / n
     sxx = sum((x - mean_x) ** 2 for x in xs)
     marginal = sum((x - mean_x) * (y - mean_y) for x, y in points) / sxx
@@ -156,7 +156,7 @@ def fit(points: Sequence[tuple[float, float]]) -> Fit:
     return Fit(marginal, fixed, marginal_se, fixed_se, t * marginal_se, t * fixed_se, n, n - 2)
 
 
-def families(verdicts: Sequence[Verdict]) -> list[Family]:
+def families(verdicts: Sequence[Verdict], same_rate: float = rig_constants.CURRENT.cost_same_rate) -> list[Family]:
     """Every JVM family measured as staircases (rows with a jvm_step, two steps or more on one JVM), per thread
     mode, in the order first seen; a family whose every rep is a single row (a JVM per row) has none."""
     groups: dict[tuple[str, ...], list[Verdict]] = {}
@@ -171,7 +171,7 @@ def families(verdicts: Sequence[Verdict]) -> list[Family]:
         stairs = [sorted(steps, key=lambda v: (v.row.concurrency, v.row.target_rps)) for steps in reps.values()
                   if _one_jvm(steps)]
         if stairs:
-            told.append(_family(stairs))
+            told.append(_family(stairs, same_rate))
     return told
 
 
@@ -181,7 +181,7 @@ def _one_jvm(steps: Sequence[Verdict]) -> bool:
     return len(places) >= 2 and len(set(places)) == len(places)
 
 
-def _family(stairs: Sequence[Sequence[Verdict]]) -> Family:
+def _family(stairs: Sequence[Sequence[Verdict]], same_rate: float) -> Family:
     valid = [[v for v in steps if not invalidating(v.flags)] for steps in stairs]
     left_out = tuple(v for steps in stairs for v in steps if invalidating(v.flags))
     merged: list[str] = []
@@ -191,24 +191,25 @@ def _family(stairs: Sequence[Sequence[Verdict]]) -> Family:
         for steps in valid:
             measured = [v for v in steps if not math.isnan(figure.per_second(v.measured))]
             rates += [v.measured.throughput_rps for v in measured]
-            groups = _same_rate(measured)
+            groups = _same_rate(measured, same_rate)
             points += [_mean_point(group, figure) for group in groups]
             if figure.key == "cpu":
                 merged += [" and ".join(f"{v.measured.throughput_rps:,.1f}" for v in group)
                            + f" req/s (rep {group[0].row.rep})" for group in groups if len(group) > 1]
-        fits[figure.key] = (fit(points) if len(points) >= 2 else _undetermined(rates) if any(valid)
+        fits[figure.key] = (fit(points, same_rate) if len(points) >= 2
+                            else _undetermined(rates, same_rate) if any(valid)
                             else Fit(math.nan, math.nan, why=f"{NOT_DETERMINED}: no valid step"))
     first = stairs[0][0]
     return Family(dimensions.key(first.row, SCENARIO), first.row, tuple(v for steps in valid for v in steps),
                   left_out, len(stairs), tuple(merged), fits)
 
 
-def _same_rate(steps: Sequence[Verdict]) -> list[list[Verdict]]:
-    """The steps in groups whose rates lie within SAME_RATE of the group's lowest, by rising rate."""
+def _same_rate(steps: Sequence[Verdict], same_rate: float) -> list[list[Verdict]]:
+    """The steps in groups whose rates lie within `same_rate` of the group's lowest, by rising rate."""
     groups: list[list[Verdict]] = []
     for v in sorted(steps, key=lambda v: v.measured.throughput_rps):
         rate = v.measured.throughput_rps
-        if groups and rate <= groups[-1][0].measured.throughput_rps * (1 + SAME_RATE):
+        if groups and rate <= groups[-1][0].measured.throughput_rps * (1 + same_rate):
             groups[-1].append(v)
         else:
             groups.append([v])

@@ -43,12 +43,12 @@ NAMES = {figure.key: figure.name for figure in costs.FIGURES}
 
 def section(analysis: Analysis) -> Section | None:
     """None where the run measured no staircase (a JVM per row, or a single load per family)."""
-    told = costs.families(analysis.verdicts)
+    told = costs.families(analysis.verdicts, analysis.rig.cost_same_rate)
     if not told:
         return None
     threads = analysis.rig.tomcat_max_threads
     table: list[dict[str, str]] = []
-    sentences = [_fitted_over(f, threads) for f in told]
+    sentences = [_fitted_over(f, threads, analysis.rig.cost_same_rate) for f in told]
     for f in told:
         table += [_line(f, key, threads) for key in SHOWN]
     for p, v in costs.pairs(told):
@@ -66,14 +66,14 @@ def _scenario(f: costs.Family) -> str:
     return scenario_label(row) + (", open model" if row.load_model == "open" else "")  # type: ignore[attr-defined]
 
 
-def _fitted_over(f: costs.Family, threads: int) -> str:
+def _fitted_over(f: costs.Family, threads: int, same_rate: float) -> str:
     """Which steps each fit drew on: the valid ones of every rep, the invalid left out, the near-equal rates merged."""
     steps = ", ".join(f"{validrows.load(v)} ({fmt(v.measured.throughput_rps, 1)} req/s"
                       + (f", rep {v.row.rep})" if f.reps > 1 else ")") for v in f.steps)
     text = (f"{_scenario(f)}, {mode_label(f.row, threads)}: fitted over {len(f.steps)} valid step(s) of "
             f"{f.reps} staircase(s), all reps in one line: {steps or 'none'}")
     if f.merged:
-        text += f"; taken as one point, their rates within {costs.SAME_RATE:.0%}: " + "; ".join(f.merged)
+        text += f"; taken as one point, their rates within {same_rate:.0%}: " + "; ".join(f.merged)
     if f.left_out:
         text += validrows.left_out(f.left_out, validrows.load)
     return text + "."
