@@ -3,8 +3,6 @@ package dev.vtlab.app.system;
 import dev.vtlab.common.AllocationMetrics;
 import dev.vtlab.common.ProcessMemoryMetrics;
 import dev.vtlab.common.ServiceSettings;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -32,11 +30,5 @@ public class LabConfiguration {
     @Bean
     ProcessMemoryMetrics processMemoryMetrics() {
         return new ProcessMemoryMetrics();
-    }
-
-    /** In place of Boot's own (which backs off): the rig's scrapes written on a platform thread, see the class. */
-    @Bean
-    PlatformThreadScrapeEndpoint prometheusEndpoint(PrometheusRegistry registry, PrometheusConfig config) {
-        return new PlatformThreadScrapeEndpoint(registry, config.prometheusProperties());
     }
 }

@@ -7,7 +7,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusScrapeEndpoint;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
 
 import static dev.vtlab.testsupport.ProblemAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,6 +20,9 @@ class ActuatorTest {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    ApplicationContext context;
 
     LabHttp http;
 
@@ -51,6 +57,13 @@ class ActuatorTest {
                 "jvm_threads_virtual_pinned_seconds_count ",
                 "jvm_threads_virtual_submit_failed_total ",
                 "process_memory_rss_bytes ");
+    }
+
+    @Test
+    void theRunningAppScrapesThroughTheRigsEndpointNotBootsOwn() {
+        // the one scrape endpoint is the platform-thread one (ScrapeEndpointAutoConfiguration), Boot's backed off
+        assertThat(context.getBeansOfType(PrometheusScrapeEndpoint.class).values())
+                .singleElement().isInstanceOf(PlatformThreadScrapeEndpoint.class);
     }
 
     @ParameterizedTest
