@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 TIMEOUT_S = 60
+
+T = TypeVar("T")
 
 
 def instant(unix_s: float) -> str:
@@ -30,3 +34,15 @@ def dump(jcmds: Sequence[Path], pid: int | None, begin_unix: float, end_unix: fl
     except (OSError, subprocess.TimeoutExpired):
         return False
     return into.exists()
+
+
+def recorded(drive: Callable[[], T], jcmds: Sequence[Path], pid: int | None, into: Path,
+             stepped: bool) -> tuple[T, tuple[float, float]]:
+    """Runs a row's load (`drive`) and returns what it gave with the row's window (Unix s); where the row is a step
+    of a JVM that goes on after it (`stepped`), that window of the JVM's recording is dumped into `into`."""
+    begin = time.time()
+    result = drive()
+    window = (begin, time.time())
+    if stepped:
+        dump(jcmds, pid, window[0], window[1], into)
+    return result, window

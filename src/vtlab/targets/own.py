@@ -5,7 +5,6 @@ beside it, the row's JFR recording read back and its writes counted."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from vtlab.core import dimensions
@@ -64,20 +63,17 @@ class OwnService:
                                  settles=plan.settles(row))
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
-            window = [time.time()]
-            driven = drive.drive(rig, app, spec, slug, progress, watch,
-                                 samplers.meters_reader(app.management_url + "/actuator/prometheus"),
-                                 rig.jcmds(java))
-            window.append(time.time())
-            if stepped:
-                jfrdump.dump(rig.jcmds(java), app.pid, window[0], window[1], jfr)
+            meters = samplers.meters_reader(app.management_url + "/actuator/prometheus")
+            driven, window = jfrdump.recorded(
+                lambda: drive.drive(rig, app, spec, slug, progress, watch, meters, rig.jcmds(java)),
+                rig.jcmds(java), app.pid, jfr, stepped)
         except BaseException:
             self._stop_jvm()
             raise
         if not (stepped and plan.next_step_follows(turn.position)):
             self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         values = {**csvrow.local_row_values(rig, row, plan, spec, driven, jvm.info, jfr, app.log, log_from,
-                                            (window[0], window[1]) if stepped else None),
+                                            window if stepped else None),
                   "aot_cache": jvm.start.outcome(rig.run_dir / "logs" / f"aot-{jvm.slug}.log"),
                   "jvm_step": jvm.steps}
         if self.service is None:

@@ -7,7 +7,6 @@ was started with."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from vtlab.core import dimensions
@@ -94,11 +93,9 @@ class UserService:
             self._first_request(jvm, row, java, spec, folder)
             self.meter_sources[slug] = jvm.meter_source
             watch = userjvm.stall_watch(jvm, rig, spec, java, slug)
-            window = [time.time()]
-            driven = drive.drive(rig, app, spec, slug, progress, watch, jvm.read_meters, rig.jcmds(java))
-            window.append(time.time())
-            if stepped:
-                jfrdump.dump(rig.jcmds(java), app.pid, window[0], window[1], jfr)
+            driven, window = jfrdump.recorded(
+                lambda: drive.drive(rig, app, spec, slug, progress, watch, jvm.read_meters, rig.jcmds(java)),
+                rig.jcmds(java), app.pid, jfr, stepped)
         except BaseException:
             self._stop_jvm()
             raise
@@ -106,7 +103,7 @@ class UserService:
             self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         info = userrow.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
         values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr if target.started_by_vtlab else None,
-                                         app.log, log_from, (window[0], window[1]) if stepped else None)
+                                         app.log, log_from, window if stepped else None)
         if target.started_by_vtlab:
             values["aot_cache"] = jvm.start.outcome(userjvm.aot_log(rig, jvm.slug))
             values["jvm_step"] = jvm.steps
