@@ -38,6 +38,13 @@ def flags_of(verdict: dict[str, str]) -> set[str]:
     return set(filter(None, verdict["flags"].split(";")))
 
 
+def live_at_hold_end(stdout: str) -> list[float]:
+    """The successes a second the live line showed as each row's hold ended (printed without a terminal, once a
+    row: measure.progress), in the rows' order."""
+    return [float(line.split(" req/s ok")[0].rsplit("|", 1)[1]) for line in stdout.splitlines()
+            if line.endswith("| the hold's end")]
+
+
 def tiny_matrix(run_dir: Path) -> list[dict[str, str]]:
     """20 users at a 100 ms downstream in both modes, every profile kind: sane values in every column, the costs
     per request, the profiles, the series kept and drawn, the headline."""

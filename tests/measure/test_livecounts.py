@@ -61,3 +61,10 @@ def test_a_stalled_service_shows_no_successes_while_k6_keeps_writing():
     # k6 writes its line each second whatever completes: the successes stop at 2,000 from 4 s on
     runner = livecounts.parse_live(lines(T0, [0, 500, 1000, 1500, 2000, 2000, 2000, 2000, 2000, 2000]))
     assert livecounts.ok_rate([runner]) == 0.0  # 4 s to 9 s
+
+
+def test_the_failures_a_second_are_read_over_the_same_window_apart_from_the_successes():
+    runner = livecounts.parse_live(lines(T0, [0, 200, 430, 650, 880, 1100, 1330, 1560, 1790],
+                                         [0, 0, 0, 10, 10, 60, 110, 160, 210]))
+    assert livecounts.failed_rate([runner]) == 40.0  # (210 - 10) / 5, the line at 3 s to the one at 8 s
+    assert livecounts.ok_rate([runner]) == 228.0

@@ -78,7 +78,7 @@ class Recorded:
     def begin(self, turn: Turn) -> None:
         self.lines.append(f"begin {turn.index} {turn.position}")
 
-    def tick(self, load_started: float, ok_per_s: float) -> None:
+    def tick(self, load_started: float, ok_per_s: float, failed_per_s: float = 0.0, hold_ended: bool = False) -> None:
         pass
 
     def failed(self, died: procs.TierDied) -> None:

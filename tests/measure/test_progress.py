@@ -58,6 +58,23 @@ URL = windows.Series()
 def test_the_live_line_shows_k6s_successes_a_second_whatever_the_targets_meters(tmp_path, capsys, meters):
     progress = Progress(2, row_bound_s=100)
     at_row(progress, 0, time.monotonic() - 12)
-    drive.each_second(progress, None, time.monotonic() - 10, two_runners(tmp_path), meters)
+    drive.each_second(drive.LiveLine(progress, time.monotonic() - 10, None), None, time.monotonic() - 10,
+                      two_runners(tmp_path), meters)
     line = capsys.readouterr().out
     assert "|   448.0 req/s ok |" in line, line
+    assert "failed/s" in line  # the second runner's failures climb by 40 a second, beside the successes
+
+
+def test_without_a_terminal_the_line_is_printed_once_as_the_hold_ends_and_not_again(tmp_path, capsys):
+    progress = Progress(2, row_bound_s=100)
+    at_row(progress, 0, time.monotonic() - 12)
+    live = drive.LiveLine(progress, time.monotonic() - 10, hold_end_s=30.0)
+    runners = two_runners(tmp_path)
+    live.tick(runners)  # 10 s in: the first line of the row
+    live.tick(runners)  # within 15 s of it and before the hold's end: nothing
+    assert capsys.readouterr().out.count("req/s ok") == 1
+    live.hold_end_s = 9.0  # a settling warm-up decided a hold that has ended by now
+    live.tick(runners)
+    live.tick(runners)
+    out = capsys.readouterr().out
+    assert out.count("the hold's end") == 1 and "448.0 req/s ok" in out, out

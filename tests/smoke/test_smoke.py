@@ -147,6 +147,9 @@ def test_a_users_jar_and_a_service_vtlab_did_not_start_are_measured(rig_env, poi
         assert row["pinned_events"] == "0", row  # the JFR capture ran on the user's jar
         assert proofs.flags_of(verdict) <= proofs.HOLD_NOISE_FLAGS, verdict
     assert (tmp_path / "jar" / "jfr").is_dir() and len(list((tmp_path / "jar" / "jfr").glob("*.jfr"))) >= 2
+    # the live line, k6's own counts whatever the service, read at each step's hold's end as its row's rate
+    for row, shown in zip(rows, proofs.live_at_hold_end(jar.stdout), strict=True):
+        assert abs(shown - float(row["throughput_rps"])) <= 0.05 * float(row["throughput_rps"]), (shown, row)
     assert_nothing_left(rig_env, tmp_path / "jar")
 
     def after_the_wait() -> tuple[int, bytes]:  # a service of its own, answering after the downstream's wait

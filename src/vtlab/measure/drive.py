@@ -58,6 +58,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                                   probe.take if probe else None)
                if hold_file else None)
     stopped = False  # k6 told to stop: the hold, its cool-down and the hold's last iterations are over
+    live = LiveLine(progress, started, None if decider else spec.hold_start_s + spec.hold_s)
     pids, cpu, meters = _samplers(rig, app, runners, read_meters)
     probes = rig.probes(app)
     # a warm-up that settles: the hold is watched once it is decided
@@ -69,11 +70,12 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
             liveness.check(probes)  # a dead tier ends the row now, not after k6 hammered a closed port
             if len(runners) > 1 and time.monotonic() - started < spec.duration_s - 5 and not stopped:
                 _all_running(runners)  # runners end together
-            each_second(progress, watch, started, runners, meters.series)
+            each_second(live, watch, started, runners, meters.series)
             if decider is not None and not stopped:
                 hold_unix = decider.tick(cpu.series, unix_of_monotonic)
                 if hold_unix is not None and during_hold is None:
                     during_hold = _hold_watch(rig, app, slug, spec, hold_unix - unix_of_monotonic - started)
+                    live.hold_end_s = hold_unix - unix_of_monotonic - started + spec.hold_s
                 if decider.finished():
                     for runner in runners:
                         runner.proc.send_signal(signal.SIGINT)  # k6 ends as on Ctrl-C: its summary is written
@@ -102,12 +104,30 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                  decider.cooldown_s() if decider else None, probe.cells(decider is not None) if probe else {})
 
 
-def each_second(progress: Reporter, watch: stalls.Watch | None, started: float, runners: Sequence[load.Runner],
+class LiveLine:
+    """The live line each second, and once more as the row's hold ends: what the line showed then is the figure a
+    user compares with the row's rate (a log read without a terminal sees one line in fifteen otherwise)."""
+
+    def __init__(self, progress: Reporter, started: float, hold_end_s: float | None):
+        self.progress, self.started = progress, started
+        self.hold_end_s = hold_end_s  # seconds after k6's start; None until a settling warm-up decides the hold
+        self.hold_end_shown = False
+
+    def tick(self, runners: Sequence[load.Runner]) -> None:
+        ok_per_s, failed_per_s = load.recent_per_s(runners)
+        ended = (not self.hold_end_shown and self.hold_end_s is not None
+                 and time.monotonic() - self.started >= self.hold_end_s)
+        self.hold_end_shown |= ended
+        self.progress.tick(self.started, ok_per_s, failed_per_s, ended)
+
+
+def each_second(live: LiveLine, watch: stalls.Watch | None, started: float, runners: Sequence[load.Runner],
                 meters: windows.Series) -> None:
-    """What the row shows and watches each second: the live line's successes a second from k6's own counts, the
-    same for every target (a user's service may have no request counter: the line read 0.0 req/s from it), and the
-    stall watch from the service's own counter (a target watches only a service whose counter it reads)."""
-    progress.tick(started, load.recent_ok_per_s(runners))
+    """What the row shows and watches each second: the live line's successes and failures a second from k6's own
+    counts, the same for every target (a user's service may have no request counter: the line read 0.0 req/s from
+    it), and the stall watch from the service's own counter (a target watches only a service whose counter it
+    reads)."""
+    live.tick(runners)
     if watch is not None:
         # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
         now = time.monotonic()

@@ -6,7 +6,7 @@ exist."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +59,16 @@ def ok_rate(runners: Sequence[Sequence[Live]], window_s: float = WINDOW_S) -> fl
     Each runner's own: its successes from the first line in the window (the first it wrote, while it is younger
     than the window) to its latest, over the time between them. A runner with fewer than two lines has no time to
     divide by yet and adds nothing: it has only just started."""
+    return _rate(runners, window_s, lambda line: line.ok)
+
+
+def failed_rate(runners: Sequence[Sequence[Live]], window_s: float = WINDOW_S) -> float:
+    """The failures a second over the same window, summed over the runners: beside the successes on the live line,
+    so a row whose successes fell to nothing says why (a warm-up whose downstream calls fail)."""
+    return _rate(runners, window_s, lambda line: line.failed)
+
+
+def _rate(runners: Sequence[Sequence[Live]], window_s: float, count: Callable[[Live], int]) -> float:
     total = 0.0
     for lines in runners:
         if len(lines) < 2:
@@ -66,5 +76,5 @@ def ok_rate(runners: Sequence[Sequence[Live]], window_s: float = WINDOW_S) -> fl
         last = lines[-1]
         first = next((line for line in lines[:-1] if line.at >= last.at - window_s - EDGE_S), lines[-2])
         if last.at > first.at:
-            total += (last.ok - first.ok) / (last.at - first.at)
+            total += (count(last) - count(first)) / (last.at - first.at)
     return total

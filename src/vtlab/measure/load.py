@@ -162,10 +162,11 @@ def live_path(series: Path) -> Path:
     return series.with_name(series.name + ".live")
 
 
-def recent_ok_per_s(runners: Sequence[Runner]) -> float:
-    """The row's successes a second lately, from k6's own live counts, every runner's summed (measure.livecounts):
-    what the live line shows, whatever the service."""
-    return livecounts.ok_rate(livecounts.read([runner.live for runner in runners]))
+def recent_per_s(runners: Sequence[Runner]) -> tuple[float, float]:
+    """The row's successes and failures a second lately, from k6's own live counts, every runner's summed
+    (measure.livecounts): what the live line shows, whatever the service."""
+    lines = livecounts.read([runner.live for runner in runners])
+    return livecounts.ok_rate(lines), livecounts.failed_rate(lines)
 
 
 def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,

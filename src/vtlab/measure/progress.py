@@ -49,16 +49,18 @@ class Progress:
         self.eta = (now, left)
         return left
 
-    def tick(self, load_started: float, ok_per_s: float) -> None:
+    def tick(self, load_started: float, ok_per_s: float, failed_per_s: float = 0.0, hold_ended: bool = False) -> None:
         now = time.monotonic()
         left = self.left_s(now)
+        failures = f" {failed_per_s:.1f} failed/s |" if failed_per_s > 0 else ""
         line = (f"[{self.index + 1}/{self.total}] {dimensions.label(self.row) if self.row else ''} | "
-                f"{now - load_started:4.0f} s | {ok_per_s:7.1f} req/s ok | "
+                f"{now - load_started:4.0f} s | {ok_per_s:7.1f} req/s ok |{failures} "
                 f"{self.total - self.index - 1} rows left, ETA ≤ {_clock(left)}")
         if self.tty:
             print("\r" + line[:160].ljust(160), end="", flush=True)
-        elif now - self.last_print >= 15:
-            print("  " + line, flush=True)
+        elif now - self.last_print >= 15 or hold_ended:
+            # without a terminal a line each 15 s, and the one as the hold ends: the figure the row's is read beside
+            print("  " + line + (" | the hold's end" if hold_ended else ""), flush=True)
             self.last_print = now
 
     def failed(self, died: procs.TierDied) -> None:

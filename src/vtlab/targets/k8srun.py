@@ -179,7 +179,7 @@ class RowLines:
     def begin(self, turn: Turn) -> None:
         print(f"vtlab k8s: row {turn.position + 1}/{self.planned}: {dimensions.label(turn.row)}", flush=True)
 
-    def tick(self, load_started: float, ok_per_s: float) -> None:
+    def tick(self, load_started: float, ok_per_s: float, failed_per_s: float = 0.0, hold_ended: bool = False) -> None:
         pass
 
     def failed(self, died: procs.TierDied) -> None:
