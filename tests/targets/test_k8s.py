@@ -118,7 +118,8 @@ def test_the_committed_example_is_the_default_profiles_render_and_valid(tmp_path
     names = sorted(str(p.relative_to(fresh)) for p in fresh.rglob("*.yaml"))
     assert names == sorted(str(p.relative_to(EXAMPLE)) for p in EXAMPLE.rglob("*.yaml"))
     for name in names:
-        assert (fresh / name).read_text() == (EXAMPLE / name).read_text(), f"{name}: render it again (README)"
+        assert (fresh / name).read_text() == (EXAMPLE / name).read_text(), \
+            f"{name}: render it again (docs/kubernetes.md)"
         for document in yaml.safe_load_all((EXAMPLE / name).read_text()):
             validate(document)
 

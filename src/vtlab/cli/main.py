@@ -25,13 +25,19 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line as `vtlab` reads it (a bad flag or value exits 2, as argparse does)."""
+    argv = list(argv)
     # `vtlab test` hands everything after it to pytest (-k, -x, --basetemp ...): argparse would take them for its own
     forwarded = argv[1:] if argv[:1] == ["test"] and not {"-h", "--help"} & set(argv[1:]) else []
     args = parser().parse_args(argv[:1] if forwarded else argv)
     if forwarded:
         args.pytest_args = forwarded
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
     stopped = ownership.reap()
     if stopped:
         print(f"vtlab: stopped {len(stopped)} process(es) a killed vtlab left running: {', '.join(stopped)}",

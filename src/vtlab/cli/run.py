@@ -29,11 +29,11 @@ def add(sub) -> None:
     run.add_argument("--dry-run", action="store_true", help="print the rows and exit")
     run.add_argument("--k6-dashboard", action="store_true",
                      help="export k6's own web dashboard of each row, linked from the report (off by default: it costs "
-                          "k6 about 12%% more CPU per request; see README)")
+                          "k6 about 12%% more CPU per request; see docs/running.md)")
     run.add_argument("--profiles", type=flags.profile_kinds, default=(), metavar="KINDS",
                      help="profile each row's service during the hold with async-profiler and keep the flame graphs "
-                          "under profiles/: any of cpu,alloc,lock,wall (off by default; see README for what each "
-                          "costs)")
+                          "under profiles/: any of cpu,alloc,lock,wall (off by default; see docs/costs-and-profiles.md "
+                          "for what each costs)")
     targetflags.add(run, flags.bounded_int(1, 65_535, "a TCP port"))
     run.set_defaults(func=cmd_run)
 

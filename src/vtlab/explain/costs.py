@@ -1,6 +1,6 @@
 """Fixed and marginal costs apart: what the service (and the tiers around it) spend per second whatever the load —
 the rig's scrapes, the JIT, timers — and what one more request adds, fitted over the steps of a staircase (the rows
-of one JVM family and rep, measured on one warm JVM at rising loads; README "Staircases").
+of one JVM family and rep, measured on one warm JVM at rising loads; docs/verdict.md, "Staircases").
 
 Per figure, each step's total per second is fitted as  total = fixed + marginal × rate  by least squares. The rate is
 the step's throughput (successful responses per second), not its users: a cost follows the work done, and users

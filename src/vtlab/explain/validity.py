@@ -28,7 +28,7 @@ CEILING_EXCEEDED = "ceiling-exceeded:"
 # could not be measured, reported as such, never a reason to distrust what was.
 NOT_EXPOSED = "not-exposed:"
 # A row measured with async-profiler attached (--profiles): said, as its CPU per request carries the profiler's
-# cost (README: up to ~9% for cpu), but valid: it measured what it says.
+# cost (docs/costs-and-profiles.md: up to ~9% for cpu), but valid: it measured what it says.
 PROFILED = "profiled:"
 OUT_OF_MEMORY = "out-of-memory"
 # A hold begun at the warm-up's bound with the JIT's test unmet (measure.settle): the compiler still took more than

@@ -78,7 +78,7 @@ def section(aggregates: Sequence[Aggregate], published: dict[int, Point]) -> Sec
     verdict.append(f"Published: {SOURCE} ({first.host}, {first.downstream} ms downstream, 200 Tomcat threads, "
                    f"pool 50); here the same user counts with the downstream delay this run used "
                    f"({fmt(paired[min(paired)]['virtual'].row.stub_delay_ms)} ms), so each Little's-law rate asks the "
-                   "same of each CPU (README: `--profile headline`).")
+                   "same of each CPU (docs/published-experiment.md: `--profile headline`).")
     return Section("published", "The published headline, reproduced", verdict, table, columns=COLUMNS)
 
 

@@ -31,7 +31,7 @@ LABEL = "vtlab.dev/tier"
 NAME_LABEL = "vtlab.dev/name"  # on a pod: the Deployment, StatefulSet or Job it belongs to
 ROW_ANNOTATION = "vtlab.dev/row"
 TIERS = ("service", "postgres", "stub", "load")
-SECRET = "vtlab-db"  # key "password": made by `vtlab k8s run`, or by hand (README)
+SECRET = "vtlab-db"  # key "password": made by `vtlab k8s run`, or by hand (docs/kubernetes.md)
 DB_SERVICE, STUB_SERVICE, SCRIPTS, SQL_CONFIG = "vtlab-postgres", "vtlab-stub", "vtlab-k6-scripts", "vtlab-sql"
 SEED_JOB = "vtlab-seed"
 APP_PORT, MANAGEMENT_PORT, STUB_PORT, PG_PORT = 8080, 9090, 8081, 5432
@@ -58,7 +58,7 @@ class Cluster:
     db_url: str | None = None  # the user's database (JDBC URL) instead of vtlab's PostgreSQL
 
 
-# Built from this repository (README "Beyond one machine": the Dockerfiles beside each part) except PostgreSQL's.
+# Built from this repository (docs/kubernetes.md: the Dockerfiles beside each part) except PostgreSQL's.
 IMAGES = {"service": "vtlab/app:latest", "stub": "vtlab/stub:latest", "k6": "vtlab/k6:latest",
           "postgres": "postgres:15"}
 

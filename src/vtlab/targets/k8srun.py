@@ -11,7 +11,7 @@ report are then the local run's own.
 
 This module was written against kubectl's and the k6-operator's documented behaviour; vtlab's own machine has
 no cluster, so it is tested against a simulated one (tests/fakecluster.py) that answers as they document, not
-against their real behaviour (README "Beyond one machine").
+against their real behaviour (docs/kubernetes.md).
 """
 
 from __future__ import annotations
