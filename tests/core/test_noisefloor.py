@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 
 import pytest
 
@@ -19,7 +20,8 @@ def runs(folder, *throughputs, **cells):
     plan = [{"thread_mode": "virtual", "concurrency": 400, "rep": rep} for rep in range(1, len(throughputs) + 1)]
     (folder / "metadata.json").write_text(json.dumps({"plan": {"rows": plan}}))
     with open(folder / "matrix.csv", "w", newline="") as handle:
-        out = csv.DictWriter(handle, ["thread_mode", "concurrency", "rep", "throughput_rps", "failed_tier"])
+        named = ["thread_mode", "concurrency", "rep", "throughput_rps", "failed_tier"]
+        out = csv.DictWriter(handle, [*named, *(name for name in cells if name not in named)])
         out.writeheader()
         for rep, rps in enumerate(throughputs, start=1):
             out.writerow({"thread_mode": "virtual", "concurrency": "400", "rep": rep, "throughput_rps": rps,
@@ -40,7 +42,7 @@ def test_points_differ_in_a_dimension_the_plan_names_and_not_in_the_rep(tmp_path
     # the last two runs are of another point: 800 users (a dimension), whatever their rep says
     cells[3:] = [line.replace(",400,", ",800,") for line in cells[3:]]
     (tmp_path / "two" / "matrix.csv").write_text("\n".join(cells) + "\n")
-    got = {point.name: point.throughputs for point in noisefloor.points(tmp_path)}
+    got = {point.name: point.values for point in noisefloor.points(tmp_path)}
     assert got == {"two: thread_mode virtual, concurrency 400": (100, 104),
                    "two: thread_mode virtual, concurrency 800": (200, 190)}
 
@@ -68,3 +70,39 @@ def test_the_committed_floor_is_the_rigs_and_travels_with_the_run():
     assert (judged.noise_floor_cv_pct, judged.noise_floor_runs) == (3.0, 4)
     with pytest.raises(record.MalformedRecord, match="noise_floor_runs"):  # one run spreads over nothing
         record.from_dict({"rig": {"noise_floor_runs": 1}})
+
+
+def test_allocation_has_a_floor_of_its_own_where_the_runs_recorded_it(tmp_path):
+    runs(tmp_path / "calm", 400, 402, 398)  # the throughput barely moves ...
+    rows = (tmp_path / "calm" / "matrix.csv").read_text().splitlines()
+    rows[0] += ",alloc_kb_per_req"
+    rows[1:] = [line + f",{kib}" for line, kib in zip(rows[1:], (90, 110, 100), strict=True)]
+    (tmp_path / "calm" / "matrix.csv").write_text("\n".join(rows) + "\n")
+    # ... while the allocation does: mean 100, s = 10, CV 10% over 3 runs
+    assert noisefloor.measured(tmp_path, "alloc_kb_per_req") == (pytest.approx(10.0), 3)
+    assert noisefloor.measured(tmp_path).cv_pct == pytest.approx(0.5)
+
+
+def test_a_metric_the_runs_did_not_record_has_no_floor_and_says_why(tmp_path):
+    runs(tmp_path / "reference" / "old", 400, 402, 398)
+    with pytest.raises(ValueError, match="have no alloc_kb_per_req column: they were recorded before it was"):
+        noisefloor.measured(tmp_path / "reference", "alloc_kb_per_req")
+    runs(tmp_path / "empty" / "new", 400, 402, 398, gc_pause_ms_per_1k_req="")
+    with pytest.raises(ValueError, match=r"/empty/\) left gc_pause_ms_per_1k_req empty in every row"):
+        noisefloor.measured(tmp_path / "empty", "gc_pause_ms_per_1k_req")
+
+
+def test_the_committed_runs_predate_the_allocation_and_gc_columns_so_the_rig_records_no_floor_for_them():
+    # reference/noise-floor/ was run at 499de6b, before matrix.csv had alloc_kb_per_req and gc_pause_ms_per_1k_req
+    # (caaaafa); a re-measurement that records them changes these lines on purpose
+    for column, prefix in (("alloc_kb_per_req", "noise_floor_alloc"), ("gc_pause_ms_per_1k_req", "noise_floor_gc")):
+        assert getattr(constants.CURRENT, f"{prefix}_runs") == 0
+        assert getattr(constants.CURRENT, f"{prefix}_cv_pct") is None  # null in metadata.json: NaN is not JSON
+        assert f"have no {column} column" in noisefloor.why_none(column)
+        assert math.isnan(constants.floor(constants.CURRENT, column).half_share)  # nothing widened by it
+    assert noisefloor.why_none("throughput_rps") == ""
+    json.dumps(constants.record(), allow_nan=False)
+    none = record.from_dict({"rig": {**constants.record(), "noise_floor_alloc_runs": 0}}).rig
+    assert constants.floor(none, "alloc_kb_per_req").runs == 0 and constants.floor(none, "p99_ms") is None
+    with pytest.raises(record.MalformedRecord, match="noise_floor_gc_runs"):
+        record.from_dict({"rig": {"noise_floor_gc_runs": 1}})

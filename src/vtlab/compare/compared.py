@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from vtlab.compare import environment, floors, runs
 from vtlab.compare.metrics import METRICS, Metric
 from vtlab.compare.runs import Run, Scenario
-from vtlab.compare.stats import NOT_JUDGED, Change, Estimate, change, of_proportion, of_reps, with_floor
+from vtlab.compare.stats import NOT_JUDGED, UNKNOWN, Change, Estimate, change, of_proportion, of_reps, with_floor
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,10 @@ RUN_SETTINGS = ("jvm_opts",)
 
 
 def compare(base: Run, new: Run, noise: floors.Floors | None = None) -> Comparison:
-    noise = noise if noise is not None else floors.current()
+    """`noise`: the floors both sides' single reps are judged by; by default each run's own (the reference's, with
+    the ones its rig recorded in their place)."""
+    sides = (noise, noise) if noise is not None else tuple(floors.current().recorded_by(run.record.rig)
+                                                           for run in (base, new))
     shared = tuple(name for name in RUN_SETTINGS if name in base.matched and name in new.matched
                    and len(runs.values(base, name)) == len(runs.values(new, name)) == 1)
     base, new = runs.without(base, shared), runs.without(new, shared)
@@ -48,7 +51,7 @@ def compare(base: Run, new: Run, noise: floors.Floors | None = None) -> Comparis
             continue
         changes = {}
         for metric in METRICS:
-            found = _change(metric, a, b, noise)
+            found = _change(metric, (a, b), sides)
             if found is not None:
                 changes[metric.name] = found
         flags = tuple(f"{side} invalid: {', '.join(s.flags) or 'not valid'}"
@@ -71,14 +74,19 @@ def _headline(base: Run, new: Run) -> str:
     return head
 
 
-def _change(metric: Metric, a: Scenario, b: Scenario, noise: floors.Floors) -> Change | None:
+def _change(metric: Metric, scenarios: tuple[Scenario, Scenario],
+            noises: tuple[floors.Floors, floors.Floors]) -> Change | None:
+    a, b = scenarios
     if metric.name == "errors":
-        sides = [_proportion(s) for s in (a, b)]
+        sides = [_proportion(s) for s in scenarios]
     else:
-        sides = [_estimate(metric, s, noise) for s in (a, b)]
+        sides = [_estimate(metric, s, noise) for s, noise in zip(scenarios, noises, strict=True)]
     if not all(math.isfinite(side.mean) for side in sides):
         return None
     found = change(sides[0], sides[1], metric.higher_is_better)
+    if found.verdict == UNKNOWN:  # a single rep with no floor for the metric: say which and why
+        found = replace(found, why="; ".join(dict.fromkeys(
+            noise.why_none(metric.column) for side, noise in zip(sides, noises, strict=True) if not side.known)))
     # A flagged row's figures are not a measurement to judge by (its own noise exceeded what its interval or the
     # floor says): the change is shown, never called better, worse or the same.
     return found if _judged(metric, a) and _judged(metric, b) else replace(found, verdict=NOT_JUDGED)

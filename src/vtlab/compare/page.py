@@ -10,7 +10,7 @@ from vtlab.compare.compared import Comparison
 from vtlab.compare.gate import Breach
 from vtlab.compare.metrics import BY_NAME
 from vtlab.compare.render import interval, moved
-from vtlab.compare.stats import BETTER, WORSE
+from vtlab.compare.stats import BETTER, WORSE, Change
 from vtlab.report import charts, html
 from vtlab.report.charts import plt  # matplotlib as the report sets it up (no display)
 from vtlab.results.compare import Source
@@ -47,13 +47,17 @@ def serialise(comparison: Comparison, breaches: list[Breach] | None = None) -> s
                      "<th>verdict</th></tr>" + "".join(
                          f"<tr><td>{escape(BY_NAME[name].title)}</td><td>{_number(ch.base)}</td>"
                          f"<td>{_number(ch.new)}</td><td>{moved(name, ch)}</td>"
-                         f"<td>{interval(name, ch)}</td><td>{escape(ch.verdict)}</td></tr>"
+                         f"<td>{interval(name, ch)}</td><td>{escape(_verdict(ch))}</td></tr>"
                          for name, ch in row.changes.items()) + "</table>")
     for heading, labels in (("Only in the base run", c.only_base), ("Only in the new run", c.only_new)):
         if labels:
             parts.append(f"<h2>{heading}</h2><ul>" + "".join(f"<li>{escape(x)}</li>" for x in labels) + "</ul>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _verdict(change: Change) -> str:
+    return f"{change.verdict} ({change.why})" if change.why else change.verdict
 
 
 def _changes_chart(c: Comparison) -> str:

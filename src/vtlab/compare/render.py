@@ -24,8 +24,8 @@ def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> st
     lines += [_summary(c), "",
               "Each change is NEW − BASE with its 95% interval, in % of BASE (the error rate in percentage points): "
               "`~` where the interval includes no change. Reps: the interval of their means (Welch's t); one rep: "
-              "the rig's between-run noise for the metric (reference/noise-floor), or the row's own interval where "
-              "wider.", ""]
+              "the between-run noise for the metric the run recorded (reference/noise-floor), or the row's own "
+              "interval where wider; `?` where neither was measured.", ""]
     for row in c.rows:
         reps = f"{row.reps[0]} vs {row.reps[1]} rep(s)"
         lines += [f"## {row.label}", "", f"{reps}" + (f"; {'; '.join(row.flags)}" if row.flags else ""), "",
@@ -34,7 +34,7 @@ def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> st
             metric = BY_NAME[name]
             lines.append(f"| {metric.title} | {_value(change.base, metric.unit, name)} | "
                          f"{_value(change.new, metric.unit, name)} | {moved(name, change)} | "
-                         f"{interval(name, change)} | {VERDICT_WORDS[change.verdict]} |")
+                         f"{interval(name, change)} | {verdict_words(change)} |")
         lines.append("")
     for title, labels in (("Only in the base run", c.only_base), ("Only in the new run", c.only_new)):
         if labels:
@@ -46,6 +46,11 @@ def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> st
             "- passed: no significant change crosses a threshold"]
         lines.append("")
     return "\n".join(lines)
+
+
+def verdict_words(change: Change) -> str:
+    """The verdict as the table says it; a `?` with the reason it has no noise estimate where one is known."""
+    return f"? ({change.why})" if change.verdict == "?" and change.why else VERDICT_WORDS[change.verdict]
 
 
 def _summary(c: Comparison) -> str:
@@ -98,7 +103,8 @@ def as_json(comparison: Comparison, breaches: list[Breach] | None = None) -> str
         "rows": [{"scenario": row.label, "reps": list(row.reps), "flags": list(row.flags),
                   "changes": {name: {"base": number(ch.base), "new": number(ch.new), "delta": number(ch.delta),
                                      "low": number(ch.low), "high": number(ch.high), "share": number(ch.share),
-                                     "verdict": ch.verdict} for name, ch in row.changes.items()}}
+                                     "verdict": ch.verdict, **({"why": ch.why} if ch.why else {})}
+                              for name, ch in row.changes.items()}}
                  for row in c.rows],
         "only_base": c.only_base, "only_new": c.only_new,
     }

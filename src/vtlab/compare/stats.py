@@ -84,6 +84,7 @@ class Change:
     low: float
     high: float
     verdict: str
+    why: str = ""  # what left the verdict `?`: the metric without a floor a single rep needs, and why it has none
 
     @property
     def share(self) -> float:

@@ -25,6 +25,12 @@ def _jfc_threshold_ms() -> int:
     return int(match.group(1))
 
 
+def _recorded_cv(column: str) -> float | None:
+    """The floor's CV as metadata.json records it: null, not NaN (no JSON), where none was measured."""
+    floor = noisefloor.current(column)
+    return floor.cv_pct if floor.runs else None
+
+
 @dataclass(frozen=True)
 class Constants:
     cpu_interval_s: float = 0.25       # per-tier CPU and RSS sampler: 4 Hz
@@ -127,6 +133,12 @@ class Constants:
     # another only beyond t(runs - 1) times it, however narrow its within-row interval.
     noise_floor_cv_pct: float = field(default_factory=lambda: noisefloor.current().cv_pct)
     noise_floor_runs: int = field(default_factory=lambda: noisefloor.current().runs)
+    # The same for the service's allocation per request and its GC pauses per 1,000 requests (vtlab compare judges
+    # one rep's change in them by these); none (null over 0 runs) where the reference runs did not record the metric.
+    noise_floor_alloc_cv_pct: float | None = field(default_factory=lambda: _recorded_cv("alloc_kb_per_req"))
+    noise_floor_alloc_runs: int = field(default_factory=lambda: noisefloor.current("alloc_kb_per_req").runs)
+    noise_floor_gc_cv_pct: float | None = field(default_factory=lambda: _recorded_cv("gc_pause_ms_per_1k_req"))
+    noise_floor_gc_runs: int = field(default_factory=lambda: noisefloor.current("gc_pause_ms_per_1k_req").runs)
     # What k6's CPU costs a row on shared cores (reference/generator-crosscheck/, measured against wrk): from a host
     # this busy (%), the share of its throughput a row loses per share of the machine k6 takes. A row's generator
     # interferes where that loss is above the between-run noise floor.
@@ -152,6 +164,16 @@ class Constants:
     open_queued_factor: float = 2.0
 
 
+def floor(constants: Constants, column: str) -> noisefloor.Floor | None:
+    """The between-run floor of `column` the rig recorded (noisefloor.NONE, NaN over 0 runs, where it measured
+    none); None for a column whose floor the rig does not record (noisefloor.RECORDED)."""
+    if column not in noisefloor.RECORDED:
+        return None
+    prefix, _ = noisefloor.RECORDED[column]
+    cv_pct, runs = getattr(constants, f"{prefix}_cv_pct"), getattr(constants, f"{prefix}_runs")
+    return noisefloor.NONE if cv_pct is None or not runs else noisefloor.Floor(cv_pct, runs)
+
+
 CURRENT = Constants()
 
 
@@ -162,9 +184,12 @@ def record() -> dict[str, object]:
 def from_record(recorded: Mapping[str, object]) -> Constants:
     """The constants a run recorded (metadata.json's "rig"); any it did not record (older runs) are this version's.
     ValueError when a recorded value is not a number."""
-    known = {f.name: f.type for f in fields(Constants)}
-    constants = Constants(**{name: (float if "float" in str(kind) else int)(recorded[name])
+    known = {f.name: str(f.type) for f in fields(Constants)}
+    constants = Constants(**{name: None if recorded[name] is None and "None" in kind else
+                             (float if "float" in kind else int)(recorded[name])
                              for name, kind in known.items() if name in recorded})
-    if constants.noise_floor_runs < 2:
-        raise ValueError(f"noise_floor_runs {constants.noise_floor_runs}: a floor needs two runs of a point at least")
+    for prefix, _ in noisefloor.RECORDED.values():
+        runs = getattr(constants, f"{prefix}_runs")
+        if runs < 0 or runs == 1:
+            raise ValueError(f"{prefix}_runs {runs}: a floor needs two runs of a point at least (0: none measured)")
     return constants
