@@ -12,8 +12,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "vtlab"
 
 # The flow: what each stage may import beside itself. Data goes plan -> rig -> measure -> series -> results ->
-# explain -> report -> compare (two runs' analyses side by side); the targets drive the measuring and the command
-# line sits on top of everything. An earlier stage never imports a later one, and the analysis, the report and the
+# explain -> report -> compare (two runs' analyses side by side); the targets drive the measuring, the capacity
+# search asks for points through one callable (rows read back, the way explain reads them) and the command line sits
+# on top of everything. An earlier stage never imports a later one, and the analysis, the report and the
 # comparison read only what run folders hold.
 ALLOWED = {
     "core": set(),
@@ -26,7 +27,9 @@ ALLOWED = {
     "report": {"core", "results", "series", "explain"},
     "compare": {"core", "results", "series", "explain", "report"},
     "targets": {"core", "plan", "rig", "measure", "series", "results"},
-    "cli": {"core", "plan", "rig", "measure", "series", "results", "explain", "report", "compare", "targets"},
+    "capacity": {"core", "results", "series", "explain"},
+    "cli": {"core", "plan", "rig", "measure", "series", "results", "explain", "report", "compare", "targets",
+            "capacity"},
 }
 STAGES = tuple(ALLOWED)
 MAX_LINES = 400

@@ -18,7 +18,7 @@ def test_conditions_parse_with_their_direction_and_threshold():
 
 @pytest.mark.parametrize("text, message", [
     ("throughput<-5", "'throughput<-5' is not METRIC<PERCENT% or METRIC>PERCENT%"),
-    ("latency>10%", "unknown metric 'latency'; one of throughput, p50, p99, cpu, rss, alloc, gc, errors"),
+    ("latency>10%", "unknown metric 'latency'; one of throughput, p50, p99, cpu, rss, alloc, gc, errors, capacity"),
     ("throughput=-5%", "'throughput=-5%' is not"),
 ])
 def test_a_malformed_condition_is_refused_naming_it(text, message):

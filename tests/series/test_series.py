@@ -302,3 +302,19 @@ def test_each_tiers_cpu_per_request_is_its_cpu_over_the_hold_divided_among_every
         for tier in ("pg", "stub", "load"):
             cpu_ms_per_s = float(row[f"{tier}_cpu_pct"]) / 100 * 1000  # % of one core: ms of CPU each second
             assert float(row[f"{tier}_cpu_ms_per_req"]) == pytest.approx(cpu_ms_per_s / requests_per_s)
+
+
+def test_a_percentile_s_interval_comes_from_its_batches_around_the_whole_hold_s_value():
+    from vtlab.series import percentiles
+    from vtlab.series.store import Request
+
+    # four 10-second batches whose every request took 100, 200, 300 and 400 ms: batch p99s 100…400, their
+    # standard deviation 129.1 ms, × t(3) 3.182 / √4 = 205.4 ms either side of the hold's own p99 (400 ms)
+    requests = [Request(end_s=batch * 10 + second + ms / 1000, duration_ms=ms, status="200", phase="hold",
+                        half="a", ok=True)
+                for batch, ms in enumerate((100.0, 200.0, 300.0, 400.0)) for second in range(10)]
+    value, low, high = percentiles.interval(requests, 0.99, batches=4)
+    assert value == 400.0
+    assert (value - low, high - value) == (pytest.approx(205.4, abs=0.1), pytest.approx(205.4, abs=0.1))
+    failed_only = [Request(1.0, 5.0, "500", "hold", "a", False)]
+    assert all(math.isnan(x) for x in percentiles.interval(failed_only, 0.99, batches=4))

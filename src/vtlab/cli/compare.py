@@ -1,5 +1,6 @@
 """`vtlab compare BASE NEW [NEW…]`: matched rows per metric with the change's interval and a verdict, written as
-compare.md, compare.html and compare.json beside each NEW run (or in --out), printed, gated by --fail-on (exit 1)."""
+compare.md, compare.html and compare.json beside each NEW run (or in --out), printed, gated by --fail-on (exit 1).
+Capacity runs (each folder holding capacity.json) compare their capacities per thread mode instead."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from vtlab.cli import flags
 from vtlab.compare.metrics import METRICS
+from vtlab.results import capacityfile
 
 
 def add(sub) -> None:
@@ -19,7 +21,8 @@ def add(sub) -> None:
                               "measured against those of each other value, e.g. --across jvm_opts")
     compare.add_argument("--fail-on", metavar="CONDITIONS",
                          help="exit 1 when a significant change crosses one, e.g. 'throughput<-5%%,p99>+10%%' "
-                              f"(metrics: {', '.join(m.name for m in METRICS)}; %% of BASE)")
+                              f"(metrics: {', '.join(m.name for m in METRICS)}; %% of BASE), or for two capacity "
+                              "runs 'capacity<-5%%'")
     compare.add_argument("--out", type=Path, metavar="DIR",
                          help="where compare.md / .html / .json go (default: each NEW run's folder)")
     compare.set_defaults(func=cmd_compare)
@@ -30,13 +33,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if bool(args.new) == bool(args.across):
         return flags.usage_error("compare: give BASE and NEW run folders, or one run folder and --across DIMENSION")
-    for path in (args.base, *args.new):
-        if not (path / "matrix.csv").exists():
-            return flags.usage_error(f"compare: {path} holds no matrix.csv")
     try:
         conditions = gate.parse(args.fail_on) if args.fail_on else None
     except ValueError as err:
         return flags.usage_error(str(err))
+    capacity_runs = bool(args.new) and all((path / capacityfile.NAME).exists() for path in (args.base, *args.new))
+    # a condition on what the comparison does not measure would never fail: refused, not silently passed
+    unmeasured = [str(c) for c in conditions or () if (c.metric == gate.CAPACITY) != capacity_runs]
+    if unmeasured:
+        return flags.usage_error(f"--fail-on {', '.join(unmeasured)}: " + (
+            "two capacity runs compare their capacity only; gate them with 'capacity<-5%'" if capacity_runs else
+            "capacity is gated on two capacity runs (folders holding capacity.json)"))
+    if capacity_runs:
+        return _compare_capacity(args.base, args.new, conditions, args.out)
+    for path in (args.base, *args.new):
+        if not (path / "matrix.csv").exists():
+            return flags.usage_error(f"compare: {path} holds no matrix.csv")
     try:
         return _compare(args.base, args.new, conditions, args.out, args.across)
     except ValueError as err:
@@ -68,4 +80,30 @@ def _compare(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None,
         (folder / f"{stem}.html").write_text(page.serialise(comparison, breaches))
         print(text)
         print(f"comparison: {folder / (stem + '.md')}\n")
+    return 1 if failed else 0
+
+
+def _compare_capacity(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None) -> int:
+    """Each NEW capacity run against BASE's, per thread mode, written as capacity-compare.md beside NEW (or in
+    --out) and printed; exit 1 when a gate condition fails, 2 when the runs do not compare."""
+    from vtlab.compare import capacity, gate
+
+    try:
+        base, news = capacityfile.read(base_dir), [capacityfile.read(new_dir) for new_dir in new_dirs]
+    except capacityfile.MalformedCapacity as err:
+        return flags.usage_error(f"compare: {err}")
+    failed = False
+    for new_dir, new in zip(new_dirs, news, strict=True):
+        problem = capacity.mismatch(base, new)
+        if problem:
+            return flags.usage_error(f"compare: {problem}")
+        found = capacity.changes(base, new)
+        breaches = gate.breaches(conditions, found) if conditions else []
+        failed = failed or bool(breaches)
+        text = "\n".join(capacity.lines(base, new, found, {b.scenario for b in breaches})) + "\n"
+        folder = out or new_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        name = "capacity-compare.md" if out is None or len(new_dirs) == 1 else f"capacity-compare-{new_dir.name}.md"
+        (folder / name).write_text(text)
+        print(text)
     return 1 if failed else 0

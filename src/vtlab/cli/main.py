@@ -7,13 +7,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from vtlab.cli import benchstub, calibrate, compare, doctor, k8s, report, run, runs, setup, testrun
+from vtlab.cli.commands import SUBCOMMANDS
 from vtlab.rig import ownership, prereqs
 from vtlab.targets import k8srun, userservice
-
-# Each adds its subcommand(s) (setup: setup and db) to the parser, in the order `vtlab --help` lists them.
-SUBCOMMANDS = (run.add, calibrate.add, k8s.add, doctor.add, setup.add, report.add, runs.add, compare.add,
-               benchstub.add, testrun.add)
 
 
 def parser() -> argparse.ArgumentParser:

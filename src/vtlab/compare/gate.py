@@ -1,7 +1,8 @@
 """The build gate: `--fail-on 'throughput<-5%,p99>+10%'` fails (exit 1) when a significant change crosses a threshold.
 
 A condition names a metric, a direction and a change in % of the base run; for the error rate, whose base is
-mostly 0, in percentage points of the requests (`errors>+1%`: one request in a hundred more failed). It is crossed
+mostly 0, in percentage points of the requests (`errors>+1%`: one request in a hundred more failed); for a capacity
+run's capacity (`capacity<-5%`, compare.capacity), in % of the base's. It is crossed
 only by a change the comparison called better or worse (its 95% interval excludes no change) whose estimate lies
 beyond the threshold: noise never fails a build, and neither does a real change smaller than the team cares about.
 """
@@ -12,9 +13,12 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from vtlab.compare.capacity import METRIC as CAPACITY
 from vtlab.compare.metrics import BY_NAME
 from vtlab.compare.stats import BETTER, WORSE, Change
 
+# Every metric a row comparison measures, and the capacity two capacity runs compare.
+GATED = (*BY_NAME, CAPACITY)
 _CONDITION = re.compile(r"^\s*(?P<metric>[a-z0-9]+)\s*(?P<op>[<>])\s*(?P<pct>[+-]?\d+(?:\.\d+)?)\s*%\s*$")
 
 
@@ -42,8 +46,8 @@ def parse(text: str) -> tuple[Condition, ...]:
         if not match:
             raise ValueError(f"--fail-on: '{part.strip()}' is not METRIC<PERCENT% or METRIC>PERCENT% "
                              f"(e.g. 'throughput<-5%,p99>+10%')")
-        if match["metric"] not in BY_NAME:
-            raise ValueError(f"--fail-on: unknown metric '{match['metric']}'; one of {', '.join(BY_NAME)}")
+        if match["metric"] not in GATED:
+            raise ValueError(f"--fail-on: unknown metric '{match['metric']}'; one of {', '.join(GATED)}")
         conditions.append(Condition(match["metric"], match["op"] == "<", float(match["pct"]) / 100))
     return tuple(conditions)
 

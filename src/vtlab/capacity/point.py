@@ -1,0 +1,131 @@
+"""One measured point of the search and its judgement: passed or failed beyond its own uncertainty, too close to
+call, or not valid. A point is what a row read back gives (`measure(mode, load)`), so the search runs as well
+against a simulated service as against a live one."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from vtlab.core.objective import Condition, Objective
+
+Z_975 = 1.96  # the binomial's two-sided 95%: many requests
+
+PASS, FAIL, UNSURE, INVALID = "pass", "fail", "unsure", "invalid"
+
+
+class Interval(NamedTuple):
+    """A figure and its 95% interval; an interval of nan bounds is unknown, and decides nothing."""
+    value: float
+    low: float
+    high: float
+
+    @property
+    def known(self) -> bool:
+        return math.isfinite(self.low) and math.isfinite(self.high)
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """What one load measured, as the search needs it: each percentile's value and interval (the row's batches),
+    the failed and all requests (the error rate's binomial interval), whether the row is valid and why not, its
+    wall and that wall's evidence (the row's verdict), and what Little's law put the ceiling at."""
+    mode: str
+    load: int
+    percentiles: Mapping[str, Interval]        # objective.PERCENTILES' keys -> ms
+    errors: int
+    requests: int
+    valid: bool = True
+    flags: tuple[str, ...] = ()
+    throughput_rps: float = math.nan
+    wall: str = ""
+    evidence: str = ""
+    ceiling_rps: float = math.nan              # the lowest of the row's Little's-law ceilings
+    limit: str = ""                            # which ceiling that is
+    service_time_ms: float = math.nan
+    seconds: float = 0.0                       # what the point cost the budget: its warm-up, settling and hold
+    measures: int = 1                          # how many measurements are pooled in it
+    extra: dict = field(default_factory=dict)  # anything else the live wiring wants kept beside the point
+
+
+def wilson(errors: int, requests: int) -> Interval:
+    """The error rate's 95% Wilson interval: honest at no failure and at a few, where the normal one is not."""
+    if requests <= 0:
+        return Interval(math.nan, math.nan, math.nan)
+    p, z2 = errors / requests, Z_975 ** 2
+    centre = (p + z2 / (2 * requests)) / (1 + z2 / requests)
+    half = Z_975 / (1 + z2 / requests) * math.sqrt(p * (1 - p) / requests + z2 / (4 * requests ** 2))
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+def pooled(first: PointResult, again: PointResult) -> PointResult:
+    """Two measurements of one load as one: their requests and failures summed, each percentile the mean of the
+    two with the mean's interval (the two are independent: half-widths add in quadrature, then halve). The later
+    verdict's wall and evidence stand; the cost is both."""
+    percentiles = {}
+    for name in first.percentiles.keys() & again.percentiles.keys():
+        a, b = first.percentiles[name], again.percentiles[name]
+        value = (a.value + b.value) / 2
+        half = math.hypot(a.high - a.value, b.high - b.value) / 2
+        low_half = math.hypot(a.value - a.low, b.value - b.low) / 2
+        percentiles[name] = Interval(value, value - low_half, value + half)
+    n = first.measures + again.measures
+    return PointResult(
+        mode=again.mode, load=again.load, percentiles=percentiles, errors=first.errors + again.errors,
+        requests=first.requests + again.requests, valid=first.valid and again.valid,
+        flags=tuple(dict.fromkeys(first.flags + again.flags)),
+        throughput_rps=(first.throughput_rps * first.measures + again.throughput_rps * again.measures) / n,
+        wall=again.wall, evidence=again.evidence, ceiling_rps=again.ceiling_rps, limit=again.limit,
+        service_time_ms=again.service_time_ms, seconds=first.seconds + again.seconds, measures=n,
+        extra={**first.extra, **again.extra})
+
+
+class Judgement(NamedTuple):
+    outcome: str            # PASS, FAIL, UNSURE or INVALID
+    why: str                # the condition that decided it, with its figure and interval
+    crossed: str = ""       # a failure's condition in words: "p99 crossed 500 ms"
+
+
+def judge(objective: Objective, point: PointResult) -> Judgement:
+    """A point fails when a condition's whole interval lies above its limit, passes when every condition's whole
+    interval lies at or below it, and is too close to call otherwise: a figure inside its own noise decides
+    nothing. An invalid point is never judged on its figures."""
+    if not point.valid:
+        return Judgement(INVALID, "not valid: " + (", ".join(point.flags) or "the row says so"))
+    unsure, held = [], []
+    for condition in objective.conditions:
+        seen = _seen(condition, point)
+        if seen is None:
+            unsure.append(f"{condition.metric} not measured")
+            continue
+        figure, crossed, within = seen
+        if crossed:
+            return Judgement(FAIL, f"{condition.metric} {figure} above {condition.limit_text()}",
+                             f"{condition.metric} crossed {condition.limit_text()}")
+        if not within:
+            unsure.append(f"{condition.metric} {figure} straddles {condition.limit_text()}")
+        held.append(f"{condition.metric} {figure} within {condition.limit_text()}")
+    if unsure:
+        return Judgement(UNSURE, "; ".join(unsure))
+    return Judgement(PASS, "; ".join(held))
+
+
+def _seen(condition: Condition, point: PointResult) -> tuple[str, bool, bool] | None:
+    """The condition's figure as words, whether it is crossed beyond doubt and whether it holds beyond doubt; None
+    when the point has no interval for it."""
+    if condition.is_errors:
+        rate = wilson(point.errors, point.requests)
+        if not rate.known:
+            return None
+        figure = f"{rate.value * 100:.3g}% ({point.errors} of {point.requests}, 95% {rate.low * 100:.3g}–" \
+                 f"{rate.high * 100:.3g}%)"
+        if condition.limit == 0:  # no failure allowed: a count, which one failure crosses and none holds
+            return figure, point.errors > 0, point.errors == 0
+        return figure, rate.low > condition.limit, rate.high <= condition.limit
+    interval = point.percentiles.get(condition.metric)
+    if interval is None or not interval.known:
+        return None
+    figure = f"{interval.value:.0f} ms (95% {interval.low:.0f}–{interval.high:.0f} ms)"
+    return figure, interval.low > condition.limit, interval.high <= condition.limit

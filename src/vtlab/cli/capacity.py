@@ -1,0 +1,133 @@
+"""`vtlab capacity --slo 'p99<=500ms,errors<=0.1%'`: the most load each thread mode carries within the objective,
+found by a staircase and bisection (vtlab.capacity.search), on whatever `vtlab run` measures. The search asks for
+its points through one callable; `live_measure` is where a live run will be wired to it."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from vtlab.cli import flags, targetflags
+from vtlab.core import dimensions, objective
+from vtlab.core.settings import RESULTS
+from vtlab.plan import planner
+from vtlab.results import capacityfile
+
+# Plan flags the search sets itself, per point: the loads it measures and their shape.
+SEARCH_SETS = (("rates", "--rates"), ("concurrency", "--conc"), ("shapes", "--shape"), ("reps", "--reps"))
+
+
+def slo(text: str) -> objective.Objective:
+    try:
+        return objective.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def precision(text: str) -> float:
+    """--precision: a share of the capacity, as 5% or 5."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%?\s*", text)
+    value = float(match[1]) / 100 if match else 0.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted; use a percentage above 0 and under 100, e.g. 5%")
+    return value
+
+
+def budget(text: str) -> float:
+    """--budget: seconds, from minutes (15, 15m) or seconds (900s)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(m|s|min)?\s*", text)
+    seconds = float(match[1]) * (1 if match[2] == "s" else 60) if match else 0.0
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted; use minutes (15 or 15m) or seconds (900s), "
+                                         "above 0")
+    return seconds
+
+
+def add(sub) -> None:
+    command = sub.add_parser("capacity", help="the most load each thread mode carries within an objective",
+                             description="Find each thread mode's capacity at an objective: a staircase up until it "
+                                         "breaks, then bisection to --precision, every point judged beyond its noise.")
+    command.add_argument("--slo", type=slo, required=True, metavar="OBJECTIVE", help=objective.ACCEPTED.replace(
+        "%", "%%") + "; e.g. 'p99<=500ms,errors<=0.1%%'")
+    command.add_argument("--precision", type=precision, default=0.05,
+                         help="the bracket wanted around each capacity, in %% of it (default 5%%)")
+    command.add_argument("--budget", type=budget, default=900.0,
+                         help="the time every mode's search may take together: minutes (15, the default) or seconds "
+                              "(900s)")
+    command.add_argument("--start", type=flags.bounded_int(1, 1_000_000, "a load"),
+                         help="the first load: req/s (open model) or users (closed); default from the profile")
+    command.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
+    command.add_argument("--dry-run", action="store_true", help="print the search's plan and exit")
+    flags.add_plan_flags(command)
+    targetflags.add(command, flags.bounded_int(1, 65_535, "a TCP port"))
+    command.set_defaults(func=cmd_capacity)
+
+
+def cmd_capacity(args: argparse.Namespace) -> int:
+    from vtlab.capacity import search, summary
+
+    for dest, flag in SEARCH_SETS:
+        if getattr(args, dest) is not None:
+            return flags.usage_error(f"{flag}: the search chooses each point's load (steady, one repetition); give "
+                                     "the first with --start")
+    args.model = args.model or "open"  # an arrival rate: what a capacity is, with no coordinated omission
+    try:
+        target = targetflags.target(args)
+        start, why = (args.start, "--start") if args.start else default_start(args, target)
+        the_plan, left = search_plan(args, target, start)
+    except ValueError as err:
+        return flags.usage_error(str(err))
+    settings = search.Settings(args.slo, args.model, args.precision, args.budget)
+    modes = tuple(dict.fromkeys(row.thread_mode for row in the_plan.rows))
+    unit = search.UNITS[args.model]
+    print(f"vtlab capacity: {args.slo} for {', '.join(modes)} ({args.model} model); start {start} {unit} ({why}), "
+          f"steps ×{settings.factor:g} until it breaks, then bisection to {args.precision * 100:g}%; budget "
+          f"{args.budget / 60:g} min for all modes")
+    for row in the_plan.rows:
+        print("  " + dimensions.label(row))
+    if left:
+        print(f"  (the first scenario of each mode; {left} other row(s) of the plan left out: narrow the plan with its "
+              "flags, e.g. --conn-mode held, to search another)")
+    if args.dry_run:
+        return 0
+    run_dir = args.out or RESULTS / "capacity"
+    found = search.search(modes, start, live_measure(the_plan, target, run_dir), settings)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = capacityfile.write(run_dir, found)
+    print("\n".join(summary.lines(found)))
+    print(f"capacity: {path}")
+    return 0
+
+
+def default_start(args: argparse.Namespace, target) -> tuple[int, str]:
+    """The first load from the profile: its fewest users (closed), or the rate those users make through its
+    designed downstream wait by Little's law (open; one request a second per user without one)."""
+    profile_plan = flags.plan_of(argparse.Namespace(**{**vars(args), "model": "closed"}), target)
+    users = min(row.concurrency for row in profile_plan.rows)
+    profile = profile_plan.profile
+    if args.model == "closed":
+        return users, f"profile {profile}'s fewest users"
+    wait_s = profile_plan.stub_delay_ms / 1000
+    if wait_s > 0:
+        return max(1, round(users / wait_s)), f"profile {profile}'s {users} users through its {wait_s:g} s downstream"
+    return users, f"one request a second for each of profile {profile}'s {users} users"
+
+
+def search_plan(args: argparse.Namespace, target, start: int) -> tuple[planner.Plan, int]:
+    """The plan of the search's first points: one row a mode, the template every later point changes the load of.
+    A capacity is one scenario's: where the profile and flags give a mode several, its first (the profile's lead
+    scenario) is searched; the count of the others comes back, to be said."""
+    given = {"rates": (start,)} if args.model == "open" else {"concurrency": (start,)}
+    the_plan = flags.plan_of(argparse.Namespace(**{**vars(args), **given}), target)
+    first = {}
+    for row in the_plan.rows:
+        first.setdefault(row.thread_mode, row)
+    return replace(the_plan, rows=tuple(first.values())), len(the_plan.rows) - len(first)
+
+
+def live_measure(the_plan: planner.Plan, target, run_dir: Path):
+    """`measure(mode, load) -> PointResult` on the live tiers: each point a normal row of `run_dir` (CSV, series,
+    verdict), read back with its percentiles' intervals. The one function the live wiring replaces."""
+    raise RuntimeError("live search not wired yet: `vtlab capacity --dry-run` prints the search's plan")

@@ -1,0 +1,58 @@
+"""Two capacity runs compared (`vtlab compare BASE NEW` where both hold capacity.json): each thread mode's capacity,
+the change and its range from the two brackets. A change is better or worse only where the brackets do not overlap
+(every load between an edge and the next is unmeasured: the capacity could be anywhere in its bracket), so the gate
+(`--fail-on 'capacity<-5%'`) fails a build on no difference the search could not resolve."""
+
+from __future__ import annotations
+
+import math
+
+from vtlab.compare.stats import BETTER, SAME, UNKNOWN, WORSE, Change
+from vtlab.results.capacityfile import CapacityRun, ModeCapacity
+
+METRIC = "capacity"  # its name in a gate condition
+
+
+def mismatch(base: CapacityRun, new: CapacityRun) -> str | None:
+    """Why two capacity runs do not compare (another objective, another load model), or None."""
+    if (base.objective, base.model) != (new.objective, new.model):
+        return (f"BASE found capacity at {base.objective} ({base.model} model), NEW at {new.objective} ({new.model} "
+                "model): capacities at different objectives do not compare")
+    return None
+
+
+def changes(base: CapacityRun, new: CapacityRun) -> list[tuple[str, str, Change]]:
+    """(mode, "capacity", change) for every mode both runs searched, in BASE's order."""
+    found = []
+    for before in base.modes:
+        after = new.mode(before.mode)
+        if after is not None:
+            found.append((before.mode, METRIC, change(before, after)))
+    return found
+
+
+def change(base: ModeCapacity, new: ModeCapacity) -> Change:
+    """NEW's capacity against BASE's: the change's range runs from NEW's lowest possible against BASE's highest to
+    NEW's highest against BASE's lowest (a bracket with no upper edge reaches any load above it)."""
+    if math.isnan(base.capacity) or math.isnan(new.capacity):
+        return Change(base.capacity, new.capacity, new.capacity - base.capacity, math.nan, math.nan, UNKNOWN)
+    base_high = base.bracket_high if math.isfinite(base.bracket_high) else math.inf
+    new_high = new.bracket_high if math.isfinite(new.bracket_high) else math.inf
+    low, high = new.bracket_low - base_high, new_high - base.bracket_low
+    verdict = WORSE if high < 0 else BETTER if low > 0 else SAME
+    return Change(base.capacity, new.capacity, new.capacity - base.capacity, low, high, verdict)
+
+
+def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Change]], failed: set[str]) -> list[str]:
+    """The comparison in words, a line a mode; `failed`: the modes a gate condition failed on."""
+    said = [f"capacity at {base.objective} ({base.unit}): BASE against NEW"]
+    for mode, _, moved in found:
+        share = f"{moved.share * 100:+.1f}%" if math.isfinite(moved.share) else "?"
+        gate = "  FAILS the gate" if mode in failed else ""
+        said.append(f"  {mode}: {_n(moved.base)} -> {_n(moved.new)} ({share}, range {_n(moved.low)} to "
+                    f"{_n(moved.high)}) {moved.verdict}{gate}")
+    return said
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}" if math.isfinite(value) else "?"

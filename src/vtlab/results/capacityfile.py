@@ -1,0 +1,136 @@
+"""capacity.json: what `vtlab capacity` found, the contract `vtlab compare` and a later report read. One module
+owns its schema, for writing and reading: the objective, and per thread mode its capacity, the bracket around it,
+every point measured (passed, failed, too close to call, invalid, and why), why the search stopped, the wall where
+it broke and the model's predicted capacity beside the measured one."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import MISSING, asdict, dataclass, fields
+from pathlib import Path
+
+NAME = "capacity.json"
+VERSION = 1
+
+
+class MalformedCapacity(ValueError):
+    """A capacity.json this version cannot read: named with what is wrong."""
+
+
+@dataclass(frozen=True)
+class PointRecord:
+    load: int
+    outcome: str                    # capacity.point's PASS, FAIL, UNSURE or INVALID
+    why: str
+    throughput_rps: float
+    figures: dict                   # metric -> [value, low, high] (percentiles in ms, errors as a share)
+    errors: int
+    requests: int
+    flags: tuple[str, ...] = ()
+    wall: str = ""
+    evidence: str = ""
+    seconds: float = 0.0
+    measures: int = 1
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The model's capacity beside the measured one: Little's law, the wall's count over the measured time a
+    request holds it, from the passing points."""
+    method: str                     # e.g. "little"
+    limit: str                      # the ceiling it predicts (thread-pool, connection-pool, cpu …)
+    capacity: float                 # in the search's load unit
+    low: float                      # the spread of the passing points' ceilings
+    high: float
+    service_time_ms: float
+    error_share: float              # (measured - predicted) / predicted
+    points: int
+
+
+@dataclass(frozen=True)
+class ModeCapacity:
+    mode: str
+    capacity: float                 # the highest load that met the objective beyond its noise (nan: none did)
+    bracket_low: float              # that load
+    bracket_high: float             # the lowest load above it that did not (failed, or too close to call); nan: none
+    stop: str                       # why the search stopped, in words
+    crossed: str = ""               # the condition the lowest failing point broke, e.g. "p99 crossed 500 ms"
+    wall: str = ""                  # that point's bottleneck
+    evidence: str = ""              # and what its row showed of it
+    crossed_at: float = math.nan    # that point's load
+    points: tuple[PointRecord, ...] = ()
+    prediction: Prediction | None = None
+    spent_s: float = 0.0
+
+    @property
+    def bracket_share(self) -> float:
+        """The bracket's width as a share of its low edge (the precision it reached)."""
+        if not (self.bracket_low > 0 and math.isfinite(self.bracket_high)):
+            return math.nan
+        return (self.bracket_high - self.bracket_low) / self.bracket_low
+
+
+@dataclass(frozen=True)
+class CapacityRun:
+    objective: str                  # as core.objective prints it, e.g. "p99<=500ms,errors<=0.1%"
+    model: str                      # open (loads are arrival rates) or closed (users)
+    unit: str                       # "req/s" or "users"
+    precision: float                # the bracket wanted, as a share
+    budget_s: float
+    modes: tuple[ModeCapacity, ...]
+
+    def mode(self, name: str) -> ModeCapacity | None:
+        return next((m for m in self.modes if m.mode == name), None)
+
+
+def write(folder: Path, run: CapacityRun) -> Path:
+    path = folder / NAME
+    # nan is not JSON: an unknown figure is null
+    path.write_text(json.dumps({"version": VERSION, **_nulls(asdict(run))}, indent=2) + "\n")
+    return path
+
+
+def read(path: Path) -> CapacityRun:
+    """A capacity.json (or the run folder holding it); MalformedCapacity says what is wrong."""
+    path = path / NAME if path.is_dir() else path
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise MalformedCapacity(f"{path}: cannot be read ({err})") from None
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        raise MalformedCapacity(f"{path}: version {data.get('version') if isinstance(data, dict) else None!r}; "
+                                f"this vtlab reads version {VERSION}")
+    try:
+        modes = tuple(_mode(m) for m in data["modes"])
+        return _build(CapacityRun, {**data, "modes": modes})
+    except (KeyError, TypeError, ValueError) as err:
+        raise MalformedCapacity(f"{path}: {err}") from None
+
+
+def _mode(data: dict) -> ModeCapacity:
+    points = tuple(_build(PointRecord, {**p, "flags": tuple(p.get("flags", ())), "figures": {
+        name: [math.nan if x is None else x for x in bounds] for name, bounds in p["figures"].items()}})
+        for p in data["points"])
+    prediction = _build(Prediction, data["prediction"]) if data.get("prediction") else None
+    return _build(ModeCapacity, {**data, "points": points, "prediction": prediction})
+
+
+def _build(kind: type, data: dict) -> object:
+    """The record from its fields, a figure's null back to nan; KeyError names a field missing."""
+    known = {f.name: f for f in fields(kind)}
+    missing = [name for name, f in known.items() if name not in data and f.default is MISSING]
+    if missing:
+        raise KeyError(f"{kind.__name__} lacks {', '.join(missing)}")
+    return kind(**{name: math.nan if data[name] is None and f.type == "float" else data[name]
+                   for name, f in known.items() if name in data})
+
+
+def _nulls(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _nulls(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulls(v) for v in value]
+    return value

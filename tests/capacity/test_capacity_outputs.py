@@ -1,0 +1,109 @@
+"""capacity.json read back as written; `vtlab capacity`'s flags (bad ones: exit 2 naming the flag, nothing
+started) and its dry run; `vtlab compare` on two capacity runs, gated on `capacity<-5%`."""
+
+import json
+import math
+
+import pytest
+from clirun import run_cli
+from simulated import Service
+
+from vtlab.capacity import search, summary
+from vtlab.cli.main import main
+from vtlab.core import objective
+from vtlab.results import capacityfile
+from vtlab.results.capacityfile import CapacityRun, ModeCapacity
+
+
+def _searched():
+    settings = search.Settings(objective.parse("p99<=1500ms"), budget_s=3600.0)
+    return search.search(["platform", "virtual"], 50, Service(), settings)
+
+
+def test_capacity_json_reads_back_as_it_was_written(tmp_path):
+    found = _searched()
+    capacityfile.write(tmp_path, found)
+    assert capacityfile.read(tmp_path) == found
+    written = json.loads((tmp_path / "capacity.json").read_text())
+    assert written["version"] == 1 and written["objective"] == "p99<=1500ms"
+    assert written["modes"][0]["points"][0]["outcome"] == "pass"
+
+
+def test_an_unknown_figure_is_null_in_the_file_and_nan_again_when_read(tmp_path):
+    never_broke = ModeCapacity("virtual", 800.0, 800.0, math.nan, "budget spent")
+    capacityfile.write(tmp_path, CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (never_broke,)))
+    assert json.loads((tmp_path / "capacity.json").read_text())["modes"][0]["bracket_high"] is None
+    assert math.isnan(capacityfile.read(tmp_path).modes[0].bracket_high)
+
+
+@pytest.mark.parametrize("content, said", [("{", "cannot be read"), ('{"version": 9}', "version 9"),
+                                           ('{"version": 1, "modes": []}', "lacks objective")])
+def test_a_damaged_capacity_json_is_refused_saying_what_is_wrong(tmp_path, content, said):
+    (tmp_path / "capacity.json").write_text(content)
+    with pytest.raises(capacityfile.MalformedCapacity, match=said):
+        capacityfile.read(tmp_path)
+
+
+def test_the_summary_says_capacity_bracket_where_it_broke_the_wall_and_the_model():
+    said = "\n".join(summary.lines(_searched()))
+    assert ("platform: 183 req/s (bracket 183–191, 4%), p99 crossed 1500 ms at 191 req/s: thread-pool, "
+            "200 threads busy") in said
+    assert "model: 200 req/s by Little's law (thread-pool" in said and "measured -8% from it" in said
+
+
+@pytest.mark.parametrize("argv, flag, accepted", [
+    (["--slo", "p99<500ms"], "--slo", "p50, p90, p99 or p99.9 in ms or s"),
+    (["--slo", "p99<=500ms", "--precision", "0"], "--precision", "a percentage above 0"),
+    (["--slo", "p99<=500ms", "--budget", "soon"], "--budget", "minutes (15 or 15m) or seconds (900s)"),
+    (["--slo", "p99<=500ms", "--model", "poisson"], "--model", "one of closed, open"),
+    (["--slo", "p99<=500ms", "--start", "0"], "--start", "an integer from 1"),
+])
+def test_bad_flags_exit_2_naming_the_flag_and_what_it_accepts(capsys, argv, flag, accepted):
+    code, err = run_cli(capsys, "capacity", *argv)
+    assert code == 2 and f"argument {flag}" in err and accepted in err
+
+
+def test_loads_the_search_chooses_are_refused_before_anything_starts(capsys):
+    assert main(["capacity", "--slo", "p99<=500ms", "--rates", "100"]) == 2
+    assert "--rates: the search chooses each point's load" in capsys.readouterr().err
+
+
+def test_the_dry_run_prints_the_search_s_plan_and_starts_nothing(capsys):
+    assert main(["capacity", "--slo", "p99<=500ms,errors<=0.1%", "--modes", "platform", "--precision", "3%",
+                 "--budget", "10", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    # quick: 100 users through a 1 s downstream make 100 req/s
+    assert ("p99<=500ms,errors<=0.1% for platform (open model); start 100 req/s (profile quick's 100 users through "
+            "its 1 s downstream)") in out
+    assert "bisection to 3%; budget 10 min" in out and "platform order-summary open model 100 req/s" in out
+
+
+def test_without_the_live_wiring_a_search_exits_1_saying_so(capsys):
+    assert main(["capacity", "--slo", "p99<=500ms", "--start", "50", "--model", "closed"]) == 1
+    assert "live search not wired yet" in capsys.readouterr().err
+
+
+def _capacity_run(folder, platform, bracket_high, objective_text="p99<=1500ms"):
+    mode = ModeCapacity("platform", platform, platform, bracket_high, "bracket within 5%")
+    folder.mkdir()
+    capacityfile.write(folder, CapacityRun(objective_text, "open", "req/s", 0.05, 900.0, (mode,)))
+    return str(folder)
+
+
+def test_compare_gates_two_capacity_runs_only_on_a_drop_beyond_both_brackets(tmp_path, capsys):
+    base = _capacity_run(tmp_path / "base", 200.0, 210.0)
+    dropped = _capacity_run(tmp_path / "dropped", 170.0, 178.0)      # -15%, its bracket wholly below BASE's
+    within = _capacity_run(tmp_path / "within", 186.0, 205.0)        # -7%, but the brackets overlap
+    assert main(["compare", base, dropped, "--fail-on", "capacity<-5%"]) == 1
+    assert "platform: 200 -> 170 (-15.0%, range -40 to -22) worse  FAILS the gate" in capsys.readouterr().out
+    assert main(["compare", base, within, "--fail-on", "capacity<-5%"]) == 0
+    assert (tmp_path / "within" / "capacity-compare.md").exists()
+
+
+def test_compare_refuses_capacity_runs_at_other_objectives_and_gates_that_never_apply(tmp_path, capsys):
+    base = _capacity_run(tmp_path / "base", 200.0, 210.0)
+    other = _capacity_run(tmp_path / "other", 170.0, 178.0, "p99<=500ms")
+    assert main(["compare", base, other]) == 2
+    assert "capacities at different objectives do not compare" in capsys.readouterr().err
+    assert main(["compare", base, base, "--fail-on", "throughput<-5%"]) == 2
+    assert "compare their capacity only" in capsys.readouterr().err

@@ -1,0 +1,75 @@
+"""A point judged beyond its own noise: its percentile's interval and its error rate's Wilson interval, each wholly
+on one side of the limit, or the point is too close to call; an invalid point is never judged on its figures."""
+
+import math
+
+import pytest
+
+from vtlab.capacity.point import FAIL, INVALID, PASS, UNSURE, Interval, PointResult, judge, pooled, wilson
+from vtlab.capacity.prediction import little
+from vtlab.core import objective
+
+
+def _point(p99=(400.0, 380.0, 420.0), errors=0, requests=10_000, **given):
+    return PointResult("platform", 100, {"p99": Interval(*p99)}, errors, requests, **given)
+
+
+def test_wilson_s_interval_matches_the_textbook_values():
+    # 10 failures in 1,000: 0.543%–1.831% (Wilson 1927, as tabulated by Newcombe 1998); none in 1,000: up to
+    # 1.96² / (1,000 + 1.96²) = 0.383%
+    ten = wilson(10, 1000)
+    assert (ten.low, ten.high) == (pytest.approx(0.00543, abs=5e-5), pytest.approx(0.01831, abs=5e-5))
+    assert wilson(0, 1000).low == 0 and wilson(0, 1000).high == pytest.approx(0.003827, abs=1e-6)
+
+
+@pytest.mark.parametrize("p99, outcome", [
+    ((400.0, 380.0, 420.0), PASS),      # wholly under 500 ms
+    ((480.0, 460.0, 520.0), UNSURE),    # straddles it: inside its own noise
+    ((560.0, 510.0, 600.0), FAIL),      # wholly above
+    ((450.0, math.nan, math.nan), UNSURE),  # no interval: nothing to decide on
+])
+def test_a_percentile_decides_only_when_its_whole_interval_is_on_one_side(p99, outcome):
+    assert judge(objective.parse("p99<=500ms"), _point(p99)).outcome == outcome
+
+
+@pytest.mark.parametrize("errors, requests, outcome", [
+    (0, 10_000, PASS),      # up to 0.038%: under 0.1%
+    (0, 1_000, UNSURE),     # up to 0.38%: no failure yet, too few requests to say
+    (30, 10_000, FAIL),     # 0.3%, from 0.21%: above
+    (12, 10_000, UNSURE),   # 0.12%, 0.069%–0.21%: straddles
+])
+def test_the_error_rate_decides_beyond_its_binomial_interval(errors, requests, outcome):
+    assert judge(objective.parse("errors<=0.1%"), _point(errors=errors, requests=requests)).outcome == outcome
+
+
+def test_no_failure_allowed_is_a_count_one_failure_crosses():
+    slo = objective.parse("errors<=0%")
+    assert judge(slo, _point(errors=0, requests=100)).outcome == PASS
+    assert judge(slo, _point(errors=1, requests=100_000)).outcome == FAIL
+
+
+def test_a_failure_names_the_condition_it_broke_and_an_invalid_point_its_flags():
+    failed = judge(objective.parse("p50<=100ms,p99<=500ms"), _point((560.0, 510.0, 600.0)))
+    assert failed.outcome == FAIL and failed.crossed == "p99 crossed 500 ms" and "560 ms" in failed.why
+    invalid = judge(objective.parse("p99<=500ms"), _point(valid=False, flags=("generator-limited", "stall")))
+    assert invalid == (INVALID, "not valid: generator-limited, stall", "")
+
+
+def test_two_measurements_pool_their_requests_and_narrow_the_percentile_s_interval():
+    one = _point((480.0, 460.0, 500.0), errors=3, requests=1000, seconds=60.0)
+    two = _point((500.0, 480.0, 520.0), errors=1, requests=1000, seconds=50.0)
+    both = pooled(one, two)
+    # the mean, 490 ms, with half-width √(20² + 20²) / 2 = 14.14 ms
+    assert both.percentiles["p99"] == pytest.approx(Interval(490.0, 475.858, 504.142), abs=1e-3)
+    assert (both.errors, both.requests, both.seconds, both.measures) == (4, 2000, 110.0, 2)
+
+
+def test_little_s_law_predicts_the_median_ceiling_and_states_the_measured_error_against_it():
+    slo = objective.parse("p99<=1500ms")
+    points = [_point(ceiling_rps=c, limit="thread-pool", service_time_ms=1000.0) for c in (198.0, 200.0, 204.0)]
+    fit = little(points, 186.0, "open", slo)
+    assert (fit.capacity, fit.low, fit.high, fit.limit, fit.points) == (200.0, 198.0, 204.0, "thread-pool", 3)
+    assert fit.error_share == pytest.approx(-0.07)        # (186 - 200) / 200
+    # closed: users each waiting the 1.5 s limit at 200 req/s: 300 users
+    assert little(points, 280.0, "closed", slo).capacity == pytest.approx(300.0)
+    assert little([_point()], 186.0, "open", slo) is None   # no ceiling known: nothing predicted

@@ -1,0 +1,123 @@
+"""The capacity search against simulated services whose capacity is known in closed form (simulated.py): it
+converges to it within the precision, never decides on a point inside its own noise, never lets an invalid point
+decide, and keeps to its budget."""
+
+import math
+
+import pytest
+from simulated import Service
+
+from vtlab.capacity import search
+from vtlab.capacity.point import FAIL, INVALID, PASS, UNSURE
+from vtlab.core import objective
+
+# p99 = 1 s + 1 s (rate - 180) / (200 - rate) reaches 1,500 ms at (180 + 0.5 × 200) / 1.5 req/s
+KNOWN_CAPACITY = 186.67
+
+
+def _settings(**given):
+    return search.Settings(objective.parse(given.pop("slo", "p99<=1500ms")), **{"budget_s": 3600.0, **given})
+
+
+def test_the_search_brackets_a_queue_s_known_capacity_within_the_precision():
+    found = search.search(["platform"], 50, Service(), _settings()).modes[0]
+    assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high
+    assert (found.bracket_high - found.bracket_low) / found.bracket_low <= 0.05
+    assert found.capacity == found.bracket_low
+    assert "within 5%" in found.stop
+
+
+def test_the_staircase_climbs_geometrically_then_bisects_between_the_last_pass_and_the_first_fail():
+    service = Service()
+    search.search(["platform"], 50, service, _settings())
+    loads = [load for _, load in service.calls]
+    assert loads[:3] == [50, 100, 200]          # doubling until the objective breaks at 200
+    assert loads[3] == 141                      # then the geometric middle of 100 and 200: √20,000
+    assert all(100 < load < 200 for load in loads[3:])
+
+
+def test_a_first_load_beyond_the_capacity_steps_down_before_it_bisects():
+    service = Service()
+    found = search.search(["virtual"], 800, service, _settings()).modes[0]
+    assert [load for _, load in service.calls][:3] == [800, 400, 200]
+    assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high
+
+
+def test_the_failure_names_the_condition_the_load_and_the_wall_of_the_lowest_failing_point():
+    found = search.search(["platform"], 50, Service(), _settings()).modes[0]
+    assert found.crossed == "p99 crossed 1500 ms"
+    assert found.crossed_at == min(p.load for p in found.points if p.outcome == FAIL)
+    assert (found.wall, found.evidence) == ("thread-pool", "200 threads busy")
+
+
+def linear_p99_ms(rate):
+    """10 ms per req/s: 1,500 ms at 150 req/s, a gentle slope, so a wide band of loads sits inside the noise."""
+    return 10.0 * rate
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_noisy_service_is_never_decided_on_a_point_inside_its_own_noise(seed):
+    # ±15% scatter, reported as the point's interval: from 130 to 176 req/s the interval can straddle 1,500 ms
+    found = search.search(["platform"], 50, Service(p99=linear_p99_ms, noise=0.15, seed=seed),
+                          _settings()).modes[0]
+    for point in found.points:
+        truth = linear_p99_ms(point.load)
+        if point.outcome == PASS:
+            assert truth <= 1500, f"{point.load} passed with a true p99 of {truth:.0f} ms"
+        if point.outcome == FAIL:
+            assert truth > 1500, f"{point.load} failed with a true p99 of {truth:.0f} ms"
+    # the capacity is never claimed above the truth; the bracket reaches it unless a load too close to call ends it
+    assert found.capacity <= 150
+    assert found.bracket_high >= 150 or "too close to call" in found.stop
+
+
+def test_a_point_too_close_to_call_is_measured_again_and_stays_the_bracket_s_edge_when_still_undecided():
+    # a p99 that sits on the limit from 150 req/s to 190: no interval around it can lie on one side
+    def flat(rate):
+        return 100.0 if rate < 150 else 1500.0 if rate < 190 else 9000.0
+    service = Service(p99=flat, noise=0.02)
+    found = search.search(["platform"], 100, service, _settings(repeats=2)).modes[0]
+    undecided = [p for p in found.points if p.outcome == UNSURE]
+    assert undecided and all(p.measures == 3 for p in undecided)     # measured, then twice again, pooled
+    assert [load for _, load in service.calls].count(undecided[0].load) == 3
+    assert found.bracket_low < 150 and 150 <= found.bracket_high < 190   # the undecided load is the upper edge
+    assert "too close to call" in found.stop
+
+
+def test_invalid_points_never_decide_and_a_load_invalid_twice_stops_the_search_saying_so():
+    found = search.search(["platform"], 50, Service(invalid_from=150), _settings()).modes[0]
+    assert [p.outcome for p in found.points] == [PASS, PASS, INVALID, INVALID]
+    assert found.capacity == 100 and math.isnan(found.bracket_high)
+    assert "invalid twice" in found.stop and "generator-limited" in found.stop
+
+
+def test_a_load_invalid_once_is_measured_again_and_the_search_goes_on():
+    found = search.search(["platform"], 50, Service(flaky_at=(100,)), _settings()).modes[0]
+    assert [(p.load, p.outcome) for p in found.points[:3]] == [(50, PASS), (100, INVALID), (100, PASS)]
+    assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high
+
+
+def test_the_budget_is_respected_across_modes_and_said_when_it_stops_the_search():
+    service = Service(seconds=60.0)
+    run = search.search(["platform", "virtual"], 50, service, _settings(budget_s=300.0))
+    assert len(service.calls) * 60.0 <= 300.0
+    assert sum(mode.spent_s for mode in run.modes) <= 300.0
+    assert all("budget spent" in mode.stop for mode in run.modes)
+
+
+def test_a_service_that_never_breaks_stops_at_the_budget_with_no_upper_edge():
+    found = search.search(["virtual"], 50, Service(p99=lambda rate: 10.0, seconds=100.0),
+                          _settings(budget_s=500.0)).modes[0]
+    assert [p.load for p in found.points] == [50, 100, 200, 400, 800]
+    assert found.capacity == 800 and math.isnan(found.bracket_high)
+
+
+def test_an_error_objective_fails_a_load_whose_failures_are_beyond_their_binomial_noise():
+    def failing(mode, load):
+        point = Service()(mode, load)
+        # 2% of requests fail from 120 req/s: 72 of 3,600 is far above 0.1%, 0 of 3,000 below it
+        return point.__class__(**{**point.__dict__, "errors": int(point.requests * 0.02) if load >= 120 else 0,
+                                  "requests": point.requests * 4})
+    found = search.search(["platform"], 50, failing, _settings(slo="errors<=0.1%")).modes[0]
+    assert found.bracket_low < 120 <= found.bracket_high
+    assert found.crossed == "errors crossed 0.1%"
