@@ -30,10 +30,12 @@ def _flags(profile: Path) -> list[str]:
             "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}"]
 
 
-def dom(page: Path, profile: Path, budget_ms: int = 0) -> str:
-    """The DOM after Chromium loaded `page` (and, with a budget, ran its scripts for that long)."""
+def dom(page: Path, profile: Path, budget_ms: int = 0, window: tuple[int, int] | None = None) -> str:
+    """The DOM after Chromium loaded `page` (and, with a budget, ran its scripts for that long), in a window of
+    `window` (width, height) pixels where given."""
     budget = [f"--virtual-time-budget={budget_ms}"] if budget_ms else []
-    result = subprocess.run([CHROMIUM, *_flags(profile), *budget, "--dump-dom", page.resolve().as_uri()],
+    size = [f"--window-size={window[0]},{window[1]}"] if window else []
+    result = subprocess.run([CHROMIUM, *_flags(profile), *budget, *size, "--dump-dom", page.resolve().as_uri()],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout

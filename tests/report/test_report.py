@@ -14,7 +14,7 @@ import browser
 import rows as handmade
 
 from vtlab.explain import analyze
-from vtlab.report import appendix, build, charts, headline, render, story
+from vtlab.report import appendix, charts, figures, headline, render, story
 from vtlab.cli.main import main
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "quick-run"
@@ -160,7 +160,7 @@ def test_the_hero_caption_says_what_the_chart_draws():
     assert (aggregates[0].interval_low, aggregates[0].interval_high) == (pytest.approx(66.97, abs=0.01),
                                                                          pytest.approx(153.03, abs=0.01))
     for name in ("hero", "open"):
-        caption = build.CAPTIONS[name]
+        caption = figures.CAPTIONS[name]
         assert "the median of several" in caption and "of the reps' mean for several (Student t" in caption
         assert "95% interval, within the row's hold for one rep" in caption and "min–max" not in caption
 

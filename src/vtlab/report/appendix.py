@@ -1,5 +1,5 @@
-"""The report's reference parts after the story: every row with its verdict, how the ceilings were computed,
-and the environment the run was measured in (host, versions, core map, plan)."""
+"""The report's reference parts after the story: the rows a tier died in, every row with its verdict, how the
+ceilings were computed, and the environment the run was measured in (host, versions, core map, plan)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ EVERY_ROW_COLUMNS = (("row", "row"), ("rps", "req/s ± 95%"), ("p99", "p99 ms (a
                      ("bottleneck", "bottleneck"), ("evidence", "evidence"), ("valid", "valid"), ("flags", "flags"),
                      ("restated", "restated ceilings"), ("missing", "ceilings not computed"))
 
+FAILED_COLUMNS = (("row", "row"), ("tier", "tier that died"), ("how", "how it ended"), ("log", "its log's last line"))
+
 CEILINGS = (
     "Closed model: users ÷ service time. Platform threads: Tomcat max threads ÷ service time. "
     "Held connections: pool ÷ service time; released: pool ÷ (service time − downstream delay). "
@@ -25,6 +27,18 @@ CEILINGS = (
     "nothing: the lowest-load row's users ÷ its own p50 (Little's law), cores ÷ its own CPU per request "
     "(the utilisation law: no lower-load rows to predict from), the pool scaled by its own connections "
     "out. The others are predictions from other rows or the design.")
+
+
+def failed(verdicts: Sequence[Verdict], threads: int) -> Table | None:
+    """The rows a tier died in, in a table of their own; None where none did."""
+    lines = failed_rows(verdicts, threads)
+    return Table(FAILED_COLUMNS, tuple(lines), "failed-rows") if lines else None
+
+
+def failed_rows(failed: Sequence[Verdict], threads: int) -> list[dict[str, str]]:
+    """The rows a tier died in, for their own table: which tier, how, and the last thing it logged."""
+    return [{"row": row_label(v.row, threads), "tier": v.failure.tier, "how": v.failure.how,
+             "log": (v.failure.log.strip().splitlines() or [""])[-1][:200]} for v in failed if v.failure]
 
 
 def every_row(verdicts: Sequence[Verdict], threads: int) -> Table:

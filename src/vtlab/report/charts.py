@@ -13,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "vtlab"  # SVG ids from a fixed salt, not a random one: same run, same file
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 from vtlab.core import dimensions  # noqa: E402
 from vtlab.results.compare import Source  # noqa: E402
@@ -53,6 +54,34 @@ def _log_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
     finite = [v for v in values if v > 0 and not math.isnan(v)]
     if finite and max(finite) / min(finite) >= 10:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+        if axis == "y":
+            _plain_log(ax)
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+
+def _plain_log(ax) -> None:
+    """A log y axis read as numbers at 1, 2 and 5 of each decade ("200, 500, 1,000"), not as "10²"."""
+    ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: _number(value)))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def at_loads(ax, loads: Sequence[float]) -> list[str]:
+    """The x axis ticked at the loads measured and written out ("100, 400, 1,000"), on a log axis too, where
+    matplotlib would write powers of ten between them; the labels drawn."""
+    ticks = sorted({v for v in loads if v > 0 and not math.isnan(v)})
+    if not ticks:
+        return []
+    labels = [_number(tick) for tick in ticks]
+    ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(ticker.FixedFormatter(labels))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+    if len(ticks) > 8:  # a staircase's many steps: slanted, so neighbours on a log axis do not overlap
+        ax.tick_params(axis="x", labelrotation=45)
+    return labels
 
 
 def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int,
@@ -71,7 +100,8 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
     if not lines and not others:
         return None
     x_key = "concurrency" if model == "closed" else "offered_rps"
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 7.5), sharex=True)
+    # side by side and wide: the first screen shows it at the page's full width above the fold
+    fig, (rate, latency) = plt.subplots(1, 2, figsize=(15, 4.2))
     data: dict[str, Series] = {}
     every_x: list[float] = []
     for mode in ("platform", "virtual"):
@@ -86,35 +116,48 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
         high = [a.interval_high - a.throughput_median for _, a in points]
         ceiling = [a.ceiling_rps for _, a in points]
         p99 = [a.p99_median for _, a in points]
-        top.errorbar(x, rps, yerr=[low, high], marker="o", color=COLORS[mode], capsize=3, label=f"{mode} threads")
-        top.plot(x, ceiling, linestyle="--", color=COLORS[mode], alpha=0.6, label=f"{mode}: predicted ceiling")
-        bottom.plot(x, p99, marker="o", color=COLORS[mode], label=f"{mode} threads")
+        rate.errorbar(x, rps, yerr=[low, high], marker="o", color=COLORS[mode], capsize=3, label=f"{mode} threads")
+        rate.plot(x, ceiling, linestyle="--", color=COLORS[mode], alpha=0.6, label=f"{mode}: predicted ceiling")
+        latency.plot(x, p99, marker="o", color=COLORS[mode], label=f"{mode} threads")
         invalid = [(c, a.throughput_median) for c, a in points if not a.valid]
         if invalid:
-            top.scatter(*zip(*invalid, strict=True), s=140, facecolors="none", edgecolors="black",
-                        label=f"{mode}: invalid row")
+            rate.scatter(*zip(*invalid, strict=True), s=140, facecolors="none", edgecolors="black",
+                         label=f"{mode}: invalid row")
         data[mode] = {x_key: x, "throughput_rps": rps, "ceiling_rps": ceiling, "p99_ms": p99}
-    every_x += _overlay(top, bottom, others, data)
+    every_x += _overlay(rate, latency, others, data)
     if model == "open" and every_x:
-        top.plot([0, max(every_x)], [0, max(every_x)], color="grey", linestyle=":", label="offered rate")
-    _log_if_wide(top, [v for series in data.values() for v in series["throughput_rps"]], axis="y")
-    top.set_ylabel("successful requests / s")
-    top.set_title("Throughput vs " + ("concurrency" if model == "closed" else "offered rate (open model)")
-                  + " (released connections)")
-    top.grid(True, alpha=0.3)
-    top.legend(fontsize=8, loc="upper left")
-    bottom.set_ylabel("p99 latency (ms)")
-    bottom.set_xlabel("concurrent users (closed model)" if model == "closed"
-                      else "offered requests / s (open model: arrivals do not wait for responses)")
-    # log only with a latency to draw: a run whose every row failed has none (measured: 10,000 users on a 1 GB heap)
-    if any(v > 0 for series in data.values() for v in series.get("p99_ms", ()) if not math.isnan(v)):
-        bottom.set_yscale("log")
-    bottom.grid(True, which="both", alpha=0.3)
-    _log_if_wide(bottom, every_x)
+        rate.plot([0, max(every_x)], [0, max(every_x)], color="grey", linestyle=":", label="offered rate")
+    _label_hero(rate, latency, data, every_x, model)
+    fig.tight_layout()
     return svg(fig), data
 
 
-def _overlay(top, bottom, others: Sequence[Source], data: dict[str, Series]) -> list[float]:
+def _label_hero(rate, latency, data: dict[str, Series], every_x: list[float], model: str) -> None:
+    """The throughput chart's scales, titles and labels; both x axes ticked at the loads this run measured."""
+    _log_if_wide(rate, [v for series in data.values() for v in series["throughput_rps"]], axis="y")
+    rate.set_ylabel("successful requests / s")
+    rate.set_title("Throughput vs " + ("concurrency" if model == "closed" else "offered rate (open model)")
+                   + " (released connections)")
+    rate.grid(True, alpha=0.3)
+    rate.legend(fontsize=8, loc="upper left")
+    latency.set_ylabel("p99 latency (ms)")
+    for ax in (rate, latency):
+        ax.set_xlabel("concurrent users (closed model)" if model == "closed"
+                      else "offered requests / s (open model: arrivals do not wait for responses)")
+    # log only with a latency to draw: a run whose every row failed has none (measured: 10,000 users on a 1 GB heap)
+    if any(v > 0 for series in data.values() for v in series.get("p99_ms", ()) if not math.isnan(v)):
+        latency.set_yscale("log")
+        _plain_log(latency)
+    latency.grid(True, which="both", alpha=0.3)
+    latency.set_title("p99 latency of successful responses")
+    x_key = "concurrency" if model == "closed" else "offered_rps"
+    measured = [x for mode in ("platform", "virtual") for x in data.get(mode, {}).get(x_key, [])]
+    for ax in (rate, latency):
+        _log_if_wide(ax, every_x)
+        at_loads(ax, measured or every_x)
+
+
+def _overlay(rate, latency, others: Sequence[Source], data: dict[str, Series]) -> list[float]:
     """Other runs' closed-model throughput and p99, dotted beside this run's, into `data` too; the users they drew."""
     every_x: list[float] = []
     for index, source in enumerate(others):
@@ -128,11 +171,11 @@ def _overlay(top, bottom, others: Sequence[Source], data: dict[str, Series]) -> 
                 continue
             x = [p[0] for p in pts]
             every_x += x
-            top.plot(x, [p[1] for p in pts], marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45,
+            rate.plot(x, [p[1] for p in pts], marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45,
                      label=f"{source.label} ({mode})")
             p99 = [(p[0], p[2]) for p in pts if not math.isnan(p[2])]
             if p99:
-                bottom.plot(*zip(*p99, strict=False), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
+                latency.plot(*zip(*p99, strict=False), marker=marker, linestyle=":", color=COLORS[mode], alpha=0.45)
             data[f"{source.label}/{mode}"] = {"concurrency": x, "throughput_rps": [p[1] for p in pts]}
     return every_x
 

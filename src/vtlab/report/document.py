@@ -40,6 +40,9 @@ class Timeline:
     svg: str
     caption: str
     link: tuple[str, str] | None = None  # (href, words) to k6's own dashboard of the row
+    group: str = ""    # the scenario it belongs to: the figures are told grouped by it
+    summary: str = ""  # its one line, shown while it is folded: mode, load, req/s, valid or its flags
+    valid: bool = True  # whether what it draws may answer (an overlay: every mode it overlays)
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,16 @@ class HeadlineLine:
 
 
 @dataclass(frozen=True)
+class Answer:
+    """One scenario's answer on the first screen: the ratio in words, each mode's wall, the lines set apart."""
+    scenario: str
+    ratio: str
+    walls: tuple[str, ...]
+    apart: tuple[str, ...] = ()  # the lines that are not valid, each with its flags and figures
+    main: bool = True            # the plain order-summary's: told in full; a variant's walls are folded
+
+
+@dataclass(frozen=True)
 class Document:
     title: str
     run_name: str
@@ -88,3 +101,5 @@ class Document:
     aggregates: tuple[Aggregate, ...]
     failed_verdicts: tuple[Verdict, ...]
     costs: tuple[Family, ...] = ()      # the staircases' fixed and marginal costs, as fitted (explain.costs)
+    answers: tuple[Answer, ...] = ()    # the first screen's answer, a scenario each
+    main_figure: str = ""               # the figure the first screen shows at full width (a Figure's name)

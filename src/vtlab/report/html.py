@@ -1,51 +1,110 @@
-"""report.html: the whole document as one self-contained page (inline CSS and SVG, no external request)."""
+"""report.html: the whole document as one self-contained page (inline CSS and SVG, no script, nothing fetched).
+
+Its first screen (1280×800) answers: a contents list, each scenario's ratio and each mode's wall with the lines
+that are not valid set apart, and the main chart at the page's full width; every section follows, and the
+per-row time charts last, grouped by scenario and folded."""
 
 from __future__ import annotations
 
 from html import escape
 
-from vtlab.report.document import Document, EverySecond, Figure, Section, Table
+from vtlab.report.document import Answer, Document, EverySecond, Figure, Section, Table, Timeline
 
 NAME = "report.html"
 
 CSS = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #1c2833; }
-h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #d5d8dc; }
-table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.9rem; }
+body { font-family: system-ui, sans-serif; margin: 0.6rem auto; max-width: 1240px; padding: 0 1rem; color: #1c2833; }
+h1 { margin: 0; font-size: 1.45rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #d5d8dc; }
+table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.9rem; display: block; overflow-x: auto; }
 th, td { border: 1px solid #d5d8dc; padding: 0.3rem 0.6rem; text-align: left; }
 th { background: #f4f6f7; } tr.invalid td { color: #922b21; background: #fdedec; }
 .story li { margin: 0.4rem 0; line-height: 1.4; } figure { margin: 1rem 0; } svg { max-width: 100%; height: auto; }
 .small { color: #566573; font-size: 0.85rem; }
+#contents ol { display: flex; flex-wrap: wrap; gap: 0.1rem 1.1rem; list-style: none; padding: 0; margin: 0.3rem 0;
+  font-size: 0.85rem; }
+#answer { border-top: 1px solid #d5d8dc; padding-top: 0.3rem; }
+.answers { display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 0.2rem 1.4rem; }
+.answer p { margin: 0.15rem 0; } .answer ul { margin: 0; padding-left: 1.1rem; font-size: 0.88rem; }
+.answer .apart li, .answer span.apart { color: #922b21; background: #fdedec; list-style: square; }
+.answers.more { font-size: 0.85rem; margin-top: 0.3rem; } .answers.more summary { cursor: pointer; }
+figure.main { margin: 0.2rem 0 0; } figure.main svg { width: 100%; height: auto; }
+details.caption summary, details.seconds summary { cursor: pointer; }
+details.seconds { margin: 0.2rem 0; } details.seconds.invalid > summary { color: #922b21; }
 """
 
 
 def serialise(document: Document) -> str:
     run = escape(document.run_name)
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>vtlab report: {run}</title>",
-             f"<style>{CSS}</style></head><body>",
-             f"<h1>{escape(document.title)}</h1>",
-             f"<p class='small'>run {run} · {len(document.verdicts)} rows · {escape(document.started)}</p>",
-             "<h2>Headline</h2>" + _table(document.headline),
-             "<h2>What happened</h2>" + _story(document.story),
-             "<h2>Figures</h2>",
-             *(_figure(figure) for figure in document.figures),
-             *(_section(section) for section in document.sections),
-             _every_second(document.every_second)]
+    blocks = _blocks(document)
+    return "\n".join([
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>vtlab report: {run}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{escape(document.title)}</h1>",
+        f"<p class='small'>run {run} · {len(document.verdicts)} rows · {escape(document.started)}</p>",
+        _contents(blocks), _first_screen(document),
+        *(f"<section id='{anchor}'><h2>{escape(title)}</h2>{body}</section>" for anchor, title, body in blocks),
+        "</body></html>"])
+
+
+def _blocks(document: Document) -> list[tuple[str, str, str]]:
+    """Every section after the first screen, as (anchor, title, markup): the contents list links each. A scenario's
+    anchor is its key's; the others' say "section-", apart from the ids of the tables they hold."""
+    figures = [figure for figure in document.figures if figure.name != document.main_figure]
+    blocks = [("section-headline", "Headline", _table(document.headline)), ("section-what-happened", "What happened",
+                                                                     _story(document.story))]
+    if figures:
+        blocks.append(("section-figures", "Figures", "".join(_figure(figure) for figure in figures)))
+    blocks += [(f"scenario-{section.key}", section.title, _section(section)) for section in document.sections]
+    blocks.append(("section-every-second", "Every second", _every_second(document.every_second)))
     if document.failed:
-        parts.append("<h2>Failed rows</h2>" + _table(document.failed))
+        blocks.append(("section-failed", "Failed rows", _table(document.failed)))
     if document.compared:
         # one table line to a source line, as the page has always laid this table out
-        parts += ["<h2>Compared with</h2>", _table(document.compared, "\n")]
-    parts += ["<h2>Every row</h2>" + _table(document.every_row, "\n"),
-              "<h2>How the ceilings were computed</h2><ul class='small'>"
-              # these notes carry apostrophes the page has always shown unescaped; none holds markup
-              + "".join(f"<li>{escape(note, quote=False)}</li>" for note in document.ceiling_notes) + "</ul>",
-              "<h2>Environment</h2><table id='environment'>"
-              + "".join(f"<tr><th>{escape(key)}</th><td>{escape(value)}</td></tr>"
-                        for key, value in document.environment)
-              + "</table>",
-              "</body></html>"]
-    return "\n".join(parts)
+        blocks.append(("section-compared", "Compared with", _table(document.compared, "\n")))
+    blocks += [("section-every-row", "Every row", _table(document.every_row, "\n")),
+               # these notes carry apostrophes the page has always shown unescaped; none holds markup
+               ("section-ceilings", "How the ceilings were computed", "<ul class='small'>" + "".join(
+                   f"<li>{escape(note, quote=False)}</li>" for note in document.ceiling_notes) + "</ul>"),
+               ("section-environment", "Environment", "<table id='environment'>" + "".join(
+                   f"<tr><th>{escape(key)}</th><td>{escape(value)}</td></tr>" for key, value in document.environment)
+                + "</table>")]
+    return blocks
+
+
+def _contents(blocks: list[tuple[str, str, str]]) -> str:
+    return ("<nav id='contents' class='small'><ol><li><a href='#answer'>The answer</a></li>"
+            + "".join(f"<li><a href='#{anchor}'>{escape(title)}</a></li>" for anchor, title, _ in blocks)
+            + "</ol></nav>")
+
+
+def _first_screen(document: Document) -> str:
+    """Each scenario's answer side by side, then the main chart at full width, its caption folded."""
+    main = next((figure for figure in document.figures if figure.name == document.main_figure), None)
+    chart = (f"<figure id='fig-{main.name}' class='main'>{main.svg}<details class='caption small'><summary>How "
+             f"to read this chart</summary>{escape(main.caption)}</details></figure>") if main else ""
+    more = [answer for answer in document.answers if not answer.main]
+    return ("<section id='answer'><div class='answers'>"
+            + "".join(_answer(answer) for answer in document.answers if answer.main) + "</div>"
+            + ("<div class='answers more'>" + "".join(map(_folded_answer, more)) + "</div>" if more else "")
+            + chart + "</section>")
+
+
+def _answer(answer: Answer) -> str:
+    return (f"<div class='answer'><p><strong>{escape(answer.scenario)}</strong> · {escape(answer.ratio)}</p>"
+            + _walls(answer) + "</div>")
+
+
+def _folded_answer(answer: Answer) -> str:
+    """A variant's answer in one line, its walls folded; the lines set apart counted in that line."""
+    apart = f" <span class='apart'>· {len(answer.apart)} set apart, not valid</span>" if answer.apart else ""
+    return (f"<details class='answer'><summary><strong>{escape(answer.scenario)}</strong> · {escape(answer.ratio)}"
+            f"{apart}</summary>{_walls(answer)}</details>")
+
+
+def _walls(answer: Answer) -> str:
+    apart = ("<ul class='apart'>" + "".join(f"<li>set apart, not valid: {escape(line)}</li>" for line in answer.apart)
+             + "</ul>") if answer.apart else ""
+    return "<ul class='walls'>" + "".join(f"<li>{escape(wall)}</li>" for wall in answer.walls) + "</ul>" + apart
 
 
 def _story(sentences: tuple[str, ...]) -> str:
@@ -70,16 +129,25 @@ def _figure(figure: Figure) -> str:
 
 
 def _section(section: Section) -> str:
-    return (f"<section id='scenario-{section.key}'><h2>{escape(section.title)}</h2>" + _story(section.sentences)
-            + _table(section.table) + (f"<figure>{section.svg}</figure>" if section.svg else "") + "</section>")
+    return (_story(section.sentences) + _table(section.table)
+            + (f"<figure>{section.svg}</figure>" if section.svg else ""))
 
 
 def _every_second(seconds: EverySecond) -> str:
+    """A scenario at a time, each figure folded under its one line (the overlays first, then each row)."""
     if not seconds.figures:
-        return f"<h2>Every second</h2><p class='small'>{escape(seconds.note)}</p>"
+        return f"<p class='small'>{escape(seconds.note)}</p>"
+    groups: dict[str, list[Timeline]] = {}
+    for figure in seconds.figures:
+        groups.setdefault(figure.group, []).append(figure)
+    return "".join(f"<section class='seconds'><h3>{escape(group)}</h3>" + "".join(map(_folded, figures))
+                   + "</section>" for group, figures in groups.items())
+
+
+def _folded(figure: Timeline) -> str:
     # the captions have always gone unescaped here (their apostrophes as they are); none holds markup
-    return "<h2>Every second</h2>" + "".join(
-        f"<figure id='{escape(figure.id)}' class='{figure.css_class}'>{figure.svg}<figcaption class='small'>"
-        + escape(figure.caption, quote=False)
-        + (f" · <a href='{escape(figure.link[0])}'>{escape(figure.link[1], quote=False)}</a>" if figure.link else "")
-        + "</figcaption></figure>" for figure in seconds.figures)
+    return (f"<details class='seconds{'' if figure.valid else ' invalid'}'><summary>{escape(figure.summary)}"
+            f"</summary><figure id='{escape(figure.id)}' class='{figure.css_class}'>{figure.svg}"
+            "<figcaption class='small'>" + escape(figure.caption, quote=False)
+            + (f" · <a href='{escape(figure.link[0])}'>{escape(figure.link[1], quote=False)}</a>"
+               if figure.link else "") + "</figcaption></figure></details>")

@@ -4,17 +4,21 @@ folder), and what a request costs with its fixed and marginal parts apart."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from vtlab.explain.model import Analysis
 from vtlab.report import fixedcosts, memory, published, scenarios, wheretime
-from vtlab.report.scenarios.common import Label, Section
+from vtlab.report.labels import mode_label
+from vtlab.report.scenarios.common import Section
 
 
-def sections(run_dir: Path, analysis: Analysis, mode_label: Label) -> list[Section]:
-    told = scenarios.sections(analysis, mode_label)
+def sections(run_dir: Path, analysis: Analysis) -> list[Section]:
+    # a mode in words, platform threads' pool said where it is not the run's own Tomcat default
+    label = functools.partial(mode_label, default_threads=analysis.rig.tomcat_max_threads)
+    told = scenarios.sections(analysis, label)
     beside_published = published.section(analysis.aggregates, published.points())
-    held = memory.section(analysis, mode_label)
+    held = memory.section(analysis, label)
     costs = wheretime.section(run_dir, analysis)
     apart = fixedcosts.section(analysis)
     return [*([beside_published] if beside_published else []), *told, *([held] if held else []),

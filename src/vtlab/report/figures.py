@@ -1,0 +1,71 @@
+"""The run's own figures, drawn (report.charts) with their captions, a sentence instead of a chart that would frame
+nothing, the one the first screen shows, and each scenario section's chart."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vtlab.explain import analyze
+from vtlab.explain.model import Analysis
+from vtlab.report import charts, sections as told
+from vtlab.report.document import Figure, Section, Table
+from vtlab.report.labels import row_label
+from vtlab.results.compare import Source
+
+# What the throughput panel of both throughput charts (charts.hero) draws, exactly: its markers, bars, rings.
+_THROUGHPUT_MARKS = ("markers: each point's throughput, the row's own for one rep and the median of several; "
+                     "bars: its 95% interval, within the row's hold for one rep (batch means of k6's successes "
+                     "per second) and of the reps' mean for several (Student t over the reps), so a median may "
+                     "sit off its bar's centre; a bar of no length where no interval was measured; "
+                     "a ring round a marker: no rep of that point valid")
+CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released connections (" + _THROUGHPUT_MARKS
+                    + "). Dashed: each mode's predicted ceiling (Little's law, median over reps); dotted: other "
+                    "runs, where overlaid (their rows' own throughput). Right: p99 latency of successful "
+                    "responses, median over reps.",
+            "open": "Open model: successful responses per second vs the offered rate (" + _THROUGHPUT_MARKS
+                    + "; dotted: what was offered; dashed: each mode's predicted ceiling) and p99 latency. No "
+                    "coordinated omission: arrivals keep coming while the service is slow.",
+            "pool": "Held connections: throughput vs pool size; dashed: pool ÷ time a connection is held.",
+            "cpu": "Mean CPU per tier during each row's hold. 100% = one core.",
+            "pinning": "JFR jdk.VirtualThreadPinned events (threshold {threshold} ms) per path and thread mode."}
+
+
+def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],
+             cpus_available: int) -> list[Figure]:
+    # the CPU chart's scale: the CPUs the run could use, else (a cluster run) the most the service had
+    cpus = cpus_available or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
+    threads = analysis.rig.tomcat_max_threads
+    drawn = {name: figure for name, figure in (("hero", charts.hero(analysis.aggregates, others, threads)),
+                                               ("open", charts.hero(analysis.aggregates, [], threads, "open")),
+                                               ("pool", charts.pool(analysis.aggregates))) if figure}
+    drawn["cpu"] = charts.cpu(rows, [row_label(a.row, threads) for a in analysis.verdicts], cpus * 100)
+    threshold = analysis.rig.jfr_pinned_threshold_ms
+    drawn["pinning"] = charts.pinning(rows, threshold)
+    return [Figure(name, svg, CAPTIONS[name].format(threshold=threshold), data, _nothing_to_draw(name, data, threshold))
+            for name, (svg, data) in drawn.items()]
+
+
+def _nothing_to_draw(name: str, data: Mapping[str, Any], threshold_ms: int) -> str:
+    """A sentence instead of a chart whose axes would only frame one point or a row of zeros."""
+    if name == "pool" and len(data.get("ceiling", {}).get("pool", [])) < 2:
+        sizes = ", ".join(str(size) for size in data.get("ceiling", {}).get("pool", []))
+        return (f"Held connections were measured at one pool size ({sizes}): see the headline; "
+                "the pool chart needs two sizes (e.g. `--pools 10,50`).")
+    if name == "pinning" and not any(data.get("events", [])):
+        return (f"No row recorded a pinned virtual thread (JFR jdk.VirtualThreadPinned ≥ {threshold_ms} ms): "
+                "nothing to chart. The pinning profile has a positive control that does pin.")
+    return ""
+
+
+def main(figures: Sequence[Figure]) -> str:
+    """The chart the first screen shows: throughput against the load, the closed model's, else the open one's."""
+    drawn = {figure.name for figure in figures if figure.svg and not figure.instead}
+    return next((name for name in ("hero", "open") if name in drawn), "")
+
+
+def scenario(section: told.Section) -> Section:
+    # drawn here, after the run's own figures, so matplotlib draws in the order it always has
+    return Section(section.key, section.title, tuple(section.verdict),
+                   Table(tuple(section.columns), tuple(section.table)),
+                   charts.scenario(section.title, section.chart) if section.chart else "", section.chart)

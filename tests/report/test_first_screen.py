@@ -1,0 +1,119 @@
+"""The report's first screen answers (issue 46, item 2): the committed quick run (tests/fixtures/quick-run: both
+modes at 100, 400 and 1,000 users, every row valid) and the doctored scenarios (an invalid virtual row at 1,000
+users beside valid ones at 400), rendered, read as HTML and as Chromium lays them out at 1280×800."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import browser
+
+from vtlab.report import render
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+def _rendered(tmp_path_factory, name: str) -> Path:
+    run_dir = tmp_path_factory.mktemp("first-screen") / name
+    shutil.copytree(FIXTURES / name, run_dir)
+    return render.render(run_dir)["html"]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> Path:
+    return _rendered(tmp_path_factory, "quick-run")
+
+
+@pytest.fixture(scope="module")
+def doctored(tmp_path_factory) -> Path:
+    return _rendered(tmp_path_factory, "doctored-scenarios")
+
+
+def _between(page: str, start: str, end: str) -> str:
+    part = page[page.index(start):]
+    return part[:part.index(end)]
+
+
+def test_every_entry_of_the_contents_list_links_to_a_section_of_the_page(doctored):
+    page = doctored.read_text()
+    links = re.findall(r"href='#([^']+)'", _between(page, "<nav id='contents'", "</nav>"))
+    assert len(links) > 10
+    assert {"answer", "section-headline", "section-every-second", "section-environment"} <= set(links)
+    assert [link for link in links if page.count(f"id='{link}'") != 1] == []
+    # and every section of the page is in the list
+    assert set(re.findall(r"<section id='([^']+)'", page)) == set(links)
+
+
+def test_a_rows_time_chart_is_folded_under_its_one_line_in_its_scenarios_group(quick):
+    page = quick.read_text()
+    slug = "virtual-order-summary-c400-released-normal-pool50-t200-d1000-rep1"
+    folded = page[:page.index(f"<figure id='timeline-{slug}'")]
+    folded = folded[folded.rindex("<details"):]
+    assert folded.endswith("<summary>virtual · 400 users · 396.8 req/s · valid</summary>")
+    group = page[:page.index(f"<figure id='timeline-{slug}'")]
+    assert group[group.rindex("<h3>"):].startswith("<h3>released, pool 50</h3>")
+    # every row's chart and every overlay is folded: 8 rows, 4 scenarios measured in both modes
+    assert page.count("<details class='seconds'><summary>") == 12
+    assert len(re.findall(r"</summary><figure id='timeline-", page)) == 8
+
+
+def test_an_invalid_row_is_set_apart_on_the_first_screen_and_left_out_of_the_ratio(doctored):
+    answer = _between(doctored.read_text(), "<section id='answer'>", "<figure")
+    released = _between(answer, "<strong>released, pool 50</strong>", "</div>")
+    # the virtual row at 1,000 users failed too many requests: set apart, and the ratio is told at 400 users,
+    # where both modes are valid (189.8 and 373.8 req/s in the doctored matrix)
+    assert "virtual ÷ platform at 400 users: 1.97×" in released
+    assert re.search(r"<ul class='apart'><li>set apart, not valid: virtual 1,000 users: errors-above-threshold — "
+                     r"666\.6 req/s", released)
+    assert "virtual threads: 373.8 req/s at 400 users" in released
+
+
+def test_the_first_screen_names_each_modes_wall_and_the_ratio_with_its_range(quick):
+    answer = _between(quick.read_text(), "<section id='answer'>", "<figure")
+    assert "<strong>released, pool 50</strong> · virtual ÷ platform at 1,000 users: 4.92× [4.85–4.99]" in answer
+    assert "platform threads: 199.5 req/s at 1,000 users, held by the server&#x27;s 200 request threads" in answer
+    assert "virtual threads: 982.1 req/s at 1,000 users, held by the users themselves" in answer
+    assert "<strong>held, pool 50</strong> · virtual ÷ platform at 100 users: 1.00× [0.99–1.01]" in answer
+    assert "class='apart'" not in answer  # every row of the quick run is valid
+
+
+def test_the_main_charts_load_axes_read_the_loads_measured(quick):
+    svg = _between(quick.read_text(), "<figure id='fig-hero' class='main'>", "</figure>")
+    ticks = re.findall(r'<g id="xtick_\d+">.*?<!-- (.*?) -->', svg, re.S)
+    assert ticks == ["100", "400", "1,000"] * 2  # throughput and p99, side by side
+    assert "mathdefault" not in svg  # no "10²" anywhere on its axes
+
+
+def test_the_page_fetches_nothing_and_runs_no_script(doctored):
+    page = doctored.read_text()
+    assert "<script" not in page and "<link" not in page and "@import" not in page
+    assert re.findall(r"url\((?!#)", page) == []  # the charts' clip paths refer within the page only
+    assert re.findall(r"""\ssrc=['"]""", page) == []
+    assert not re.findall(r"""href=['"](?!#|k6/)""", page)  # links go within the page or to the run's own files
+
+
+# Where Chromium laid out the answer and the main chart, written into the page it dumps (a copy of the report with
+# this one script; the report itself has none).
+MEASURE = """<script>
+const box = selector => { const r = document.querySelector(selector).getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, left: r.left, width: r.width}; };
+document.body.dataset.boxes = JSON.stringify({viewport: [innerWidth, innerHeight],
+  answers: box('#answer .answers'), chart: box('#fig-hero svg'), page: box('body')});
+</script></body>"""
+
+
+@browser.needs_chromium
+def test_the_answer_and_the_main_chart_fit_the_first_screen_of_a_1280_by_800_window(quick, tmp_path):
+    measured = tmp_path / "measured.html"
+    measured.write_text(quick.read_text().replace("</body>", MEASURE))
+    dom = browser.dom(measured, tmp_path / "profile", window=(1280, 800))
+    boxes = json.loads(re.search(r'data-boxes="([^"]+)"', dom).group(1).replace("&quot;", '"'))
+    assert boxes["viewport"][0] == 1280
+    assert 0 < boxes["answers"]["top"] < boxes["answers"]["bottom"] <= boxes["chart"]["top"]
+    assert boxes["chart"]["bottom"] <= 800
+    assert boxes["chart"]["width"] >= 0.95 * boxes["page"]["width"]  # at the page's full width
