@@ -78,9 +78,12 @@ def test_the_dry_run_prints_the_search_s_plan_and_starts_nothing(capsys):
     assert "bisection to 3%; budget 10 min" in out and "platform order-summary open model 100 req/s" in out
 
 
-def test_without_the_live_wiring_a_search_exits_1_saying_so(capsys):
-    assert main(["capacity", "--slo", "p99<=500ms", "--start", "50", "--model", "closed"]) == 1
-    assert "live search not wired yet" in capsys.readouterr().err
+def test_a_search_into_a_folder_that_holds_a_run_exits_2_naming_out_and_starts_nothing(tmp_path, capsys):
+    (tmp_path / "matrix.csv").write_text("thread_mode\nplatform\n")
+    assert main(["capacity", "--slo", "p99<=500ms", "--start", "50", "--model", "closed",
+                 "--out", str(tmp_path)]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["matrix.csv"]  # nothing written beside it
 
 
 def _capacity_run(folder, platform, bracket_high, objective_text="p99<=1500ms"):

@@ -31,6 +31,7 @@ class Settings:
     factor: float = 2.0         # the staircase's step
     repeats: int = 2            # measurements more of a point too close to call
     max_points: int = 40        # a mode's points at most, whatever they cost (a service that never breaks)
+    max_load: int = 0           # the staircase climbs no higher (the live JVM is sized for it); 0: no bound
 
 
 def search(modes: Sequence[str], start: int, measure: Measure, settings: Settings) -> CapacityRun:
@@ -131,7 +132,10 @@ def next_load(low: int | None, high: int | None, settings: Settings, unit: str) 
             return None, f"the objective does not hold at 1 {unit}"
         return max(1, math.floor(high / settings.factor)), ""
     if high is None:
-        return max(low + 1, round(low * settings.factor)), ""
+        if settings.max_load and low >= settings.max_load:
+            return None, f"the objective holds at the most load searched ({settings.max_load} {unit}, --max-load)"
+        up = max(low + 1, round(low * settings.factor))
+        return (min(up, settings.max_load) if settings.max_load else up), ""
     if (high - low) / low <= settings.precision:
         return None, f"bracket within {settings.precision * 100:g}%"
     middle = round(math.sqrt(low * high))

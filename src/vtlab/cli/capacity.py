@@ -11,9 +11,7 @@ from pathlib import Path
 
 from vtlab.cli import flags, targetflags
 from vtlab.core import dimensions, objective
-from vtlab.core.settings import RESULTS
 from vtlab.plan import planner
-from vtlab.results import capacityfile
 
 # Plan flags the search sets itself, per point: the loads it measures and their shape.
 SEARCH_SETS = (("rates", "--rates"), ("concurrency", "--conc"), ("shapes", "--shape"), ("reps", "--reps"))
@@ -58,6 +56,11 @@ def add(sub) -> None:
                               "(900s)")
     command.add_argument("--start", type=flags.bounded_int(1, 1_000_000, "a load"),
                          help="the first load: req/s (open model) or users (closed); default from the profile")
+    command.add_argument("--max-load", type=flags.bounded_int(1, 1_000_000, "a load"), default=5_000,
+                         help="the most load the staircase climbs to, req/s or users (default 5,000): each mode's "
+                              "service JVM is sized for it from its start")
+    command.add_argument("--cpus", type=flags.core_map, help="core map override, as for vtlab run")
+    command.add_argument("--keep", action="store_true", help="leave PostgreSQL and the stub up after the search")
     command.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
     command.add_argument("--dry-run", action="store_true", help="print the search's plan and exit")
     flags.add_plan_flags(command)
@@ -66,7 +69,7 @@ def add(sub) -> None:
 
 
 def cmd_capacity(args: argparse.Namespace) -> int:
-    from vtlab.capacity import search, summary
+    from vtlab.capacity import search
 
     for dest, flag in SEARCH_SETS:
         if getattr(args, dest) is not None:
@@ -79,7 +82,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         the_plan, left = search_plan(args, target, start)
     except ValueError as err:
         return flags.usage_error(str(err))
-    settings = search.Settings(args.slo, args.model, args.precision, args.budget)
+    settings = search.Settings(args.slo, args.model, args.precision, args.budget, max_load=args.max_load)
     modes = tuple(dict.fromkeys(row.thread_mode for row in the_plan.rows))
     unit = search.UNITS[args.model]
     print(f"vtlab capacity: {args.slo} for {', '.join(modes)} ({args.model} model); start {start} {unit} ({why}), "
@@ -92,13 +95,9 @@ def cmd_capacity(args: argparse.Namespace) -> int:
               "flags, e.g. --conn-mode held, to search another)")
     if args.dry_run:
         return 0
-    run_dir = args.out or RESULTS / "capacity"
-    found = search.search(modes, start, live_measure(the_plan, target, run_dir), settings)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = capacityfile.write(run_dir, found)
-    print("\n".join(summary.lines(found)))
-    print(f"capacity: {path}")
-    return 0
+    from vtlab.cli import capacitylive
+
+    return capacitylive.search(args, target, the_plan, modes, start, settings)
 
 
 def default_start(args: argparse.Namespace, target) -> tuple[int, str]:
@@ -125,9 +124,3 @@ def search_plan(args: argparse.Namespace, target, start: int) -> tuple[planner.P
     for row in the_plan.rows:
         first.setdefault(row.thread_mode, row)
     return replace(the_plan, rows=tuple(first.values())), len(the_plan.rows) - len(first)
-
-
-def live_measure(the_plan: planner.Plan, target, run_dir: Path):
-    """`measure(mode, load) -> PointResult` on the live tiers: each point a normal row of `run_dir` (CSV, series,
-    verdict), read back with its percentiles' intervals. The one function the live wiring replaces."""
-    raise RuntimeError("live search not wired yet: `vtlab capacity --dry-run` prints the search's plan")

@@ -33,54 +33,88 @@ class Outcome:
     failed_rows: int  # rows of this invocation a dead tier ended
 
 
+class Session:
+    """A run's rows measured one at a time on a target, each appended to the run's CSV as it ends and the run's
+    metadata written beside them: the fixed plan's loop (run) and a search choosing its rows as it goes (vtlab
+    capacity) alike. Open it, measure rows, close it: the target is closed however the session ends."""
+
+    def __init__(self, target: Target, plan: Plan, run_dir: Path):
+        self.target, self.plan, self.run_dir = target, plan, run_dir
+        self.failed = self.consecutive = 0
+
+    def open(self) -> set[tuple[str, ...]]:
+        """The target prepared and set up, the metadata written; the keys of the rows already measured (a resumed
+        run's)."""
+        target, plan, run_dir = self.target, self.plan, self.run_dir
+        watching = neighbours.Watch() if isinstance(target, OnThisMachine) else None
+        target.prepare(plan, run_dir)
+        self.csv_path = run_dir / table.CSV_NAME
+        self.writer = table.CsvWriter(self.csv_path)  # sets a torn last line aside
+        done = table.done_keys(self.csv_path)
+        self.described = target.describe()
+        self.meta = {**self.described, "plan": plan.describe(), "started": now()}
+        if watching is not None:
+            self.meta["host_before_run"] = neighbours.before_run(watching, target.own_pids()).record()
+        table.write_metadata(run_dir, self.meta)
+        if isinstance(target, SetsUpLate):
+            target.set_up()
+        return done
+
+    def show(self, rows: int) -> Reporter:
+        """The live line, counting down `rows`."""
+        self.progress = _reporter(self.target, self.plan, rows)
+        return self.progress
+
+    def measure(self, turn: Turn) -> dict[str, object] | None:
+        """One row measured and appended; None where a tier died in it (its failed row appended, the tier revived
+        where the target can, the run stopped after MAX_CONSECUTIVE_FAILURES in a row)."""
+        target = self.target
+        self.progress.begin(turn)
+        try:
+            values = target.measure(turn, self.progress)
+        except procs.TierDied as died:
+            self.writer.append(failed_row(turn.row, died))
+            self.progress.failed(died)
+            self.failed, self.consecutive = self.failed + 1, self.consecutive + 1
+            if isinstance(target, Revives):
+                if self.consecutive >= MAX_CONSECUTIVE_FAILURES:
+                    _stop(died, self.consecutive)
+                target.revive(died)
+            return None
+        self.consecutive = 0
+        self.writer.append(values)
+        self.progress.end(values)
+        learned = target.describe()  # what the row taught the target: its runtime, its meters' source
+        if learned != self.described:
+            self.described = learned
+            self.meta.update(learned)
+            table.write_metadata(self.run_dir, self.meta)
+        return values
+
+    def finish(self) -> Outcome:
+        self.meta["finished"] = now()
+        table.write_metadata(self.run_dir, self.meta)
+        return Outcome(self.csv_path, self.failed)
+
+    def close(self) -> None:
+        self.target.close()
+
+
 def run(target: Target, plan: Plan, run_dir: Path) -> Outcome:
     """Measure every row of `plan` not yet in run_dir's CSV on `target`; returns the CSV path and how many rows
     failed. The target is closed however the run ends."""
+    session = Session(target, plan, run_dir)
     try:
-        watching = neighbours.Watch() if isinstance(target, OnThisMachine) else None
-        target.prepare(plan, run_dir)
-        csv_path = run_dir / table.CSV_NAME
-        writer = table.CsvWriter(csv_path)  # sets a torn last line aside
-        done = table.done_keys(csv_path)
-        described = target.describe()
-        meta = {**described, "plan": plan.describe(), "started": now()}
-        if watching is not None:
-            meta["host_before_run"] = neighbours.before_run(watching, target.own_pids()).record()
-        table.write_metadata(run_dir, meta)
-        if isinstance(target, SetsUpLate):
-            target.set_up()
+        done = session.open()
         todo = [(position, row) for position, row in enumerate(plan.rows) if dimensions.key(row) not in done]
-        progress = _reporter(target, plan, len(todo))
+        progress = session.show(len(todo))
         if len(todo) < len(plan.rows):
             progress.resumed(len(plan.rows) - len(todo), len(plan.rows))
-        failed = consecutive = 0
         for index, (position, row) in enumerate(todo):
-            turn = Turn(row, position, index, warmup_for(plan, index))
-            progress.begin(turn)
-            try:
-                values = target.measure(turn, progress)
-            except procs.TierDied as died:
-                writer.append(failed_row(row, died))
-                progress.failed(died)
-                failed, consecutive = failed + 1, consecutive + 1
-                if isinstance(target, Revives):
-                    if consecutive >= MAX_CONSECUTIVE_FAILURES:
-                        _stop(died, consecutive)
-                    target.revive(died)
-                continue
-            consecutive = 0
-            writer.append(values)
-            progress.end(values)
-            learned = target.describe()  # what the row taught the target: its runtime, its meters' source
-            if learned != described:
-                described = learned
-                meta.update(learned)
-                table.write_metadata(run_dir, meta)
-        meta["finished"] = now()
-        table.write_metadata(run_dir, meta)
-        return Outcome(csv_path, failed)
+            session.measure(Turn(row, position, index, warmup_for(plan, index)))
+        return session.finish()
     finally:
-        target.close()
+        session.close()
 
 
 def _reporter(target: Target, plan: Plan, rows: int) -> Reporter:

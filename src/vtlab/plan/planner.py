@@ -99,6 +99,10 @@ class Plan:
     memory_probe: str = "off"  # presets.MEMORY_PROBE: each row's memory with every user waiting (measure.memprobe)
     downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP: vtlab's service to the stub, every row alike
     jvm_per_row: bool = False  # a fresh service JVM for every row; else rows differing only in load are its steps
+    # A search's plan (vtlab capacity): its rows are chosen as it goes, so any row may have a next step; every row is
+    # a step on its family's warm JVM (a fixed warm-up's too: the first step warmed the JIT) and the JVM is sized for
+    # the most users the search may reach. 0: a plan whose rows are all known.
+    search_peak_users: int = 0
 
     def service_options(self, row: Row) -> tuple[str, ...]:
         """The service's JVM options beyond vtlab's own: the row's, and Native Memory Tracking for the probe (a few
@@ -119,10 +123,13 @@ class Plan:
         users are measured on the JVM the first of them started, each settling anew (measure.settle) before its
         hold; a fresh JVM per rep keeps the between-run noise. Only a warm-up that settles can tell when a step is
         steady; a fixed one would hold each step for the first row's warm-up again."""
-        return not self.jvm_per_row and self.settles(row)
+        return not self.jvm_per_row and (self.settles(row) or self.search_peak_users > 0)
 
     def next_step_follows(self, position: int) -> bool:
-        """Whether the row after the one at `position` is the next step on the same JVM: the JVM is then kept."""
+        """Whether the row after the one at `position` is the next step on the same JVM: the JVM is then kept (a
+        search's, until its family changes: targets start a fresh JVM for another family)."""
+        if self.search_peak_users > 0:
+            return not self.jvm_per_row
         if position + 1 >= len(self.rows):
             return False
         row, following = self.rows[position], self.rows[position + 1]
@@ -134,6 +141,8 @@ class Plan:
         (the row's own peak where it runs on a JVM of its own)."""
         if not self.steps_on_one_jvm(row):
             return self.peak_users(row)
+        if self.search_peak_users > 0:
+            return max(self.search_peak_users, self.peak_users(row))
         family = jvm_family(row)
         return max(self.peak_users(other) for other in self.rows if jvm_family(other) == family)
 

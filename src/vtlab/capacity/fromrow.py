@@ -1,0 +1,36 @@
+"""A measured row read back as the search's point: the run folder's analysis of it (validity, wall, evidence, its
+Little's-law ceiling), its hold's requests for each percentile's interval, and its failures for the error rate's
+— what `vtlab report` would say of the row, nothing the search computes on its own."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from vtlab.capacity.point import Interval, PointResult
+from vtlab.core import dimensions
+from vtlab.core.objective import PERCENTILES
+from vtlab.explain import analyze
+from vtlab.results import record, table
+from vtlab.results.cells import num
+from vtlab.series import percentiles, store
+
+
+def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float) -> PointResult:
+    """The row `slug` of `run_dir` as a point at `load`; `seconds`: what measuring it took (warm-up, hold, the
+    JVM's start where it was fresh). A row a tier died in is an invalid point that says which tier."""
+    rows = table.read_rows(run_dir / table.CSV_NAME)
+    row = next(line for line in reversed(rows) if dimensions.slug(dimensions.parse(line)) == slug)
+    if row.get("failed_tier"):
+        return PointResult(mode, load, {}, 0, 0, valid=False, flags=(f"failed:{row['failed_tier']}",),
+                           seconds=seconds)
+    analysis = analyze.analyse(rows, record.read(run_dir))
+    verdict = next(v for v in reversed(analysis.verdicts) if dimensions.slug(v.row) == slug)
+    requests = [r for r in store.read_k6(store.k6_path(run_dir / "series", slug)).requests if r.phase == "hold"]
+    figures = {name: Interval(*percentiles.interval(requests, share)) for name, share in PERCENTILES.items()}
+    errors = sum(1 for r in requests if not r.ok)
+    return PointResult(mode, load, figures, errors, len(requests), valid=verdict.valid, flags=verdict.flags,
+                       throughput_rps=num(row, "throughput_rps"), wall=verdict.bottleneck, evidence=verdict.evidence,
+                       ceiling_rps=verdict.ceiling_rps, limit=verdict.limit,
+                       service_time_ms=verdict.service_time_ms, seconds=seconds,
+                       extra={"slug": slug, "p99_ms": num(row, "p99_ms", math.nan)})

@@ -1,0 +1,69 @@
+"""vtlab capacity's points measured live: each a normal row of the run folder (CSV, series, verdict, report), run by
+the one row loop's session on the target `vtlab run` would measure, and read back as the search's point.
+
+A mode's points run as the steps of one warm service JVM, in the order the search asks for them (a bisection point
+may follow a larger one: the JVM is sized for the search's largest load from its start, and what a larger load left
+behind is idle request threads and a grown heap, neither of which serves a request more slowly). A point measured
+again is a repetition: a fresh JVM, so the repeat carries the between-run noise a second look is for."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from vtlab.capacity import fromrow
+from vtlab.capacity.point import PointResult
+from vtlab.core import dimensions, shapes
+from vtlab.core.dimensions import Row
+from vtlab.measure import loop
+from vtlab.measure.target import Target, Turn
+from vtlab.plan import planner
+
+# A later point on its mode's warm JVM whose warm-up cannot settle (the open model's hold begins at a time fixed
+# before k6 starts): the JIT was warmed by the points before it, so its warm-up only has to let the new rate's queue
+# form — at a 1 s downstream call, a few of its waits.
+STEP_WARMUP_S = 15
+
+
+def with_load(template: Row, model: str, load: int, rep: int) -> Row:
+    """The template row at `load`: users (closed model), or a rate with the users k6 needs to carry it (open)."""
+    if model == "open":
+        return replace(template, target_rps=load, concurrency=shapes.vus_for("open", 0, load), rep=rep)
+    return replace(template, concurrency=load, rep=rep)
+
+
+class LivePoints:
+    """`measure(mode, load) -> PointResult` on the live tiers; open on the first point, closed by close()."""
+
+    def __init__(self, plan: planner.Plan, target: Target, run_dir: Path, expected_points: int):
+        self.plan, self.run_dir, self.expected = plan, run_dir, expected_points
+        self.session = loop.Session(target, plan, run_dir)
+        self.templates = {row.thread_mode: row for row in plan.rows}
+        self.measured: list[Row] = []
+        self.opened = False
+
+    def __call__(self, mode: str, load: int) -> PointResult:
+        if not self.opened:
+            self.session.open()
+            self.session.show(self.expected)
+            self.opened = True
+        template = self.templates[mode]
+        rep = 1 + sum(1 for row in self.measured
+                      if row.thread_mode == mode and with_load(row, self.plan.model, load, row.rep) == row)
+        row = with_load(template, self.plan.model, load, rep)
+        fresh = not self.measured or planner.jvm_family(self.measured[-1]) != planner.jvm_family(row)
+        index = len(self.measured)
+        warmup = loop.warmup_for(self.plan, index) if fresh or self.plan.settles(row) else STEP_WARMUP_S
+        started = time.monotonic()
+        self.session.measure(Turn(row, index, index, warmup))
+        self.measured.append(row)
+        return fromrow.point(self.run_dir, dimensions.slug(row), mode, load, time.monotonic() - started)
+
+    def close(self) -> None:
+        """The run's metadata finished (where a point was measured) and the target closed."""
+        try:
+            if self.opened:
+                self.session.finish()
+        finally:
+            self.session.close()

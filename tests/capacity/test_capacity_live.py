@@ -1,0 +1,58 @@
+"""The live search's parts that need no live run: a point read back from a real run folder as `vtlab report` would
+judge its row, the rows a search measures (its loads, its repeats) and the JVM its points share."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from recordings import replayed
+
+from vtlab.capacity import fromrow
+from vtlab.capacity.search import Settings, next_load
+from vtlab.cli import capacitypoints
+from vtlab.core import dimensions, objective
+from vtlab.core.dimensions import Row
+from vtlab.plan import planner
+
+
+def test_a_point_is_its_rows_hold_read_back_with_the_reports_verdict(tmp_path):
+    run_dir = replayed("failures", tmp_path)  # 5 virtual users, a fifth of the hold's requests failing
+    [row] = list(csv.DictReader((run_dir / "matrix.csv").open()))
+    slug = dimensions.slug(dimensions.parse(row))
+    found = fromrow.point(run_dir, slug, "virtual", 5, seconds=42.0)
+    assert found.requests == int(row["http_reqs"]) == 15682  # the hold's requests as the run counted them
+    assert found.errors == round(float(row["error_rate"]) * found.requests)
+    p99 = found.percentiles["p99"]
+    assert p99.value == pytest.approx(float(row["p99_ms"]), abs=0.01)  # k6's figure, as the CSV recorded it
+    assert p99.low <= p99.value <= p99.high and p99.high > p99.low
+    assert not found.valid and "errors-above-threshold" in found.flags  # the report's verdict, not the search's own
+    assert found.wall == "failures" and found.seconds == 42.0
+
+
+def test_a_search_row_carries_its_load_as_users_or_as_a_rate_with_the_users_to_carry_it():
+    template = Row(thread_mode="virtual", concurrency=100, load_model="open", target_rps=100)
+    closed = capacitypoints.with_load(Row(thread_mode="virtual", concurrency=100), "closed", 400, 1)
+    assert (closed.concurrency, closed.rep) == (400, 1)
+    opened = capacitypoints.with_load(template, "open", 1600, 2)
+    assert (opened.target_rps, opened.rep) == (1600, 2) and opened.concurrency >= 1600  # ≥ 1 s of arrivals
+
+
+def test_a_search_plans_every_row_a_step_of_one_jvm_sized_for_its_largest_load():
+    row = Row(thread_mode="platform", concurrency=100, load_model="open", target_rps=100)
+    plan = planner.Plan("quick", (row,), 5, 45, 30, 1000, 0, "open", search_peak_users=5000)
+    assert plan.steps_on_one_jvm(row)  # a fixed warm-up's row too: the search's first point warmed the JIT
+    assert plan.next_step_follows(7)  # a point chosen later may follow any
+    assert plan.family_peak_users(row) == 5000
+    per_row = planner.Plan("quick", (row,), 5, 45, 30, 1000, 0, "open", search_peak_users=5000, jvm_per_row=True)
+    assert not per_row.steps_on_one_jvm(row) and not per_row.next_step_follows(0)
+    fixed = planner.Plan("quick", (row,), 5, 45, 30, 1000, 0, "open")
+    assert not fixed.steps_on_one_jvm(row) and fixed.family_peak_users(row) == 100
+
+
+def test_the_staircase_stops_at_the_most_load_it_may_climb_to():
+    settings = Settings(objective.parse("p99<=1500ms"), "open", max_load=3000)
+    assert next_load(1600, None, settings, "req/s") == (3000, "")  # 3,200 capped
+    load, why = next_load(3000, None, settings, "req/s")
+    assert load is None and "--max-load" in why
+    assert next_load(1600, None, Settings(objective.parse("p99<=1500ms"), "open"), "req/s") == (3200, "")
