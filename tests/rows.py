@@ -10,6 +10,19 @@ META = {"host": {"cpus_available": 2}, "core_map": "app=0-1 pg=0-1 stub=0-1 load
                 "generator_loss_per_share": 1.0}}
 RUN = record.from_dict(META)  # the run record of a local run on 2 shared cores
 
+# The price pinned: from a host 86.8% busy, 1.8 of the throughput per share of the machine k6 takes, ± 2.25 (95%),
+# priced up to 25% of the machine; the between-run floor ± t(4) × 1% = ± 2.776% (rows.META).
+PRICED = record.from_dict({**META, "rig": {**META["rig"], "generator_host_busy_pct": 86.8,
+                                           "generator_loss_per_share": 1.8, "generator_loss_per_share_se": 0.52,
+                                           "generator_loss_per_share_ci95": 2.25,
+                                           "generator_priced_share_max": 0.25}})
+
+# A CPU-bound row on 2 shared cores, the host 97% busy: the service 150% of one core, k6 24% (12% of the machine),
+# PostgreSQL 10%, the stub 4%; 400 req/s.
+CPU_BOUND = dict(concurrency=400, throughput_rps=400, http_reqs=12000, ok_requests=12000, p50_ms=1000, p99_ms=1100,
+                 mean_ms=1000, host_cpu_pct=97, app_cpu_pct=150, app_cpu_pct_max=160, load_cpu_pct=24,
+                 load_cpu_pct_max=30, pg_cpu_pct=10, stub_cpu_pct=4, tomcat_connections_max=400)
+
 # A clean virtual-thread row: 100 users, 1 s downstream, nothing queues anywhere.
 BASE = {
     "thread_mode": "virtual", "hikari_pool": "50", "path_mode": "normal", "conn_mode": "released",

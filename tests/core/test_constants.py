@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 from vtlab.core import constants
@@ -74,3 +75,18 @@ def test_no_threshold_of_the_analysis_is_left_outside_the_record():
                and isinstance(node.value, ast.Constant) and type(node.value.value) in (int, float)
                for target in node.targets if isinstance(target, ast.Name)}
     assert numbers == NOT_THRESHOLDS
+
+
+def test_a_run_that_recorded_the_generators_slope_alone_has_no_bound_for_it():
+    # recorded before the slope's uncertainty was: this version's would belong to another measurement's slope
+    old = record.from_dict({"rig": {"generator_loss_per_share": 1.475}}).rig
+    assert old.generator_loss_per_share == 1.475
+    assert math.isnan(old.generator_loss_per_share_ci95) and math.isnan(old.generator_priced_share_max)
+    assert math.isnan(old.generator_loss_per_share_se)
+    # a run that recorded no price at all is judged by this version's, its uncertainty included
+    assert record.from_dict({"rig": {"cpu_interval_s": 0.5}}).rig.generator_loss_per_share_ci95 == (
+        constants.CURRENT.generator_loss_per_share_ci95)
+    # and one that recorded all of it, by its own
+    full = record.from_dict({"rig": {"generator_loss_per_share": 1.5, "generator_loss_per_share_ci95": 0.4,
+                                     "generator_loss_per_share_se": 0.1, "generator_priced_share_max": 0.2}}).rig
+    assert (full.generator_loss_per_share_ci95, full.generator_priced_share_max) == (0.4, 0.2)

@@ -196,9 +196,12 @@ def test_the_generator_on_shared_cores_is_named_with_what_the_cross_check_prices
     hog = verdict(row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=70, load_cpu_pct=105,
                       load_cpu_pct_max=120, ok_requests=27000, http_reqs=27000))
     assert hog.bottleneck == "load-generator" and not hog.valid
-    # 105% of one core is 52.5% of 2; at the pinned slope 1.0 that costs ~52.5%, against a floor of t(4) × 1%
+    # 105% of one core is 52.5% of 2; at the pinned slope 1.0 that costs ~52.5%, against a floor of t(4) × 1%; the
+    # pinned record has the slope alone, so nothing bounds the correction
     assert hog.evidence == ("shared cores, host 97% busy (≥ 90%): k6 took 52% of the machine, costing the row ~52% "
-                            "of its throughput (cross-checked against wrk) against a between-run noise of ±2.8%")
+                            "of its throughput (cross-checked against wrk) against a between-run noise of ±2.8%; "
+                            "not bounded: the run recorded no uncertainty for the generator's price (recorded "
+                            "before vtlab measured one)")
     # the same share priced by a cross-check that found it nearly free (slope 0.04): 2.1%, inside the noise
     cheap = record.from_dict({**META, "rig": {**META["rig"], "generator_loss_per_share": 0.04}})
     free = analyze.analyse([row(concurrency=2000, throughput_rps=900, host_cpu_pct=97, app_cpu_pct=70,

@@ -7,6 +7,7 @@ this version of vtlab measures with, and stand in for runs recorded before the r
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -140,10 +141,16 @@ class Constants:
     noise_floor_gc_cv_pct: float | None = field(default_factory=lambda: _recorded_cv("gc_pause_ms_per_1k_req"))
     noise_floor_gc_runs: int = field(default_factory=lambda: noisefloor.current("gc_pause_ms_per_1k_req").runs)
     # What k6's CPU costs a row on shared cores (reference/generator-crosscheck/, measured against wrk): from a host
-    # this busy (%), the share of its throughput a row loses per share of the machine k6 takes. A row's generator
-    # interferes where that loss is above the between-run noise floor.
+    # this busy (%), the share of its throughput a row loses per share of the machine k6 takes, that slope's standard
+    # error and 95% half-width, and the largest share of the machine (0–1) it was priced at. Where the loss is above
+    # the between-run noise floor, a row whose k6 took no more than that share and whose loss's upper end is below
+    # the whole throughput carries the loss as a correction (explain.generatorprice); any other interferes.
     generator_host_busy_pct: float = field(default_factory=lambda: generatorcheck.current().host_busy_pct)
     generator_loss_per_share: float = field(default_factory=lambda: generatorcheck.current().loss_per_share)
+    generator_loss_per_share_se: float = field(default_factory=lambda: generatorcheck.current().loss_per_share_se)
+    generator_loss_per_share_ci95: float = field(
+        default_factory=lambda: generatorcheck.current().loss_per_share_ci95)
+    generator_priced_share_max: float = field(default_factory=lambda: generatorcheck.current().share_max)
     # The report's sentence thresholds (report/): what a sentence needs before it says a thing. Rules of thumb, not
     # measurements; recorded so that a run reported again later is told by the thresholds it was told by.
     # A figure with no between-run noise of its own measured (RSS, GC pause time, a p99, CPU per request, a median
@@ -181,13 +188,24 @@ def record() -> dict[str, object]:
     return asdict(CURRENT)
 
 
+# Constants measured together with another: a run that recorded the first but not these (recorded before they
+# were) has none of them. The generator's price was re-measured since such runs (its slope moved from 1.475 to
+# 1.83): this version's uncertainty and range belong to its own slope, not to the one the run recorded, so that
+# run's correction cannot be bounded and its rows are judged as they were.
+MEASURED_WITH = {"generator_loss_per_share": ("generator_loss_per_share_se", "generator_loss_per_share_ci95",
+                                              "generator_priced_share_max")}
+
+
 def from_record(recorded: Mapping[str, object]) -> Constants:
-    """The constants a run recorded (metadata.json's "rig"); any it did not record (older runs) are this version's.
-    ValueError when a recorded value is not a number."""
+    """The constants a run recorded (metadata.json's "rig"); any it did not record (older runs) are this version's,
+    but those measured with one it did record (MEASURED_WITH), which are NaN. ValueError when a recorded value is
+    not a number."""
     known = {f.name: str(f.type) for f in fields(Constants)}
+    unknown = {name: math.nan for first, rest in MEASURED_WITH.items() if first in recorded
+               for name in rest if name not in recorded}
     constants = Constants(**{name: None if recorded[name] is None and "None" in kind else
                              (float if "float" in kind else int)(recorded[name])
-                             for name, kind in known.items() if name in recorded})
+                             for name, kind in known.items() if name in recorded}, **unknown)
     for prefix, _ in noisefloor.RECORDED.values():
         runs = getattr(constants, f"{prefix}_runs")
         if runs < 0 or runs == 1:

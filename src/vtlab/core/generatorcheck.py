@@ -7,8 +7,11 @@ reference/generator-crosscheck/ with the commands that made them. The throughput
 of wrk's, is what k6 cost the row: where the host was busy, every core the generator took was a core the service did
 not get. The points where that cost is beyond the between-run noise floor price k6: the least busy host among them is
 where the rig starts pricing it, and a line through the origin of their cost against the share of the machine k6
-took gives the throughput a row loses per share of the machine its generator takes. The rig records both, and the
-analysis calls a row's generator interfering where the loss they predict is above the between-run noise floor.
+took gives the throughput a row loses per share of the machine its generator takes, with its standard error from
+those points' residuals and the largest share of the machine k6 took among them. The rig records all four; the
+analysis carries a row's predicted loss as a correction where it is bounded (k6's share within the priced range, the
+loss's 95% upper end below the whole throughput) and calls the generator interfering where the loss is above the
+between-run noise floor and cannot be bounded.
 `python -m vtlab.core.generatorcheck` prints every point.
 """
 
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from vtlab.core import noisefloor
+from vtlab.core.studentt import t_975
 from vtlab.core.settings import GENERATOR_CROSSCHECK
 
 
@@ -50,6 +54,15 @@ class Price(NamedTuple):
     between-run noise floor (a cost a second run could not take back)."""
     host_busy_pct: float    # the least busy host at which a point showed a cost: below it, none was seen
     loss_per_share: float   # the least-squares slope through the origin of loss against k6's share, costly points
+    # the slope's standard error, from the costly points' residuals about it (n − 1 degrees of freedom: one parameter
+    # fitted), and its 95% half-width, t(n − 1) × s.e.; NaN from one costly point, which leaves no residual
+    loss_per_share_se: float = math.nan
+    loss_per_share_ci95: float = math.nan
+    # The largest share of the machine k6 took among the costly points: the slope is priced up to here and not
+    # beyond. A line through the origin is what the points were fitted with, not what they showed: the loss fell
+    # from 48% at 20% of the machine to 27% at 25%, so a share beyond the measured ones could cost anything, and the
+    # slope's interval, which only knows the points' scatter about the line, would not say so.
+    share_max: float = math.nan
 
 
 def points(path: Path = GENERATOR_CROSSCHECK) -> list[Point]:
@@ -82,8 +95,13 @@ def price(path: Path = GENERATOR_CROSSCHECK, noise_share: float | None = None) -
     costly = [point for point in points(path) if point.costly(floor)]
     if not costly:
         raise ValueError(f"{path}: no point where k6 cost the row more than the between-run noise: nothing to price")
-    return Price(min(p.host_busy for p in costly) * 100,
-                 sum(p.k6_share * p.loss for p in costly) / sum(p.k6_share ** 2 for p in costly))
+    squares = sum(p.k6_share ** 2 for p in costly)
+    slope = sum(p.k6_share * p.loss for p in costly) / squares
+    df = len(costly) - 1
+    residuals = sum((p.loss - slope * p.k6_share) ** 2 for p in costly)
+    se = math.sqrt(residuals / df / squares) if df else math.nan
+    return Price(min(p.host_busy for p in costly) * 100, slope, se, t_975(df) * se,
+                 max(p.k6_share for p in costly))
 
 
 @functools.cache
@@ -104,4 +122,5 @@ if __name__ == "__main__":
               f"{p.wrk_share:.1%}; host {p.host_busy:.1%} busy under k6; k6 cost {p.loss:.1%}"
               + ("" if p.costly(noisefloor.current().half_share) else " (within the between-run noise)"))
     print(f"priced: from a host {current().host_busy_pct:.1f}% busy, {current().loss_per_share:.3f} of the "
-          "throughput per share of the machine k6 takes")
+          f"throughput per share of the machine k6 takes (s.e. {current().loss_per_share_se:.3f}, 95% "
+          f"±{current().loss_per_share_ci95:.3f}), up to {current().share_max:.1%} of the machine")

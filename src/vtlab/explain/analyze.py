@@ -21,6 +21,7 @@ from vtlab.explain.bottleneck import bottleneck
 from vtlab.explain.ceilings import ceilings_of, cpu_ms_per_request, cpu_points, limit_of, lowest_load_rows, service_time
 from vtlab.explain.evidence import exceeded
 from vtlab.explain.facts import all_rps
+from vtlab.explain.generatorprice import GENERATOR_PRICED, priced
 from vtlab.explain.model import MEASURED_NUMBERS, Analysis, Context, Failure, Measured, Verdict
 from vtlab.explain.queues import queued
 from vtlab.explain.queues import JEP491_JDK, pins_every_request  # noqa: F401  the report reads them here
@@ -55,6 +56,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
     if "vu-cap" in wall.flags:  # k6 dropped the arrivals for want of users, not for a service that fell behind
         flags = [flag for flag in flags if flag != "offered-above-capacity"]
     flags = [*flags, *wall.flags]
+    price = priced(row, ctx) if any(flag.startswith(GENERATOR_PRICED) for flag in flags) else None
+    without = price.without(throughput) if price else (math.nan,) * 3
     return Verdict(
         row=dimensions.parse(row), measured=measured(row), service_time_ms=service_s * 1000,
         service_time_source=source, cpu_ms_per_req=cpu_ms, ceilings=ceilings, ceiling_rps=ceiling, limit=limit,
@@ -62,7 +65,8 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         bottleneck=wall.name, evidence=wall.evidence,
         valid=not invalidating(flags),
         flags=tuple(flags), queued=queued(row, ctx.rig),
-        noise_half_rps=noise)
+        noise_half_rps=noise, without_generator_rps=without[0], without_generator_low_rps=without[1],
+        without_generator_high_rps=without[2])
 
 
 def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from vtlab.explain import evidence
 from vtlab.explain.evidence import Seen
+from vtlab.explain.generatorprice import priced
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
 from vtlab.results.cells import num
@@ -60,6 +61,7 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     client = evidence.client_pool(row, ctx)
     load, mostly_wait = evidence.load(row, ctx, service_ms)
     closed = row.get("load_model") != "open"
+    price = priced(row, ctx) if not {"generator-saturated", "dropped-iterations"} & set(flags) else None
     checks = (
         # A downstream client's pool seen full with requests waiting holds the row at its connections ÷ the call,
         # whatever else happened: ahead of the failures (a pool with a bounded queue, Reactor Netty's, refuses the calls
@@ -70,6 +72,10 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
         ("cpu", Seen(True, cpu.text) if client.saturated and host_full and limit == "cpu" else Seen(False, "")),
         ("client-pool", client),
         ("load-generator", evidence.generator(row, ctx, flags)),
+        # k6's cost on the shared cores priced and bounded (generatorprice): the host full is the wall, with who
+        # shared it, where k6 unbounded would have been named above
+        ("cpu", Seen(True, evidence.shared_cpu(row, ctx, price)) if price and price.bounded and host_full
+         else Seen(False, "")),
         ("failures", failing),
         ("overload", refusing),
         ("gc", evidence.gc(row, ctx)),

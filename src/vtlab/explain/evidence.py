@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from vtlab.explain.facts import client_pool_size, in_flight, latency_ms, pool_size, user_service, vu_cap, wait_s
+from vtlab.explain.generatorprice import PRICED_AGAINST, Priced, generator_cost, priced
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
 from vtlab.explain.repetitions import noise_floor_share
-from vtlab.explain.validity import generator_cost
 from vtlab.results.cells import num, parse_reasons
 
 # Statuses that are the service refusing work it cannot take in time (a full queue, a borrow that timed out):
@@ -41,20 +41,42 @@ def number(value: float) -> str:
 
 def generator(row: Mapping[str, object], ctx: Context, flags: tuple[str, ...] | list[str]) -> Seen:
     """k6 was the wall: its CPU at its allotment's peak, or (cores shared, the host busy) the throughput its CPU
-    cost the row, by the cross-check against wrk, beyond the between-run noise floor."""
+    cost the row, by the cross-check against wrk, beyond the between-run noise floor where that cost cannot be
+    bounded (generatorprice; a bounded one is carried as a correction, and the wall is the CPU)."""
     peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
     if "generator-saturated" in flags or "dropped-iterations" in flags:
         return Seen(True, f"k6 CPU peak {number(peak)}% ≥ {number(ctx.rig.saturated_share * 100)}% of its "
                           f"{number(ctx.load_cpus)} cores")
-    cost, floor = generator_cost(row, ctx), noise_floor_share(ctx.rig)
+    cost, floor, price = generator_cost(row, ctx), noise_floor_share(ctx.rig), priced(row, ctx)
     if cost > 0:
         share = num(row, "load_cpu_pct", 0) / ctx.host_cpus
-        return Seen(cost > floor,  # validity.generator_interfered's test, on the numbers the text quotes
+        unbounded = price is not None and not price.bounded  # validity's test, on the numbers the text quotes
+        return Seen(unbounded,
                     f"shared cores, host {number(num(row, 'host_cpu_pct'))}% busy (≥ "
                     f"{number(ctx.rig.generator_host_busy_pct)}%): k6 took "
                     f"{number(share)}% of the machine, costing the row ~{number(cost * 100)}% of its throughput "
-                    f"(cross-checked against wrk) against a between-run noise of ±{number(floor * 100)}%")
+                    f"(cross-checked against wrk) against a between-run noise of ±{number(floor * 100)}%"
+                    + (f"; not bounded: {price.unbounded}" if unbounded and price else ""))
     return Seen(False, f"k6 CPU peak {number(peak)}%")
+
+
+# The tiers that share the cores, as the evidence names them, by their CPU column (100% = one core).
+SHARERS = (("app_cpu_pct", "the service"), ("load_cpu_pct", "k6"), ("pg_cpu_pct", "PostgreSQL"),
+           ("stub_cpu_pct", "the stub"), ("proxy_cpu_pct", "Toxiproxy"))
+
+
+def shared_cpu(row: Mapping[str, object], ctx: Context, price: Priced) -> str:
+    """The CPU wall of a host the service shared with k6 whose cost was priced: who took the machine, and what
+    the service would serve without k6 on its cores."""
+    host = num(row, "host_cpu_pct", 0)
+    shares = ", ".join(f"{name} {number(num(row, column) / ctx.host_cpus)}%" for column, name in SHARERS
+                       if not math.isnan(num(row, column)))
+    more, low, high = (value * 100 for value in price.more())
+    loss, half = price.loss * 100, price.half * 100
+    return (f"host {number(host)}% busy (wall at {number(ctx.rig.saturated_share * 100)}%), shared by {shares} of "
+            f"the machine; k6 took {number(price.share * 100)}% of the machine, costing the service ~{loss:.0f}% "
+            f"[{loss - half:.0f}%, {loss + half:.0f}%] of its throughput: without it the service would serve "
+            f"~{more:.0f}% more [{low:+.0f}%, {high:+.0f}%] ({PRICED_AGAINST})")
 
 
 def failures(row: Mapping[str, object], ctx: Context) -> tuple[Seen, Seen]:

@@ -170,6 +170,11 @@ class Verdict:
     # How far apart another throughput must be before it is called different from this one (a half-width, req/s):
     # one rep's within-row interval, at least the rig's between-run noise floor; several reps' interval of the mean.
     noise_half_rps: float = NAN
+    # A row on cores shared with k6 whose cost was priced (explain.generatorprice): the service's throughput without
+    # k6 on its cores, measured ÷ (1 − loss), and its 95% interval from the price's; NaN where nothing was corrected.
+    without_generator_rps: float = NAN
+    without_generator_low_rps: float = NAN
+    without_generator_high_rps: float = NAN
 
     @property
     def failed(self) -> bool:
@@ -236,6 +241,7 @@ VERDICT_COLUMNS = (
     "bottleneck", "valid", "flags",
     "ceilings_restated",
     "evidence",
+    "without_generator_rps", "without_generator_low_rps", "without_generator_high_rps",
 )
 COLUMNS = (*dimensions.NAMES, *VERDICT_COLUMNS)
 
@@ -255,5 +261,8 @@ def cells(verdict: Verdict) -> list[str]:
         "limit": verdict.limit,
         "attained": verdict.attained, "bottleneck": verdict.bottleneck, "valid": verdict.valid,
         "flags": ";".join(verdict.flags), "ceilings_restated": ";".join(c.restated), "evidence": verdict.evidence,
+        "without_generator_rps": verdict.without_generator_rps,
+        "without_generator_low_rps": verdict.without_generator_low_rps,
+        "without_generator_high_rps": verdict.without_generator_high_rps,
     }
     return [format_value(values[column]) for column in COLUMNS]

@@ -64,7 +64,8 @@ def _aggregate(members: Sequence[Verdict], spread_warning: float) -> Aggregate:
         # several reps: their mean's interval already holds the between-run noise; one rep keeps its floor
         noise_half_rps=half if len(valid) > 1 else told.noise_half_rps,
         flags=tuple(dict.fromkeys(flag for m in members for flag in m.flags)),  # in the order the reps raised them
-        attained=median / ceiling if ceiling and not math.isinf(ceiling) else math.nan)
+        attained=median / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
+        **_without_generator(valid))
     return Aggregate(
         row=members[0].row, reps=len(members), valid_reps=sum(1 for m in members if m.valid),
         throughput_median=median, throughput_min=min(rps), throughput_max=max(rps),
@@ -74,6 +75,14 @@ def _aggregate(members: Sequence[Verdict], spread_warning: float) -> Aggregate:
         # reps that name different walls: the line names the most common and says it was not unanimous
         bottlenecks_seen="/".join(dict.fromkeys(walls)) if len(set(walls)) > 1 else "",
         valid=is_valid, flags=flags, line=line, members=tuple(members))
+
+
+def _without_generator(reps: Sequence[Verdict]) -> dict[str, float]:
+    """The line's throughput without k6 on its cores and its interval: each figure's median over the reps that
+    carry one (NaN where none does), as the line's other figures are."""
+    names = ("without_generator_rps", "without_generator_low_rps", "without_generator_high_rps")
+    values = {name: [getattr(m, name) for m in reps if not math.isnan(getattr(m, name))] for name in names}
+    return {name: statistics.median(found) if found else math.nan for name, found in values.items()}
 
 
 def interval(reps: Sequence[Verdict]) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 """Whether a row can be trusted, as flags: the load generator's CPU, errors, missing samples, a noisy neighbour,
-an unsteady hold, a write check that failed. A flag in NOTES or about what a user's service does not expose
-(NOT_EXPOSED) is said without making the row invalid.
+an unsteady hold, a write check that failed. A flag in NOTES, about what a user's service does not expose
+(NOT_EXPOSED) or a generator's cost priced and bounded (GENERATOR_PRICED) is said without making the row invalid.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 
 from vtlab.core import constants as rig_constants
 from vtlab.explain.facts import user_service
+from vtlab.explain.generatorprice import GENERATOR_PRICED, priced
 from vtlab.explain.model import Context
-from vtlab.explain.repetitions import noise_floor_share
 from vtlab.results.cells import num
 
 # The analysis reads the run's recorded error_rate_max (ctx.rig); this stands in only for the report's sentences
@@ -42,9 +42,10 @@ JIT_BUSY = "jit-busy:"
 
 def invalidating(flags: Iterable[str]) -> list[str]:
     """The flags that make a row invalid, in their order: every one but a note, what a user's service does not
-    expose, a ceiling the row passed and a profiler attached. A row is valid where there is none."""
-    return [flag for flag in flags
-            if flag not in NOTES and not flag.startswith((NOT_EXPOSED, CEILING_EXCEEDED, PROFILED, JIT_BUSY))]
+    expose, a ceiling the row passed, a profiler attached and the generator's cost priced. A row is valid where
+    there is none."""
+    return [flag for flag in flags if flag not in NOTES and not flag.startswith(
+        (NOT_EXPOSED, CEILING_EXCEEDED, PROFILED, JIT_BUSY, GENERATOR_PRICED))]
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
@@ -80,8 +81,12 @@ def _generator_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
         flags.append("generator-cpu-unknown")
     elif load_peak >= ctx.rig.saturated_share * load_allotment:
         flags.append("generator-saturated")
-    elif generator_interfered(row, ctx):
-        flags.append("generator-interference")
+    else:
+        # k6's cost beyond the noise floor on a busy shared host: a note where the cross-check bounds it (the row
+        # carries the correction), interference where it cannot
+        price = priced(row, ctx)
+        if price:
+            flags.append(price.note if price.bounded else "generator-interference")
     if num(row, "dropped_iterations", 0) > 0:
         # k6 dropped arrivals: with CPU to spare it had no free user to send them with, because the service
         # answered slower than they arrived — the service's wall under an offered load above it, not k6's.
@@ -196,19 +201,3 @@ def stall_seen(row: Mapping[str, object], ctx: Context) -> str:
         return (f"no request that succeeded started in {silence:.0f} s of the hold in a row, where its "
                 f"{rate:.1f} req/s would have completed {rate * silence:.0f}")
     return ""
-
-
-def generator_cost(row: Mapping[str, object], ctx: Context) -> float:
-    """What k6's CPU cost the row, as a share of its throughput, on cores the tiers share with the host as busy as
-    the cross-check (reference/generator-crosscheck/) saw k6 cost a row: the share of the machine k6 took times what
-    the cross-check measured each share to cost. 0 on cores of its own or on a quieter host, where no cost was
-    seen."""
-    if not ctx.shared_cores or not num(row, "host_cpu_pct", 0) >= ctx.rig.generator_host_busy_pct:
-        return 0.0
-    return ctx.rig.generator_loss_per_share * num(row, "load_cpu_pct", 0) / (ctx.host_cpus * 100)
-
-
-def generator_interfered(row: Mapping[str, object], ctx: Context) -> bool:
-    """k6 interfered where what it cost the row is beyond the rig's between-run noise floor: the row's throughput
-    then measures the generator's share of the cores as much as the service."""
-    return generator_cost(row, ctx) > noise_floor_share(ctx.rig)

@@ -25,7 +25,9 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   ``pool``, ``cpu``), ``ceilings_restated`` (the names of those that restate the row's own measurement),
   ``ceiling_rps`` (the lowest), ``limit`` (which ceiling that is), ``attained`` (throughput ÷ ceiling),
   ``bottleneck``, ``valid``, ``flags`` (why a row is not valid, or what it could not measure), ``queued``,
-  ``notes`` (the ceilings not computed and why; a stall).
+  ``notes`` (the ceilings not computed and why; a stall), ``without_generator`` (``rps``, ``low``, ``high``: a
+  row on cores shared with k6 whose cost was priced against wrk — the service's throughput without k6 on its cores
+  and its 95% interval; null where nothing was corrected).
 - ``aggregates``: one per scenario, its repetitions combined: ``row`` (the first repetition's dimensions),
   ``reps``, ``valid_reps``, ``throughput`` (``median``, ``centre``: what the headline shows and its ratio
   divides, one rep's own throughput or several reps' mean, ``min``, ``max``, ``interval_low``, ``interval_high``:
@@ -122,7 +124,9 @@ def _verdict(v: Verdict) -> dict[str, Any]:
             "ceilings_restated": list(c.restated), "ceiling_rps": v.ceiling_rps, "limit": v.limit,
             "attained": v.attained, "bottleneck": v.bottleneck, "evidence": v.evidence, "valid": v.valid,
             "flags": list(v.flags),
-            "queued": v.queued, "notes": [*c.missing, *([m.stall] if m.stall else [])]}
+            "queued": v.queued, "notes": [*c.missing, *([m.stall] if m.stall else [])],
+            "without_generator": {"rps": v.without_generator_rps, "low": v.without_generator_low_rps,
+                                  "high": v.without_generator_high_rps}}
 
 
 def _aggregate(a: Aggregate) -> dict[str, Any]:
