@@ -8,13 +8,13 @@ from dataclasses import replace
 
 from vtlab.capacity import search as searching
 from vtlab.capacity import summary
-from vtlab.cli import capacitypoints, doctor, flags, report, targetflags
+from vtlab.cli import capacitypoints, flags, report, targetflags
 from vtlab.core import cores
 from vtlab.core.settings import RESULTS
 from vtlab.measure import loop
 from vtlab.plan import planner
 from vtlab.results import capacityfile, table
-from vtlab.rig import procs
+from vtlab.rig import doctor, procs
 
 
 def search(args: argparse.Namespace, target, the_plan: planner.Plan, modes: tuple[str, ...], start: int,
