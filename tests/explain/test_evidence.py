@@ -452,3 +452,15 @@ def test_saturation_is_the_runs_recorded_share():
     assert verdict(row(), warm).bottleneck == "unexplained"  # this version's wall: 90%
     strict = verdict(row(), warm, run=recorded(saturated_share=0.85))
     assert (strict.bottleneck, strict.evidence) == ("cpu", "host 87%, service 30% of its cores (wall at 85%)")
+
+
+def test_an_open_models_idle_connections_are_no_thread_pool_wall():
+    """A capacity search's platform point: 141 req/s at 1 s, ~145 in flight on 200 threads, but k6's ~560 VUs each
+    keep a connection open between their arrivals: the connections say nothing of the threads there."""
+    opened = dict(thread_mode="platform", load_model="open", target_rps=141, concurrency=564, throughput_rps=141,
+                  http_reqs=2820, ok_requests=2820, p50_ms=1010, mean_ms=1012, p99_ms=1020, tomcat_connections_max=560)
+    point = verdict(row(thread_mode="platform"), row(**opened))
+    assert point.bottleneck != "thread-pool" and "connections open" not in point.evidence
+    closed = verdict(row(thread_mode="platform"), row(**{**opened, "load_model": "closed", "target_rps": 0,
+                                                         "concurrency": 560, "mean_ms": 2800, "p50_ms": 2800}))
+    assert closed.bottleneck == "thread-pool"  # the same connections from users, each with a request out

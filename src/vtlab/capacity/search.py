@@ -51,20 +51,21 @@ class _Walk:
     def __init__(self, mode: str, measure: Measure, settings: Settings, budget_s: float) -> None:
         self.mode, self.measure, self.settings, self.budget_s = mode, measure, settings, budget_s
         self.records: list[PointRecord] = []
-        self.spent = self.longest = 0.0
+        self.spent = self.latest = 0.0
         self.low: tuple[int, PointResult] | None = None                 # the highest load that passed
         self.high: tuple[int, Judgement, PointResult] | None = None     # the lowest that did not
         self.lowest_fail: tuple[int, Judgement, PointResult] | None = None
         self.passed: list[PointResult] = []                             # what the model is fitted to
 
     def affordable(self) -> bool:
-        # the costliest point so far as the next one's price: a point begun is a point paid in full
-        return len(self.records) < self.settings.max_points and self.spent + self.longest <= self.budget_s
+        # the latest point's cost as the next one's price (a point begun is a point paid in full): a mode's later
+        # points run on its warm JVM, where the first paid the JVM's start and the JIT's warm-up besides
+        return len(self.records) < self.settings.max_points and self.spent + self.latest <= self.budget_s
 
     def _measured(self, load: int) -> PointResult:
         result = self.measure(self.mode, load)
         self.spent += result.seconds
-        self.longest = max(self.longest, result.seconds)
+        self.latest = result.seconds
         return result
 
     def point(self, load: int) -> tuple[Judgement, PointResult] | None:

@@ -4,7 +4,8 @@ the one row loop's session on the target `vtlab run` would measure, and read bac
 A mode's points run as the steps of one warm service JVM, in the order the search asks for them (a bisection point
 may follow a larger one: the JVM is sized for the search's largest load from its start, and what a larger load left
 behind is idle request threads and a grown heap, neither of which serves a request more slowly). A point measured
-again is a repetition: a fresh JVM, so the repeat carries the between-run noise a second look is for."""
+again (too close to call, or invalid once) is a repetition on the same warm JVM (Plan.family): a fresh one would
+spend a warm-up of the JIT, and the next point another, on a second look at one figure."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ class LivePoints:
         rep = 1 + sum(1 for row in self.measured
                       if row.thread_mode == mode and with_load(row, self.plan.model, load, row.rep) == row)
         row = with_load(template, self.plan.model, load, rep)
-        fresh = not self.measured or planner.jvm_family(self.measured[-1]) != planner.jvm_family(row)
+        fresh = not self.measured or self.plan.family(self.measured[-1]) != self.plan.family(row)
         index = len(self.measured)
         warmup = loop.warmup_for(self.plan, index) if fresh or self.plan.settles(row) else STEP_WARMUP_S
         started = time.monotonic()

@@ -134,7 +134,16 @@ class Plan:
             return False
         row, following = self.rows[position], self.rows[position + 1]
         return (self.steps_on_one_jvm(row) and self.steps_on_one_jvm(following)
-                and jvm_family(following) == jvm_family(row))
+                and self.family(following) == self.family(row))
+
+    def family(self, row: Row) -> tuple[str, ...]:
+        """What the row's service JVM is started for (jvm_family); a search's repeat of a point is a step of the
+        same JVM as the point (its rep aside): the search asks again for a figure too close to call, not for the
+        between-run noise of a fresh JVM and its warm-up."""
+        if self.search_peak_users > 0:
+            return dimensions.key(row, tuple(name for name in dimensions.RESUME_KEY
+                                             if name not in ("concurrency", "target_rps", "rep")))
+        return jvm_family(row)
 
     def family_peak_users(self, row: Row) -> int:
         """The most users any step of the row's staircase sees: what its JVM's connections and heap are sized for
@@ -143,8 +152,8 @@ class Plan:
             return self.peak_users(row)
         if self.search_peak_users > 0:
             return max(self.search_peak_users, self.peak_users(row))
-        family = jvm_family(row)
-        return max(self.peak_users(other) for other in self.rows if jvm_family(other) == family)
+        family = self.family(row)
+        return max(self.peak_users(other) for other in self.rows if self.family(other) == family)
 
     def shape(self, row: Row) -> shapes.Shape:
         """The row's load shape with the plan's settings for it."""

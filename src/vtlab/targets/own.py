@@ -83,7 +83,7 @@ class OwnService:
     def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> servicejvm.ServiceJvm:
         """The JVM the row runs on: the staircase's, when the row is its next step and the JVM still runs; else a
         fresh one (any other stopped first)."""
-        if (stepped and self.jvm is not None and self.jvm.family == planner.jvm_family(row)
+        if (stepped and self.jvm is not None and self.jvm.family == self.plan.family(row)
                 and self.jvm.alive()):
             return self.jvm
         self._stop_jvm()

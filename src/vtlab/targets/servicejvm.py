@@ -62,7 +62,7 @@ def start(rig: Rig, plan: planner.Plan, row: Row, slug: str, java: runtimes.Java
     except BaseException:
         rig.unroute(proxies)
         raise
-    jvm = ServiceJvm(planner.jvm_family(row), app, start_from, {}, proxies, procs.on_cleanup(app.stop), recording,
+    jvm = ServiceJvm(plan.family(row), app, start_from, {}, proxies, procs.on_cleanup(app.stop), recording,
                      slug)
     try:
         info = services.runtime_info(app)

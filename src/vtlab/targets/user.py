@@ -114,7 +114,7 @@ class UserService:
         fresh one (any other stopped first), or the service at --url."""
         if not self.target.started_by_vtlab:
             return userjvm.attached(self.target)
-        if stepped and self.jvm is not None and self.jvm.family == planner.jvm_family(row) and self.jvm.alive():
+        if stepped and self.jvm is not None and self.jvm.family == self.plan.family(row) and self.jvm.alive():
             return self.jvm
         self._stop_jvm()
         self.jvm = userjvm.start(self.rig, self.plan, row, slug, self.target, java, self._database(), jfr, stepped)

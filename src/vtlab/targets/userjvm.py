@@ -57,7 +57,7 @@ def start(rig: Rig, plan: planner.Plan, row: Row, slug: str, target: Target, jav
                   if plan.uses_aot(row) else useraot.WITHOUT)
     app = userrow.start(target, java, virtual, database, stub_url, rig.run_dir / "logs" / f"app-{slug}.log",
                         recording, rig.core_map["app"], options, start_from.jar, start_from.flags)
-    return UserJvm(planner.jvm_family(row), slug, app, start_from, procs.on_cleanup(app.stop), recording)
+    return UserJvm(plan.family(row), slug, app, start_from, procs.on_cleanup(app.stop), recording)
 
 
 def stall_watch(jvm: UserJvm, rig: Rig, spec: load.LoadSpec, java: runtimes.Java, slug: str) -> stalls.Watch | None:
