@@ -52,3 +52,9 @@ def test_a_parents_quota_binds_its_children_and_the_tightest_counts(tmp_path):
     proc = tmp_path / "cgroup"
     proc.write_text("0::/slice/leaf\n")
     assert cores.quota(proc, tmp_path) == 0.75
+
+
+def test_a_quota_is_the_share_of_the_machine_the_rig_may_use():
+    assert cores.usable_share(2, 1.4) == pytest.approx(0.7)  # 140 ms per 100 ms on 2 cores
+    assert cores.usable_share(2, None) == 1.0 and cores.usable_share(2, 3.0) == 1.0  # none, or one that never binds
+    assert cores.usable_share(0, 1.4) == 1.0  # the machine's CPUs not known: nothing to scale by

@@ -464,3 +464,16 @@ def test_an_open_models_idle_connections_are_no_thread_pool_wall():
     closed = verdict(row(thread_mode="platform"), row(**{**opened, "load_model": "closed", "target_rps": 0,
                                                          "concurrency": 560, "mean_ms": 2800, "p50_ms": 2800}))
     assert closed.bottleneck == "thread-pool"  # the same connections from users, each with a request out
+
+
+def test_under_a_cpu_quota_the_cpu_wall_is_read_against_the_quotas_cores():
+    """An emulated slower machine: the rig held to 1.4 of 2 cores. The row recorded its host busy against the quota
+    (holdstats) and the quota itself; the CPU ceiling counts 1.4 cores, and the evidence says so."""
+    cpu_bound = dict(thread_mode="virtual", concurrency=2000, throughput_rps=1200, http_reqs=36000,
+                     ok_requests=36000, p50_ms=1600, mean_ms=1650, p99_ms=2400, host_cpu_pct=96, app_cpu_pct=95,
+                     load_cpu_pct=2, cpu_quota_cores=1.4)
+    wall = verdict(row(), row(**cpu_bound))
+    assert wall.bottleneck == "cpu", (wall.bottleneck, wall.evidence)
+    assert "of the 1.4 cores its CPU quota allows" in wall.evidence
+    context = analyze.context([row(), row(**cpu_bound)], RUN)
+    assert context.host_cpus == 1.4

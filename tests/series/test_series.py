@@ -318,3 +318,14 @@ def test_a_percentile_s_interval_comes_from_its_batches_around_the_whole_hold_s_
     assert (value - low, high - value) == (pytest.approx(205.4, abs=0.1), pytest.approx(205.4, abs=0.1))
     failed_only = [Request(1.0, 5.0, "500", "hold", "a", False)]
     assert all(math.isnan(x) for x in percentiles.interval(failed_only, 0.99, batches=4))
+
+
+def test_under_a_cpu_quota_the_host_is_busy_against_what_the_quota_allows():
+    # 2 CPUs at 100 ticks a second each: 200 ticks a second in all, 140 of them busy (70% of the machine)
+    cpu = windows.Series([(float(t), {"host_busy": 140.0 * t, "host_total": 200.0 * t}) for t in range(13)])
+    measured = store.LoadResult(1200, 600, 600, 1200, 0.0, *([100.0] * 7), {}, 0, 0)
+    free = holdstats.Hold(measured, cpu, windows.Series(), 0.0, 12.0, 12, (), False, cpus=2)
+    held = dataclasses.replace(free, quota_cores=1.4)  # 140 ms per 100 ms on 2 cores: all of it busy
+    assert holdstats._tiers(free)["host_cpu_pct"] == pytest.approx(70.0)
+    assert holdstats._tiers(held)["host_cpu_pct"] == pytest.approx(100.0)
+    assert holdstats._tiers(held)["cpu_quota_cores"] == 1.4 and holdstats._tiers(free)["cpu_quota_cores"] == ""

@@ -70,7 +70,10 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
 
 
 def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:
+    # the CPUs the tiers could use: the host's, or fewer where a cgroup's quota bound the rig (its rows say so)
+    quota = max((num(row, "cpu_quota_cores", 0) for row in rows), default=0.0)
     host_cpus = run.cpus_available or run.cpu_count or _guess_cpus(rows)
+    host_cpus = min(host_cpus, quota) if quota > 0 else host_cpus
     core_map = run.core_map
     sets = {part.split("=", 1)[1] for part in core_map.split() if "=" in part}
     load_set = next((p.split("=", 1)[1] for p in core_map.split() if p.startswith("load=")), "")

@@ -186,8 +186,10 @@ def cpu(row: Mapping[str, object], ctx: Context) -> Seen:
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
     host, app, full = num(row, "host_cpu_pct", 0), num(row, "app_cpu_pct", 0), ctx.rig.saturated_share
     saturated = host >= full * 100 or app >= full * app_allotment
-    return Seen(saturated, f"host {number(host)}%, service {number(app / app_allotment * 100)}% of its cores "
-                           f"(wall at {number(full * 100)}%)")
+    quota = num(row, "cpu_quota_cores", 0)
+    host_of = f" of the {number(quota)} cores its CPU quota allows" if quota > 0 else ""
+    return Seen(saturated, f"host {number(host)}%{host_of}, service {number(app / app_allotment * 100)}% of its "
+                           f"cores (wall at {number(full * 100)}%)")
 
 
 def thread_pool(row: Mapping[str, object], ctx: Context) -> Seen:

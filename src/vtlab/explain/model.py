@@ -29,7 +29,7 @@ class CpuPoint:
 @dataclass(frozen=True)
 class Context:
     """What the analysis needs beyond one row: the run's machine and the low-load service times."""
-    host_cpus: int
+    host_cpus: float  # the CPUs the tiers could use: the host's, or a cgroup quota's fewer
     shared_cores: bool
     load_cpus: float
     service_time_s: dict[tuple[str, ...], float]  # scenario_of(row) -> seconds

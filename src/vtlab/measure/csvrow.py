@@ -4,6 +4,7 @@ tier ended, its dimensions and what died."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 from pathlib import Path
 
@@ -25,7 +26,8 @@ def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: di
     """The CSV line: the row's dimensions, then what was measured during the hold, then the context
     (`placement`: where the tiers ran, a core map or a cluster). Columns a row has no figure for are empty."""
     hold = holdstats.Hold(drive.measured, drive.cpu, drive.meters, drive.hold_start, drive.hold_end, plan.hold_s,
-                          tuple(tier for tier, pid in drive.pids.items() if pid), proxy)
+                          tuple(tier for tier, pid in drive.pids.items() if pid), proxy,
+                          quota_cores=cores.quota(), cpus=os.cpu_count() or 0)
     return {**{column: "" for column in table.COLUMNS}, "ts_iso": now(), **dimensions.values(row),
             **holdstats.columns(hold), **_pinning(pinned),
             **_conditions(plan, spec, drive, info, k6_version, placement),

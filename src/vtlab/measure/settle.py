@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab.core import constants
+from vtlab.core import constants, cores
 from vtlab.measure import jit, livecounts
 from vtlab.series import windows
 
@@ -155,6 +155,8 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
     busiest = max([compiling[-1], *_windows_since(jit, since, now)]) if jit else 0.0
     decay = compiling[-1] / busiest if busiest > 0 else 0.0
     host = _share(host_busy, host_total, edges[-2:])
+    if host is not None:  # busy against what the rig may use: a cgroup's quota leaves the machine part idle
+        host /= cores.usable_share(os.cpu_count() or 0, cores.quota())
     # the compiler's time moves the answer where it still makes requests cheaper (CPU), takes cores they need (a
     # full host), or is still in its burst (its code is being replaced as the hold would begin)
     room = host is not None and host < HOST_BUSY and CPU not in unmet and decay <= JIT_DECAY

@@ -127,6 +127,9 @@ EXTRA_COLUMNS = [
     "jvm_step",
     # the part of foreign_cpu_pct the hypervisor gave other guests (steal): a shared host's, not a process's
     "steal_cpu_pct",
+    # a cgroup's CPU quota on the rig in cores (empty: none bound it): host_cpu_pct is then busy against the quota's
+    # share of the machine (an emulated slower machine: core.cores.usable_share)
+    "cpu_quota_cores",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 
 from vtlab.core import constants as rig_constants
+from vtlab.core import cores
 from vtlab.results import cells
 from vtlab.series import windows
 from vtlab.series.loadresult import LoadResult
@@ -25,6 +26,8 @@ class Hold:
     tiers: tuple[str, ...]        # the tiers whose CPU was sampled: foreign CPU is what none of them used
     proxy: bool                   # a latency proxy ran: its CPU is a column of the row
     rig: rig_constants.Constants = rig_constants.CURRENT  # what the run measured with (a re-cut: what it recorded)
+    quota_cores: float | None = None  # a cgroup's CPU quota on the rig, in cores (None: none binds it)
+    cpus: int = 0                     # the machine's CPUs, which its busy share is of (0: not known)
 
 
 def columns(hold: Hold) -> dict[str, object]:
@@ -78,7 +81,9 @@ def _tiers(hold: Hold) -> dict[str, object]:
     return {"app_cpu_pct": app_cpu, "app_cpu_pct_max": app_cpu_max, "pg_cpu_pct": pg_cpu, "stub_cpu_pct": stub_cpu,
             "load_cpu_pct": load_cpu, "load_cpu_pct_max": load_cpu_max,
             "proxy_cpu_pct": windows.cpu_percent(cpu, "proxy", start, end)[0] if hold.proxy else "",
-            "host_cpu_pct": windows.host_percent(cpu, start, end),
+            # busy against what the rig could use: under a quota the machine is never all busy (cores.usable_share)
+            "host_cpu_pct": windows.host_percent(cpu, start, end) / cores.usable_share(hold.cpus, hold.quota_cores),
+            "cpu_quota_cores": "" if hold.quota_cores is None else round(hold.quota_cores, 3),
             "foreign_cpu_pct": windows.foreign_percent(cpu, list(hold.tiers), start, end),
             "steal_cpu_pct": windows.steal_percent(cpu, start, end),
             "app_cpu_ms_per_req": per_request(app_cpu), "pg_cpu_ms_per_req": per_request(pg_cpu),

@@ -34,15 +34,17 @@ def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, ob
     # (measure.drive.of_requests)
     host_tiers = ("app",) if run.on_cluster else None
     rows = table.read_rows(run_dir / table.CSV_NAME)
-    return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, run.rig, host_tiers)
+    return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, run.rig, host_tiers,
+                                                          run.cpu_count)
             for row in rows]
 
 
 def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, rig: rig_constants.Constants,
-              host_tiers: tuple[str, ...] | None = None) -> dict[str, object]:
+              host_tiers: tuple[str, ...] | None = None, cpus: int = 0) -> dict[str, object]:
     """One row's measured columns from its series, by the constants the run recorded (`rig`: k6's start-up slack,
     the batch count, the shapes' thresholds); `host_tiers`: the tiers sharing the host whose neighbours
-    foreign_cpu_pct counts (None: every sampled tier, as on one machine)."""
+    foreign_cpu_pct counts (None: every sampled tier, as on one machine); `cpus`: the machine's, which a quota the
+    row recorded (cpu_quota_cores) is a share of."""
     slug = dimensions.slug(dimensions.parse(row))
     k6_file, samples_file = store.k6_path(series_dir, slug), store.samples_path(series_dir, slug)
     if not (k6_file.exists() and samples_file.exists()):
@@ -58,7 +60,8 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, r
     sampled = tuple(sorted({name.removesuffix("_ticks") for _, reading in cpu.points for name in reading
                             if name.endswith("_ticks") and name != "harness_ticks"}))
     hold = holdstats.Hold(measured, cpu, meters, start, end, end - start if window else hold_s, host_tiers or sampled,
-                          proxy=bool(row.get("proxy_cpu_pct")), rig=rig)
+                          proxy=bool(row.get("proxy_cpu_pct")), rig=rig,
+                          quota_cores=cells.num(row, "cpu_quota_cores", 0) or None, cpus=cpus)
     shape = shapes.from_row(row)
     load = int(cells.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
     # the shape's parts lie where k6 ran them, inside the row's own hold: what they measured is the row's,
