@@ -1,6 +1,7 @@
 """The report's first screen answers (issue 46, item 2): the committed quick run (tests/fixtures/quick-run: both
 modes at 100, 400 and 1,000 users, every row valid) and the doctored scenarios (18 scenarios, an invalid virtual row
-at 1,000 users beside valid ones at 400), rendered, read as HTML and as Chromium lays them out at 1280×800."""
+at 1,000 users beside valid ones at 400), rendered, read as HTML and as Chromium lays them out at 1280×800; and the
+same answer lines in report.md and report.json."""
 
 from __future__ import annotations
 
@@ -104,6 +105,28 @@ def test_a_run_of_many_scenarios_tells_two_answers_in_full_and_folds_the_others_
 
 def test_a_run_of_few_scenarios_folds_nothing(quick):
     assert "class='answers more'" not in quick.read_text()
+    assert "## The answer" in (quick.parent / "report.md").read_text()
+    assert json.loads((quick.parent / "report.json").read_text())["answers_folded"] is None
+
+
+def test_report_md_and_report_json_carry_the_first_screens_answer_lines(doctored):
+    markdown = (doctored.parent / "report.md").read_text()
+    told = _between(markdown, "## The answer\n", "## Headline\n")
+    assert told.startswith("## The answer\n\n- **released, pool 50** · virtual ÷ platform at 400 users: "
+                           "1.97× [0.24–9.40]\n  - platform threads: 189.8 req/s at 400 users, held by the "
+                           "server's 200 request threads")
+    assert "  - set apart, not valid: virtual 1,000 users: errors-above-threshold — 666.6 req/s" in told
+    assert f"\n{FOLD}:\n\n- **released, pool 50, open model** · at 400/s offered: no ratio" in told
+    report = json.loads((doctored.parent / "report.json").read_text())
+    assert report["answers_folded"] == FOLD
+    first = report["answers"][0]
+    assert (first["scenario"], first["ratio"], first["ratio_computed"], first["folded"]) == (
+        "released, pool 50", "virtual ÷ platform at 400 users: 1.97× [0.24–9.40]", True, False)
+    assert first["apart"] == ["virtual 1,000 users: errors-above-threshold — 666.6 req/s, figures from invalid "
+                              "rows, not an answer"]
+    assert [a["scenario"] for a in report["answers"] if not a["folded"]] == ["released, pool 50",
+                                                                            "released, pool 50, synchronized"]
+    assert len(report["answers"]) == 18 and sum(a["folded"] and a["ratio_computed"] for a in report["answers"]) == 5
 
 
 def test_the_main_charts_load_axes_read_the_loads_measured(quick):
