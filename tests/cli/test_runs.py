@@ -5,9 +5,11 @@ from tests/recorded/ (metadata.json's started and target, analysis.csv's valid c
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from vtlab.core import settings
 from vtlab.report import render
 
 RECORDED = Path(__file__).resolve().parents[1] / "recorded"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 DERIVED = ("analysis.csv", "report.md", "report.html", "report.json", "charts.json")
 # the damaged run has no start it can tell: it is dated by its matrix.csv, set to fall between two others
 DAMAGED_TIME = dt.datetime(2026, 11, 27, 13, 45, tzinfo=dt.timezone.utc)
@@ -134,3 +137,63 @@ def test_report_without_a_run_folder_and_no_runs_is_a_usage_error(tmp_path, caps
     monkeypatch.setattr(settings, "RESULTS", tmp_path)
     assert main(["report"]) == 2
     assert "RUN_DIR" in capsys.readouterr().err
+
+
+# A folder of several reported runs: the committed quick run (its golden report.md: 8 rows, every one valid) and
+# four recorded ones, each line read by hand from its metadata.json, matrix.csv, analysis.csv and report.md.
+SEVERAL = {
+    "tiny": ("2026-11-27 13:57:16+00:00", "quick", "2", "2",
+             ["released, pool 50, 20 users: virtual ÷ platform 0.85× [0.75–0.96]"]),
+    "url": ("2026-11-27 13:53:47+00:00", "--url http://127.0.0.1:57407 · GET /api/order-summary/{id} (ids 1-1000)",
+            "1", "1", ["your service, 10 users: no ratio: platform threads not measured here; "
+                       "virtual 45.5 ± 4.4 · p99 244 ms"]),
+    "group/overload": ("2026-11-27 13:37:50+00:00", "quick", "1", "0",
+                       ["held, pool 2, 40 users: no ratio: platform threads not measured here; "
+                        "virtual 2.0 ± 2.2 (invalid) · p99 5,907 ms"]),
+    "variants": ("2026-11-27 13:31:28+00:00", "quick", "5", "5",
+                 [f"{scenario}, 20 users: no ratio: platform threads not measured here; virtual {cell}"
+                  for scenario, cell in (("fan-out, sequential", "92.5 ± 6.2 · p99 280 ms"),
+                                         ("fan-out, structured", "163.8 ± 19.3 · p99 182 ms"),
+                                         ("released, pool 50 (agroal), scopedvalue context",
+                                          "166.3 ± 20.9 · p99 194 ms"),
+                                         ("released, pool 50 (agroal), scopedvalue context, PostgreSQL +60 ms each "
+                                          "way", "82.5 ± 3.1 · p99 277 ms"))]),
+    "quick": ("2026-11-25 03:25:34+00:00", "quick", "8", "8",
+              [*(f"released, pool 50, {load} users: virtual ÷ platform {ratio}" for load, ratio in (
+                  ("100", "0.99× [0.98–1.01]"), ("400", "2.00× [1.97–2.02]"), ("1000", "4.92× [4.85–4.99]"))),
+               "held, pool 50, 100 users: virtual ÷ platform 1.00× [0.99–1.01]"]),
+}
+# What Chromium built of the index, written into the page it dumps (a copy beside index.html, so that its links
+# resolve as the index's own; the index itself has no script): each line's cells as drawn, each link resolved.
+READ_INDEX = """<script>
+document.body.dataset.runs = JSON.stringify([...document.querySelectorAll('#runs tr')].slice(1).map(tr => ({
+  cells: Object.fromEntries([...tr.cells].map(td => [td.className, td.innerText])),
+  link: tr.querySelector('a').href})));
+</script></body>"""
+
+
+@pytest.fixture(scope="module")
+def several(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("several")
+    shutil.copytree(FIXTURES / "quick-run", folder / "quick", ignore=shutil.ignore_patterns("expected"))
+    for name, recorded in (("tiny", "tiny-matrix/run"), ("url", "url-service/url"),
+                           ("group/overload", "overload/run"), ("variants", "variants/run")):
+        _copy(recorded, folder / name, keep_report=False)
+    for name in SEVERAL:
+        render.render(folder / name)
+    return folder
+
+
+@browser.needs_chromium
+def test_chromium_lists_every_run_of_a_folder_with_what_it_measured_and_links_its_report(several, capsys, tmp_path):
+    assert main(["runs", "--dir", str(several)]) == 0
+    read = several / "index-read.html"
+    read.write_text((several / "index.html").read_text().replace("</body>", READ_INDEX))
+    dom = browser.dom(read, tmp_path / "chromium-profile")
+    listed = json.loads(unescape(re.search(r'data-runs="([^"]+)"', dom).group(1)))
+    assert [line["cells"]["folder"] for line in listed] == list(SEVERAL)  # newest first
+    for line, (name, (date, measured, rows, valid, headline)) in zip(listed, SEVERAL.items(), strict=True):
+        assert line["cells"] == {"date": date, "measured": measured, "rows": rows, "valid": valid,
+                                 "headline": "\n".join(headline), "folder": name}
+        assert line["link"] == (several / name / "report.html").as_uri()
+        assert (several / name / "report.html").is_file()

@@ -1,6 +1,7 @@
 """The report's first screen answers (issue 46, item 2): the committed quick run (tests/fixtures/quick-run: both
-modes at 100, 400 and 1,000 users, every row valid) and the doctored scenarios (an invalid virtual row at 1,000
-users beside valid ones at 400), rendered, read as HTML and as Chromium lays them out at 1280×800."""
+modes at 100, 400 and 1,000 users, every row valid) and the doctored scenarios (18 scenarios, an invalid virtual row
+at 1,000 users beside valid ones at 400), rendered, read as HTML and as Chromium lays them out at 1280×800; and the
+same answer lines in report.md and report.json."""
 
 from __future__ import annotations
 
@@ -82,6 +83,52 @@ def test_the_first_screen_names_each_modes_wall_and_the_ratio_with_its_range(qui
     assert "class='apart'" not in answer  # every row of the quick run is valid
 
 
+# The doctored run's 18 scenarios, counted by hand from its headline table (expected/report.md): the plain service's
+# with a ratio are released pool 50 (1.97×), synchronized (1.00×) and held (1.00×), in that order; of the 16 after
+# the first two, 5 have a ratio (held, fan-out sequential, pool 10 with latency, sleep, agroal) and 5 a row set
+# apart (pinned-control, both cpu ones, fan-out structured, write).
+FOLD = "16 more scenarios: 5 with a ratio, 11 without one; 5 with rows set apart, not valid"
+
+
+def test_a_run_of_many_scenarios_tells_two_answers_in_full_and_folds_the_others_under_one_count(doctored):
+    answer = _between(doctored.read_text(), "<section id='answer'>", "<figure")
+    shown = _between(answer, "<div class='answers'>", "<details class='answers more'>")
+    assert re.findall(r"<div class='answer'><p><strong>([^<]+)</strong>", shown) == [
+        "released, pool 50", "released, pool 50, synchronized"]
+    fold = answer[answer.index("<details class='answers more'>"):]
+    assert fold.startswith(f"<details class='answers more'><summary>{FOLD}</summary>")
+    folded = re.findall(r"<details class='answer'><summary><strong>([^<]+)</strong>", fold)
+    assert len(folded) == 16 and folded[:4] == ["released, pool 50, open model", "released, pool 50, downstream "
+                                                "2,000 ms", "released, pool 50, pinned-control", "held, pool 50"]
+    assert "<summary><strong>held, pool 50</strong> · virtual ÷ platform at 100 users: 1.00×</summary>" in fold
+
+
+def test_a_run_of_few_scenarios_folds_nothing(quick):
+    assert "class='answers more'" not in quick.read_text()
+    assert "## The answer" in (quick.parent / "report.md").read_text()
+    assert json.loads((quick.parent / "report.json").read_text())["answers_folded"] is None
+
+
+def test_report_md_and_report_json_carry_the_first_screens_answer_lines(doctored):
+    markdown = (doctored.parent / "report.md").read_text()
+    told = _between(markdown, "## The answer\n", "## Headline\n")
+    assert told.startswith("## The answer\n\n- **released, pool 50** · virtual ÷ platform at 400 users: "
+                           "1.97× [0.24–9.40]\n  - platform threads: 189.8 req/s at 400 users, held by the "
+                           "server's 200 request threads")
+    assert "  - set apart, not valid: virtual 1,000 users: errors-above-threshold — 666.6 req/s" in told
+    assert f"\n{FOLD}:\n\n- **released, pool 50, open model** · at 400/s offered: no ratio" in told
+    report = json.loads((doctored.parent / "report.json").read_text())
+    assert report["answers_folded"] == FOLD
+    first = report["answers"][0]
+    assert (first["scenario"], first["ratio"], first["ratio_computed"], first["folded"]) == (
+        "released, pool 50", "virtual ÷ platform at 400 users: 1.97× [0.24–9.40]", True, False)
+    assert first["apart"] == ["virtual 1,000 users: errors-above-threshold — 666.6 req/s, figures from invalid "
+                              "rows, not an answer"]
+    assert [a["scenario"] for a in report["answers"] if not a["folded"]] == ["released, pool 50",
+                                                                            "released, pool 50, synchronized"]
+    assert len(report["answers"]) == 18 and sum(a["folded"] and a["ratio_computed"] for a in report["answers"]) == 5
+
+
 def test_the_main_charts_load_axes_read_the_loads_measured(quick):
     svg = _between(quick.read_text(), "<figure id='fig-hero' class='main'>", "</figure>")
     ticks = re.findall(r'<g id="xtick_\d+">.*?<!-- (.*?) -->', svg, re.S)
@@ -108,9 +155,10 @@ document.body.dataset.boxes = JSON.stringify({viewport: [innerWidth, innerHeight
 
 
 @browser.needs_chromium
-def test_the_answer_and_the_main_chart_fit_the_first_screen_of_a_1280_by_800_window(quick, tmp_path):
+@pytest.mark.parametrize("run", ["quick", "doctored"])
+def test_the_answer_and_the_main_chart_fit_the_first_screen_of_a_1280_by_800_window(run, request, tmp_path):
     measured = tmp_path / "measured.html"
-    measured.write_text(quick.read_text().replace("</body>", MEASURE))
+    measured.write_text(request.getfixturevalue(run).read_text().replace("</body>", MEASURE))
     dom = browser.dom(measured, tmp_path / "profile", window=(1280, 800))
     boxes = json.loads(re.search(r'data-boxes="([^"]+)"', dom).group(1).replace("&quot;", '"'))
     assert boxes["viewport"][0] == 1280

@@ -1,11 +1,16 @@
 """The answer, scenario by scenario, for the report's first screen: virtual ÷ platform with the range both intervals
 allow (valid lines only, report.ratio), each thread mode's wall in words, and the lines that are not valid set
-apart with their flags. Built from the headline's pairs, so the first screen and the headline table never differ."""
+apart with their flags. Built from the headline's pairs, so the first screen and the headline table never differ.
+
+The first screen tells SHOWN answers in full, the plain service's first, those with a ratio before those without;
+every other scenario is folded under one line that counts them, so a run of many scenarios still shows the main
+chart above the fold of a 1280×800 window."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from vtlab.core import dimensions
 from vtlab.explain.model import Aggregate, Verdict
@@ -14,14 +19,39 @@ from vtlab.report.document import Answer, HeadlineLine
 from vtlab.report.labels import fmt
 
 MODES = ("platform", "virtual")
+# Answers told in full on the first screen: one row of its grid at 1280 px (two answers of 440 px or more side by
+# side), so that the answers above the main chart take the same height however many scenarios the run measured.
+SHOWN = 2
 
 
 def answers(lines: Sequence[HeadlineLine]) -> list[Answer]:
-    """One answer per scenario of the headline, in its order; a scenario's open-model lines are their own."""
+    """One answer per scenario of the headline, in its order, a scenario's open-model lines their own; all but the
+    first screen's SHOWN are folded."""
     groups: dict[str, list[HeadlineLine]] = {}
     for line in lines:
         groups.setdefault(_scenario(line), []).append(line)
-    return [_answer(scenario, group) for scenario, group in groups.items()]
+    return _placed([_answer(scenario, group) for scenario, group in groups.items()])
+
+
+def _placed(told: Sequence[Answer]) -> list[Answer]:
+    """The plain service's answers with a ratio first, then its others, in the headline's order; a variant's is
+    always folded (its section tells it)."""
+    ranked = sorted(range(len(told)), key=lambda i: (not told[i].main, not told[i].has_ratio, i))
+    shown = {i for i in ranked[:SHOWN] if told[i].main}
+    return [replace(answer, folded=i not in shown) for i, answer in enumerate(told)]
+
+
+def folded_line(told: Sequence[Answer]) -> str:
+    """The fold's one line: "17 more scenarios: 7 with a ratio, 10 without one; 5 with rows set apart, not valid";
+    "" where nothing is folded."""
+    folded = [answer for answer in told if answer.folded]
+    if not folded:
+        return ""
+    with_ratio = sum(answer.has_ratio for answer in folded)
+    apart = sum(bool(answer.apart) for answer in folded)
+    counts = [f"{with_ratio} with a ratio", f"{len(folded) - with_ratio} without one"]
+    return (f"{len(folded)} more scenario{'' if len(folded) == 1 else 's'}: " + ", ".join(counts)
+            + (f"; {apart} with rows set apart, not valid" if apart else ""))
 
 
 def _scenario(line: HeadlineLine) -> str:
@@ -32,21 +62,23 @@ def _scenario(line: HeadlineLine) -> str:
 def _answer(scenario: str, group: Sequence[HeadlineLine]) -> Answer:
     by_mode = {mode: [a for line in group if (a := getattr(line, mode))] for mode in MODES}
     row = (group[0].platform or group[0].virtual).row  # type: ignore[union-attr]  # a line holds a mode at least
-    return Answer(scenario, _ratio(group), tuple(_wall(mode, by_mode[mode]) for mode in MODES if by_mode[mode]),
+    words, has_ratio = _ratio(group)
+    return Answer(scenario, words, tuple(_wall(mode, by_mode[mode]) for mode in MODES if by_mode[mode]),
                   tuple(_apart(a) for line in group for mode in MODES
                         if (a := getattr(line, mode)) and not a.valid),
-                  main=row.workload == "order-summary" and not dimensions.is_variant(row))
+                  main=row.workload == "order-summary" and not dimensions.is_variant(row), has_ratio=has_ratio)
 
 
-def _ratio(group: Sequence[HeadlineLine]) -> str:
-    """At the highest load both modes answer validly; where none does, why not at the highest load measured."""
+def _ratio(group: Sequence[HeadlineLine]) -> tuple[str, bool]:
+    """At the highest load both modes answer validly; where none does, why not at the highest load measured. With
+    whether a ratio was computed."""
     told = [(line, ratio.between(line.platform, line.virtual)) for line in group]
     computed = [(line, r) for line, r in told if r.computed]
     line, chosen = (computed or told)[-1]
     where = load_words(line.platform or line.virtual)
     if not chosen.computed:
-        return f"at {where}: {chosen.text()}"
-    return f"virtual ÷ platform at {where}: {chosen.text()}"
+        return f"at {where}: {chosen.text()}", False
+    return f"virtual ÷ platform at {where}: {chosen.text()}", True
 
 
 def load_words(line: Aggregate | Verdict | None) -> str:

@@ -78,7 +78,9 @@ class Answer:
     ratio: str
     walls: tuple[str, ...]
     apart: tuple[str, ...] = ()  # the lines that are not valid, each with its flags and figures
-    main: bool = True            # the plain order-summary's: told in full; a variant's walls are folded
+    main: bool = True            # the plain order-summary's, not a variant's
+    has_ratio: bool = True       # whether `ratio` tells one, or why there is none
+    folded: bool = False         # told in one line under the first screen's fold, its walls folded too
 
 
 @dataclass(frozen=True)
@@ -102,4 +104,5 @@ class Document:
     failed_verdicts: tuple[Verdict, ...]
     costs: tuple[Family, ...] = ()      # the staircases' fixed and marginal costs, as fitted (explain.costs)
     answers: tuple[Answer, ...] = ()    # the first screen's answer, a scenario each
+    answers_folded: str = ""            # the fold's one line, counting the answers folded ("": none is)
     main_figure: str = ""               # the figure the first screen shows at full width (a Figure's name)

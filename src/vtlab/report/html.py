@@ -27,6 +27,7 @@ th { background: #f4f6f7; } tr.invalid td { color: #922b21; background: #fdedec;
 .answer p { margin: 0.15rem 0; } .answer ul { margin: 0; padding-left: 1.1rem; font-size: 0.88rem; }
 .answer .apart li, .answer span.apart { color: #922b21; background: #fdedec; list-style: square; }
 .answers.more { font-size: 0.85rem; margin-top: 0.3rem; } .answers.more summary { cursor: pointer; }
+.answers.more > .answer { margin-left: 1.1rem; }
 figure.main { margin: 0.2rem 0 0; } figure.main svg { width: 100%; height: auto; }
 details.caption summary, details.seconds summary { cursor: pointer; }
 details.seconds { margin: 0.2rem 0; } details.seconds.invalid > summary { color: #922b21; }
@@ -78,14 +79,16 @@ def _contents(blocks: list[tuple[str, str, str]]) -> str:
 
 
 def _first_screen(document: Document) -> str:
-    """Each scenario's answer side by side, then the main chart at full width, its caption folded."""
+    """The answers told in full side by side, the others folded under one line that counts them, then the main
+    chart at full width, its caption folded."""
     main = next((figure for figure in document.figures if figure.name == document.main_figure), None)
     chart = (f"<figure id='fig-{main.name}' class='main'>{main.svg}<details class='caption small'><summary>How "
              f"to read this chart</summary>{escape(main.caption)}</details></figure>") if main else ""
-    more = [answer for answer in document.answers if not answer.main]
+    more = [answer for answer in document.answers if answer.folded]
     return ("<section id='answer'><div class='answers'>"
-            + "".join(_answer(answer) for answer in document.answers if answer.main) + "</div>"
-            + ("<div class='answers more'>" + "".join(map(_folded_answer, more)) + "</div>" if more else "")
+            + "".join(_answer(answer) for answer in document.answers if not answer.folded) + "</div>"
+            + (f"<details class='answers more'><summary>{escape(document.answers_folded)}</summary>"
+               + "".join(map(_folded_answer, more)) + "</details>" if more else "")
             + chart + "</section>")
 
 

@@ -15,6 +15,12 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   valid rep, else null, and then ``ratio_not_computed`` says why (a mode not measured, no valid rep of it and
   its rows' flags, or a platform that served nothing; null where the ratio was computed); ``text`` is the line
   exactly as report.md shows it.
+- ``answers``: the first screen's answer, a scenario each, in the headline's order: ``{"scenario", "ratio",
+  "ratio_computed", "walls", "apart", "main", "folded"}`` — the ratio in words (or why there is none) and whether
+  one was computed, each mode's wall in words, the lines set apart as not valid, whether it is the plain
+  service's (not a variant's), and whether report.html folds it under ``answers_folded``.
+- ``answers_folded``: the line that counts the folded answers, as report.html and report.md show it; null where
+  none is folded.
 - ``story``: the report's sentences, in order.
 - ``verdicts``: one per measured row, in matrix.csv's order (as analysis.csv): ``row`` (every dimension of the
   row, by its CSV name), ``measured`` (``throughput_rps``, ``throughput_ci95_rps``: the 95% half-width,
@@ -72,6 +78,9 @@ def serialise(document: Document) -> str:
         "run": {"name": document.run_name, "started": document.started, "rows": len(document.verdicts),
                 "failed_rows": len(document.failed_verdicts)},
         "headline": [_headline(line) for line in document.headline_lines],
+        "answers": [{"scenario": a.scenario, "ratio": a.ratio, "ratio_computed": a.has_ratio, "walls": a.walls,
+                     "apart": a.apart, "main": a.main, "folded": a.folded} for a in document.answers],
+        "answers_folded": document.answers_folded or None,
         "story": list(document.story),
         "verdicts": [_verdict(verdict) for verdict in document.verdicts],
         "aggregates": [_aggregate(aggregate) for aggregate in document.aggregates],

@@ -1,15 +1,16 @@
-"""report.md: the document's headline, story, scenario sections, failed rows and comparison as Markdown
-(figures, every row and the environment are report.html's)."""
+"""report.md: the document's answer (report.html's first screen, the folded answers after the line that counts
+them), headline, story, scenario sections, failed rows and comparison as Markdown (figures, every row and the
+environment are report.html's)."""
 
 from __future__ import annotations
 
-from vtlab.report.document import Document, Table
+from vtlab.report.document import Answer, Document, Table
 
 NAME = "report.md"
 
 
 def serialise(document: Document) -> str:
-    out = [f"# {document.title}", "", *_table(document.headline)]
+    out = [f"# {document.title}", "", *_answers(document), "## Headline", "", *_table(document.headline)]
     out += ["", *_bullets(document.story), ""]
     for section in document.sections:
         out += [f"## {section.title}", "", *_bullets(section.sentences), "", *_table(section.table), ""]
@@ -18,6 +19,20 @@ def serialise(document: Document) -> str:
     if document.compared:
         out += ["## Compared with", "", *_table(document.compared), ""]
     return "\n".join(out)
+
+
+def _answers(document: Document) -> list[str]:
+    """Each answer a bullet, its walls and the lines set apart below it; the folded ones after their count."""
+    if not document.answers:
+        return []
+    shown = [line for answer in document.answers if not answer.folded for line in _answer(answer)]
+    folded = [line for answer in document.answers if answer.folded for line in _answer(answer)]
+    return ["## The answer", "", *shown, ""] + ([document.answers_folded + ":", "", *folded, ""] if folded else [])
+
+
+def _answer(answer: Answer) -> list[str]:
+    return [f"- **{answer.scenario}** · {answer.ratio}", *(f"  - {wall}" for wall in answer.walls),
+            *(f"  - set apart, not valid: {line}" for line in answer.apart)]
 
 
 def _bullets(sentences: tuple[str, ...]) -> list[str]:
