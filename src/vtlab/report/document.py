@@ -9,6 +9,7 @@ from typing import Any
 
 from vtlab.explain.costs import Family
 from vtlab.explain.model import Aggregate, Verdict
+from vtlab.results.capacityfile import CapacityRun
 
 Columns = tuple[tuple[str, str], ...]  # (key into a line, its title)
 
@@ -82,6 +83,17 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class CapacitySection:
+    """A capacity run's answer, told first: each mode's capacity and why the search stopped, in words; every point in
+    a table; the curve drawn; and capacity.json itself, which the JSON writer quotes."""
+    title: str
+    sentences: tuple[str, ...]
+    table: Table
+    figure: Figure
+    run: CapacityRun
+
+
+@dataclass(frozen=True)
 class Document:
     title: str
     run_name: str
@@ -103,3 +115,4 @@ class Document:
     costs: tuple[Family, ...] = ()      # the staircases' fixed and marginal costs, as fitted (explain.costs)
     answers: tuple[Answer, ...] = ()    # the first screen's answer, a scenario each
     main_figure: str = ""               # the figure the first screen shows at full width (a Figure's name)
+    capacity: CapacitySection | None = None  # where the run folder holds capacity.json: told before all else

@@ -1,5 +1,5 @@
-"""report.md: the document's headline, story, scenario sections, failed rows and comparison as Markdown
-(figures, every row and the environment are report.html's)."""
+"""report.md: the document's capacity section (a capacity run's answer, first), headline, story, scenario sections,
+failed rows and comparison as Markdown (figures, every row and the environment are report.html's)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ NAME = "report.md"
 
 
 def serialise(document: Document) -> str:
-    out = [f"# {document.title}", "", *_table(document.headline)]
+    out = [f"# {document.title}", ""]
+    if document.capacity:
+        found = document.capacity
+        out += [f"## {found.title}", "", *_bullets(found.sentences), "", *_table(found.table), "",
+                "## The points as rows", ""]
+    out += _table(document.headline)
     out += ["", *_bullets(document.story), ""]
     for section in document.sections:
         out += [f"## {section.title}", "", *_bullets(section.sentences), "", *_table(section.table), ""]
