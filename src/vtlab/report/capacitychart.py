@@ -97,4 +97,5 @@ def _label(rate, axes, run: CapacityRun, loads: list[float]) -> None:
         charts.at_loads(ax, finite)
         ax.set_xlabel("offered requests / s (open model)" if run.model == "open" else "concurrent users (closed model)")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
+        if ax.get_legend_handles_labels()[0]:  # a mode searched without a point draws nothing to name
+            ax.legend(fontsize=7, loc="upper left")
