@@ -103,6 +103,36 @@ def test_compare_gates_two_capacity_runs_only_on_a_drop_beyond_both_brackets(tmp
     assert (tmp_path / "within" / "capacity-compare.md").exists()
 
 
+def test_compare_writes_the_capacity_comparison_as_json_and_html_beside_the_markdown(tmp_path, capsys):
+    base = _capacity_run(tmp_path / "base", 200.0, 210.0)
+    dropped = _capacity_run(tmp_path / "dropped", 170.0, 178.0)
+    assert main(["compare", base, dropped, "--fail-on", "capacity<-5%"]) == 1
+    written = json.loads((tmp_path / "dropped" / "capacity-compare.json").read_text())
+    assert (written["objective"], written["unit"]) == ("p99<=1500ms", "req/s")
+    # 170 - 200 = -30 (-15%); the range from the brackets: 170 - 210 = -40 to 178 - 200 = -22
+    assert written["modes"] == [{"mode": "platform", "base": {"capacity": 200.0, "bracket_low": 200.0,
+                                                              "bracket_high": 210.0, "stop": "bracket within 5%"},
+                                 "new": {"capacity": 170.0, "bracket_low": 170.0, "bracket_high": 178.0,
+                                         "stop": "bracket within 5%"},
+                                 "delta": -30.0, "low": -40.0, "high": -22.0, "share": -0.15, "verdict": "worse"}]
+    assert written["gate"] == {"failed": True, "breaches": [{"mode": "platform", "condition": "capacity<-5%",
+                                                             "share": -0.15}]}
+    page = (tmp_path / "dropped" / "capacity-compare.html").read_text()
+    assert ("<td>platform</td><td>200 req/s [200–210]</td><td>170 req/s [170–178]</td><td>-15.0%</td>"
+            "<td>-40 to -22 req/s</td><td>worse</td>") in page
+    assert "FAILED capacity&lt;-5%: platform, -15.0%" in page and page.count("<svg") == 2
+
+
+def test_a_capacity_comparison_without_a_gate_says_none_was_asked(tmp_path, capsys):
+    base = _capacity_run(tmp_path / "base", 200.0, 210.0)
+    never_broke = _capacity_run(tmp_path / "new", 230.0, math.nan)
+    assert main(["compare", base, never_broke]) == 0
+    written = json.loads((tmp_path / "new" / "capacity-compare.json").read_text())
+    assert "gate" not in written and written["modes"][0]["new"]["bracket_high"] is None
+    assert written["modes"][0]["high"] is None  # a bracket with no upper edge reaches any load above it
+    assert "<h2>Gate</h2>" not in (tmp_path / "new" / "capacity-compare.html").read_text()
+
+
 def test_compare_refuses_capacity_runs_at_other_objectives_and_gates_that_never_apply(tmp_path, capsys):
     base = _capacity_run(tmp_path / "base", 200.0, 210.0)
     other = _capacity_run(tmp_path / "other", 170.0, 178.0, "p99<=500ms")

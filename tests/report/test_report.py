@@ -293,6 +293,14 @@ def test_report_json_is_written_beside_the_report_with_its_schema(reported):
     assert report["failed"] == [] and report["story"][0].startswith("Platform threads flatten at")
 
 
+def test_a_run_without_capacity_json_reports_no_capacity(reported):
+    run_dir, report = reported
+    assert report["capacity"] is None
+    assert "Capacity at" not in (run_dir / "report.md").read_text()
+    assert "id='capacity'" not in (run_dir / "report.html").read_text()
+    assert "capacity" not in json.loads((run_dir / "charts.json").read_text())
+
+
 def test_report_json_holds_one_verdict_per_row_as_analysis_csv_judged_it(reported):
     run_dir, report = reported
     lines = analysis_rows(run_dir)

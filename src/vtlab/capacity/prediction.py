@@ -2,7 +2,12 @@
 lowest ceiling at the wall's count over the time a request holds it (200 threads ÷ 1 s of service time: 200
 req/s); below the wall those ceilings agree, and their median is the capacity the model predicts. An open search
 compares it with the highest passing arrival rate; a closed one with the users that, at that rate, would each wait
-the objective's tightest latency limit (Little's law again: users = rate × time in the system)."""
+the objective's tightest latency limit (Little's law again: users = rate × time in the system).
+
+Beside it, the Universal Scalability Law fitted to the passing points' load and throughput (capacity.scalability):
+where its peak lies within reach of the loads measured, the capacity it puts there — the peak's throughput for an open
+search (the most rate the service would carry), the peak's load for a closed one (users past which throughput
+falls) — and the measured capacity's error against it; otherwise why it predicts none."""
 
 from __future__ import annotations
 
@@ -10,10 +15,15 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
+from vtlab.capacity import scalability
 from vtlab.capacity.point import PointResult
 from vtlab.core.objective import Objective
-from vtlab.results.capacityfile import Prediction
+from vtlab.results.capacityfile import Prediction, UslFit
+
+# A fitted peak further than this beyond the highest passing load is not one the points set: the law extrapolated.
+REACH = 10.0
 
 
 def little(passed: Sequence[PointResult], measured: float, model: str, objective: Objective) -> Prediction | None:
@@ -35,3 +45,35 @@ def little(passed: Sequence[PointResult], measured: float, model: str, objective
     error = (measured - predicted) / predicted if math.isfinite(measured) else math.nan
     return Prediction("little", limit, predicted, min(ceilings) * scale, max(ceilings) * scale,
                       statistics.median(service) if service else math.nan, error, len(known))
+
+
+def usl(passed: Sequence[PointResult], measured: float, model: str) -> UslFit:
+    """The law fitted to the passing points (a load's throughput: the point's own), with the capacity it predicts
+    and the measured one's error against it, or why it predicts none."""
+    points = sorted({p.load: p.throughput_rps for p in passed
+                     if p.load >= 1 and math.isfinite(p.throughput_rps) and p.throughput_rps > 0}.items())
+    if len(points) < 3:
+        return UslFit(len(points), why=f"underdetermined: {len(points)} passing load(s) with a throughput, and the "
+                                       "law has three parameters (λ, σ, κ) to fit")
+    fitted = scalability.fit(points)
+    mean = statistics.fmean(x for _, x in points)
+    rms = math.sqrt(fitted.sse / len(points)) / mean
+    top = points[-1][0]
+    peak_load = fitted.peak_load()
+    # no turn down (κ = 0): the throughput's asymptote λ/σ is its most, reached at no finite load
+    peak_rps = fitted.throughput(peak_load) if math.isfinite(peak_load) else (
+        fitted.lam / fitted.sigma if fitted.sigma > 0 else math.inf)
+    found = UslFit(len(points), fitted.lam, fitted.sigma, fitted.kappa,
+                   peak_load if math.isfinite(peak_load) else math.nan,
+                   peak_rps if math.isfinite(peak_rps) else math.nan, rms_share=rms)
+    # where the peak is, or where the line through the origin meets the asymptote (N = 1/σ)
+    reach = peak_load if math.isfinite(peak_load) else peak_rps / fitted.lam
+    if reach > REACH * top:
+        return replace(found, why=f"no peak the points set: the fitted throughput still rises {REACH:g}× beyond the "
+                                  f"highest passing load ({top:g})")
+    if model == "closed" and not math.isfinite(peak_load):
+        return replace(found, why=f"no peak: κ = 0, the fitted throughput levels off at λ/σ = {peak_rps:,.0f} req/s "
+                                  "without turning down, so no number of users is past it")
+    capacity = peak_rps if model == "open" else peak_load
+    error = (measured - capacity) / capacity if math.isfinite(measured) else math.nan
+    return replace(found, capacity=capacity, error_share=error)

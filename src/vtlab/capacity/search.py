@@ -156,7 +156,7 @@ def _outcome(walk: _Walk, stop: str) -> ModeCapacity:
         crossed, wall, evidence = verdict.crossed, result.wall, result.evidence
     fit = prediction.little(walk.passed, low, walk.settings.model, walk.settings.objective)
     return ModeCapacity(walk.mode, low, low, high, stop, crossed, wall, evidence, crossed_load, tuple(walk.records),
-                        fit, walk.spent)
+                        fit, walk.spent, prediction.usl(walk.passed, low, walk.settings.model))
 
 
 def record(result: PointResult, verdict: Judgement) -> PointRecord:

@@ -84,9 +84,9 @@ def _compare(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None,
 
 
 def _compare_capacity(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None) -> int:
-    """Each NEW capacity run against BASE's, per thread mode, written as capacity-compare.md beside NEW (or in
-    --out) and printed; exit 1 when a gate condition fails, 2 when the runs do not compare."""
-    from vtlab.compare import capacity, gate
+    """Each NEW capacity run against BASE's, per thread mode, written as capacity-compare.md, .json and .html beside
+    NEW (or in --out) and printed; exit 1 when a gate condition fails, 2 when the runs do not compare."""
+    from vtlab.compare import capacity, capacitypage, gate
 
     try:
         base, news = capacityfile.read(base_dir), [capacityfile.read(new_dir) for new_dir in new_dirs]
@@ -98,12 +98,14 @@ def _compare_capacity(base_dir: Path, new_dirs: list[Path], conditions, out: Pat
         if problem:
             return flags.usage_error(f"compare: {problem}")
         found = capacity.changes(base, new)
-        breaches = gate.breaches(conditions, found) if conditions else []
+        breaches = gate.breaches(conditions, found) if conditions else None
         failed = failed or bool(breaches)
-        text = "\n".join(capacity.lines(base, new, found, {b.scenario for b in breaches})) + "\n"
+        text = "\n".join(capacity.lines(base, new, found, {b.scenario for b in breaches or ()})) + "\n"
         folder = out or new_dir
         folder.mkdir(parents=True, exist_ok=True)
-        name = "capacity-compare.md" if out is None or len(new_dirs) == 1 else f"capacity-compare-{new_dir.name}.md"
-        (folder / name).write_text(text)
+        stem = "capacity-compare" if out is None or len(new_dirs) == 1 else f"capacity-compare-{new_dir.name}"
+        (folder / f"{stem}.md").write_text(text)
+        (folder / f"{stem}.json").write_text(capacitypage.as_json(base_dir, new_dir, base, new, found, breaches))
+        (folder / f"{stem}.html").write_text(capacitypage.serialise(base_dir, new_dir, base, new, found, breaches))
         print(text)
     return 1 if failed else 0

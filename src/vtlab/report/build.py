@@ -9,7 +9,7 @@ from pathlib import Path
 from vtlab.explain import analyze, costs
 from vtlab.explain.model import Analysis
 from vtlab.report import answer, appendix, comparison, everysecond, figures as drawn, headline, sections as told, story
-from vtlab.report.document import Document, Table
+from vtlab.report.document import CapacitySection, Document, Table
 from vtlab.results.compare import Source
 from vtlab.results.record import RunRecord
 
@@ -17,8 +17,9 @@ TITLE = "vtlab: platform vs virtual threads"
 
 
 def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
-             analysis: Analysis, others: Sequence[Source]) -> Document:
-    """The whole report of one run; `rows` are matrix.csv's, failed ones included (the analysis sets them apart)."""
+             analysis: Analysis, others: Sequence[Source], capacity: CapacitySection | None = None) -> Document:
+    """The whole report of one run; `rows` are matrix.csv's, failed ones included (the analysis sets them apart);
+    `capacity`: the section a capacity run's capacity.json tells (report.capacity), told before all else."""
     threads = analysis.rig.tomcat_max_threads
     measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
     sections = told.sections(run_dir, analysis)
@@ -40,4 +41,5 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         environment=appendix.environment(run),
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
         costs=tuple(costs.families(analysis.verdicts)),
-        answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures))
+        answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
+        capacity=capacity)

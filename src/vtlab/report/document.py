@@ -9,6 +9,7 @@ from typing import Any
 
 from vtlab.explain.costs import Family
 from vtlab.explain.model import Aggregate, Verdict
+from vtlab.results.capacityfile import CapacityRun
 
 Columns = tuple[tuple[str, str], ...]  # (key into a line, its title)
 
@@ -84,6 +85,17 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class CapacitySection:
+    """A capacity run's answer, told first: each mode's capacity and why the search stopped, in words; every point in
+    a table; the curve drawn; and capacity.json itself, which the JSON writer quotes."""
+    title: str
+    sentences: tuple[str, ...]
+    table: Table
+    figure: Figure
+    run: CapacityRun
+
+
+@dataclass(frozen=True)
 class Document:
     title: str
     run_name: str
@@ -106,3 +118,4 @@ class Document:
     answers: tuple[Answer, ...] = ()    # the first screen's answer, a scenario each
     answers_folded: str = ""            # the fold's one line, counting the answers folded ("": none is)
     main_figure: str = ""               # the figure the first screen shows at full width (a Figure's name)
+    capacity: CapacitySection | None = None  # where the run folder holds capacity.json: told before all else

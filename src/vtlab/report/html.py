@@ -2,13 +2,14 @@
 
 Its first screen (1280×800) answers: a contents list, each scenario's ratio and each mode's wall with the lines
 that are not valid set apart, and the main chart at the page's full width; every section follows, and the
-per-row time charts last, grouped by scenario and folded."""
+per-row time charts last, grouped by scenario and folded. A capacity run's answer comes before all of it: each
+mode's capacity in words, its curve, and every point it measured, folded."""
 
 from __future__ import annotations
 
 from html import escape
 
-from vtlab.report.document import Answer, Document, EverySecond, Figure, Section, Table, Timeline
+from vtlab.report.document import Answer, CapacitySection, Document, EverySecond, Figure, Section, Table, Timeline
 
 NAME = "report.html"
 
@@ -42,7 +43,7 @@ def serialise(document: Document) -> str:
         f"<style>{CSS}</style></head><body>",
         f"<h1>{escape(document.title)}</h1>",
         f"<p class='small'>run {run} · {len(document.verdicts)} rows · {escape(document.started)}</p>",
-        _contents(blocks), _first_screen(document),
+        _contents(blocks, document.capacity), _capacity(document.capacity), _first_screen(document),
         *(f"<section id='{anchor}'><h2>{escape(title)}</h2>{body}</section>" for anchor, title, body in blocks),
         "</body></html>"])
 
@@ -72,10 +73,22 @@ def _blocks(document: Document) -> list[tuple[str, str, str]]:
     return blocks
 
 
-def _contents(blocks: list[tuple[str, str, str]]) -> str:
-    return ("<nav id='contents' class='small'><ol><li><a href='#answer'>The answer</a></li>"
+def _contents(blocks: list[tuple[str, str, str]], capacity: CapacitySection | None) -> str:
+    first = f"<li><a href='#capacity'>{escape(capacity.title)}</a></li>" if capacity else ""
+    return ("<nav id='contents' class='small'><ol>" + first + "<li><a href='#answer'>The answer</a></li>"
             + "".join(f"<li><a href='#{anchor}'>{escape(title)}</a></li>" for anchor, title, _ in blocks)
             + "</ol></nav>")
+
+
+def _capacity(found: CapacitySection | None) -> str:
+    """A capacity run's answer in words, its curve at full width (the caption folded), its points folded."""
+    if found is None:
+        return ""
+    figure = found.figure
+    return (f"<section id='capacity'><h2>{escape(found.title)}</h2>{_story(found.sentences)}"
+            f"<figure id='fig-{figure.name}' class='main'>{figure.svg}<details class='caption small'><summary>How to "
+            f"read this chart</summary>{escape(figure.caption)}</details></figure>"
+            f"<details><summary>Every point the search measured</summary>{_table(found.table)}</details></section>")
 
 
 def _first_screen(document: Document) -> str:

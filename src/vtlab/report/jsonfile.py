@@ -53,19 +53,27 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
 - ``cost_differences``: each platform family beside the virtual one of its scenario: ``platform`` and ``virtual``
   (indexes into ``costs``) and by figure ``marginal`` and ``fixed``: ``{"delta", "low", "high", "named", "why"}``
   (virtual − platform; ``named``: its 95% interval excludes 0).
+- ``capacity``: null, or where the run folder holds capacity.json (a `vtlab capacity` run) what it holds —
+  ``objective``, ``model``, ``unit``, ``precision``, ``budget_s`` and ``modes``, each with its ``capacity``,
+  ``bracket_low``, ``bracket_high``, ``bracket_share``, ``stop``, ``crossed``, ``crossed_at``, ``wall``,
+  ``evidence``, ``points`` (``load``, ``outcome``, ``why``, ``throughput_rps``, ``figures``: metric → [value, low,
+  high], …), ``prediction`` (Little's law) and ``usl`` (the Universal Scalability Law: ``lam``, ``sigma``,
+  ``kappa``, ``peak_load``, ``peak_rps``, ``capacity``, ``error_share``, ``why``) — and ``sentences``, the
+  section's words as report.md tells them.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import asdict
 from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.explain import costs
 from vtlab.explain.model import Aggregate, Verdict
 from vtlab.report import ratio
-from vtlab.report.document import Document, HeadlineLine
+from vtlab.report.document import CapacitySection, Document, HeadlineLine
 from vtlab.report.headline import words
 
 NAME = "report.json"
@@ -89,6 +97,7 @@ def serialise(document: Document) -> str:
         "sections": [{"key": s.key, "title": s.title, "sentences": list(s.sentences)} for s in document.sections],
         "costs": [_family(family) for family in document.costs],
         "cost_differences": [_differences(document.costs, p, v) for p, v in costs.pairs(document.costs)],
+        "capacity": _capacity(document.capacity),
     }
     return json.dumps(_plain(report), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -166,6 +175,15 @@ def _differences(told: tuple[costs.Family, ...], p: costs.Family, v: costs.Famil
     return {"platform": told.index(p), "virtual": told.index(v),
             **{key: {"marginal": told_as(costs.difference(p.fits[key], v.fits[key])),
                      "fixed": told_as(costs.difference(p.fits[key], v.fits[key], "fixed"))} for key in p.fits}}
+
+
+def _capacity(found: CapacitySection | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    told = asdict(found.run)
+    for mode, searched in zip(told["modes"], found.run.modes, strict=True):
+        mode["bracket_share"] = searched.bracket_share
+    return {**told, "sentences": list(found.sentences)}
 
 
 def _row(row: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""report.md: the document's answer (report.html's first screen, the folded answers after the line that counts
-them), headline, story, scenario sections, failed rows and comparison as Markdown (figures, every row and the
-environment are report.html's)."""
+"""report.md: the document's capacity section (a capacity run's answer, first), its answer (report.html's first
+screen, the folded answers after the line that counts them), headline, story, scenario sections, failed rows and
+comparison as Markdown (figures, every row and the environment are report.html's)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ NAME = "report.md"
 
 
 def serialise(document: Document) -> str:
-    out = [f"# {document.title}", "", *_answers(document), "## Headline", "", *_table(document.headline)]
+    out = [f"# {document.title}", ""]
+    if document.capacity:
+        found = document.capacity
+        out += [f"## {found.title}", "", *_bullets(found.sentences), "", *_table(found.table), ""]
+    out += [*_answers(document), "## Headline", "", *_table(document.headline)]
     out += ["", *_bullets(document.story), ""]
     for section in document.sections:
         out += [f"## {section.title}", "", *_bullets(section.sentences), "", *_table(section.table), ""]

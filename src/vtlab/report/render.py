@@ -1,5 +1,6 @@
 """`vtlab report`: analysis.csv, report.html (self-contained), report.md, report.json and charts.json from a
-run's CSV and metadata only, optionally with other runs or the published figures overlaid.
+run's CSV and metadata only (and its capacity.json, where a capacity search wrote one), optionally with other runs
+or the published figures overlaid.
 
 The report is built once (`build.document`); each file is one writer's serialisation of it."""
 
@@ -14,9 +15,9 @@ from pathlib import Path
 
 from vtlab.explain import analyze
 from vtlab.explain.model import COLUMNS, cells
-from vtlab.report import build, html, jsonfile, markdown
+from vtlab.report import build, capacity, html, jsonfile, markdown
 from vtlab.report.document import Document
-from vtlab.results import compare, record, table
+from vtlab.results import capacityfile, compare, record, table
 
 ANALYSIS_NAME = "analysis.csv"
 
@@ -39,7 +40,8 @@ def _analysis_csv(document: Document) -> str:
 
 def _chart_data(document: Document) -> str:
     """The data series every chart draws, by chart: a chart checked by its numbers, not its pixels."""
-    return json.dumps({**{figure.name: figure.data for figure in document.figures},
+    capacity = {"capacity": document.capacity.figure.data} if document.capacity else {}
+    return json.dumps({**capacity, **{figure.name: figure.data for figure in document.figures},
                        **{f"scenario-{section.key}": section.chart for section in document.sections}},
                       indent=1) + "\n"
 
@@ -57,7 +59,10 @@ def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
     run = record.read(run_dir)
     others = [source for path in compare_with for source in compare.load(path)]
     analysis = analyze.analyse(rows, run)  # failed rows reach only analysis.failed
-    document = build.document(run_dir, rows, run, analysis, others)
+    # a damaged capacity.json stops the report (MalformedCapacity is a ValueError, said as the command's error)
+    searched = capacityfile.read(run_dir) if (run_dir / capacityfile.NAME).exists() else None
+    document = build.document(run_dir, rows, run, analysis, others,
+                              capacity.section(searched) if searched is not None else None)
     paths = {}
     for key, writer in WRITERS.items():
         paths[key] = run_dir / writer.filename

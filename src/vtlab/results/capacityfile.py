@@ -1,7 +1,7 @@
 """capacity.json: what `vtlab capacity` found, the contract `vtlab compare` and a later report read. One module
 owns its schema, for writing and reading: the objective, and per thread mode its capacity, the bracket around it,
 every point measured (passed, failed, too close to call, invalid, and why), why the search stopped, the wall where
-it broke and the model's predicted capacity beside the measured one."""
+it broke and the models' predicted capacity beside the measured one (Little's law; the Universal Scalability Law)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,24 @@ class Prediction:
 
 
 @dataclass(frozen=True)
+class UslFit:
+    """The Universal Scalability Law, X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted by least squares to the passing
+    points' (load, throughput): its parameters, the peak they put the throughput at and, where that peak lies within
+    reach of the loads measured, the capacity it predicts beside the measured one. `why` says why it predicts none
+    (too few points to determine three parameters, or no peak the points set)."""
+    points: int                     # the passing points fitted (distinct loads)
+    lam: float = math.nan           # λ: throughput per unit of load where nothing is shared (req/s per user or req/s)
+    sigma: float = math.nan         # σ: contention, the serial share
+    kappa: float = math.nan         # κ: coherency, the cost of every pair of loads agreeing
+    peak_load: float = math.nan     # N* = √((1 − σ) / κ): where the fitted throughput peaks (nan: no peak)
+    peak_rps: float = math.nan      # X(N*), or λ/σ where κ = 0 (the throughput's asymptote)
+    capacity: float = math.nan      # in the search's unit: the peak's throughput (open), its load (closed)
+    error_share: float = math.nan   # (measured - capacity) / capacity
+    rms_share: float = math.nan     # the residuals' root mean square over the mean throughput fitted
+    why: str = ""                   # why no capacity is predicted; "" when one is
+
+
+@dataclass(frozen=True)
 class ModeCapacity:
     mode: str
     capacity: float                 # the highest load that met the objective beyond its noise (nan: none did)
@@ -62,6 +80,7 @@ class ModeCapacity:
     points: tuple[PointRecord, ...] = ()
     prediction: Prediction | None = None
     spent_s: float = 0.0
+    usl: UslFit | None = None       # None: a capacity.json written before the law was fitted
 
     @property
     def bracket_share(self) -> float:
@@ -113,7 +132,8 @@ def _mode(data: dict) -> ModeCapacity:
         name: [math.nan if x is None else x for x in bounds] for name, bounds in p["figures"].items()}})
         for p in data["points"])
     prediction = _build(Prediction, data["prediction"]) if data.get("prediction") else None
-    return _build(ModeCapacity, {**data, "points": points, "prediction": prediction})
+    usl = _build(UslFit, data["usl"]) if data.get("usl") else None
+    return _build(ModeCapacity, {**data, "points": points, "prediction": prediction, "usl": usl})
 
 
 def _build(kind: type, data: dict) -> object:

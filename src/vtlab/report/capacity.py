@@ -1,0 +1,127 @@
+"""The capacity section, told first where the run folder holds capacity.json: the answer (each mode's capacity with
+its bracket, and the condition, wall and evidence where it broke), why each search stopped, the models' predictions
+beside the measured capacity with the error between them, every point in a table and the curve drawn. Every word is
+computed from capacity.json; the report's other sections tell the same points as the rows they are."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from vtlab.core import objective
+from vtlab.report import capacitychart
+from vtlab.report.document import CapacitySection, Figure, Table
+from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
+
+CAPTION = ("Left: successful responses per second against the load searched; right: the objective's figures, its "
+           "limits dashed. Markers: filled circle passed, cross failed (beyond the point's 95% interval), hollow "
+           "diamond too close to call, wide ring not valid (a point that decides nothing; the line joins the others). "
+           "Shaded: each mode's bracket, the capacity inside it; dash-dotted: a capacity no load above broke.")
+OUTCOME_WORDS = {"pass": "passed", "fail": "failed", "unsure": "too close to call", "invalid": "not valid"}
+
+
+def section(run: CapacityRun) -> CapacitySection:
+    svg, data = capacitychart.curve(run)
+    sentences = ([answer(mode, run.unit) for mode in run.modes] + [stopped(mode) for mode in run.modes]
+                 + [told for mode in run.modes for told in (little(mode, run.unit), usl(mode, run.unit)) if told]
+                 + [searched(run)])
+    return CapacitySection(f"Capacity at {run.objective}", tuple(sentences), points_table(run),
+                           Figure("capacity", svg, CAPTION, data), run)
+
+
+def answer(mode: ModeCapacity, unit: str) -> str:
+    """"platform: 141–200 req/s (…), p99 crossed 1500 ms at 200 req/s: thread-pool, in flight 293 > threads 200"."""
+    if math.isnan(mode.capacity):
+        said = f"{mode.mode}: no load met the objective"
+    elif math.isfinite(mode.bracket_high):
+        said = (f"{mode.mode}: {_n(mode.bracket_low)}–{_n(mode.bracket_high)} {unit} (capacity {_n(mode.capacity)} "
+                f"{unit}, the most load that met the objective; the bracket {mode.bracket_share * 100:.0f}% wide)")
+    else:
+        said = f"{mode.mode}: at least {_n(mode.capacity)} {unit} (no load above it broke the objective)"
+    if mode.crossed:
+        said += f"; {mode.crossed} at {_n(mode.crossed_at)} {unit}"
+        if mode.wall:
+            said += f": {mode.wall}" + (f", {mode.evidence}" if mode.evidence else "")
+    return said + "."
+
+
+def stopped(mode: ModeCapacity) -> str:
+    counts = Counter(point.outcome for point in mode.points)
+    judged = ", ".join(f"{counts[outcome]} {words}" for outcome, words in OUTCOME_WORDS.items() if counts[outcome])
+    return (f"{mode.mode}'s search stopped: {mode.stop}; {len(mode.points)} point(s) ({judged}) in "
+            f"{mode.spent_s / 60:.1f} min.")
+
+
+def little(mode: ModeCapacity, unit: str) -> str:
+    p = mode.prediction
+    if p is None:
+        return ""
+    error = _error(mode, p.error_share, unit)
+    service = f", a request's service time {p.service_time_ms:,.0f} ms" if math.isfinite(p.service_time_ms) else ""
+    return (f"{mode.mode}, Little's law: {_n(p.capacity)} {unit} predicted (the {p.limit} ceiling, the median of "
+            f"{p.points} passing point(s)' {_n(p.low)}–{_n(p.high)}{service}){error}.")
+
+
+def usl(mode: ModeCapacity, unit: str) -> str:
+    """The Universal Scalability Law's fit and its capacity, or why it predicts none; nothing where capacity.json
+    was written before the law was fitted."""
+    fit = mode.usl
+    if fit is None:
+        return ""
+    said = f"{mode.mode}, the Universal Scalability Law"
+    if math.isfinite(fit.sigma):
+        said += (f" (λ {fit.lam:.3g}, σ {fit.sigma:.3g}, κ {fit.kappa:.3g} over {fit.points} passing loads, "
+                 f"residuals {fit.rms_share * 100:.1f}% of the throughput)")
+    if fit.why:
+        return f"{said}: no capacity predicted, {fit.why}."
+    if unit == "users":
+        where = f"the users at its peak, where it puts the throughput at {_n(fit.peak_rps)} req/s"
+    elif math.isfinite(fit.peak_load):
+        where = f"the throughput at its peak, {_n(fit.peak_load)} req/s offered"
+    else:
+        where = "the throughput's ceiling λ/σ (κ = 0: it levels off, never turns down)"
+    return f"{said}: {_n(fit.capacity)} {unit} predicted, {where}{_error(mode, fit.error_share, unit)}."
+
+
+def searched(run: CapacityRun) -> str:
+    loads = "arrival rates, req/s" if run.model == "open" else "concurrent users"
+    return (f"Searched for each mode: a staircase up until {run.objective} broke, then bisection to a bracket of "
+            f"{run.precision * 100:g}%, within a budget of {run.budget_s / 60:g} min for all modes; {run.model} model "
+            f"(loads are {loads}); a point decides only beyond its 95% interval, and a point not valid never decides.")
+
+
+def points_table(run: CapacityRun) -> Table:
+    """Every point measured, mode by mode in the order the search measured them; a point not valid marked."""
+    conditions = objective.parse(run.objective).conditions
+    columns = (("mode", "mode"), ("load", f"load ({run.unit})"), ("outcome", "judged"),
+               ("throughput", "req/s"), *((c.metric, f"{c.metric} [95%]") for c in conditions), ("why", "why"),
+               ("wall", "wall"))
+    lines, classes = [], []
+    for mode in run.modes:
+        for point in mode.points:
+            lines.append({"mode": mode.mode, "load": _n(point.load), "outcome": OUTCOME_WORDS.get(point.outcome,
+                                                                                                   point.outcome),
+                          "throughput": f"{point.throughput_rps:,.1f}",
+                          **{c.metric: _figure(point, c) for c in conditions}, "why": point.why,
+                          "wall": f"{point.wall}: {point.evidence}" if point.evidence else point.wall})
+            classes.append("invalid" if point.outcome == "invalid" else "")
+    return Table(columns, tuple(lines), "capacity-points", tuple(classes))
+
+
+def _figure(point: PointRecord, condition: objective.Condition) -> str:
+    value, low, high = (point.figures.get(condition.metric) or [math.nan] * 3)[:3]
+    if not math.isfinite(value):
+        return "–"
+    if condition.is_errors:
+        return f"{value * 100:.3g}% [{low * 100:.3g}–{high * 100:.3g}]"
+    return f"{value:,.0f} ms [{low:,.0f}–{high:,.0f}]"
+
+
+def _error(mode: ModeCapacity, share: float, unit: str) -> str:
+    if not math.isfinite(share):
+        return ""
+    return f"; measured {_n(mode.capacity)} {unit}, {share * 100:+.0f}% from it"
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}" if math.isfinite(value) else "?"

@@ -1,0 +1,127 @@
+"""A capacity run's report tells its answer first: tests/fixtures/capacity-run is a real `vtlab capacity --slo
+'p99<=1500ms'` on 2 cores (its matrix.csv, metadata.json and capacity.json; the series left out), whose search found
+platform between 141 and 200 req/s (p99 1,590 ms at 200, beyond its interval) and virtual at least 400 req/s (800
+invalid twice). The words, the points table, the curve's series and report.json are checked against those numbers,
+read by hand from its capacity.json."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vtlab.cli.main import main
+from vtlab.report import capacity, render
+from vtlab.results.capacityfile import ModeCapacity, UslFit
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "capacity-run"
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("capacity") / "capacity-run"
+    shutil.copytree(FIXTURE, run_dir)
+    return render.render(run_dir)
+
+
+def test_report_md_opens_with_each_mode_s_capacity_its_bracket_and_where_it_broke(rendered):
+    text = rendered["markdown"].read_text()
+    assert text.startswith("# vtlab: platform vs virtual threads\n\n## Capacity at p99<=1500ms\n")
+    # (200 - 141) / 141 = 42%
+    assert ("- platform: 141–200 req/s (capacity 141 req/s, the most load that met the objective; the bracket 42% "
+            "wide); p99 crossed 1500 ms at 200 req/s: thread-pool, in flight 293 > threads 200.") in text
+    assert "- virtual: at least 400 req/s (no load above it broke the objective)." in text
+    assert text.index("## Capacity at") < text.index("## The answer") < text.index("## Headline") < text.index("| scenario |")
+
+
+def test_it_says_why_each_search_stopped_and_what_its_points_were(rendered):
+    text = rendered["markdown"].read_text()
+    assert ("- platform's search stopped: budget spent (5.7 of 7.5 min for platform); 4 point(s) (2 passed, 1 "
+            "failed, 1 not valid) in 5.7 min.") in text
+    assert "- virtual's search stopped: 800 req/s invalid twice (not valid: generator-interference" in text
+    assert "5 point(s) (3 passed, 2 not valid)" in text
+
+
+def test_little_s_prediction_stands_beside_the_measured_capacity_with_the_error(rendered):
+    text = rendered["markdown"].read_text()
+    # the median of the passing points' ceilings 100 and 141 is 120.5; (141 - 120.5) / 120.5 = +17%
+    assert ("- platform, Little's law: 120 req/s predicted (the concurrency ceiling, the median of 2 passing "
+            "point(s)' 100–141, a request's service time 1,002 ms); measured 141 req/s, +17% from it.") in text
+    # written before the Universal Scalability Law was fitted: nothing said of it
+    assert "Universal Scalability Law" not in text
+
+
+def test_every_point_is_a_line_of_the_table_a_point_not_valid_marked(rendered):
+    text = rendered["markdown"].read_text()
+    assert "| platform | 200 | failed | 200.0 | 1,590 ms [1,565–1,615] | p99 1590 ms (95% 1565–1615 ms) above " \
+           "1500 ms | thread-pool: in flight 293 > threads 200 |" in text
+    assert text.count("| virtual | 800 | not valid |") == 2
+    page = rendered["html"].read_text()
+    assert page.count("<tr class='invalid'>") >= 3  # platform's first 100 and virtual's two 800s
+
+
+def test_the_curve_draws_each_point_its_outcome_and_the_objective(rendered):
+    drawn = json.loads(rendered["charts"].read_text())["capacity"]
+    assert drawn["objective"] == {"p99_ms": 1500.0}
+    assert drawn["platform"]["load"] == [100, 100, 141, 200]
+    assert drawn["platform"]["outcome"] == ["invalid", "pass", "pass", "fail"]
+    assert drawn["platform"]["p99_ms"][3] == pytest.approx(1590.26, abs=0.01)
+    assert drawn["virtual"]["throughput_rps"] == [100.0, 200.0, 400.05, 800.0, 758.9]
+    assert drawn["virtual"]["bracket"][0] == 400 and math.isnan(drawn["virtual"]["bracket"][1])
+
+
+def test_report_html_shows_the_capacity_first_with_its_curve(rendered):
+    page = rendered["html"].read_text()
+    assert page.index("<section id='capacity'>") < page.index("<section id='answer'>")
+    assert "<a href='#capacity'>Capacity at p99&lt;=1500ms</a>" in page
+    curve = page[page.index("<figure id='fig-capacity'"):]
+    assert curve.index("<svg") < curve.index("</figure>")
+
+
+def test_report_json_holds_capacity_json_and_the_section_s_words(rendered):
+    found = json.loads(rendered["json"].read_text())["capacity"]
+    assert (found["objective"], found["model"], found["unit"]) == ("p99<=1500ms", "open", "req/s")
+    platform, virtual = found["modes"]
+    assert (platform["capacity"], platform["bracket_high"], platform["crossed_at"]) == (141, 200, 200)
+    assert platform["bracket_share"] == pytest.approx(59 / 141)
+    assert virtual["bracket_high"] is None and virtual["bracket_share"] is None and virtual["usl"] is None
+    assert found["sentences"][0].startswith("platform: 141–200 req/s")
+
+
+def test_a_damaged_capacity_json_stops_the_report_naming_it(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    shutil.copytree(FIXTURE, run_dir)
+    (run_dir / "capacity.json").write_text('{"version": 7}')
+    assert main(["report", str(run_dir)]) == 2
+    assert "capacity.json: version 7" in capsys.readouterr().err
+    assert not (run_dir / "report.md").exists()
+
+
+def _fit(**given) -> UslFit:
+    return UslFit(**{"points": 5, "lam": 1.02, "sigma": 0.011, "kappa": 2.2e-5, "peak_load": 210.0,
+                     "peak_rps": 185.0, "capacity": 185.0, "error_share": (170 - 185) / 185, "rms_share": 0.004,
+                     **given})
+
+
+def test_the_universal_scalability_law_s_capacity_is_said_beside_the_measured_one():
+    mode = ModeCapacity("platform", 170.0, 170.0, 178.0, "bracket within 5%", usl=_fit())
+    assert capacity.usl(mode, "req/s") == (
+        "platform, the Universal Scalability Law (λ 1.02, σ 0.011, κ 2.2e-05 over 5 passing loads, residuals 0.4% of "
+        "the throughput): 185 req/s predicted, the throughput at its peak, 210 req/s offered; measured 170 req/s, "
+        "-8% from it.")
+
+
+def test_an_underdetermined_fit_says_so_and_predicts_nothing():
+    why = "underdetermined: 2 passing load(s) with a throughput, and the law has three parameters (λ, σ, κ) to fit"
+    mode = ModeCapacity("platform", 141.0, 141.0, 200.0, "budget spent", usl=UslFit(2, why=why))
+    assert capacity.usl(mode, "req/s") == f"platform, the Universal Scalability Law: no capacity predicted, {why}."
+
+
+def test_a_mode_no_load_of_which_met_the_objective_says_so_with_where_it_broke():
+    mode = ModeCapacity("platform", math.nan, math.nan, 50.0, "the objective does not hold at 1 users",
+                        crossed="p99 crossed 500 ms", wall="cpu", evidence="host 97% busy", crossed_at=50.0)
+    assert capacity.answer(mode, "users") == ("platform: no load met the objective; p99 crossed 500 ms at 50 users: "
+                                              "cpu, host 97% busy.")
