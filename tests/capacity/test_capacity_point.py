@@ -73,3 +73,13 @@ def test_little_s_law_predicts_the_median_ceiling_and_states_the_measured_error_
     # closed: users each waiting the 1.5 s limit at 200 req/s: 300 users
     assert little(points, 280.0, "closed", slo).capacity == pytest.approx(300.0)
     assert little([_point()], 186.0, "open", slo) is None   # no ceiling known: nothing predicted
+
+
+def test_an_open_search_s_rising_concurrency_ceiling_predicts_nothing_but_a_wall_s_ceiling_does():
+    slo = objective.parse("p99<=1500ms")
+    # virtual points at 100, 200, 400 req/s under every wall: each one's lowest ceiling is its own offered rate
+    offered = [_point(ceiling_rps=rate, limit="concurrency", service_time_ms=1000.0) for rate in (100.0, 200.0, 400.0)]
+    assert little(offered, 400.0, "open", slo) is None
+    walled = [*offered, _point(ceiling_rps=199.0, limit="thread-pool", service_time_ms=1000.0)]
+    assert little(walled, 141.0, "open", slo).capacity == 199.0  # the wall's alone
+    assert little(offered, 400.0, "closed", slo) is not None  # users waiting: the concurrency ceiling is the model

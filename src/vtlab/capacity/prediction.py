@@ -29,7 +29,10 @@ REACH = 10.0
 def little(passed: Sequence[PointResult], measured: float, model: str, objective: Objective) -> Prediction | None:
     """The predicted capacity from the passing points' ceilings, with their spread and the measured capacity's
     error against it; None where no passing point had a ceiling (nothing to predict from)."""
-    known = [p for p in passed if math.isfinite(p.ceiling_rps) and p.ceiling_rps > 0]
+    # An open search's "concurrency" ceiling is the offered rate itself (its users ÷ the time they wait): it rises
+    # with every point and predicts nothing; a wall's ceiling (threads, the pool, the CPU) does.
+    known = [p for p in passed if math.isfinite(p.ceiling_rps) and p.ceiling_rps > 0
+             and not (model == "open" and p.limit == "concurrency")]
     if not known:
         return None
     ceilings = [p.ceiling_rps for p in known]
