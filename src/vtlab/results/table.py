@@ -127,6 +127,9 @@ EXTRA_COLUMNS = [
     "jvm_step",
     # the part of foreign_cpu_pct the hypervisor gave other guests (steal): a shared host's, not a process's
     "steal_cpu_pct",
+    # the rig's own scrapes of the service's meters over the hold, as vtlab's service counts them on the thread that
+    # writes each: ms of CPU and KiB allocated a second, and a scrape (empty: the service keeps no such count)
+    "scrape_cpu_ms_per_s", "scrape_kib_per_s", "scrape_cpu_ms_per_scrape", "scrape_kib_per_scrape",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
