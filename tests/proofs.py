@@ -129,6 +129,22 @@ def costs_and_profiles(run_dir: Path, rows: list[dict[str, str]]) -> None:
         assert any(frame.startswith("org/postgresql/") for frame in frames), slug
     report = (run_dir / "report.md").read_text()
     assert "## Where the time goes" in report and "| CPU: " in report and "| allocated: " in report
+    rigs_scrape(rows, report)
+
+
+def rigs_scrape(rows: list[dict[str, str]], report: str) -> None:
+    """The rig's scrape, a line of its own: measured wherever the CSV has its columns (every live run of vtlab's
+    service), each scrape costing what one written on a platform thread does (~0.44 MiB, not a virtual thread's ~18
+    MiB: bench/scrape-alloc); a run recorded before the count reads "not measured"."""
+    if "scrape_cpu_ms_per_s" not in rows[0]:
+        assert "the rig's scrape: not measured" in report
+        return
+    for row in rows:
+        assert 0 < float(row["scrape_cpu_ms_per_scrape"]) < 100, row["scrape_cpu_ms_per_scrape"]
+        assert 50 < float(row["scrape_kib_per_scrape"]) < 4096, row["scrape_kib_per_scrape"]
+        # scrapes a second: the meters' sampler's 2 Hz, and little beside it
+        assert 1 <= float(row["scrape_kib_per_s"]) / float(row["scrape_kib_per_scrape"]) <= 10, row
+    assert "the rig's scrape: on platform threads " in report and "% of the service's CPU in this row" in report
 
 
 def interrupted_and_resumed(run_dir: Path) -> None:

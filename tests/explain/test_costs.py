@@ -126,3 +126,16 @@ def test_a_marginal_difference_beyond_both_errors_is_named_and_one_without_error
     assert costs.difference(platform, virtual).delta == pytest.approx(20)
     exact = costs.fit([(100, 8000), (400, 32000)])
     assert costs.difference(exact, virtual).why == "not tested: a fit of 2 steps has no error"
+
+
+def test_the_services_fixed_cpu_is_its_own_the_rigs_scrape_taken_out_where_counted():
+    # 50 ms of CPU a second whatever the load, 10 of them the rig's scrape, and 1 ms a request: 15% of one core at
+    # 100 req/s, 45% at 400, 105% at 1,000
+    def cpu_steps(**scrape):
+        return [step(100, 100, 1, app_cpu_pct=15, **scrape), step(400, 400, 2, app_cpu_pct=45, **scrape),
+                step(1000, 1000, 3, app_cpu_pct=105, **scrape)]
+
+    (counted,) = costs.families(cpu_steps(scrape_cpu_ms_per_s=10))
+    assert counted.fits["cpu"].fixed == pytest.approx(40) and counted.fits["cpu"].marginal == pytest.approx(1)
+    (uncounted,) = costs.families(cpu_steps())  # a user's service: its CPU as measured, the scrape in the fixed part
+    assert uncounted.fits["cpu"].fixed == pytest.approx(50)

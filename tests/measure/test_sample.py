@@ -93,6 +93,15 @@ r2dbc_pool_acquired_connections{name="connectionFactory"} 1.0
                       "hikari_active": 1.0}
 
 
+def test_prometheus_parsing_reads_the_services_count_of_the_rigs_scrapes():
+    text = """# TYPE vtlab_scrape_cpu_seconds counter
+vtlab_scrape_cpu_seconds_total 0.125
+vtlab_scrape_allocated_bytes_total 4.6E7
+vtlab_scrape_total 100.0
+"""
+    assert samplers.parse_prometheus(text) == {"scrape_cpu_s": 0.125, "scrape_bytes": 4.6e7, "scrapes": 100.0}
+
+
 def test_increase_of_a_counter_over_a_window():
     series = windows.Series([(0.0, {"c": 1.0}), (1.0, {"c": 4.0}), (2.0, {"c": 10.0}), (3.0, {"c": 11.0})])
     assert windows.increase(series, "c", 0.5, 2.5) == 6.0

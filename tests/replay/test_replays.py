@@ -78,3 +78,12 @@ def test_a_replay_derives_the_verdict_again_and_fails_where_the_figures_no_longe
     assert verdict["bottleneck"] != "gc", verdict
     with pytest.raises(AssertionError):
         proofs.gc(doctored)
+
+
+def test_a_run_recorded_before_the_scrape_was_counted_reads_not_measured_and_keeps_its_costs(tmp_path):
+    # tiny-matrix's CSV has no scrape columns: its figures per request are told as recorded (5.328 and 6.496 ms of
+    # CPU, 78.863 and 350.065 KiB), nothing taken out, and the rig's scrape is said not measured
+    report = (replayed("tiny-matrix", tmp_path) / "report.md").read_text()
+    assert "| released, pool 50, 20 users | service CPU | 5.328 ms | 6.496 ms | +1.168 ms |" in report
+    assert "| released, pool 50, 20 users | allocated | 78.9 KiB | 350.1 KiB | +271.2 KiB |" in report
+    assert "released, pool 50, 20 users: the rig's scrape: not measured" in report

@@ -88,9 +88,9 @@ def test_too_few_samples_to_tell_leave_the_difference_unexplained(tmp_path):
     rows = pair(1.0, 1.0)
     keep_profile(tmp_path, rows[0], "cpu", [(SERVICE, 6), (PARKING, 4)])
     keep_profile(tmp_path, rows[1], "cpu", [(SERVICE, 5), (PARKING, 5)])
-    text = " ".join(where(tmp_path, rows).verdict)
-    assert "show no layer differing beyond their sampling error alone" in text
-    assert text.endswith("so where the difference goes is unexplained.")
+    cpu = where(tmp_path, rows).verdict[0]
+    assert "show no layer differing beyond their sampling error alone" in cpu
+    assert cpu.endswith("so where the difference goes is unexplained.")
 
 
 def test_without_profiles_the_counters_are_told_and_where_is_said_not_measured(tmp_path):
@@ -121,3 +121,41 @@ def test_a_tier_whose_cpu_was_not_measured_in_either_mode_gets_no_line(tmp_path)
     # a --url service's run, or an older CSV: no per-request figure of the other tiers
     whats = [line["what"] for line in where(tmp_path, pair()).table]
     assert "service CPU" in whats and not {"k6 CPU", "stub CPU", "PostgreSQL CPU"} & set(whats)
+
+
+# The rig's scrape over the hold, as the service counted it: 9.8 ms of CPU and 980 KiB a second, 2 scrapes a second.
+# The rows serve 98 requests a second (rows.BASE: 2,940 over 30 s) on 200 ms of CPU a second (20% of one core): the
+# scrape is 0.1 ms and 10 KiB of each request's figures as measured, and 4.9% of the service's CPU.
+SCRAPE = dict(scrape_cpu_ms_per_s=9.8, scrape_kib_per_s=980, scrape_cpu_ms_per_scrape=4.9, scrape_kib_per_scrape=490)
+
+
+def test_the_rigs_scrape_is_a_line_of_its_own_and_out_of_the_services_figures_per_request(tmp_path):
+    section = where(tmp_path, pair(**SCRAPE))
+    lines = {line["what"]: line for line in section.table}
+    assert (lines["service CPU"]["platform"], lines["service CPU"]["virtual"]) == ("0.900 ms", "1.900 ms")
+    assert (lines["allocated"]["platform"], lines["allocated"]["virtual"]) == ("30.0 KiB", "30.0 KiB")
+    said = [sentence for sentence in section.verdict if "the rig's scrape" in sentence]
+    assert said == ["released, pool 50, 100 users: the rig's scrape: on platform threads 9.80 ms of CPU and 980.0 KiB "
+                    "a second (4.90 ms and 490.0 KiB a scrape), 4.9% of the service's CPU in this row; on virtual "
+                    "threads 9.80 ms of CPU and 980.0 KiB a second (4.90 ms and 490.0 KiB a scrape), 4.9% of the "
+                    "service's CPU in this row — taken out of the service's CPU and allocation per request where "
+                    "measured."]
+
+
+def test_a_service_that_counts_no_scrape_says_not_measured_and_keeps_its_figures_as_measured(tmp_path):
+    section = where(tmp_path, pair())  # a user's service, or a run recorded before the count
+    lines = {line["what"]: line for line in section.table}
+    assert (lines["service CPU"]["platform"], lines["allocated"]["platform"]) == ("1.000 ms", "40.0 KiB")
+    assert ("released, pool 50, 100 users: the rig's scrape: not measured (the service counts no scrape of its own"
+            in " ".join(section.verdict))
+
+
+def test_a_scrape_counted_in_one_mode_only_is_taken_out_there_and_said_not_measured_in_the_other(tmp_path):
+    rows = [row(thread_mode="platform", app_cpu_ms_per_req=1.0, **COSTS, **SCRAPE),
+            row(thread_mode="virtual", app_cpu_ms_per_req=2.0, **COSTS)]
+    section = where(tmp_path, rows)
+    lines = {line["what"]: line for line in section.table}
+    assert (lines["service CPU"]["platform"], lines["service CPU"]["virtual"]) == ("0.900 ms", "2.000 ms")
+    text = " ".join(section.verdict)
+    assert "on platform threads 9.80 ms of CPU" in text
+    assert "not measured on virtual threads (its figures per request include it)" in text

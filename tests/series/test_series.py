@@ -294,6 +294,27 @@ def test_the_exact_allocation_counter_is_preferred_to_the_one_that_moves_at_coll
     assert math.isnan(holdstats.columns(hold)["alloc_kb_per_req"])
 
 
+def test_the_rigs_scrape_is_its_counters_growth_over_the_hold_a_second_and_a_scrape():
+    from vtlab.series.loadresult import LoadResult
+
+    measured = LoadResult(ok_requests=1000, ok_half_a=500, ok_half_b=500, requests=1000, error_rate=0.0, p50_ms=10.0,
+                          p95_ms=12.0, p99_ms=15.0, p999_ms=20.0, max_ms=30.0, mean_ms=10.0, p99_all_ms=15.0,
+                          failures_by_status={}, dropped_iterations=0, exit_code=0)
+    # read at 2 Hz, each reading showing the scrapes before it: 2 a second, each 3 ms of CPU and 450 KiB
+    counted = [(t / 2, {"scrapes": t, "scrape_cpu_s": t * 0.003, "scrape_bytes": t * 450 * 1024.0})
+               for t in range(0, 21)]
+    hold = holdstats.Hold(measured, windows.Series(), windows.Series(counted), 0, 10, 10, ("app",), False)
+    cost = holdstats.columns(hold)
+    assert cost["scrape_cpu_ms_per_s"] == pytest.approx(6) and cost["scrape_kib_per_s"] == pytest.approx(900)
+    assert cost["scrape_cpu_ms_per_scrape"] == pytest.approx(3) and cost["scrape_kib_per_scrape"] == pytest.approx(450)
+    uncounted = holdstats.Hold(measured, windows.Series(), windows.Series([(t, {"gc_pauses": 0.0}) for t in range(11)]),
+                               0, 10, 10, ("app",), False)  # a user's service: no such meters
+    assert all(math.isnan(holdstats.columns(uncounted)[column]) for column in (
+        "scrape_cpu_ms_per_s", "scrape_kib_per_s", "scrape_cpu_ms_per_scrape", "scrape_kib_per_scrape"))
+    assert table.COLUMNS[-4:] == ["scrape_cpu_ms_per_s", "scrape_kib_per_s", "scrape_cpu_ms_per_scrape",
+                                  "scrape_kib_per_scrape"]  # appended last: older runs' columns keep their places
+
+
 def test_each_tiers_cpu_per_request_is_its_cpu_over_the_hold_divided_among_every_request_of_it(tmp_path):
     run_dir = tmp_path / "quick-run"
     shutil.copytree(QUICK_RUN, run_dir)

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from vtlab.core import cores, dimensions
-from vtlab.explain import repetitions
+from vtlab.explain import repetitions, scrape
 from vtlab.explain.bottleneck import bottleneck
 from vtlab.explain.ceilings import ceilings_of, cpu_ms_per_request, cpu_points, limit_of, lowest_load_rows, service_time
 from vtlab.explain.evidence import exceeded
@@ -94,8 +94,9 @@ def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:
 
 
 def measured(row: Mapping[str, object]) -> Measured:
-    """The figures the report and the scenario sections quote beside the verdict, as they were measured."""
-    numbers = {name: num(row, name) for name in MEASURED_NUMBERS}
+    """The figures the report and the scenario sections quote beside the verdict, as they were measured but for the
+    service's CPU and allocation per request: its own, the rig's scrape taken out where the row counted it."""
+    numbers = scrape.service_own({name: num(row, name) for name in MEASURED_NUMBERS}, all_rps(row))
     return Measured(**{**numbers, "throughput_rps": num(row, "throughput_rps", 0),
                        "error_rate": num(row, "error_rate", 0)},
                     pinned_reasons=str(row.get("pinned_reasons") or ""), writes_ok=str(row.get("writes_ok") or ""),

@@ -1,6 +1,7 @@
 """Fixed and marginal costs apart: what the service (and the tiers around it) spend per second whatever the load —
-the rig's scrapes, the JIT, timers — and what one more request adds, fitted over the steps of a staircase (the rows
-of one JVM family and rep, measured on one warm JVM at rising loads; docs/verdict.md, "Staircases").
+the JIT, timers, the rig's scrapes where the service did not count them (explain.scrape takes them out where it
+did) — and what one more request adds, fitted over the steps of a staircase (the rows of one JVM family and rep,
+measured on one warm JVM at rising loads; docs/verdict.md, "Staircases").
 
 Per figure, each step's total per second is fitted as  total = fixed + marginal × rate  by least squares. The rate is
 the step's throughput (successful responses per second), not its users: a cost follows the work done, and users
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
 from vtlab.core.studentt import t_975
+from vtlab.explain import scrape
 from vtlab.explain.model import Measured, Verdict
 from vtlab.explain.validity import invalidating
 
@@ -53,9 +55,9 @@ def _gc_per_second(m: Measured) -> float:
     return m.gc_pause_ms / m.hold_s if m.hold_s > 0 else math.nan
 
 
-# % of one core → ms of CPU per second: × 10.
+# % of one core → ms of CPU per second: × 10. The service's CPU and allocation are its own (explain.scrape).
 FIGURES = (
-    Figure("cpu", "service CPU", "ms/s", "ms", lambda m: m.app_cpu_pct * 10),
+    Figure("cpu", "service CPU", "ms/s", "ms", scrape.service_cpu_ms_per_s),
     Figure("alloc", "allocated", "KiB/s", "KiB", lambda m: m.alloc_kb_per_req * m.throughput_rps),
     Figure("gc", "GC pauses", "ms/s", "ms", _gc_per_second),
     Figure("pg", "PostgreSQL CPU", "ms/s", "ms", lambda m: m.pg_cpu_pct * 10),

@@ -77,11 +77,18 @@ class Measured:
     pg_cpu_ms_per_req: float = NAN
     stub_cpu_ms_per_req: float = NAN
     load_cpu_ms_per_req: float = NAN
-    # what each request cost the service's JVM, from counters (holdstats, threadcounts)
+    # what each request cost the service's JVM, from counters (holdstats, threadcounts); this and
+    # app_cpu_ms_per_req are the service's own, the rig's scrape taken out where measured (explain.scrape)
     alloc_kb_per_req: float = NAN
     gc_pause_ms_per_1k_req: float = NAN
     csw_voluntary_per_req: float = NAN
     csw_involuntary_per_req: float = NAN
+    # the rig's own scrapes of the service's meters over the hold, where the service counted them (holdstats): ms of
+    # CPU and KiB allocated a second, and a scrape
+    scrape_cpu_ms_per_s: float = NAN
+    scrape_kib_per_s: float = NAN
+    scrape_cpu_ms_per_scrape: float = NAN
+    scrape_kib_per_scrape: float = NAN
     host_cpu_pct: float = NAN
     vt_parallelism: float = NAN
     pinned_events: float = NAN

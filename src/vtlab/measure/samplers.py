@@ -83,6 +83,11 @@ METERS: dict[str, tuple[str, ...]] = {
     # service vtlab did not start (--url) shows of them, beside /proc's reading of one it did
     "files_open": ("process_files_open_files",),
     "files_max": ("process_files_max_files",),
+    # the rig's own scrapes as vtlab's service counts them on the thread that writes each (its ScrapeCost): CPU
+    # seconds, bytes allocated and scrapes, each moved once a scrape is written; a user's service has none
+    "scrape_cpu_s": ("vtlab_scrape_cpu_seconds_total",),
+    "scrape_bytes": ("vtlab_scrape_allocated_bytes_total",),
+    "scrapes": ("vtlab_scrape_total",),
 }
 
 

@@ -1,7 +1,8 @@
 """Where the time goes: for each point measured in both modes, what a request cost the service in each (the
 counters: CPU, bytes allocated, GC pauses, context switches) and the other tiers' CPU (PostgreSQL, the stub, k6:
 the rig's own cost beside the service's), and, where the rows kept profiles, which layers of the service the
-difference lies in (explain.stacks over the rows' collapsed stacks).
+difference lies in (explain.stacks over the rows' collapsed stacks). The service's CPU and allocation per request are
+its own: the rig's scrape of its meters is a line of its own (report.rigscrape), taken out where measured.
 
 A layer's CPU per request is its share of the profile times the counter's CPU per request, so its error has two
 parts: the share's sampling error (binomial over the samples; the samples of one run are not independent, so a
@@ -24,7 +25,7 @@ from vtlab.core import dimensions
 from vtlab.explain import repetitions, stacks
 from vtlab.explain.model import Aggregate, Analysis
 from vtlab.explain.validity import PROFILED
-from vtlab.report import headline, validrows
+from vtlab.report import headline, rigscrape, validrows
 from vtlab.report.labels import fmt
 from vtlab.report.scenarios.common import Section
 
@@ -54,6 +55,7 @@ def section(run_dir: Path, analysis: Analysis) -> Section | None:
         table += costs
         p, v = Cost.of(run_dir, pair.platform, "cpu"), Cost.of(run_dir, pair.virtual, "cpu")
         verdict.append(cpu_sentence(point, p, v, z))
+        verdict.append(rigscrape.sentence(point, pair.platform.line.measured, pair.virtual.line.measured))
         if p.stacks and v.stacks and not (math.isnan(p.total) or math.isnan(v.total)):
             table += _lines(point, "CPU", p, v, stacks.layer_of, LAYERS_SHOWN, z)
             table += _lines(point, "CPU in the frame itself", p, v, stacks.leaf, FRAMES_SHOWN, z)

@@ -130,6 +130,9 @@ EXTRA_COLUMNS = [
     # a cgroup's CPU quota on the rig in cores (empty: none bound it): host_cpu_pct is then busy against the quota's
     # share of the machine (an emulated slower machine: core.cores.usable_share)
     "cpu_quota_cores",
+    # the rig's own scrapes of the service's meters over the hold, as vtlab's service counts them on the thread that
+    # writes each: ms of CPU and KiB allocated a second, and a scrape (empty: the service keeps no such count)
+    "scrape_cpu_ms_per_s", "scrape_kib_per_s", "scrape_cpu_ms_per_scrape", "scrape_kib_per_scrape",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

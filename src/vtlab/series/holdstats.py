@@ -32,7 +32,7 @@ class Hold:
 
 def columns(hold: Hold) -> dict[str, object]:
     """The CSV's measured columns for the window."""
-    return {**_latency_and_rate(hold), **_tiers(hold), **_service_meters(hold)}
+    return {**_latency_and_rate(hold), **_tiers(hold), **_service_meters(hold), **_scrape_cost(hold)}
 
 
 def _latency_and_rate(hold: Hold) -> dict[str, object]:
@@ -152,6 +152,21 @@ def _costs_per_request(hold: Hold) -> dict[str, object]:
     gc_pause_s_per_s = windows.rate_over(meters, "gc_pause_s", start, end)
     return {"alloc_kb_per_req": allocated / 1024 / all_rps if all_rps > 0 else math.nan,
             "gc_pause_ms_per_1k_req": gc_pause_s_per_s * 1000 * 1000 / all_rps if all_rps > 0 else math.nan}
+
+
+def _scrape_cost(hold: Hold) -> dict[str, object]:
+    """The rig's own scrapes over the hold, as the service counted them on the thread that wrote each: ms of CPU and
+    KiB allocated a second, and a scrape. Its counters move once a scrape is written, so the readings' first to last
+    span whole scrapes. NaN where the service keeps no such count (a user's service; a run recorded before it)."""
+    meters, start, end = hold.meters, hold.start, hold.end
+    cpu_ms = windows.rate_over(meters, "scrape_cpu_s", start, end) * 1000
+    kib = windows.rate_over(meters, "scrape_bytes", start, end) / 1024
+    scrapes = windows.rate_over(meters, "scrapes", start, end)
+
+    def per_scrape(per_second: float) -> float:
+        return per_second / scrapes if scrapes > 0 else math.nan
+    return {"scrape_cpu_ms_per_s": cpu_ms, "scrape_kib_per_s": kib, "scrape_cpu_ms_per_scrape": per_scrape(cpu_ms),
+            "scrape_kib_per_scrape": per_scrape(kib)}
 
 
 def _throughput_interval(hold: Hold) -> dict[str, object]:

@@ -24,24 +24,30 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.promethe
  * (BufferedWriter.growIfNeeded), copying the whole buffer every time. At the rig's 2 scrapes a second that is
  * ~37 MiB/s billed to the service being measured. One platform thread, started on the first scrape from a
  * virtual thread, writes every such scrape: the same text, the rig's cost the same in both thread modes.
+ *
+ * <p>Whichever thread writes a scrape, its CPU and allocation are measured there ({@link ScrapeCost}), so that the
+ * harness takes the rig's cost out of the service's.
  */
 public class PlatformThreadScrapeEndpoint extends PrometheusScrapeEndpoint {
 
     private final ExecutorService scraper =
             Executors.newSingleThreadExecutor(Thread.ofPlatform().name("prometheus-scrape").daemon().factory());
 
-    public PlatformThreadScrapeEndpoint(PrometheusRegistry registry, Properties exporterProperties) {
+    private final ScrapeCost cost;
+
+    public PlatformThreadScrapeEndpoint(PrometheusRegistry registry, Properties exporterProperties, ScrapeCost cost) {
         super(registry, exporterProperties);
+        this.cost = cost;
     }
 
     @Override
     @ReadOperation(producesFrom = PrometheusOutputFormat.class)
     public WebEndpointResponse<byte[]> scrape(PrometheusOutputFormat format, @Nullable Set<String> includedNames) {
         if (!Thread.currentThread().isVirtual()) {
-            return super.scrape(format, includedNames);
+            return cost.measure(() -> super.scrape(format, includedNames));
         }
         try {
-            return scraper.submit(() -> super.scrape(format, includedNames)).get();
+            return scraper.submit(() -> cost.measure(() -> super.scrape(format, includedNames))).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while the scrape was written", e);

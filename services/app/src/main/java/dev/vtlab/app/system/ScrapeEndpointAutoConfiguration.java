@@ -17,9 +17,16 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(PrometheusRegistry.class)
 public class ScrapeEndpointAutoConfiguration {
 
+    /** What each scrape cost the service, as meters of its own (bound to the registry as any MeterBinder bean). */
+    @Bean
+    ScrapeCost scrapeCost() {
+        return new ScrapeCost();
+    }
+
     /** The rig's scrapes written on a platform thread: see the class. */
     @Bean
-    PlatformThreadScrapeEndpoint prometheusEndpoint(PrometheusRegistry registry, PrometheusConfig config) {
-        return new PlatformThreadScrapeEndpoint(registry, config.prometheusProperties());
+    PlatformThreadScrapeEndpoint prometheusEndpoint(PrometheusRegistry registry, PrometheusConfig config,
+            ScrapeCost cost) {
+        return new PlatformThreadScrapeEndpoint(registry, config.prometheusProperties(), cost);
     }
 }

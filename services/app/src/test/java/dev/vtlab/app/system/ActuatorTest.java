@@ -18,6 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @PlatformReleasedApp
 class ActuatorTest {
 
+    private static final int SCRAPES = 5;
+
     @LocalServerPort
     int port;
 
@@ -66,9 +68,34 @@ class ActuatorTest {
                 .singleElement().isInstanceOf(PlatformThreadScrapeEndpoint.class);
     }
 
+    @Test
+    void eachScrapeCountsItsOwnCpuAndAllocationOnceWritten() {
+        // a scrape shows the scrapes before it: between this first and the last are exactly SCRAPES of them
+        String first = http.get("/actuator/prometheus").body();
+        String last = first;
+        for (int i = 0; i < SCRAPES; i++) {
+            last = http.get("/actuator/prometheus").body();
+        }
+
+        assertThat(meter(last, "vtlab_scrape_total") - meter(first, "vtlab_scrape_total")).isEqualTo(SCRAPES);
+        double cpuPerScrape = (meter(last, "vtlab_scrape_cpu_seconds_total")
+                - meter(first, "vtlab_scrape_cpu_seconds_total")) / SCRAPES;
+        double bytesPerScrape = (meter(last, "vtlab_scrape_allocated_bytes_total")
+                - meter(first, "vtlab_scrape_allocated_bytes_total")) / SCRAPES;
+        assertThat(cpuPerScrape).isPositive().isLessThan(0.5);
+        // at least the text each wrote, and far under the ~18 MiB of a scrape written on a virtual thread
+        assertThat(bytesPerScrape).isGreaterThan(last.length()).isLessThan(4 << 20);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { "/actuator/env", "/actuator/beans", "/actuator/configprops", "/actuator/heapdump" })
     void sensitiveEndpointsAreNotExposed(String path) {
         assertProblem(http.get(path), 404);
+    }
+
+    private static double meter(String prometheus, String name) {
+        return prometheus.lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .findFirst().orElseThrow(() -> new AssertionError(name + " not in the scrape"));
     }
 }

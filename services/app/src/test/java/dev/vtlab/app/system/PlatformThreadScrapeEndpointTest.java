@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,10 +54,30 @@ class PlatformThreadScrapeEndpointTest {
     @Test
     void scrapeOnAVirtualThreadAllocatesWellUnderAMebibyte() throws Exception {
         PrometheusScrapeEndpoint endpoint =
-                new PlatformThreadScrapeEndpoint(meters.getPrometheusRegistry(), new Properties());
+                new PlatformThreadScrapeEndpoint(meters.getPrometheusRegistry(), new Properties(), new ScrapeCost());
         assertThat(text(endpoint)).hasSizeGreaterThan(8192).contains("lab_gauge{index=\"299\"} 1.0");
 
         assertThat(bytesPerVirtualScrape(endpoint)).isLessThan(MIB);
+    }
+
+    @Test
+    void aScrapeFromAVirtualThreadIsCountedOnThePlatformThreadThatWritesIt() throws Exception {
+        SimpleMeterRegistry counted = new SimpleMeterRegistry();
+        ScrapeCost cost = new ScrapeCost();
+        cost.bindTo(counted);
+        PrometheusScrapeEndpoint endpoint =
+                new PlatformThreadScrapeEndpoint(meters.getPrometheusRegistry(), new Properties(), cost);
+        int textBytes = text(endpoint).length();  // one scrape on this (platform) thread
+
+        bytesPerVirtualScrape(endpoint);  // 2 x SCRAPES more, each handed to the platform thread
+
+        double scrapes = counted.get("vtlab.scrape").functionCounter().count();
+        assertThat(scrapes).isEqualTo(1 + 2 * SCRAPES);
+        // each wrote its text into a buffer of its own, well under a virtual thread's ~18 MiB
+        assertThat(counted.get("vtlab.scrape.allocated").functionCounter().count() / scrapes)
+                .isGreaterThan(textBytes).isLessThan(MIB);
+        assertThat(counted.get("vtlab.scrape.cpu").functionCounter().count() / scrapes)
+                .isPositive().isLessThan(0.5);
     }
 
     @Test
@@ -65,8 +86,8 @@ class PlatformThreadScrapeEndpointTest {
                 .withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
                         WebEndpointAutoConfiguration.class))
                 .withPropertyValues("management.endpoints.web.exposure.include=prometheus")
-                .withBean(PlatformThreadScrapeEndpoint.class, () ->
-                        new PlatformThreadScrapeEndpoint(meters.getPrometheusRegistry(), new Properties()))
+                .withBean(PlatformThreadScrapeEndpoint.class, () -> new PlatformThreadScrapeEndpoint(
+                        meters.getPrometheusRegistry(), new Properties(), new ScrapeCost()))
                 .run(context -> assertThat(context.getBean(WebEndpointsSupplier.class).getEndpoints())
                         .filteredOn(endpoint -> endpoint.getEndpointId().equals(EndpointId.of("prometheus")))
                         .singleElement()
