@@ -2,6 +2,7 @@
 on one side of the limit, or the point is too close to call; an invalid point is never judged on its figures."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -83,3 +84,16 @@ def test_an_open_search_s_rising_concurrency_ceiling_predicts_nothing_but_a_wall
     walled = [*offered, _point(ceiling_rps=199.0, limit="thread-pool", service_time_ms=1000.0)]
     assert little(walled, 141.0, "open", slo).capacity == 199.0  # the wall's alone
     assert little(offered, 400.0, "closed", slo) is not None  # users waiting: the concurrency ceiling is the model
+
+
+def test_a_point_over_capacity_fails_though_its_hold_was_not_steady_but_no_other_fault_decides():
+    slo = objective.parse("p99<=1500ms")
+    # platform threads offered 400 req/s: the queue grows through the hold, p99 ~10 s, the rate too noisy to call
+    overloaded = _point((10_068.0, 9_800.0, 10_300.0), valid=False, flags=("offered-above-capacity", "too-noisy"))
+    assert judge(slo, overloaded).outcome == FAIL
+    assert "its hold not steady: too-noisy" in judge(slo, overloaded).why
+    # an unsteady hold whose objective held decides nothing: an unsteady pass is no pass
+    assert judge(slo, replace(overloaded, percentiles={"p99": Interval(900.0, 880.0, 920.0)})).outcome == INVALID
+    # any other fault (a neighbour took the CPU) leaves even a broken objective undecided
+    crowded = replace(overloaded, flags=("noisy-neighbour", "too-noisy"))
+    assert judge(slo, crowded).outcome == INVALID
