@@ -120,15 +120,16 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
           jit: Sequence[tuple[float, float]], since: float,
           compiles: Sequence[tuple[float, float]] = (), host_busy: Sequence[tuple[float, float]] = (),
           host_total: Sequence[tuple[float, float]] = (),
-          jit_cpu: Sequence[tuple[float, float]] = ()) -> Judgement | None:
+          jit_cpu: Sequence[tuple[float, float]] = (), usable: float = 1.0) -> Judgement | None:
     """The criterion at the latest reading: over the last WINDOWS windows of WINDOW_S (none before `since`, the
     ramp's end), the rate of successes, the CPU per success without the compiler's, and the JIT's compile time
     against the service's CPU — where the host had room, only as far as the CPU per request shows it. Each series is
     (time, count so far): `ok` the successes, `app_cpu` the service's CPU, `jit` its compiler's time (in app_cpu's
     unit), `compiles` the methods compiled, `host_busy` and `host_total` the machine's busy and total CPU, `jit_cpu`
     the compiler threads' CPU, taken out of the service's per request (`jit` where it is not given); app_cpu
-    and jit are empty when the service's process is not ours (then the rate alone decides). None while there is
-    nothing to judge yet (too early, or readings that do not reach back)."""
+    and jit are empty when the service's process is not ours (then the rate alone decides); `usable` the share of the
+    machine the rig may use (cores.usable_share). None while there is nothing to judge yet (too early, or readings
+    that do not reach back)."""
     if not ok:
         return None
     now = min(series[-1][0] for series in (ok, app_cpu, jit) if series)  # what every series has read
@@ -156,7 +157,7 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
     decay = compiling[-1] / busiest if busiest > 0 else 0.0
     host = _share(host_busy, host_total, edges[-2:])
     if host is not None:  # busy against what the rig may use: a cgroup's quota leaves the machine part idle
-        host /= cores.usable_share(os.cpu_count() or 0, cores.quota())
+        host /= usable
     # the compiler's time moves the answer where it still makes requests cheaper (CPU), takes cores they need (a
     # full host), or is still in its burst (its code is being replaced as the hold would begin)
     room = host is not None and host < HOST_BUSY and CPU not in unmet and decay <= JIT_DECAY
@@ -217,6 +218,7 @@ class HoldDecider:
         # ended: every user then waits on a request of the cool-down, none counted (measure.memprobe)
         self.before_end = before_end
         self.meter = jit.JitMeter(pid) if pid is not None else None  # the service's JVM, when it is ours
+        self.usable = cores.usable_share(os.cpu_count() or 0, cores.quota())  # read once: a row's quota holds
         self.judged: Judgement | None = None  # the criterion at the latest reading
         self.ramp_end = started_unix + ramp_s
         self.max_warmup_s, self.hold_s, self.planned_cooldown_s = max_warmup_s, hold_s, cooldown_s
@@ -242,7 +244,7 @@ class HoldDecider:
                                       else ([], [], []))
             self.judged = judge(_summed(runners), _cpu_seconds(cpu, monotonic_to_unix) if self.meter else [],
                                 jit, self.ramp_end, compiles, _readings(cpu, "host_busy", monotonic_to_unix),
-                                _readings(cpu, "host_total", monotonic_to_unix), jit_cpu) or self.judged
+                                _readings(cpu, "host_total", monotonic_to_unix), jit_cpu, self.usable) or self.judged
         if self.judged is not None and self.judged.settled and all(runners):
             self._decide(now, SETTLED)  # first: a criterion met on the bound's own tick is met, not timed out
         elif now >= self.ramp_end + self.max_warmup_s:

@@ -140,10 +140,7 @@ class Plan:
         """What the row's service JVM is started for (jvm_family); a search's repeat of a point is a step of the
         same JVM as the point (its rep aside): the search asks again for a figure too close to call, not for the
         between-run noise of a fresh JVM and its warm-up."""
-        if self.search_peak_users > 0:
-            return dimensions.key(row, tuple(name for name in dimensions.RESUME_KEY
-                                             if name not in ("concurrency", "target_rps", "rep")))
-        return jvm_family(row)
+        return jvm_family(row, ("rep",) if self.search_peak_users > 0 else ())
 
     def family_peak_users(self, row: Row) -> int:
         """The most users any step of the row's staircase sees: what its JVM's connections and heap are sized for
@@ -219,11 +216,11 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
                 setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row)
 
 
-def jvm_family(row: Row) -> tuple[str, ...]:
-    """What a service JVM is started for: every dimension but the load (users, rate). Rows of one family run as the
-    steps of one JVM's staircase (Plan.steps_on_one_jvm)."""
-    return dimensions.key(row, tuple(name for name in dimensions.RESUME_KEY
-                                     if name not in ("concurrency", "target_rps")))
+def jvm_family(row: Row, also_aside: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What a service JVM is started for: every dimension but the load (users, rate) and `also_aside`. Rows of one
+    family run as the steps of one JVM's staircase (Plan.steps_on_one_jvm)."""
+    aside = ("concurrency", "target_rps", *also_aside)
+    return dimensions.key(row, tuple(name for name in dimensions.RESUME_KEY if name not in aside))
 
 
 def staircases(rows: tuple[Row, ...], stepped: Callable[[Row], bool]) -> tuple[Row, ...]:
