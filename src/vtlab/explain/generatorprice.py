@@ -44,8 +44,8 @@ class Priced(NamedTuple):
     def without(self, measured_rps: float) -> tuple[float, float, float]:
         """The service's throughput without k6 on its cores, and its 95% interval: measured ÷ (1 − loss), the
         interval from the loss's (the slope's, at this share)."""
-        return tuple(measured_rps / (1 - loss)  # type: ignore[return-value]
-                     for loss in (self.loss, self.loss - self.half, self.loss + self.half))
+        value, low, high = self.more()
+        return measured_rps * (1 + value), measured_rps * (1 + low), measured_rps * (1 + high)
 
     def more(self) -> tuple[float, float, float]:
         """How much more the service would serve without k6 (shares: 0.28 is 28% more), with its interval."""
