@@ -1,6 +1,6 @@
 """`vtlab capacity --slo 'p99<=500ms,errors<=0.1%'`: the most load each thread mode carries within the objective,
 found by a staircase and bisection (vtlab.capacity.search), on whatever `vtlab run` measures. The search asks for
-its points through one callable; `live_measure` is where a live run will be wired to it."""
+its points through one callable: measured on the live tiers by cli.capacitylive (each a row, cli.capacitypoints)."""
 
 from __future__ import annotations
 
