@@ -316,3 +316,22 @@ def test_the_compiler_threads_cpu_not_its_elapsed_compile_time_is_taken_out_of_a
     assert judged is not None and settle.CPU not in judged.unmet
     spurious = settle.judge(cumulative(rates), service, elapsed, 0.0)  # (30-25)/50 against (30-15)/50: "fell"
     assert spurious is not None and settle.CPU in spurious.unmet
+
+
+def test_a_later_step_on_a_warm_jvm_is_judged_over_shorter_windows_and_settles_sooner():
+    # users added to a warm JVM: 3 s of climbing to the new rate, then flat, its code compiled by the steps before
+    rates = [200 + 100 * i if i < 3 else 500 for i in range(40)]
+    ok, ticks = cumulative(rates), ticks_for(rates, [0.1] * 40)
+
+    def first(window_s):
+        return next((ok[end][0] for end in range(1, 40) if settle.judge(
+            ok[:end + 1], ticks[:end + 1], [], 0.0, window_s=window_s) is not None and settle.judge(
+            ok[:end + 1], ticks[:end + 1], [], 0.0, window_s=window_s).settled), None)
+
+    # two windows of 10 s within 4% of each other: at 21 s the 1-11 s window holds 300 + 400 + 8 × 500 = 4,700
+    # against 5,000 (6.2%), at 22 s the 2-12 s one 400 + 9 × 500 = 4,900 (2.0%)
+    assert first(settle.WINDOW_S) == 22
+    # two windows of 5 s: at 12 s the 2-7 s one holds 400 + 4 × 500 = 2,400 against 2,500 (4.1%), at 13 s both
+    # are after the climb
+    assert settle.STEP_WINDOW_S == 5.0
+    assert first(settle.STEP_WINDOW_S) == 13

@@ -1,3 +1,5 @@
+import dataclasses
+
 import pytest
 
 from vtlab.core import dimensions, shapes
@@ -360,11 +362,29 @@ def _quick_row(mode: str, conn_mode: str, users: int):
         downstream_latency_ms=0, downstream_jitter_ms=0, shape="steady", jdk=25, jvm_opts="", rep=1)
 
 
-def test_the_default_profiles_plan_is_each_modes_released_staircase_then_its_held_row(monkeypatch):
+def test_the_default_profiles_plan_is_one_staircase_per_mode_its_held_row_a_step_at_its_users(monkeypatch):
+    # the held row differs from the released ones only in the connection mode, which the service switches at run
+    # time: a step of the same JVM, after the released row of its users and before any larger load
     monkeypatch.setattr(presets.os, "sched_getaffinity", lambda _pid: {0, 1})  # 2 cores: 1,000 users unscaled
-    assert list(planner.build("quick", planner.Overrides()).rows) == [
-        _quick_row("platform", "released", 100), _quick_row("platform", "released", 400),
-        _quick_row("platform", "released", 1000),
-        _quick_row("virtual", "released", 100), _quick_row("virtual", "released", 400),
-        _quick_row("virtual", "released", 1000),
-        _quick_row("platform", "held", 100), _quick_row("virtual", "held", 100)]
+    plan = planner.build("quick", planner.Overrides())
+    assert list(plan.rows) == [
+        _quick_row("platform", "released", 100), _quick_row("platform", "held", 100),
+        _quick_row("platform", "released", 400), _quick_row("platform", "released", 1000),
+        _quick_row("virtual", "released", 100), _quick_row("virtual", "held", 100),
+        _quick_row("virtual", "released", 400), _quick_row("virtual", "released", 1000)]
+    assert [plan.next_step_follows(position) for position in range(8)] == [True, True, True, False] * 2
+    assert {plan.family_peak_users(row) for row in plan.rows} == {1000}
+
+
+def test_the_reactive_twin_has_no_connection_mode_to_switch_so_its_rows_keep_a_jvm_each():
+    released = dataclasses.replace(_quick_row("virtual", "released", 100), thread_mode="webflux")
+    held = dataclasses.replace(released, conn_mode="held")
+    assert planner.jvm_family(released) != planner.jvm_family(held)
+    blocking = _quick_row("virtual", "released", 100)
+    assert planner.jvm_family(blocking) == planner.jvm_family(dataclasses.replace(blocking, conn_mode="held"))
+
+
+def test_a_later_step_ramps_over_the_rigs_step_ramp_a_first_step_over_the_plans():
+    plan = planner.build("quick", planner.Overrides(ramp_s=5))
+    assert (plan.ramp_for(False), plan.ramp_for(True)) == (5, 2)
+    assert planner.build("quick", planner.Overrides(ramp_s=1)).ramp_for(True) == 1  # never longer than asked

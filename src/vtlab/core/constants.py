@@ -52,6 +52,11 @@ class Constants:
     # window at most settle_jit_decay of its busiest).
     settle_window_s: float = 10.0
     settle_windows: int = 2
+    # A later step of a staircase (its JVM warmed by the steps before): windows of this length, and k6's ramp this
+    # long. Only the users changed: the new ones reach their cycle within a few downstream calls (each window still
+    # holds five 1 s cycles), and the code was compiled by the steps before, so a 10 s window mostly waited.
+    settle_step_window_s: float = 5.0
+    step_ramp_s: int = 2
     settle_rate_spread: float = 0.04
     settle_jit_share: float = 0.05
     settle_jit_decay: float = 0.5

@@ -54,8 +54,8 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     probe = holdwatch.MemoryProbe(jcmds, app.pid) if rig.memory_probe else None
     decider = (settle.HoldDecider(hold_file, [runner.live for runner in runners],
                                   spec.ramp_s + current.k6_start_slack_s, spec.warmup_s, spec.hold_s, spec.cooldown_s,
-                                  started_unix, app.pid,
-                                  probe.take if probe else None)
+                                  started_unix, app.pid, probe.take if probe else None,
+                                  settle.STEP_WINDOW_S if spec.warm_step else settle.WINDOW_S)
                if hold_file else None)
     stopped = False  # k6 told to stop: the hold, its cool-down and the hold's last iterations are over
     live = LiveLine(progress, started, None if decider else spec.hold_start_s + spec.hold_s)

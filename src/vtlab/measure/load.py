@@ -39,6 +39,9 @@ class LoadSpec:
     script_env: tuple[tuple[str, str], ...] = ()  # what that script reads besides the rig's phases
     # the warm-up ends when the row has settled (measure.settle), warmup_s its upper bound; otherwise it is fixed
     settles: bool = False
+    # a later step of a staircase, on the JVM the steps before warmed: its warm-up judged over shorter windows
+    # (settle.STEP_WINDOW_S; its ramp is the plan's Plan.ramp_for)
+    warm_step: bool = False
 
     @property
     def duration_s(self) -> int:

@@ -46,6 +46,7 @@ from vtlab.series import windows
 # The criterion's thresholds are the rig's constants (recorded in every run's metadata.json, "rig")
 _RIG = constants.CURRENT
 WINDOW_S = _RIG.settle_window_s
+STEP_WINDOW_S = _RIG.settle_step_window_s  # a later step of a staircase, its JVM warm (constants say why)
 WINDOWS = _RIG.settle_windows
 MIN_WARMUP_S = WINDOW_S * WINDOWS  # the first moment there are WINDOWS windows after the ramp
 RATE_SPREAD = _RIG.settle_rate_spread
@@ -120,22 +121,23 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
           jit: Sequence[tuple[float, float]], since: float,
           compiles: Sequence[tuple[float, float]] = (), host_busy: Sequence[tuple[float, float]] = (),
           host_total: Sequence[tuple[float, float]] = (),
-          jit_cpu: Sequence[tuple[float, float]] = (), usable: float = 1.0) -> Judgement | None:
-    """The criterion at the latest reading: over the last WINDOWS windows of WINDOW_S (none before `since`, the
+          jit_cpu: Sequence[tuple[float, float]] = (), usable: float = 1.0,
+          window_s: float = WINDOW_S) -> Judgement | None:
+    """The criterion at the latest reading: over the last WINDOWS windows of `window_s` (none before `since`, the
     ramp's end), the rate of successes, the CPU per success without the compiler's, and the JIT's compile time
     against the service's CPU — where the host had room, only as far as the CPU per request shows it. Each series is
     (time, count so far): `ok` the successes, `app_cpu` the service's CPU, `jit` its compiler's time (in app_cpu's
     unit), `compiles` the methods compiled, `host_busy` and `host_total` the machine's busy and total CPU, `jit_cpu`
     the compiler threads' CPU, taken out of the service's per request (`jit` where it is not given); app_cpu
     and jit are empty when the service's process is not ours (then the rate alone decides); `usable` the share of the
-    machine the rig may use (cores.usable_share). None while there is nothing to judge yet (too early, or readings
-    that do not reach back)."""
+    machine the rig may use (cores.usable_share); `window_s` WINDOW_S, or STEP_WINDOW_S on a JVM the steps before
+    warmed. None while there is nothing to judge yet (too early, or readings that do not reach back)."""
     if not ok:
         return None
     now = min(series[-1][0] for series in (ok, app_cpu, jit) if series)  # what every series has read
-    if now - since < MIN_WARMUP_S:
+    if now - since < window_s * WINDOWS:
         return None
-    edges = [now - WINDOW_S * i for i in range(WINDOWS, -1, -1)]
+    edges = [now - window_s * i for i in range(WINDOWS, -1, -1)]
     counts = _increments(ok, edges)
     if counts is None:
         return None
@@ -153,7 +155,7 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
         if per_request[-1] < (1 - CPU_FALL) * per_request[0]:
             unmet.append(CPU)
     share = compiling[-1] / service[-1] if service[-1] > 0 else math.inf
-    busiest = max([compiling[-1], *_windows_since(jit, since, now)]) if jit else 0.0
+    busiest = max([compiling[-1], *_windows_since(jit, since, now, window_s)]) if jit else 0.0
     decay = compiling[-1] / busiest if busiest > 0 else 0.0
     host = _share(host_busy, host_total, edges[-2:])
     if host is not None:  # busy against what the rig may use: a cgroup's quota leaves the machine part idle
@@ -165,7 +167,7 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
         unmet.append(JIT)
     compiled = _increments(compiles, edges[-2:]) if compiles else None
     return Judgement(spread, share if jit else None, decay if jit else None,
-                     compiled[0] / WINDOW_S if compiled else None, tuple(unmet), host)
+                     compiled[0] / window_s if compiled else None, tuple(unmet), host)
 
 
 def _share(busy: Sequence[tuple[float, float]], total: Sequence[tuple[float, float]],
@@ -177,10 +179,10 @@ def _share(busy: Sequence[tuple[float, float]], total: Sequence[tuple[float, flo
     return None if grew is None or out_of is None or out_of[0] <= 0 else grew[0] / out_of[0]
 
 
-def _windows_since(points: Sequence[tuple[float, float]], since: float, now: float) -> list[float]:
-    """How much a running count grew in each whole window of WINDOW_S from `since` up to `now` (the busiest of
+def _windows_since(points: Sequence[tuple[float, float]], since: float, now: float, window_s: float) -> list[float]:
+    """How much a running count grew in each whole window of `window_s` from `since` up to `now` (the busiest of
     them is the JIT's burst)."""
-    edges = [since + WINDOW_S * i for i in range(int((now - since) // WINDOW_S) + 1)]
+    edges = [since + window_s * i for i in range(int((now - since) // window_s) + 1)]
     grown = _increments(points, edges) if len(edges) > 1 else []
     return [value for value in grown or [] if not math.isnan(value)]
 
@@ -212,12 +214,13 @@ class HoldDecider:
 
     def __init__(self, hold_file: Path, live_files: Sequence[Path], ramp_s: float, max_warmup_s: float,
                  hold_s: float, cooldown_s: float, started_unix: float, pid: int | None = None,
-                 before_end: Callable[[int], None] | None = None):
+                 before_end: Callable[[int], None] | None = None, window_s: float = WINDOW_S):
         self.hold_file, self.live_files = hold_file, list(live_files)
         # called with the requests in flight at the moment the hold's last request has ended, before the row is
         # ended: every user then waits on a request of the cool-down, none counted (measure.memprobe)
         self.before_end = before_end
         self.meter = jit.JitMeter(pid) if pid is not None else None  # the service's JVM, when it is ours
+        self.window_s = window_s  # judge's windows: STEP_WINDOW_S on a JVM the steps before warmed
         self.usable = cores.usable_share(os.cpu_count() or 0, cores.quota())  # read once: a row's quota holds
         self.judged: Judgement | None = None  # the criterion at the latest reading
         self.ramp_end = started_unix + ramp_s
@@ -244,7 +247,8 @@ class HoldDecider:
                                       else ([], [], []))
             self.judged = judge(_summed(runners), _cpu_seconds(cpu, monotonic_to_unix) if self.meter else [],
                                 jit, self.ramp_end, compiles, _readings(cpu, "host_busy", monotonic_to_unix),
-                                _readings(cpu, "host_total", monotonic_to_unix), jit_cpu, self.usable) or self.judged
+                                _readings(cpu, "host_total", monotonic_to_unix), jit_cpu, self.usable,
+                                self.window_s) or self.judged
         if self.judged is not None and self.judged.settled and all(runners):
             self._decide(now, SETTLED)  # first: a criterion met on the bound's own tick is met, not timed out
         elif now >= self.ramp_end + self.max_warmup_s:

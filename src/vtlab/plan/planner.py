@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
 
+from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
 from vtlab.core.dimensions import Row
 from vtlab.core.shapes import vus_for
@@ -136,6 +137,11 @@ class Plan:
         return (self.steps_on_one_jvm(row) and self.steps_on_one_jvm(following)
                 and self.family(following) == self.family(row))
 
+    def ramp_for(self, warm: bool) -> int:
+        """k6's ramp for a row: the plan's, or at most the rig's step_ramp_s on a JVM the steps before warmed (only
+        the users change there; core.constants says why)."""
+        return min(self.ramp_s, rig_constants.CURRENT.step_ramp_s) if warm else self.ramp_s
+
     def family(self, row: Row) -> tuple[str, ...]:
         """What the row's service JVM is started for (jvm_family); a search's repeat of a point is a step of the
         same JVM as the point (its rep aside): the search asks again for a figure too close to call, not for the
@@ -216,10 +222,17 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
                 setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row)
 
 
+# What vtlab's blocking service switches at run time (targets.servicejvm.run_as): rows differing only in it are
+# steps of one JVM too. The reactive twin has no such switch (its connection is R2DBC's).
+SWITCHED_AT_RUN_TIME = ("conn_mode",)
+
+
 def jvm_family(row: Row, also_aside: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What a service JVM is started for: every dimension but the load (users, rate) and `also_aside`. Rows of one
-    family run as the steps of one JVM's staircase (Plan.steps_on_one_jvm)."""
-    aside = ("concurrency", "target_rps", *also_aside)
+    """What a service JVM is started for: every dimension but the load (users, rate), what the service switches at
+    run time, and `also_aside`. Rows of one family run as the steps of one JVM's staircase (Plan.steps_on_one_jvm),
+    a step never after a larger load (staircases)."""
+    switched = SWITCHED_AT_RUN_TIME if row.thread_mode != "webflux" else ()
+    aside = ("concurrency", "target_rps", *switched, *also_aside)
     return dimensions.key(row, tuple(name for name in dimensions.RESUME_KEY if name not in aside))
 
 

@@ -7,6 +7,7 @@ Every long-lived child starts in its own session (process group) and is register
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import signal
 import socket
@@ -130,6 +131,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 def http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def http_post_json(url: str, body: dict, timeout: float = 5.0) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as err:
         return err.code, err.read()

@@ -197,6 +197,14 @@ def runtime_info(app: Tier) -> dict:
     return json.loads(body)
 
 
+def switch_conn_mode(app: Tier, mode: str) -> None:
+    """Requests from now on run with connection mode `mode` (the service's rig-only /actuator/connmode): between two
+    steps of one JVM's staircase, none in flight."""
+    status, body = procs.http_post_json(app.management_url + "/actuator/connmode", {"mode": mode}, timeout=10)
+    if status != 200:
+        raise RuntimeError(f"/actuator/connmode refused {mode!r}: {status} {body[:200]!r}")
+
+
 def check_effective(info: dict, config: AppConfig) -> list[str]:
     """Differences between what the row asked for and what the live service reports."""
     expected = {

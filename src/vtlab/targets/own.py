@@ -51,16 +51,22 @@ class OwnService:
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         stepped = plan.steps_on_one_jvm(row)
         jvm = self._jvm_for(row, slug, java, jfr, stepped)
+        try:
+            servicejvm.run_as(jvm, row, plan.family_peak_users(row), plan.downstream_http)
+        except BaseException:
+            self._stop_jvm()
+            raise
         jvm.steps += 1
+        warm = stepped and jvm.steps > 1  # the steps before warmed this JVM
         app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
         assert rig.pg is not None
         if row.workload == "write":
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
-            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
+            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(warm),
                                  turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
                                  row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
-                                 settles=plan.settles(row))
+                                 settles=plan.settles(row), warm_step=warm)
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
             meters = samplers.meters_reader(app.management_url + "/actuator/prometheus")

@@ -78,6 +78,20 @@ def start(rig: Rig, plan: planner.Plan, row: Row, slug: str, java: runtimes.Java
     return jvm
 
 
+def run_as(jvm: ServiceJvm, row: Row, users: int, downstream_http: str = "http1") -> None:
+    """The row's connection mode on a JVM whose step before ran another (planner.SWITCHED_AT_RUN_TIME): switched
+    through the service's rig-only endpoint, then the whole configuration read back from runtime-info and refused
+    as a JVM that started wrong would be."""
+    if jvm.info.get("connMode") == row.conn_mode:
+        return
+    services.switch_conn_mode(jvm.app, row.conn_mode)
+    info = services.runtime_info(jvm.app)
+    problems = mismatches(info, row, users, downstream_http)
+    if problems:
+        raise RuntimeError("the service does not run the row's configuration after the switch: " + "; ".join(problems))
+    jvm.info = info
+
+
 def app_config(row: Row, users: int, downstream_http: str = "http1") -> services.AppConfig:
     """The service's settings for a row of `users`, calling the stub with `downstream_http`; the twin takes only the
     pool size."""

@@ -84,12 +84,14 @@ class UserService:
         stepped = target.started_by_vtlab and plan.steps_on_one_jvm(row)
         jvm = self._jvm_for(row, slug, java, jfr, stepped)
         jvm.steps += 1
+        warm = stepped and jvm.steps > 1  # the steps before warmed this JVM
         app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
         try:
-            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_s,
+            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(warm),
                                  turn.warmup_s, plan.hold_s, 1, plan.cooldown_s, row.workload, shape=plan.shape(row),
                                  script=target.call.entry_script(rig.run_dir / "k6"),
-                                 script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row))
+                                 script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row),
+                                 warm_step=warm)
             self._first_request(jvm, row, java, spec, folder)
             self.meter_sources[slug] = jvm.meter_source
             watch = userjvm.stall_watch(jvm, rig, spec, java, slug)

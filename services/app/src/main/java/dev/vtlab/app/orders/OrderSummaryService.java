@@ -2,7 +2,7 @@ package dev.vtlab.app.orders;
 
 import dev.vtlab.app.downstream.DownstreamClient;
 import dev.vtlab.app.pinning.PinnedControlDownstream;
-import dev.vtlab.app.system.LabSettings.ConnMode;
+import dev.vtlab.app.system.LiveConnMode;
 import dev.vtlab.app.system.LabSettings.PathMode;
 import dev.vtlab.app.system.LabSettings;
 import dev.vtlab.common.orders.OrderNotFoundException;
@@ -27,17 +27,17 @@ class OrderSummaryService {
     private final DownstreamClient downstream;
     private final PinnedControlDownstream pinnedControl;
     private final TransactionTemplate transaction;
-    private final ConnMode connMode;
+    private final LiveConnMode connMode;
     private final PathMode pathMode;
     private final Object[] stripes = new Object[STRIPES];
 
     OrderSummaryService(OrderRepository orders, DownstreamClient downstream, PinnedControlDownstream pinnedControl,
-            PlatformTransactionManager transactionManager, LabSettings settings) {
+            PlatformTransactionManager transactionManager, LabSettings settings, LiveConnMode connMode) {
         this.orders = orders;
         this.downstream = downstream;
         this.pinnedControl = pinnedControl;
         this.transaction = new TransactionTemplate(transactionManager);
-        this.connMode = settings.connMode();
+        this.connMode = connMode;
         this.pathMode = settings.pathMode();
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Object();
@@ -45,7 +45,7 @@ class OrderSummaryService {
     }
 
     OrderSummary summarize(long id) {
-        return switch (connMode) {
+        return switch (connMode.current()) {
             // No transaction: JdbcClient borrows a connection for the query alone.
             case RELEASED -> assemble(id);
             // The transaction binds one connection to this thread until the downstream call has returned,

@@ -1,8 +1,7 @@
 package dev.vtlab.app.orders;
 
 import dev.vtlab.app.downstream.DownstreamClient;
-import dev.vtlab.app.system.LabSettings.ConnMode;
-import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.app.system.LiveConnMode;
 import dev.vtlab.common.orders.OrderSummary;
 import dev.vtlab.common.runtime.ThreadInfo;
 import tools.jackson.databind.JsonNode;
@@ -14,7 +13,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Creates an order in a transaction and tells the downstream about it: the write twin of the
- * order summary, with the same CONN_MODE meaning (held: the call runs inside the transaction).
+ * order summary, with the same CONN_MODE meaning (held: the call runs inside the transaction), read per request.
  */
 @Service
 class OrderWriteService {
@@ -22,19 +21,19 @@ class OrderWriteService {
     private final OrderRepository orders;
     private final DownstreamClient downstream;
     private final TransactionTemplate transaction;
-    private final ConnMode connMode;
+    private final LiveConnMode connMode;
 
     OrderWriteService(OrderRepository orders, DownstreamClient downstream,
-            PlatformTransactionManager transactionManager, LabSettings settings) {
+            PlatformTransactionManager transactionManager, LiveConnMode connMode) {
         this.orders = orders;
         this.downstream = downstream;
         this.transaction = new TransactionTemplate(transactionManager);
-        this.connMode = settings.connMode();
+        this.connMode = connMode;
     }
 
     CreatedOrder create(NewOrder order) {
         NewOrder valid = order.validated();
-        return switch (connMode) {
+        return switch (connMode.current()) {
             case RELEASED -> {
                 CreatedOrder.Stored stored = transaction.execute(status -> insert(valid));
                 yield answer(valid, stored, downstream.fetch(stored.id()));

@@ -12,6 +12,7 @@ import dev.vtlab.app.downstream.DownstreamPool;
 import dev.vtlab.app.orders.OffloadExecutorConfig;
 import dev.vtlab.app.pool.PoolView;
 import dev.vtlab.app.system.LabSettings;
+import dev.vtlab.app.system.LiveConnMode;
 import dev.vtlab.app.system.NettyAcceptQueue;
 import dev.vtlab.app.system.NettyBlockingExecution;
 import dev.vtlab.common.runtime.ThreadInfo;
@@ -35,6 +36,8 @@ class RuntimeInfoController {
     private final WebServerApplicationContext context;
     private final DownstreamClient downstream;
     private final LabSettings settings;
+    /** What requests run with now: CONN_MODE's value, or what the rig switched it to between steps. */
+    private final LiveConnMode connMode;
     private final OffloadExecutorConfig offload;
     private final DownstreamPool downstreamPool;
     /** Netty's parts, built only when SERVER=netty. */
@@ -42,12 +45,13 @@ class RuntimeInfoController {
     private final ObjectProvider<NettyAcceptQueue> nettyAcceptQueue;
 
     RuntimeInfoController(DataSource dataSource, WebServerApplicationContext context, DownstreamClient downstream,
-            LabSettings settings, OffloadExecutorConfig offload, DownstreamPool downstreamPool,
+            LabSettings settings, LiveConnMode connMode, OffloadExecutorConfig offload, DownstreamPool downstreamPool,
             ObjectProvider<NettyBlockingExecution> nettyBlocking, ObjectProvider<NettyAcceptQueue> nettyAcceptQueue) {
         this.dataSource = dataSource;
         this.context = context;
         this.downstream = downstream;
         this.settings = settings;
+        this.connMode = connMode;
         this.offload = offload;
         this.downstreamPool = downstreamPool;
         this.nettyBlocking = nettyBlocking;
@@ -72,7 +76,7 @@ class RuntimeInfoController {
                 serving.isVirtual() ? "virtual" : "platform",
                 new RuntimeInfo.ServedBy(serving.getName(), serving.isVirtual()),
                 pool(),
-                lower(settings.connMode()),
+                lower(connMode.current()),
                 lower(settings.pathMode()),
                 tomcat(server),
                 server,

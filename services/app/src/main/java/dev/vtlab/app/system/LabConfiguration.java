@@ -22,6 +22,17 @@ public class LabConfiguration {
         return settings.service();
     }
 
+    /** CONN_MODE as requests read it, switched by the rig between the steps of a staircase. */
+    @Bean
+    LiveConnMode liveConnMode(LabSettings settings) {
+        return new LiveConnMode(settings.connMode());
+    }
+
+    @Bean
+    ConnModeEndpoint connModeEndpoint(LiveConnMode live) {
+        return new ConnModeEndpoint(live);
+    }
+
     @Bean
     AllocationMetrics allocationMetrics() {
         return new AllocationMetrics();
