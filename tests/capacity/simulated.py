@@ -3,6 +3,7 @@ is known in closed form, so a test knows the capacity without asking the code un
 
 from __future__ import annotations
 
+import math
 import random
 
 from vtlab.capacity.point import Interval, PointResult
@@ -18,8 +19,12 @@ def queue_p99_ms(rate: float, service_ms: float = 1000.0, knee: float = 180.0, w
 
 
 class Service:
-    """A service with a known p99 curve; `noise` is the half-width of both the measured p99's scatter (uniform, so
-    its interval always covers the truth) and the interval the point reports, as a share of the true p99."""
+    """A service with a known p99 curve; `noise` is the half-width of the interval the point reports, as a share of
+    the true p99. The measured p99 scatters uniformly within that half-width ÷ √3, so that its interval always covers
+    the truth, and so does the interval of up to three measurements pooled (the search's repeats: capacity.point's
+    pooled() narrows the half-width by √n, as a 95% interval's is, while a uniform scatter's mean need not come
+    closer to the truth). `ceiling_rps`: the wall's ceiling each point reports, the model the staircase may step
+    toward (nan: none)."""
 
     def __init__(self, p99=queue_p99_ms, noise=0.01, seconds=60.0, seed=1, invalid_from=None, flaky_at=(),
                  ceiling_rps=200.0):
@@ -33,12 +38,14 @@ class Service:
         self.calls.append((mode, load))
         truth = self.p99(load)
         half = truth * self.noise
-        seen = truth + self.random.uniform(-half, half)
+        seen = truth + self.random.uniform(-half, half) / math.sqrt(3)
         invalid = (self.invalid_from is not None and load >= self.invalid_from) or load in self.flaky_at
         self.flaky_at.discard(load)  # flaky: invalid the first time only
         return PointResult(mode, load, {"p99": Interval(seen, seen - half, seen + half)}, errors=0,
                            requests=load * 30, valid=not invalid, flags=("generator-limited",) if invalid else (),
                            throughput_rps=float(load), wall="thread-pool" if truth > 1000 else "downstream",
                            evidence="200 threads busy" if truth > 1000 else "the 1 s downstream",
-                           ceiling_rps=self.ceiling_rps, limit="thread-pool", service_time_ms=1000.0,
+                           ceiling_rps=self.ceiling_rps, limit="thread-pool" if self.ceiling_rps > 0 else "",
+                           ceilings={"thread-pool": self.ceiling_rps} if self.ceiling_rps > 0 else {},
+                           service_time_ms=1000.0,
                            seconds=self.seconds)

@@ -4,6 +4,7 @@ judge its row, the rows a search measures (its loads, its repeats) and the JVM i
 from __future__ import annotations
 
 import csv
+import math
 
 import pytest
 from recordings import replayed
@@ -13,6 +14,7 @@ from vtlab.capacity.search import Settings, next_load
 from vtlab.cli import capacitypoints
 from vtlab.core import dimensions, objective
 from vtlab.core.dimensions import Row
+from vtlab.explain.model import Ceilings, Measured, Verdict
 from vtlab.plan import planner
 
 
@@ -28,6 +30,15 @@ def test_a_point_is_its_rows_hold_read_back_with_the_reports_verdict(tmp_path):
     assert p99.low <= p99.value <= p99.high and p99.high > p99.low
     assert not found.valid and "errors-above-threshold" in found.flags  # the report's verdict, not the search's own
     assert found.wall == "failures" and found.seconds == 42.0
+    # how busy its tiers were, as the report's checks read them: the host's CPU, the request threads
+    assert found.utilisation.startswith(f"host {float(row['host_cpu_pct']):.0f}%, service ")
+    assert "≤ threads ∞" in found.utilisation  # virtual threads: no request-thread cap
+
+
+def test_the_staircase_s_model_is_every_wall_s_ceiling_but_the_load_s_own_and_those_the_row_passed():
+    verdict = Verdict(row=Row(thread_mode="virtual"), measured=Measured(), flags=("ceiling-exceeded:connection-pool",),
+                      ceilings=Ceilings(concurrency=100.0, threads=math.inf, pool=300.0, cpu=950.0))
+    assert fromrow.wall_ceilings(verdict) == {"thread-pool": math.inf, "cpu": 950.0}
 
 
 def test_a_search_row_carries_its_load_as_users_or_as_a_rate_with_the_users_to_carry_it():

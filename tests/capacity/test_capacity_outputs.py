@@ -46,9 +46,10 @@ def test_a_damaged_capacity_json_is_refused_saying_what_is_wrong(tmp_path, conte
 
 def test_the_summary_says_capacity_bracket_where_it_broke_the_wall_and_the_model():
     said = "\n".join(summary.lines(_searched()))
-    assert ("platform: 183 req/s (bracket 183–191, 4%), p99 crossed 1500 ms at 191 req/s: thread-pool, "
+    # the staircase 50, 160 (toward the 200 req/s ceiling), 320, then bisection: 226, 190, 174, 182
+    assert ("platform: 182 req/s (bracket 182–190, 4%), p99 crossed 1500 ms at 190 req/s: thread-pool, "
             "200 threads busy") in said
-    assert "model: 200 req/s by Little's law (thread-pool" in said and "measured -8% from it" in said
+    assert "model: 200 req/s by Little's law (thread-pool" in said and "measured -9% from it" in said
 
 
 @pytest.mark.parametrize("argv, flag, accepted", [
@@ -116,7 +117,8 @@ def test_compare_writes_the_capacity_comparison_as_json_and_html_beside_the_mark
                                          "stop": "bracket within 5%"},
                                  "delta": -30.0, "low": -40.0, "high": -22.0, "share": -0.15, "verdict": "worse"}]
     assert written["gate"] == {"failed": True, "breaches": [{"mode": "platform", "condition": "capacity<-5%",
-                                                             "share": -0.15}]}
+                                                             "share": -0.15}], "incomplete": []}
+    assert written["complete"] == {"base": True, "new": True}
     page = (tmp_path / "dropped" / "capacity-compare.html").read_text()
     assert ("<td>platform</td><td>200 req/s [200–210]</td><td>170 req/s [170–178]</td><td>-15.0%</td>"
             "<td>-40 to -22 req/s</td><td>worse</td>") in page

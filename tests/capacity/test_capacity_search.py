@@ -5,10 +5,10 @@ decide, and keeps to its budget."""
 import math
 
 import pytest
-from simulated import Service
+from simulated import Service, queue_p99_ms
 
-from vtlab.capacity import search
-from vtlab.capacity.point import FAIL, INVALID, PASS, UNSURE
+from vtlab.capacity import prediction, search
+from vtlab.capacity.point import FAIL, INVALID, PASS, UNSURE, PointResult
 from vtlab.core import objective
 
 # p99 = 1 s + 1 s (rate - 180) / (200 - rate) reaches 1,500 ms at (180 + 0.5 × 200) / 1.5 req/s
@@ -27,8 +27,8 @@ def test_the_search_brackets_a_queue_s_known_capacity_within_the_precision():
     assert "within 5%" in found.stop
 
 
-def test_the_staircase_climbs_geometrically_then_bisects_between_the_last_pass_and_the_first_fail():
-    service = Service()
+def test_without_a_model_the_staircase_climbs_geometrically_then_bisects_between_the_last_pass_and_the_first_fail():
+    service = Service(ceiling_rps=math.nan)  # no wall's ceiling: nothing to step toward
     search.search(["platform"], 50, service, _settings())
     loads = [load for _, load in service.calls]
     assert loads[:3] == [50, 100, 200]          # doubling until the objective breaks at 200
@@ -85,14 +85,14 @@ def test_a_point_too_close_to_call_is_measured_again_and_stays_the_bracket_s_edg
 
 
 def test_invalid_points_never_decide_and_a_load_invalid_twice_stops_the_search_saying_so():
-    found = search.search(["platform"], 50, Service(invalid_from=150), _settings()).modes[0]
+    found = search.search(["platform"], 50, Service(invalid_from=150, ceiling_rps=math.nan), _settings()).modes[0]
     assert [p.outcome for p in found.points] == [PASS, PASS, INVALID, INVALID]
     assert found.capacity == 100 and math.isnan(found.bracket_high)
     assert "invalid twice" in found.stop and "generator-limited" in found.stop
 
 
 def test_a_load_invalid_once_is_measured_again_and_the_search_goes_on():
-    found = search.search(["platform"], 50, Service(flaky_at=(100,)), _settings()).modes[0]
+    found = search.search(["platform"], 50, Service(flaky_at=(100,), ceiling_rps=math.nan), _settings()).modes[0]
     assert [(p.load, p.outcome) for p in found.points[:3]] == [(50, PASS), (100, INVALID), (100, PASS)]
     assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high
 
@@ -106,7 +106,7 @@ def test_the_budget_is_respected_across_modes_and_said_when_it_stops_the_search(
 
 
 def test_a_service_that_never_breaks_stops_at_the_budget_with_no_upper_edge():
-    found = search.search(["virtual"], 50, Service(p99=lambda rate: 10.0, seconds=100.0),
+    found = search.search(["virtual"], 50, Service(p99=lambda rate: 10.0, seconds=100.0, ceiling_rps=math.nan),
                           _settings(budget_s=500.0)).modes[0]
     assert [p.load for p in found.points] == [50, 100, 200, 400, 800]
     assert found.capacity == 800 and math.isnan(found.bracket_high)
@@ -121,3 +121,57 @@ def test_an_error_objective_fails_a_load_whose_failures_are_beyond_their_binomia
     found = search.search(["platform"], 50, failing, _settings(slo="errors<=0.1%")).modes[0]
     assert found.bracket_low < 120 <= found.bracket_high
     assert found.crossed == "errors crossed 0.1%"
+
+
+def virtual_p99_ms(rate):
+    """A wall at 1,000 req/s (the CPU's, say), waiting from 900: p99 reaches 1,500 ms at (900 + 0.5 × 1,000) ÷ 1.5 =
+    933.3 req/s — far above a staircase that starts at 100."""
+    return queue_p99_ms(rate, knee=900.0, wall=1000.0)
+
+
+VIRTUAL_CAPACITY = 933.33
+
+
+def test_a_prediction_far_above_the_last_pass_is_stepped_toward_and_finds_the_capacity_in_fewer_points():
+    modelled, doubling = Service(p99=virtual_p99_ms, ceiling_rps=1000.0), Service(p99=virtual_p99_ms,
+                                                                                   ceiling_rps=1000.0)
+    found = search.search(["virtual"], 100, modelled, _settings()).modes[0]
+    before = search.search(["virtual"], 100, doubling, _settings(lead=0.0)).modes[0]   # the staircase as it was
+    assert [load for _, load in doubling.calls][:5] == [100, 200, 400, 800, 1600]
+    assert [load for _, load in modelled.calls][:3] == [100, 800, 1600]   # 0.8 × the 1,000 req/s ceiling, then ×2
+    for answer in (found, before):
+        assert answer.bracket_low <= VIRTUAL_CAPACITY <= answer.bracket_high
+        assert (answer.bracket_high - answer.bracket_low) / answer.bracket_low <= 0.05
+    assert len(modelled.calls) < len(doubling.calls)
+    assert all(point.outcome in (PASS, FAIL) for point in found.points)   # every point measured and judged
+
+
+def test_a_model_that_over_predicts_still_converges_to_the_true_capacity():
+    # the ceiling says 2,000 req/s; the queue's p99 crosses 1,500 ms at 186.67
+    service = Service(ceiling_rps=2000.0)
+    found = search.search(["platform"], 50, service, _settings()).modes[0]
+    assert [load for _, load in service.calls][:2] == [50, 1600]            # 0.8 × 2,000: measured, and failed
+    assert found.points[1].outcome == FAIL
+    assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high
+    assert (found.bracket_high - found.bracket_low) / found.bracket_low <= 0.05
+
+
+def test_a_step_toward_the_model_is_never_shorter_than_a_step_nor_beyond_the_prediction_or_the_most_load():
+    settings = _settings()
+    assert search.next_load(100, None, settings, "req/s", 1000.0) == (800, "")           # 0.8 × 1,000
+    assert search.next_load(100, None, settings, "req/s", 220.0) == (200, "")            # 176 is short of ×2
+    assert search.next_load(100, None, settings, "req/s", 150.0) == (200, "")            # within a step: ×2
+    assert search.next_load(100, None, settings, "req/s", math.nan) == (200, "")         # no model: ×2
+    assert search.next_load(100, None, _settings(max_load=500), "req/s", 1000.0) == (500, "")
+    assert search.next_load(100, 900, settings, "req/s", 5000.0) == (300, "")            # bisection: √90,000
+
+
+def test_a_closed_search_s_model_predicts_the_users_at_its_highest_pass_s_own_time_in_the_system():
+    # 100 users served 80 req/s: 1.25 s each in the system; the pool's ceiling, 400 req/s, holds 500 users at it
+    passed = [PointResult("platform", 50, {}, 0, 100, throughput_rps=45.0, ceilings={"connection-pool": 900.0}),
+              PointResult("platform", 100, {}, 0, 100, throughput_rps=80.0, ceiling_rps=80.0, limit="concurrency",
+                          ceilings={"connection-pool": 400.0, "cpu": 650.0})]
+    assert prediction.ahead(passed, "closed") == 500.0
+    assert prediction.ahead(passed, "open") == 400.0
+    assert math.isnan(prediction.ahead([PointResult("virtual", 100, {}, 0, 100, throughput_rps=100.0,
+                                                    ceiling_rps=100.0, limit="concurrency")], "open"))

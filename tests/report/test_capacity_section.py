@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from vtlab.capacity import summary
 from vtlab.cli.main import main
 from vtlab.report import capacity, render
-from vtlab.results.capacityfile import ModeCapacity, UslFit
+from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord, UslFit
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "capacity-run"
 
@@ -126,3 +127,42 @@ def test_a_mode_no_load_of_which_met_the_objective_says_so_with_where_it_broke()
                         crossed="p99 crossed 500 ms", wall="cpu", evidence="host 97% busy", crossed_at=50.0)
     assert capacity.answer(mode, "users") == ("platform: no load met the objective; p99 crossed 500 ms at 50 users: "
                                               "cpu, host 97% busy.")
+
+
+SERVED = "open model: 800 of 800 req/s offered, 0 dropped"
+BUSY = ("host 62%, service 55% of its cores (wall at 90%); in flight 96 ≤ threads ∞; pool 10: out 1.2 mean, "
+        "waiters 0 mean")
+
+
+def _failed_on_latency(wall: str, evidence: str, utilisation: str = BUSY) -> ModeCapacity:
+    point = PointRecord(800, "fail", "p99 2100 ms (95% 1900–2300 ms) above 1500 ms", 800.0,
+                        {"p99": [2100.0, 1900.0, 2300.0]}, 0, 24_000, wall=wall, evidence=evidence,
+                        utilisation=utilisation)
+    return ModeCapacity("virtual", 400.0, 400.0, 800.0, "budget spent", crossed="p99 crossed 1500 ms",
+                        wall=wall, evidence=evidence, crossed_at=800.0, points=(point,), utilisation=utilisation)
+
+
+def test_a_failure_below_every_wall_says_every_arrival_was_served_and_its_cause_not_measured():
+    mode = _failed_on_latency("users", SERVED)
+    said = capacity.answer(mode, "req/s", "open")
+    assert said.endswith(f"; p99 crossed 1500 ms at 800 req/s with every arrival served ({SERVED}) and no tier "
+                         f"saturated ({BUSY}): the latency's cause not measured (unexplained).")
+    assert ": users" not in said
+    run = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (mode,))
+    [line] = capacity.points_table(run).lines
+    assert line["wall"].startswith("none seen: every arrival served") and "users" not in line["wall"]
+    assert f"at 800 req/s with every arrival served ({SERVED}) and no tier saturated ({BUSY})" in \
+        "\n".join(summary.lines(run))
+
+
+def test_a_failure_at_a_real_wall_still_names_it():
+    mode = _failed_on_latency("cpu", "host 93% busy")
+    assert capacity.answer(mode, "req/s", "open").endswith("p99 crossed 1500 ms at 800 req/s: cpu, host 93% busy.")
+    run = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (mode,))
+    assert capacity.points_table(run).lines[0]["wall"] == "cpu: host 93% busy"
+    assert "at 800 req/s: cpu, host 93% busy" in "\n".join(summary.lines(run))
+
+
+def test_a_capacity_json_that_kept_no_utilisation_says_so_rather_than_guess():
+    said = capacity.answer(_failed_on_latency("users", SERVED, utilisation=""), "req/s", "open")
+    assert "no tier saturated (how busy each was not recorded)" in said

@@ -1,6 +1,6 @@
 """A measured row read back as the search's point: the run folder's analysis of it (validity, wall, evidence, its
-Little's-law ceiling), its hold's requests for each percentile's interval, and its failures for the error rate's
-— what `vtlab report` would say of the row, nothing the search computes on its own."""
+Little's-law ceilings, how busy its tiers were), its hold's requests for each percentile's interval, and its
+failures for the error rate's — what `vtlab report` would say of the row, nothing the search computes on its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from pathlib import Path
 from vtlab.capacity.point import Interval, PointResult
 from vtlab.core import dimensions
 from vtlab.core.objective import PERCENTILES
-from vtlab.explain import analyze
+from vtlab.explain import analyze, evidence
+from vtlab.explain.facts import pool_size
+from vtlab.explain.model import LIMITS, Context, Verdict
+from vtlab.explain.validity import CEILING_EXCEEDED
 from vtlab.results import record, table
 from vtlab.results.cells import num
 from vtlab.series import percentiles, store
@@ -31,6 +34,24 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float) -> Poi
     errors = sum(1 for r in requests if not r.ok)
     return PointResult(mode, load, figures, errors, len(requests), valid=verdict.valid, flags=verdict.flags,
                        throughput_rps=num(row, "throughput_rps"), wall=verdict.bottleneck, evidence=verdict.evidence,
-                       ceiling_rps=verdict.ceiling_rps, limit=verdict.limit,
+                       ceiling_rps=verdict.ceiling_rps, limit=verdict.limit, ceilings=wall_ceilings(verdict),
+                       utilisation=utilisation(row, analysis.context),
                        service_time_ms=verdict.service_time_ms, seconds=seconds,
                        extra={"slug": slug, "p99_ms": num(row, "p99_ms", math.nan)})
+
+
+def wall_ceilings(verdict: Verdict) -> dict[str, float]:
+    """Each wall's Little's-law ceiling the row computed (req/s), but the load's own and any the row passed (a
+    prediction its throughput proved wrong)."""
+    passed = {flag.removeprefix(CEILING_EXCEEDED) for flag in verdict.flags if flag.startswith(CEILING_EXCEEDED)}
+    return {name: getattr(verdict.ceilings, attribute) for name, attribute in LIMITS
+            if name != "concurrency" and name not in passed and not math.isnan(getattr(verdict.ceilings, attribute))}
+
+
+def utilisation(row: dict, ctx: Context) -> str:
+    """How busy the row's tiers were, in the words of the checks that name a wall (explain.evidence): the CPU, the
+    request threads and, where the service has one, the connection pool."""
+    checks = [evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)]
+    if not math.isnan(pool_size(row)):
+        checks.append(evidence.connection_pool(row, ctx))
+    return "; ".join(seen.text for seen in checks if seen.text)

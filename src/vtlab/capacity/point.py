@@ -48,6 +48,10 @@ class PointResult:
     evidence: str = ""
     ceiling_rps: float = math.nan              # the lowest of the row's Little's-law ceilings
     limit: str = ""                            # which ceiling that is
+    # every wall's ceiling the row computed and did not pass (thread-pool, connection-pool, cpu …; not the load's
+    # own): what the staircase's model reads where the lowest ceiling is the load itself
+    ceilings: Mapping[str, float] = field(default_factory=dict)
+    utilisation: str = ""                      # the row's tiers as it read them: host CPU, threads, the pool
     service_time_ms: float = math.nan
     seconds: float = 0.0                       # what the point cost the budget: its warm-up, settling and hold
     measures: int = 1                          # how many measurements are pooled in it
@@ -67,7 +71,7 @@ def wilson(errors: int, requests: int) -> Interval:
 def pooled(first: PointResult, again: PointResult) -> PointResult:
     """Two measurements of one load as one: their requests and failures summed, each percentile the mean of the
     two with the mean's interval (the two are independent: half-widths add in quadrature, then halve). The later
-    verdict's wall and evidence stand; the cost is both."""
+    verdict's wall, evidence and ceilings stand; the cost is both."""
     percentiles = {}
     for name in first.percentiles.keys() & again.percentiles.keys():
         a, b = first.percentiles[name], again.percentiles[name]
@@ -82,6 +86,7 @@ def pooled(first: PointResult, again: PointResult) -> PointResult:
         flags=tuple(dict.fromkeys(first.flags + again.flags)),
         throughput_rps=(first.throughput_rps * first.measures + again.throughput_rps * again.measures) / n,
         wall=again.wall, evidence=again.evidence, ceiling_rps=again.ceiling_rps, limit=again.limit,
+        ceilings=again.ceilings, utilisation=again.utilisation,
         service_time_ms=again.service_time_ms, seconds=first.seconds + again.seconds, measures=n,
         extra={**first.extra, **again.extra})
 

@@ -7,7 +7,10 @@ the objective's tightest latency limit (Little's law again: users = rate × time
 Beside it, the Universal Scalability Law fitted to the passing points' load and throughput (capacity.scalability):
 where its peak lies within reach of the loads measured, the capacity it puts there — the peak's throughput for an open
 search (the most rate the service would carry), the peak's load for a closed one (users past which throughput
-falls) — and the measured capacity's error against it; otherwise why it predicts none."""
+falls) — and the measured capacity's error against it; otherwise why it predicts none.
+
+Ahead of the measurement, what the staircase may step toward (`ahead`): the walls' ceilings of the highest passing
+point, a hint for the next load to measure and nothing more."""
 
 from __future__ import annotations
 
@@ -80,3 +83,21 @@ def usl(passed: Sequence[PointResult], measured: float, model: str) -> UslFit:
     capacity = peak_rps if model == "open" else peak_load
     error = (measured - capacity) / capacity if math.isfinite(measured) else math.nan
     return replace(found, capacity=capacity, error_share=error)
+
+
+def ahead(passed: Sequence[PointResult], model: str) -> float:
+    """The capacity the highest passing point's walls predict, in the search's unit; nan where none does. Its lowest
+    wall ceiling (threads, the pool, the CPU …: the load's own ceiling predicts nothing, it rises with the load) in
+    req/s; in users for a closed search, at that point's own time in the system (its users ÷ its throughput, Little's
+    law: a time that only grows toward the capacity, so the users predicted are at most those it would carry)."""
+    if not passed:
+        return math.nan
+    top = max(passed, key=lambda p: p.load)
+    walls = [rps for rps in top.ceilings.values() if math.isfinite(rps) and rps > 0]
+    if top.limit not in ("", "concurrency") and math.isfinite(top.ceiling_rps) and top.ceiling_rps > 0:
+        walls.append(top.ceiling_rps)
+    if not walls:
+        return math.nan
+    if model == "open":
+        return min(walls)
+    return min(walls) * top.load / top.throughput_rps if top.throughput_rps > 0 else math.nan

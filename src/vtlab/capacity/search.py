@@ -5,11 +5,20 @@ that did not pass, until the bracket is within the precision, the load cannot be
 Every point comes from one callable, `measure(mode, load) -> PointResult` (live: a row run and read back; in
 tests: a simulated service). A point decides only beyond its own noise: one too close to call is measured again
 (a bounded number of times, pooled), and one still too close stays the bracket's upper edge, said so, never
-taken for a pass. An invalid point is measured once more; invalid again, the search stops and says why."""
+taken for a pass. An invalid point is measured once more; invalid again, the search stops and says why.
+
+Up the staircase, a model may lengthen a step, never decide one: where the passing points' walls predict a capacity
+more than a step above the last pass (capacity.prediction.ahead), the next load is most of the way to it rather than
+one step, still measured and judged like any other.
+
+The search reports what it has found after every point (`on_point`, a CapacityRun marked incomplete), and once more
+when a point is cut short by an exception (Ctrl-C, a signal, a tier that failed) before the exception goes on: the live
+command writes each to capacity.json, so a search that never finishes keeps its bracket as it stood."""
 
 from __future__ import annotations
 
 import math
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -19,6 +28,8 @@ from vtlab.core.objective import Objective
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
 
 Measure = Callable[[str, int], PointResult]
+OnPoint = Callable[[CapacityRun], None]
+Progress = Callable[[ModeCapacity], None]
 UNITS = {"open": "req/s", "closed": "users"}
 
 
@@ -32,17 +43,31 @@ class Settings:
     repeats: int = 2            # measurements more of a point too close to call
     max_points: int = 40        # a mode's points at most, whatever they cost (a service that never breaks)
     max_load: int = 0           # the staircase climbs no higher (the live JVM is sized for it); 0: no bound
+    # A step up goes this share of the way to the capacity the passing points' walls predict, where that is more than
+    # a step above the last pass: short of it, so a model that predicts well gives a pass to step on from; 0: never
+    lead: float = 0.8
 
 
-def search(modes: Sequence[str], start: int, measure: Measure, settings: Settings) -> CapacityRun:
+def search(modes: Sequence[str], start: int, measure: Measure, settings: Settings,
+           on_point: OnPoint | None = None) -> CapacityRun:
     """Each mode's capacity in turn; each gets an equal share of the budget left when it starts, so a mode that
-    finishes early leaves its rest to the next."""
+    finishes early leaves its rest to the next. `on_point` hears the run so far after every point (incomplete)."""
     found: list[ModeCapacity] = []
+    progress = None
+    if on_point is not None:
+        def progress(so_far: ModeCapacity) -> None:
+            on_point(_run(settings, (*found, so_far), complete=False))
     for number, mode in enumerate(modes):
         left = settings.budget_s - sum(m.spent_s for m in found)
-        found.append(search_mode(mode, start, measure, settings, left / (len(modes) - number)))
+        found.append(search_mode(mode, start, measure, settings, left / (len(modes) - number), progress))
+        if on_point is not None and number < len(modes) - 1:
+            on_point(_run(settings, tuple(found), complete=False))  # a mode done, the next not begun
+    return _run(settings, tuple(found), complete=True)
+
+
+def _run(settings: Settings, modes: tuple[ModeCapacity, ...], complete: bool) -> CapacityRun:
     return CapacityRun(str(settings.objective), settings.model, UNITS[settings.model], settings.precision,
-                       settings.budget_s, tuple(found))
+                       settings.budget_s, modes, complete)
 
 
 class _Walk:
@@ -104,30 +129,60 @@ class _Walk:
             self.lowest_fail = (load, verdict, result)
 
 
-def search_mode(mode: str, start: int, measure: Measure, settings: Settings, budget_s: float) -> ModeCapacity:
-    """One mode's capacity, its bracket and why the search stopped."""
+def search_mode(mode: str, start: int, measure: Measure, settings: Settings, budget_s: float,
+                progress: Progress | None = None) -> ModeCapacity:
+    """One mode's capacity, its bracket and why the search stopped; `progress` hears the mode so far after every
+    point, and where a point is cut short by an exception, once more before the exception goes on."""
     walk = _Walk(mode, measure, settings, budget_s)
+    try:
+        stop = _walked(walk, start, progress)
+    except BaseException as err:
+        if progress is not None:
+            progress(_outcome(walk, f"interrupted after {len(walk.records)} point(s): {_interruption(err)}"))
+        raise
+    return _outcome(walk, stop)
+
+
+def _walked(walk: _Walk, start: int, progress: Progress | None) -> str:
+    """The points measured until the search stops; why it stopped."""
+    settings, unit = walk.settings, UNITS[walk.settings.model]
     load: int | None = max(1, start)
-    unit = UNITS[settings.model]
     stop = ""
     while not stop:
         got = walk.point(load)
         if got is None:
-            stop = f"budget spent ({walk.spent / 60:.1f} of {budget_s / 60:.1f} min for {mode})"
-            break
+            return f"budget spent ({walk.spent / 60:.1f} of {walk.budget_s / 60:.1f} min for {walk.mode})"
         verdict, result = got
         if verdict.outcome == INVALID:
-            stop = f"{load} {unit} invalid twice ({verdict.why}): stopped, the bracket as it stood"
-            break
+            return f"{load} {unit} invalid twice ({verdict.why}): stopped, the bracket as it stood"
         walk.settle(load, verdict, result)
+        if progress is not None:
+            # what stands if nothing more is heard: a search killed where it could not say so
+            progress(_outcome(walk, f"interrupted after {len(walk.records)} point(s)"))
+        predicted = prediction.ahead(walk.passed, settings.model) if walk.high is None else math.nan
         load, stop = next_load(walk.low[0] if walk.low else None, walk.high[0] if walk.high else None, settings,
-                               unit)
-    return _outcome(walk, stop)
+                               unit, predicted)
+    return stop
 
 
-def next_load(low: int | None, high: int | None, settings: Settings, unit: str) -> tuple[int | None, str]:
-    """The next load to measure, or why there is none: up the staircase, down it (the first load broke the
-    objective), or the bracket's geometric middle."""
+def _interruption(err: BaseException) -> str:
+    """What cut the search short, in words."""
+    if isinstance(err, KeyboardInterrupt):
+        return "Ctrl-C"
+    # the rig's signal handlers exit with the shell's code for a signal: 128 + its number
+    if isinstance(err, SystemExit) and isinstance(err.code, int) and err.code > 128:
+        try:
+            return f"signal {signal.Signals(err.code - 128).name}"
+        except ValueError:
+            pass
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+
+
+def next_load(low: int | None, high: int | None, settings: Settings, unit: str,
+              predicted: float = math.nan) -> tuple[int | None, str]:
+    """The next load to measure, or why there is none: up the staircase (a step, or most of the way to the
+    `predicted` capacity where that lies more than a step above the last pass: never beyond it), down it (the first
+    load broke the objective), or the bracket's geometric middle."""
     if low is None:
         if high <= 1:
             return None, f"the objective does not hold at 1 {unit}"
@@ -136,6 +191,8 @@ def next_load(low: int | None, high: int | None, settings: Settings, unit: str) 
         if settings.max_load and low >= settings.max_load:
             return None, f"the objective holds at the most load searched ({settings.max_load} {unit}, --max-load)"
         up = max(low + 1, round(low * settings.factor))
+        if settings.lead > 0 and predicted > low * settings.factor:
+            up = min(max(up, math.floor(predicted * settings.lead)), math.floor(predicted))
         return (min(up, settings.max_load) if settings.max_load else up), ""
     if (high - low) / low <= settings.precision:
         return None, f"bracket within {settings.precision * 100:g}%"
@@ -150,13 +207,13 @@ def _outcome(walk: _Walk, stop: str) -> ModeCapacity:
     high = walk.high[0] if walk.high else math.nan
     if walk.high is not None and walk.high[1].outcome == UNSURE:
         stop += f"; {walk.high[0]} too close to call ({walk.high[1].why}): the bracket's upper edge"
-    crossed_load, crossed, wall, evidence = math.nan, "", "", ""
+    crossed_load, crossed, wall, evidence, utilisation = math.nan, "", "", "", ""
     if walk.lowest_fail is not None:
         crossed_load, verdict, result = walk.lowest_fail
-        crossed, wall, evidence = verdict.crossed, result.wall, result.evidence
+        crossed, wall, evidence, utilisation = verdict.crossed, result.wall, result.evidence, result.utilisation
     fit = prediction.little(walk.passed, low, walk.settings.model, walk.settings.objective)
     return ModeCapacity(walk.mode, low, low, high, stop, crossed, wall, evidence, crossed_load, tuple(walk.records),
-                        fit, walk.spent, prediction.usl(walk.passed, low, walk.settings.model))
+                        fit, walk.spent, prediction.usl(walk.passed, low, walk.settings.model), utilisation)
 
 
 def record(result: PointResult, verdict: Judgement) -> PointRecord:
@@ -164,4 +221,5 @@ def record(result: PointResult, verdict: Judgement) -> PointRecord:
     figures = {name: list(interval) for name, interval in result.percentiles.items()}
     figures["errors"] = list(wilson(result.errors, result.requests))
     return PointRecord(result.load, verdict.outcome, verdict.why, result.throughput_rps, figures, result.errors,
-                       result.requests, result.flags, result.wall, result.evidence, result.seconds, result.measures)
+                       result.requests, result.flags, result.wall, result.evidence, result.seconds, result.measures,
+                       result.utilisation)

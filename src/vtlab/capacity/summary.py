@@ -1,17 +1,22 @@
 """The terminal's words for a capacity run: one line a mode, its capacity and bracket, where and why it broke, the
-models' predictions beside it (Little's law, the Universal Scalability Law), and why the search stopped."""
+models' predictions beside it (Little's law, the Universal Scalability Law), and why the search stopped; a search
+that did not finish, said first."""
 
 from __future__ import annotations
 
 import math
 
+from vtlab.explain import loadwall
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity
 
 
 def lines(run: CapacityRun) -> list[str]:
     said = [f"capacity at {run.objective} ({run.model} model, loads in {run.unit}):"]
+    if not run.complete:
+        said.append("  INCOMPLETE: the search did not finish; each bracket is as it stood (why each mode stopped "
+                    "says what cut it short)")
     for mode in run.modes:
-        said.append("  " + headline(mode, run.unit))
+        said.append("  " + headline(mode, run.unit, run.model))
         said.append(f"    stopped: {mode.stop}; {len(mode.points)} point(s), {mode.spent_s / 60:.1f} min")
         if mode.prediction is not None:
             said.append("    " + predicted(mode, run.unit))
@@ -20,9 +25,11 @@ def lines(run: CapacityRun) -> list[str]:
     return said
 
 
-def headline(mode: ModeCapacity, unit: str) -> str:
+def headline(mode: ModeCapacity, unit: str, model: str = "open") -> str:
     """"platform: 198 req/s (bracket 198–210, 6%), p99 crossed 500 ms at 210 req/s: thread-pool, 200 threads busy"."""
-    if math.isnan(mode.capacity):
+    if math.isnan(mode.capacity) and math.isnan(mode.bracket_high) and not mode.points:
+        found = "no point measured"
+    elif math.isnan(mode.capacity):
         found = "no load met the objective"
     else:
         found = f"{_n(mode.capacity)} {unit}"
@@ -32,7 +39,9 @@ def headline(mode: ModeCapacity, unit: str) -> str:
             found += " (no load above it broke the objective)"
     if mode.crossed:
         found += f", {mode.crossed} at {_n(mode.crossed_at)} {unit}"
-        if mode.wall:
+        if loadwall.unnamed(model, mode.wall):
+            found += f" with {loadwall.words(mode.evidence, mode.utilisation)}"
+        elif mode.wall:
             found += f": {mode.wall}" + (f", {mode.evidence}" if mode.evidence else "")
     return f"{mode.mode}: {found}"
 

@@ -86,8 +86,8 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     modes = tuple(dict.fromkeys(row.thread_mode for row in the_plan.rows))
     unit = search.UNITS[args.model]
     print(f"vtlab capacity: {args.slo} for {', '.join(modes)} ({args.model} model); start {start} {unit} ({why}), "
-          f"steps ×{settings.factor:g} until it breaks, then bisection to {args.precision * 100:g}%; budget "
-          f"{args.budget / 60:g} min for all modes")
+          f"steps ×{settings.factor:g} (longer toward a capacity the walls predict) until it breaks, then bisection "
+          f"to {args.precision * 100:g}%; budget {args.budget / 60:g} min for all modes")
     for row in the_plan.rows:
         print("  " + dimensions.label(row))
     if left:

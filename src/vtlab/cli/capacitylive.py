@@ -1,10 +1,14 @@
 """`vtlab capacity` on the live tiers: the search's points measured into a run folder of its own (every point a row
-of it, reported as any run), capacity.json and the terminal's summary beside the report."""
+of it, reported as any run), capacity.json and the terminal's summary beside the report. capacity.json is written
+after every point, marked incomplete until the search finishes: a search cut short (Ctrl-C, a signal, a tier that
+failed) keeps every point and each bracket as it stood, with what cut it short."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 from vtlab.capacity import search as searching
 from vtlab.capacity import summary
@@ -39,14 +43,29 @@ def search(args: argparse.Namespace, target, the_plan: planner.Plan, modes: tupl
     points = capacitypoints.LivePoints(the_plan, measured, run_dir,
                                        max(1, round(settings.budget_s / planner.estimated_row_s(the_plan))))
     try:
-        found = searching.search(modes, start, points, settings)
+        found = searched(run_dir, modes, start, points, settings)
     finally:
         try:
             points.close()
         finally:
             procs.stop_all()
-    path = capacityfile.write(run_dir, found)
     report.report_and_headline(run_dir, [])
     print("\n".join(summary.lines(found)))
-    print(f"capacity: {path}")
+    print(f"capacity: {run_dir / capacityfile.NAME}")
     return 0
+
+
+def searched(run_dir: Path, modes: tuple[str, ...], start: int, measure: searching.Measure,
+             settings: searching.Settings) -> capacityfile.CapacityRun:
+    """The search, capacity.json rewritten after every point (incomplete) and once more where an exception cuts a
+    point short (the exception named; then it goes on), the finished search's last (complete)."""
+    try:
+        found = searching.search(modes, start, measure, settings,
+                                 on_point=lambda so_far: capacityfile.write(run_dir, so_far))
+    except BaseException:
+        if (run_dir / capacityfile.NAME).exists():
+            print(f"capacity: {run_dir / capacityfile.NAME} is incomplete: the search was cut short, each bracket as "
+                  "it stood", file=sys.stderr)
+        raise
+    capacityfile.write(run_dir, found)
+    return found

@@ -85,7 +85,8 @@ def _compare(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None,
 
 def _compare_capacity(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None) -> int:
     """Each NEW capacity run against BASE's, per thread mode, written as capacity-compare.md, .json and .html beside
-    NEW (or in --out) and printed; exit 1 when a gate condition fails, 2 when the runs do not compare."""
+    NEW (or in --out) and printed; exit 1 when a gate condition fails or a gated run did not finish, 2 when the runs
+    do not compare."""
     from vtlab.compare import capacity, capacitypage, gate
 
     try:
@@ -99,8 +100,9 @@ def _compare_capacity(base_dir: Path, new_dirs: list[Path], conditions, out: Pat
             return flags.usage_error(f"compare: {problem}")
         found = capacity.changes(base, new)
         breaches = gate.breaches(conditions, found) if conditions else None
-        failed = failed or bool(breaches)
-        text = "\n".join(capacity.lines(base, new, found, {b.scenario for b in breaches or ()})) + "\n"
+        failed = failed or bool(breaches) or bool(conditions and capacity.unfinished(base, new))
+        text = "\n".join(capacity.lines(base, new, found, {b.scenario for b in breaches or ()},
+                                         bool(conditions))) + "\n"
         folder = out or new_dir
         folder.mkdir(parents=True, exist_ok=True)
         stem = "capacity-compare" if out is None or len(new_dirs) == 1 else f"capacity-compare-{new_dir.name}"

@@ -1,7 +1,9 @@
 """Two capacity runs compared (`vtlab compare BASE NEW` where both hold capacity.json): each thread mode's capacity,
 the change and its range from the two brackets. A change is better or worse only where the brackets do not overlap
 (every load between an edge and the next is unmeasured: the capacity could be anywhere in its bracket), so the gate
-(`--fail-on 'capacity<-5%'`) fails a build on no difference the search could not resolve."""
+(`--fail-on 'capacity<-5%'`) fails a build on no difference the search could not resolve. A search that did not
+finish (capacity.json marked incomplete) is compared and said so, but never passes a gate: its brackets are where
+it was cut short, not where it would have ended, so the gate fails it (exit 1) rather than let it through."""
 
 from __future__ import annotations
 
@@ -19,6 +21,11 @@ def mismatch(base: CapacityRun, new: CapacityRun) -> str | None:
         return (f"BASE found capacity at {base.objective} ({base.model} model), NEW at {new.objective} ({new.model} "
                 "model): capacities at different objectives do not compare")
     return None
+
+
+def unfinished(base: CapacityRun, new: CapacityRun) -> tuple[str, ...]:
+    """"BASE", "NEW" or both: the runs whose search did not finish."""
+    return tuple(name for name, run in (("BASE", base), ("NEW", new)) if not run.complete)
 
 
 def changes(base: CapacityRun, new: CapacityRun) -> list[tuple[str, str, Change]]:
@@ -43,9 +50,14 @@ def change(base: ModeCapacity, new: ModeCapacity) -> Change:
     return Change(base.capacity, new.capacity, new.capacity - base.capacity, low, high, verdict)
 
 
-def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Change]], failed: set[str]) -> list[str]:
-    """The comparison in words, a line a mode; `failed`: the modes a gate condition failed on."""
+def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Change]], failed: set[str],
+          gated: bool = False) -> list[str]:
+    """The comparison in words, a line a mode; `failed`: the modes a gate condition failed on; `gated`: whether a
+    gate was asked for (which a run that did not finish fails)."""
     said = [f"capacity at {base.objective} ({base.unit}): BASE against NEW"]
+    for name in unfinished(base, new):
+        said.append(f"  {name}'s search is INCOMPLETE: it did not finish, its brackets are as they stood"
+                    + ("; the gate FAILS: it passes only finished searches" if gated else ""))
     for mode, _, moved in found:
         share = f"{moved.share * 100:+.1f}%" if math.isfinite(moved.share) else "?"
         gate = "  FAILS the gate" if mode in failed else ""

@@ -9,6 +9,7 @@ import math
 from html import escape
 from pathlib import Path
 
+from vtlab.compare.capacity import unfinished
 from vtlab.compare.gate import Breach
 from vtlab.compare.stats import Change
 from vtlab.report import capacitychart, html
@@ -29,15 +30,17 @@ def as_json(base_dir: Path, new_dir: Path, base: CapacityRun, new: CapacityRun, 
 
     document = {
         "base": str(base_dir), "new": str(new_dir), "objective": base.objective, "model": base.model,
-        "unit": base.unit,
+        "unit": base.unit, "complete": {"base": base.complete, "new": new.complete},
         "modes": [{"mode": mode, "base": side(base, mode), "new": side(new, mode), "delta": number(moved.delta),
                    "low": number(moved.low), "high": number(moved.high), "share": number(moved.share),
                    "verdict": moved.verdict} for mode, _, moved in found],
     }
     if breaches is not None:
-        document["gate"] = {"failed": bool(breaches),
+        # a search that did not finish fails the gate whatever its brackets say (compare.capacity)
+        document["gate"] = {"failed": bool(breaches) or bool(unfinished(base, new)),
                             "breaches": [{"mode": b.scenario, "condition": str(b.condition),
-                                          "share": number(b.change.share)} for b in breaches]}
+                                          "share": number(b.change.share)} for b in breaches],
+                            "incomplete": list(unfinished(base, new))}
     return json.dumps(document, indent=2) + "\n"
 
 
@@ -53,10 +56,16 @@ def serialise(base_dir: Path, new_dir: Path, base: CapacityRun, new: CapacityRun
                        f"</td><td>{escape(moved.verdict)}</td></tr>" for mode, _, moved in found) + "</table>",
              "<p class='small'>A change is better or worse only where the brackets do not overlap: the capacity could "
              "be anywhere inside its bracket.</p>"]
+    for name in unfinished(base, new):
+        parts.append(f"<p><strong>{name}'s search is incomplete</strong>: it did not finish, its brackets are as they "
+                     "stood.</p>")
     if breaches is not None:
-        parts.append("<h2>Gate</h2><ul>" + ("".join(
-            f"<li>FAILED {escape(str(b.condition))}: {escape(b.scenario)}, {_share(b.change.share)}</li>"
-            for b in breaches) or "<li>passed: no change beyond both brackets crosses a threshold</li>") + "</ul>")
+        failures = [f"<li>FAILED {escape(str(b.condition))}: {escape(b.scenario)}, {_share(b.change.share)}</li>"
+                    for b in breaches]
+        failures += [f"<li>FAILED: {name}'s search is incomplete, and a gate passes only finished searches</li>"
+                     for name in unfinished(base, new)]
+        parts.append("<h2>Gate</h2><ul>" + ("".join(failures) or "<li>passed: no change beyond both brackets crosses "
+                                                                 "a threshold</li>") + "</ul>")
     for words, folder, run in (("base", base_dir, base), ("new", new_dir, new)):
         parts.append(f"<h2>{escape(words)}: {escape(folder.name)}</h2><figure>{capacitychart.curve(run)[0]}"
                      "</figure>")

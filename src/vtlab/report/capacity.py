@@ -1,7 +1,8 @@
 """The capacity section, told first where the run folder holds capacity.json: the answer (each mode's capacity with
 its bracket, and the condition, wall and evidence where it broke), why each search stopped, the models' predictions
 beside the measured capacity with the error between them, every point in a table and the curve drawn. Every word is
-computed from capacity.json; the report's other sections tell the same points as the rows they are."""
+computed from capacity.json; the report's other sections tell the same points as the rows they are. A search that
+did not finish says so in its title and first: its brackets are as they stood when it was cut short."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import math
 from collections import Counter
 
 from vtlab.core import objective
+from vtlab.explain import loadwall
 from vtlab.report import capacitychart
 from vtlab.report.document import CapacitySection, Figure, Table
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
@@ -22,16 +24,24 @@ OUTCOME_WORDS = {"pass": "passed", "fail": "failed", "unsure": "too close to cal
 
 def section(run: CapacityRun) -> CapacitySection:
     svg, data = capacitychart.curve(run)
-    sentences = ([answer(mode, run.unit) for mode in run.modes] + [stopped(mode) for mode in run.modes]
-                 + [told for mode in run.modes for told in (little(mode, run.unit), usl(mode, run.unit)) if told]
-                 + [searched(run)])
-    return CapacitySection(f"Capacity at {run.objective}", tuple(sentences), points_table(run),
-                           Figure("capacity", svg, CAPTION, data), run)
+    sentences = ([] if run.complete else [INCOMPLETE]) + (
+        [answer(mode, run.unit, run.model) for mode in run.modes] + [stopped(mode) for mode in run.modes]
+        + [told for mode in run.modes for told in (little(mode, run.unit), usl(mode, run.unit)) if told]
+        + [searched(run)])
+    title = f"Capacity at {run.objective}" + ("" if run.complete else " (incomplete)")
+    return CapacitySection(title, tuple(sentences), points_table(run), Figure("capacity", svg, CAPTION, data), run)
 
 
-def answer(mode: ModeCapacity, unit: str) -> str:
+INCOMPLETE = ("Incomplete: this search did not finish (cut short by Ctrl-C, a signal or a failure; why each mode "
+              "stopped says which, and a mode it never reached is absent). Each bracket is as it stood: a capacity "
+              "here is the most load that passed so far, not the answer a finished search would give.")
+
+
+def answer(mode: ModeCapacity, unit: str, model: str = "open") -> str:
     """"platform: 141–200 req/s (…), p99 crossed 1500 ms at 200 req/s: thread-pool, in flight 293 > threads 200"."""
-    if math.isnan(mode.capacity):
+    if math.isnan(mode.capacity) and math.isnan(mode.bracket_high) and not mode.points:
+        said = f"{mode.mode}: no point measured"
+    elif math.isnan(mode.capacity):
         said = f"{mode.mode}: no load met the objective"
     elif math.isfinite(mode.bracket_high):
         said = (f"{mode.mode}: {_n(mode.bracket_low)}–{_n(mode.bracket_high)} {unit} (capacity {_n(mode.capacity)} "
@@ -40,7 +50,9 @@ def answer(mode: ModeCapacity, unit: str) -> str:
         said = f"{mode.mode}: at least {_n(mode.capacity)} {unit} (no load above it broke the objective)"
     if mode.crossed:
         said += f"; {mode.crossed} at {_n(mode.crossed_at)} {unit}"
-        if mode.wall:
+        if loadwall.unnamed(model, mode.wall):
+            said += f" with {loadwall.words(mode.evidence, mode.utilisation)}"
+        elif mode.wall:
             said += f": {mode.wall}" + (f", {mode.evidence}" if mode.evidence else "")
     return said + "."
 
@@ -103,9 +115,16 @@ def points_table(run: CapacityRun) -> Table:
                                                                                                    point.outcome),
                           "throughput": f"{point.throughput_rps:,.1f}",
                           **{c.metric: _figure(point, c) for c in conditions}, "why": point.why,
-                          "wall": f"{point.wall}: {point.evidence}" if point.evidence else point.wall})
+                          "wall": _wall(point, run.model)})
             classes.append("invalid" if point.outcome == "invalid" else "")
     return Table(columns, tuple(lines), "capacity-points", tuple(classes))
+
+
+def _wall(point: PointRecord, model: str) -> str:
+    """The point's wall and its evidence; a failed point's load named as its wall, said as what it was."""
+    if point.outcome == "fail" and loadwall.unnamed(model, point.wall):
+        return "none seen: " + loadwall.words(point.evidence, point.utilisation)
+    return f"{point.wall}: {point.evidence}" if point.evidence else point.wall
 
 
 def _figure(point: PointRecord, condition: objective.Condition) -> str:

@@ -54,9 +54,10 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   (indexes into ``costs``) and by figure ``marginal`` and ``fixed``: ``{"delta", "low", "high", "named", "why"}``
   (virtual − platform; ``named``: its 95% interval excludes 0).
 - ``capacity``: null, or where the run folder holds capacity.json (a `vtlab capacity` run) what it holds —
-  ``objective``, ``model``, ``unit``, ``precision``, ``budget_s`` and ``modes``, each with its ``capacity``,
-  ``bracket_low``, ``bracket_high``, ``bracket_share``, ``stop``, ``crossed``, ``crossed_at``, ``wall``,
-  ``evidence``, ``points`` (``load``, ``outcome``, ``why``, ``throughput_rps``, ``figures``: metric → [value, low,
+  ``objective``, ``model``, ``unit``, ``precision``, ``budget_s``, ``complete`` (false: the search did not finish)
+  and ``modes``, each with its ``capacity``, ``bracket_low``, ``bracket_high``, ``bracket_share``, ``stop``,
+  ``crossed``, ``crossed_at``, ``wall``, ``evidence``, ``utilisation`` (the lowest failing point's tiers as its row
+  read them), ``points`` (``load``, ``outcome``, ``why``, ``throughput_rps``, ``figures``: metric → [value, low,
   high], …), ``prediction`` (Little's law) and ``usl`` (the Universal Scalability Law: ``lam``, ``sigma``,
   ``kappa``, ``peak_load``, ``peak_rps``, ``capacity``, ``error_share``, ``why``) — and ``sentences``, the
   section's words as report.md tells them.

@@ -1,12 +1,14 @@
 """capacity.json: what `vtlab capacity` found, the contract `vtlab compare` and a later report read. One module
 owns its schema, for writing and reading: the objective, and per thread mode its capacity, the bracket around it,
 every point measured (passed, failed, too close to call, invalid, and why), why the search stopped, the wall where
-it broke and the models' predicted capacity beside the measured one (Little's law; the Universal Scalability Law)."""
+it broke and the models' predicted capacity beside the measured one (Little's law; the Universal Scalability Law).
+A search writes it after every point, marked incomplete until it finishes: a search interrupted keeps its bracket."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
@@ -32,6 +34,7 @@ class PointRecord:
     evidence: str = ""
     seconds: float = 0.0
     measures: int = 1
+    utilisation: str = ""           # its tiers as the row read them (host CPU, threads, the pool); "" before kept
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class ModeCapacity:
     prediction: Prediction | None = None
     spent_s: float = 0.0
     usl: UslFit | None = None       # None: a capacity.json written before the law was fitted
+    utilisation: str = ""           # the lowest failing point's tiers as its row read them
 
     @property
     def bracket_share(self) -> float:
@@ -98,15 +102,23 @@ class CapacityRun:
     precision: float                # the bracket wanted, as a share
     budget_s: float
     modes: tuple[ModeCapacity, ...]
+    # False while the search runs and where it never finished (interrupted, killed, a tier failed): each mode's
+    # bracket is as it stood, the mode searched last stopped mid-search (its `stop` says how), a later one absent
+    complete: bool = True
 
     def mode(self, name: str) -> ModeCapacity | None:
         return next((m for m in self.modes if m.mode == name), None)
 
 
 def write(folder: Path, run: CapacityRun) -> Path:
+    """capacity.json replaced whole: written beside it, then renamed over it, so that a search killed while it
+    writes leaves the previous point's file, never half of one."""
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / NAME
+    partial = folder / f".{NAME}.tmp"
     # nan is not JSON: an unknown figure is null
-    path.write_text(json.dumps({"version": VERSION, **_nulls(asdict(run))}, indent=2) + "\n")
+    partial.write_text(json.dumps({"version": VERSION, **_nulls(asdict(run))}, indent=2) + "\n")
+    os.replace(partial, path)
     return path
 
 

@@ -1,0 +1,24 @@
+"""The load named as a row's wall, said of a point that broke an objective. In the open model the `users` wall
+(bottleneck.py: the last check, reached only where no tier's was seen) means every arrival was served: true of the
+row's throughput, but a point that failed its objective failed on its latency, and "the wall: users" would read as
+if the load had been too much for something. Said instead: every arrival served, no tier saturated, how busy each
+was, and that the latency's cause is not measured — never a wall the row did not show."""
+
+from __future__ import annotations
+
+LOAD_WALL = "users"  # bottleneck.BOTTLENECKS' name for the load itself
+
+
+def unnamed(model: str, wall: str) -> bool:
+    """Whether a failing point's wall is the load itself in the open model: the objective broke on latency the row
+    names no cause for."""
+    return model == "open" and wall == LOAD_WALL
+
+
+def words(evidence: str, utilisation: str) -> str:
+    """"every arrival served (open model: 800 of 800 req/s offered, 0 dropped) and no tier saturated (host 62%, …):
+    the latency's cause not measured (unexplained)"; `utilisation`: the point's tiers as it read them, "" where
+    capacity.json was written before it kept them."""
+    served = f"every arrival served ({evidence})" if evidence else "every arrival served"
+    busy = f"({utilisation})" if utilisation else "(how busy each was not recorded)"
+    return f"{served} and no tier saturated {busy}: the latency's cause not measured (unexplained)"
