@@ -42,3 +42,12 @@ def pytest_collection_modifyitems(config, items):
             return 3
         return 2 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("smoke") else 0
     items.sort(key=rank)
+
+
+@pytest.fixture(autouse=True)
+def no_calibration_of_this_machine(request, tmp_path_factory, monkeypatch):
+    """The units plan as a clean machine would: a calibration cached on this one (`vtlab calibrate`) would move a
+    profile's points (plan.sizing) in every in-process `vtlab run`. The live tests use the machine's own cache."""
+    if request.node.get_closest_marker("smoke") or request.node.get_closest_marker("e2e"):
+        return
+    monkeypatch.setenv("VTLAB_CACHE", str(tmp_path_factory.mktemp("vtlab-cache")))

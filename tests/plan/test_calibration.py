@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from rows import RUN, row
+
 from vtlab.cli import calibrate
 from vtlab.plan import calibration
 
@@ -60,26 +62,91 @@ def test_the_dearer_mode_sizes_the_load_tier_by_tier():
     assert calibration.users_at_share(dataclasses.replace(measured(), quota=1.0), 0.35, 200, 8, 160) == 46
 
 
-ROW = {"thread_mode": "virtual", "failed_tier": "", "app_cpu_ms_per_req": "0.41", "load_cpu_ms_per_req": "0.22",
-       "stub_cpu_ms_per_req": "0.12", "pg_cpu_ms_per_req": "0.09", "throughput_rps": "191.5"}
+def step(mode: str, users: int, rate: float, jvm_step: int, service: float, k6: float, stub: float, pg: float,
+         **changes):
+    """A calibration step as matrix.csv holds it: each tier's CPU in ms a second (÷ 10: % of one core), on a 100 ms
+    downstream, steady and settled; its CPU per request the service's total ÷ the rate."""
+    return row(thread_mode=mode, concurrency=users, throughput_rps=rate, http_reqs=int(rate * 30),
+               ok_requests=int(rate * 30), throughput_first_half_rps=rate, throughput_second_half_rps=rate,
+               stub_delay_ms=100, p50_ms=105, p95_ms=110, p99_ms=115, p999_ms=120, max_ms=130, mean_ms=105,
+               app_cpu_pct=service / 10, app_cpu_pct_max=service / 10 + 2, load_cpu_pct=k6 / 10,
+               load_cpu_pct_max=k6 / 10 + 1, stub_cpu_pct=stub / 10, pg_cpu_pct=pg / 10,
+               host_cpu_pct=(service + k6 + stub + pg) / 20 + 3, tomcat_connections_max=users, jvm_step=jvm_step,
+               warmup_end="settled", warmup_s=24, app_cpu_ms_per_req=round(service / rate, 6),
+               load_cpu_ms_per_req=round(k6 / rate, 6), stub_cpu_ms_per_req=round(stub / rate, 6),
+               pg_cpu_ms_per_req=round(pg / rate, 6), **changes)
 
 
-def test_a_calibration_runs_rows_give_each_modes_cost_per_tier():
-    found = calibrate.of_rows([{**ROW, "thread_mode": "platform", "app_cpu_ms_per_req": "0.55"}, ROW], 2)
-    assert found.modes["platform"].service_ms == 0.55 and found.modes["virtual"].generator_ms == 0.22
-    assert found.cost().service_ms == 0.55 and found.cost().total_ms == pytest.approx(0.55 + 0.22 + 0.12 + 0.09)
+# Virtual: the service 60 ms/s + 0.45 ms a request, k6 10 + 0.2, the stub 5 + 0.1, PostgreSQL 2 + 0.08. At 190 req/s:
+# 60 + 85.5 = 145.5, 10 + 38 = 48, 5 + 19 = 24, 2 + 15.2 = 17.2 ms/s; at 760: 60 + 342 = 402, 10 + 152 = 162,
+# 5 + 76 = 81, 2 + 60.8 = 62.8. Platform: the service 80 + 0.5 (190: 175, 760: 460), the rest alike.
+VIRTUAL = [step("virtual", 20, 190, 1, 145.5, 48, 24, 17.2), step("virtual", 80, 760, 2, 402, 162, 81, 62.8)]
+PLATFORM = [step("platform", 20, 190, 1, 175, 48, 24, 17.2), step("platform", 80, 760, 2, 460, 162, 81, 62.8)]
+
+
+def test_two_steps_split_each_tiers_cpu_into_a_fixed_and_a_marginal_cost():
+    found = calibrate.of_rows(PLATFORM + VIRTUAL, 2, run=RUN)
+    virtual, platform = found.modes["virtual"], found.modes["platform"]
+    assert virtual.splits["service"].marginal_ms == pytest.approx(0.45)
+    assert virtual.splits["service"].fixed_ms_per_s == pytest.approx(60)
+    assert virtual.splits["k6"].marginal_ms == pytest.approx(0.2) and virtual.splits["k6"].fixed_ms_per_s == \
+        pytest.approx(10)
+    assert virtual.splits["stub"].marginal_ms == pytest.approx(0.1) and virtual.splits["postgresql"].marginal_ms == \
+        pytest.approx(0.08)
+    assert platform.splits["service"].marginal_ms == pytest.approx(0.5)
+    assert platform.splits["service"].fixed_ms_per_s == pytest.approx(80)
+    # all tiers: 0.45 + 0.2 + 0.1 + 0.08 = 0.83 ms a request, 60 + 10 + 5 + 2 = 77 ms a second
+    assert virtual.marginal_ms == pytest.approx(0.83) and virtual.fixed_ms_per_s == pytest.approx(77)
+    # two steps: an exact line, no interval
+    assert virtual.splits["service"].marginal_half is None and virtual.splits["service"].why == "no error: 2 steps"
+    # the upper bound as before: the first step's CPU per request, 145.5 ÷ 190 = 0.7658 ms
+    assert virtual.service_ms == pytest.approx(0.765789) and virtual.rps == 190
+    assert [(s.users, s.warmup_end, s.warmup_s) for s in virtual.steps] == [(20, "settled", 24), (80, "settled", 24)]
+
+
+def test_three_steps_give_the_split_its_interval():
+    # the service's totals off the line 60 + 0.45 × rate by +2, −3, +1 ms/s at 190, 380, 760 req/s: residuals that
+    # sum to 0 and to 0 against the rates (2 × 190 − 3 × 380 + 760 = 0), so the fit gives back 0.45 and 60 exactly.
+    # s² = (4 + 9 + 1) ÷ 1; the rates' mean 443.33, Sxx = 253.33² + 63.33² + 316.67² = 168,466.7;
+    # the marginal's half-width t(1) × √(s² ÷ Sxx) = 12.706 × √(14 ÷ 168,466.7) = 0.1158
+    three = [step("virtual", 20, 190, 1, 145.5 + 2, 48, 24, 17.2), step("virtual", 40, 380, 2, 231 - 3, 86, 43, 32.4),
+             step("virtual", 80, 760, 3, 402 + 1, 162, 81, 62.8)]
+    service = calibrate.of_rows(PLATFORM + three, 2, run=RUN).modes["virtual"].splits["service"]
+    assert service.marginal_ms == pytest.approx(0.45) and service.fixed_ms_per_s == pytest.approx(60)
+    assert service.marginal_half == pytest.approx(12.706 * (14 / 168_466.67) ** 0.5, rel=1e-3)
+    assert service.fixed_half is not None and service.fixed_half > 0
+
+
+def test_the_summary_says_the_upper_bound_and_the_split():
+    said = calibrate.of_rows(PLATFORM + VIRTUAL, 2, run=RUN).summary()
+    assert "virtual: upper bound service 0.766, k6 0.253, stub 0.126, PostgreSQL 0.091 ms/request at 190 req/s" in said
+    assert "service 0.450 ms/request + 60.0 ms/s" in said and "k6 0.200 ms/request + 10.0 ms/s" in said
+    assert "steps: 20 users 190 req/s settled after 24 s, 80 users 760 req/s settled after 24 s" in said
+
+
+def test_a_calibration_is_kept_with_its_split_and_read_back():
+    found = dataclasses.replace(calibrate.of_rows(PLATFORM + VIRTUAL, 2, run=RUN),
+                                measured_at="2026-11-27T10:00:00+00:00")
+    calibration.save(found)
+    assert calibration.load(2, NOW) == found
 
 
 @pytest.mark.parametrize("rows, words", [
-    ([ROW], "not platform and virtual"),
-    ([{**ROW, "thread_mode": "platform"}, {**ROW, "failed_tier": "service", "failure": "was killed by SIGKILL"}],
-     "the virtual calibration row failed: was killed by SIGKILL"),
-    ([{**ROW, "thread_mode": "platform"}, {**ROW, "app_cpu_ms_per_req": ""}], "no usable CPU per request"),
-    ([{**ROW, "thread_mode": "platform"}, {**ROW, "throughput_rps": "0"}], "no usable CPU per request"),
+    (VIRTUAL, "not platform and virtual"),
+    (PLATFORM + [VIRTUAL[0], {**VIRTUAL[1], "failed_tier": "service", "failure": "was killed by SIGKILL"}],
+     "the virtual calibration step at 80 users failed: was killed by SIGKILL"),
+    # its JIT never settled: invalid (jit-not-settled), and a cost fitted through it would carry the JIT's
+    (PLATFORM + [{**VIRTUAL[0], "warmup_end": "bound", "warmup_unsettled": "jit"}, VIRTUAL[1]],
+     "the virtual calibration step at 20 users is invalid \\(jit-not-settled\\)"),
+    (PLATFORM + [VIRTUAL[0], {**VIRTUAL[1], "throughput_second_half_rps": 600}], "at 80 users is invalid"),
+    # each row on a JVM of its own: no staircase to fit
+    (PLATFORM + [{**r, "jvm_step": ""} for r in VIRTUAL], "the virtual calibration measured no staircase"),
+    # two steps at one rate: no slope
+    (PLATFORM + [VIRTUAL[0], {**VIRTUAL[0], "concurrency": "21", "jvm_step": "2"}], "costs were not fitted"),
 ])
 def test_a_calibration_run_that_cannot_size_anything_is_refused(rows, words):
     with pytest.raises(ValueError, match=words):
-        calibrate.of_rows(rows, 2)
+        calibrate.of_rows(rows, 2, run=RUN)
 
 
 def test_calibrate_reads_this_machines_cached_calibration_without_measuring(monkeypatch, capsys):
@@ -91,7 +158,7 @@ def test_calibrate_reads_this_machines_cached_calibration_without_measuring(monk
     monkeypatch.setattr(calibrate, "_run", lambda argv: pytest.fail(f"measured although cached: {argv}"))
     assert main.main(["calibrate"]) == 0
     out = capsys.readouterr().out
-    assert "service 0.500, k6 0.250, stub 0.150, PostgreSQL 0.100 ms/request at 190 req/s" in out
+    assert "upper bound service 0.500, k6 0.250, stub 0.150, PostgreSQL 0.100 ms/request at 190 req/s" in out
     assert str(calibration.cache_dir()) in out
 
 

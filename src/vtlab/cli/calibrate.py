@@ -1,8 +1,10 @@
 """`vtlab calibrate`: what a request costs each tier on this machine, measured once on the real tiers and cached.
 
-A short row of each thread mode at the calibration point (vtlab's own service, far below every wall), run through
-`vtlab run` itself into a folder of its own; its CPU per request by tier is what sizes the points of the smoke (and
-the profiles, later). A cached calibration of this machine is read instead unless --recalibrate."""
+A short staircase of each thread mode at the calibration points (vtlab's own service, far below every wall: steps of
+one warm JVM, each settled), run through `vtlab run` itself into a folder of its own. Its first step's CPU per
+request by tier is the upper bound the smoke's points are sized with; each tier's CPU fixed and marginal apart over
+the steps (explain.costs' fit) sizes the profiles' points (plan.sizing). A cached calibration of this machine is read
+instead unless --recalibrate."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ from pathlib import Path
 
 from vtlab.cli import run
 from vtlab.core import cores
+from vtlab.explain import analyze, costs
 from vtlab.plan import calibration
-from vtlab.results import table
+from vtlab.results import record, table
 
 
 def add(sub) -> None:
@@ -47,7 +50,7 @@ def ensure(recalibrate: bool = False, out: Path | None = None) -> calibration.Ca
             return cached
     run_dir = out or Path(tempfile.mkdtemp(prefix="vtlab-calibration-")) / "run"
     point = calibration.CALIBRATION_POINT
-    argv = ["run", "--modes", "platform,virtual", "--conc", str(point["users"]), "--stub-delay",
+    argv = ["run", "--modes", "platform,virtual", "--conc", ",".join(map(str, point["users"])), "--stub-delay",
             str(point["stub_delay_ms"]), "--ramp", str(point["ramp_s"]), "--warmup", str(point["warmup_s"]),
             "--hold", str(point["hold_s"]), "--conn-mode", "released", "--reps", "1", "--out", str(run_dir)]
     print(f"vtlab calibrate: measuring this machine's CPU per request: vtlab {' '.join(argv)}", file=sys.stderr)
@@ -56,7 +59,7 @@ def ensure(recalibrate: bool = False, out: Path | None = None) -> calibration.Ca
         print(f"vtlab calibrate: the calibration run failed (exit {code}); see {run_dir}", file=sys.stderr)
         return None
     try:
-        measured = of_rows(table.read_rows(run_dir / table.CSV_NAME), count, str(run_dir))
+        measured = of_rows(table.read_rows(run_dir / table.CSV_NAME), count, str(run_dir), record.read(run_dir))
     except ValueError as err:
         print(f"vtlab calibrate: {err}; see {run_dir}", file=sys.stderr)
         return None
@@ -72,28 +75,65 @@ def _run(argv: list[str]) -> int:
     return args.func(args)
 
 
-def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "") -> calibration.Calibration:
-    """The calibration a run's rows give: each mode's CPU per request by tier. Refused (ValueError) where a mode is
-    missing, failed, or a figure is not a positive number."""
-    modes: dict[str, calibration.ModeCost] = {}
+def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "",
+            run: record.RunRecord | None = None) -> calibration.Calibration:
+    """The calibration a run's rows give: each mode's CPU per request by tier at its first step (the upper bound)
+    and each tier's fixed and marginal cost over its steps. Refused (ValueError) where a mode is missing, a step
+    failed or is invalid (its verdict's flags), a mode measured no staircase, or a figure is not a number."""
     for row in rows:
         if row.get("failed_tier"):
-            raise ValueError(f"the {row['thread_mode']} calibration row failed: {row.get('failure', '')}")
-        cost = calibration.ModeCost(service_ms=_number(row, "app_cpu_ms_per_req"),
-                                    generator_ms=_number(row, "load_cpu_ms_per_req"),
-                                    stub_ms=_number(row, "stub_cpu_ms_per_req"),
-                                    database_ms=_number(row, "pg_cpu_ms_per_req"),
-                                    rps=_number(row, "throughput_rps"),
-                                    warmup_end=row.get("warmup_end") or "not recorded")
-        if not cost.valid():
-            raise ValueError(f"the {row['thread_mode']} calibration row measured no usable CPU per request ({cost})")
-        modes[row["thread_mode"]] = cost
+            raise ValueError(f"the {row['thread_mode']} calibration step at {row.get('concurrency')} users failed: "
+                             f"{row.get('failure', '')}")
+    analysis = analyze.analyse(rows, run or record.from_dict({}))
+    for verdict in analysis.verdicts:
+        if not verdict.valid:
+            raise ValueError(f"the {verdict.row.thread_mode} calibration step at {verdict.row.concurrency} users is "
+                             f"invalid ({';'.join(verdict.flags)}): no cost can be fitted through it")
+    fitted = {family.thread_mode: family for family in costs.families(analysis.verdicts)}
+    modes: dict[str, calibration.ModeCost] = {}
+    for mode in dict.fromkeys(row["thread_mode"] for row in rows):
+        modes[mode] = _mode_cost(mode, [row for row in rows if row["thread_mode"] == mode], fitted.get(mode))
     if set(modes) != {"platform", "virtual"}:
         raise ValueError(f"the calibration measured {sorted(modes) or 'no mode'}, not platform and virtual")
     return calibration.Calibration(
         machine=calibration.machine_key(count), cores=count, version=calibration.CALIBRATION_VERSION,
         measured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), modes=modes,
         run_dir=run_dir, quota=cores.quota())
+
+
+def _mode_cost(mode: str, rows: list[dict[str, str]], family: costs.Family | None) -> calibration.ModeCost:
+    """One mode's cost: its first step's CPU per request (the upper bound), its tiers' fits over its steps."""
+    if family is None:
+        raise ValueError(f"the {mode} calibration measured no staircase (steps on one JVM): nothing to fit")
+    splits = {tier: _split(family.fits[key]) for tier, key in calibration.TIERS.items()}
+    unfitted = [f"{tier}: {family.fits[key].why}" for tier, key in calibration.TIERS.items()
+                if not family.fits[key].determined]
+    if unfitted:
+        raise ValueError(f"the {mode} calibration's costs were not fitted ({'; '.join(unfitted)})")
+    first = min(rows, key=lambda row: _number(row, "concurrency"))
+    cost = calibration.ModeCost(service_ms=_number(first, "app_cpu_ms_per_req"),
+                                generator_ms=_number(first, "load_cpu_ms_per_req"),
+                                stub_ms=_number(first, "stub_cpu_ms_per_req"),
+                                database_ms=_number(first, "pg_cpu_ms_per_req"),
+                                rps=_number(first, "throughput_rps"),
+                                warmup_end=first.get("warmup_end") or "not recorded", splits=splits,
+                                steps=tuple(_step(row) for row in sorted(
+                                    rows, key=lambda row: _number(row, "concurrency"))))
+    if not cost.valid():
+        raise ValueError(f"the {mode} calibration measured no usable CPU per request ({cost})")
+    return cost
+
+
+def _split(fit: costs.Fit) -> calibration.Split:
+    def known(half: float) -> float | None:
+        return None if math.isnan(half) else half
+    return calibration.Split(fit.marginal, fit.fixed, known(fit.marginal_half), known(fit.fixed_half), fit.why)
+
+
+def _step(row: dict[str, str]) -> calibration.Step:
+    warmup_s = _number(row, "warmup_s")
+    return calibration.Step(int(_number(row, "concurrency")), _number(row, "throughput_rps"),
+                            row.get("warmup_end") or "not recorded", None if math.isnan(warmup_s) else warmup_s)
 
 
 def _number(row: dict[str, str], column: str) -> float:

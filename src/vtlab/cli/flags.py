@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vtlab.core import cores, shapes
 from vtlab.measure import profiler
-from vtlab.plan import planner, presets
+from vtlab.plan import calibration, planner, presets
 from vtlab.rig import runtimes
 from vtlab.targets import userservice
 
@@ -215,9 +215,12 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
                               "one warm JVM, each settling before its hold")
 
 
-def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) -> planner.Plan:
+def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
+            calibrated: bool = False) -> planner.Plan:
     """The plan the profile and flags describe; ValueError names a flag combination that cannot run. For a user's
-    service (`target`) every row calls it: the service workload, whatever the profile's."""
+    service (`target`) every row calls it: the service workload, whatever the profile's. `calibrated`: this machine's
+    cached calibration (if any) sizes a sized profile's points on vtlab's own service (plan.sizing); read here, never
+    measured: without one the profile's nominal points are planned."""
     given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
     given.update({dest: tuple(given[dest]) for dest in REPEATED if given[dest] is not None})
     if target is not None:
@@ -228,7 +231,8 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None) 
     home = given.get("java_home")
     profile = args.profile or ("quick" if target is None else "service")
     java_home_jdk = runtimes.major(Path(home)) if home else None
-    return planner.build(profile, planner.Overrides(**given, java_home_jdk=java_home_jdk))
+    measured = calibration.load(len(cores.available())) if calibrated and target is None else None
+    return planner.build(profile, planner.Overrides(**given, java_home_jdk=java_home_jdk), measured)
 
 
 def usage_error(message: str) -> int:

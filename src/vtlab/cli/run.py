@@ -43,7 +43,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         target = targetflags.target(args)
-        the_plan = flags.plan_of(args, target)
+        the_plan = flags.plan_of(args, target, calibrated=True)
     except ValueError as err:
         return flags.usage_error(str(err))
     if args.k6_dashboard and the_plan.runners > 1:
@@ -71,8 +71,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if target is not None:
         measured = f"your service ({target.jar or target.url}): {target.call.describe()}" + (
             f", {measured}" if measured else "")
+    sized = the_plan.sized_words()
     print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, at most ~{minutes:.0f} min; {measured}; "
-          f"cores {cores.describe_map(mapping)}; results in {run_dir}")
+          + (f"{sized}; " if sized else "") + f"cores {cores.describe_map(mapping)}; results in {run_dir}")
     if args.dry_run:
         for row in the_plan.rows:
             print("  " + dimensions.label(row))

@@ -6,9 +6,15 @@ and 0.154 on another), so a point fixed on one machine sits at another share of 
 asserts a class (below every wall, behind the thread wall, inside the generator's noise) sizes its points from the
 CPU per request measured on the machine in front of it, never from users fixed on the one it was written on.
 
-`vtlab calibrate` measures it (a short row of each mode at CALIBRATION_POINT, on the real tiers) and keeps it in the
-cache beside the user's other caches, keyed by the machine and CALIBRATION_VERSION: a clean clone on the same
-machine reads it, a new machine or a changed procedure measures again."""
+`vtlab calibrate` measures it (a short staircase of each mode at CALIBRATION_POINT, on the real tiers) and keeps it in
+the cache beside the user's other caches, keyed by the machine and CALIBRATION_VERSION: a clean clone on the same
+machine reads it, a new machine or a changed procedure measures again.
+
+Two figures per tier, for two uses. The first step's CPU per request (its tier's CPU a second ÷ its rate) is an
+upper bound: at ~190 req/s it bills the JIT's and the rig's per-second costs to every request (2.4 ms platform, 3.9
+virtual on 2026-11-27, where the hero point costs ~0.5) — the safe side the smoke sizes a point below a wall with
+(users_at_share). Fixed apart from marginal (explain.costs' fit over the steps: total a second = fixed + marginal ×
+rate) is what a point far up the load costs: what the profiles' points are sized from (plan.sizing)."""
 
 from __future__ import annotations
 
@@ -17,19 +23,24 @@ import json
 import math
 import os
 import platform
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from vtlab.core import cores as cpus
 
 # Bump when what is measured changes (the point, the phases, the service's request path): a cached calibration of
-# another version is measured again.
-CALIBRATION_VERSION = 1
-# The point measured: far below every wall on any machine of this kind (20 users at 100 ms ask ~190 req/s). Its
-# warm-up is bounded at 20 s (the first row's at 40): at 190 req/s the JIT was still busy at that bound in both modes
-# here (2026-11-27: service 2.4 ms a request platform, 3.9 virtual), so the figures are an upper bound, recorded as
-# such (`warmup_end`) — a safe side for sizing points below a wall, not yet the service's own cost.
-CALIBRATION_POINT = {"users": 20, "stub_delay_ms": 100, "ramp_s": 2, "warmup_s": 20, "hold_s": 10}
+# another version is measured again. 2: a staircase per mode, fixed and marginal costs apart (was one row).
+CALIBRATION_VERSION = 2
+# The points measured: steps of one warm JVM per mode, far below every wall on any machine of this kind. 20 and 80
+# users at 100 ms ask ~190 and ~760 req/s: the platform rows stay under Tomcat's 200 threads (80 users), the released
+# pool of 50 holds a connection ~2 ms a request (~2 of them busy at 760 req/s), and at ~1 ms of CPU a request for all
+# tiers 760 req/s takes ~38% of 2 cores (~54% under a 1.4-core quota): under the busy host from which k6's cost is
+# judged. Each step's warm-up ends once settled (measure.settle), bounded at 40 s: at 20 s the first step's JIT was
+# still busy at 190 req/s (2026-11-27), and a step whose JIT never settled is invalid (jit-not-settled) and refused.
+CALIBRATION_POINT = {"users": (20, 80), "stub_delay_ms": 100, "ramp_s": 2, "warmup_s": 40, "hold_s": 10}
+# The tiers as the calibration names them, and the figure of explain.costs each is fitted by.
+TIERS = {"service": "cpu", "k6": "load", "stub": "stub", "postgresql": "pg"}
+TIER_NAMES = {"service": "service", "k6": "k6", "stub": "stub", "postgresql": "PostgreSQL"}
 MAX_AGE_DAYS = 30  # a kernel, firmware or governor change moves the figures: measured again after a month
 
 
@@ -64,24 +75,89 @@ def machine_key(cores: int) -> str:
 
 
 @dataclass(frozen=True)
+class Split:
+    """One tier's CPU fixed and marginal apart (explain.costs.fit over a mode's steps): ms of one core a second
+    whatever the load, and ms one more request adds; 95% half-widths where the fit has them (3 steps or more), None
+    where not (`why` says: costs.NO_ERROR)."""
+    marginal_ms: float
+    fixed_ms_per_s: float
+    marginal_half: float | None = None
+    fixed_half: float | None = None
+    why: str = ""
+
+    def told(self) -> str:
+        def pm(half: float | None) -> str:
+            return f" ± {half:.3f}" if half is not None else ""
+        return f"{self.marginal_ms:.3f}{pm(self.marginal_half)} ms/request + {self.fixed_ms_per_s:.1f}" \
+               f"{pm(self.fixed_half)} ms/s"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a mode's calibration staircase: its users, its rate, and how its warm-up ended (settled, bound)
+    after how long."""
+    users: int
+    rps: float
+    warmup_end: str
+    warmup_s: float | None = None
+
+
+@dataclass(frozen=True)
 class ModeCost:
-    """One thread mode's CPU per request at the calibration point, by tier, in ms (of one core), and its rate."""
+    """One thread mode's CPU per request at the calibration's first step, by tier, in ms (of one core), and its rate:
+    an upper bound (the per-second costs billed to its requests). `splits`: each tier (TIERS) fixed and marginal
+    apart over the mode's steps."""
     service_ms: float
     generator_ms: float
     stub_ms: float
     database_ms: float
     rps: float
-    # how its warm-up ended ("settled", or "bound": the JIT still busy, so the figures are an upper bound — safe
-    # for sizing a point below a wall, too high as the service's own cost)
+    # how the first step's warm-up ended ("settled", or "bound": the JIT still busy, so the figures are an upper
+    # bound — safe for sizing a point below a wall, too high as the service's own cost)
     warmup_end: str = "settled"
+    splits: dict[str, Split] = field(default_factory=dict)
+    steps: tuple[Step, ...] = ()
 
     @property
     def total_ms(self) -> float:
         return self.service_ms + self.generator_ms + self.stub_ms + self.database_ms
 
+    @property
+    def marginal_ms(self) -> float:
+        """What one more request costs all tiers together (NaN where the split was not measured)."""
+        return sum(self.splits[tier].marginal_ms for tier in TIERS) if set(TIERS) <= set(self.splits) else math.nan
+
+    @property
+    def fixed_ms_per_s(self) -> float:
+        """What all tiers together spend a second whatever the load (NaN where the split was not measured)."""
+        return sum(self.splits[tier].fixed_ms_per_s for tier in TIERS) if set(TIERS) <= set(self.splits) \
+            else math.nan
+
     def valid(self) -> bool:
-        return all(math.isfinite(v) and v > 0 for v in (self.service_ms, self.generator_ms, self.rps)) and all(
+        bound = all(math.isfinite(v) and v > 0 for v in (self.service_ms, self.generator_ms, self.rps)) and all(
             math.isfinite(v) and v >= 0 for v in (self.stub_ms, self.database_ms))
+        split = all(math.isfinite(s.marginal_ms) and math.isfinite(s.fixed_ms_per_s) for s in self.splits.values())
+        return bound and split and (not self.splits or self.marginal_ms > 0)
+
+    def told(self) -> str:
+        """The mode's figures as the summary says them: the upper bound, then fixed and marginal apart."""
+        bound = (f"upper bound service {self.service_ms:.3f}, k6 {self.generator_ms:.3f}, stub {self.stub_ms:.3f}, "
+                 f"PostgreSQL {self.database_ms:.3f} ms/request at {self.rps:.0f} req/s"
+                 + ("" if self.warmup_end == "settled" else
+                    " (its JIT still busy at the warm-up's bound)" if self.warmup_end == "bound" else
+                    f" (its warm-up ended: {self.warmup_end})"))
+        if not self.splits:
+            return bound
+        apart = ", ".join(f"{TIER_NAMES[tier]} {self.splits[tier].told()}" for tier in TIERS if tier in self.splits)
+        steps = ", ".join(f"{s.users} users {s.rps:.0f} req/s {s.warmup_end}"
+                          + (f" after {s.warmup_s:.0f} s" if s.warmup_s is not None else "") for s in self.steps)
+        return f"{bound}; marginal + fixed: {apart} (steps: {steps})"
+
+    @classmethod
+    def of(cls, stored: dict) -> ModeCost:
+        """From the cache file's JSON (asdict's)."""
+        return cls(**{**stored, "splits": {tier: Split(**split) for tier, split in stored.get("splits", {}).items()},
+                      "steps": tuple(Step(**step) for step in stored.get("steps", ()))})
 
 
 @dataclass(frozen=True)
@@ -101,8 +177,8 @@ class Calibration:
 
     def cost(self) -> ModeCost:
         """The dearer mode's cost, tier by tier: what sizes a point both modes run at."""
-        return ModeCost(*(max(getattr(mode, field) for mode in self.modes.values())
-                          for field in ("service_ms", "generator_ms", "stub_ms", "database_ms", "rps")),
+        return ModeCost(*(max(getattr(mode, name) for mode in self.modes.values())
+                          for name in ("service_ms", "generator_ms", "stub_ms", "database_ms", "rps")),
                         warmup_end="settled" if all(m.warmup_end == "settled" for m in self.modes.values()) else
                         "bound")
 
@@ -115,13 +191,8 @@ class Calibration:
         return (now - datetime.datetime.fromisoformat(self.measured_at)).total_seconds() / 86_400
 
     def summary(self) -> str:
-        parts = [f"{mode}: service {c.service_ms:.3f}, k6 {c.generator_ms:.3f}, stub {c.stub_ms:.3f}, "
-                 f"PostgreSQL {c.database_ms:.3f} ms/request at {c.rps:.0f} req/s"
-                 + ("" if c.warmup_end == "settled" else
-                    " (its JIT still busy at the warm-up's bound: an upper bound)" if c.warmup_end == "bound" else
-                    f" (its warm-up ended: {c.warmup_end})")
-                 for mode, c in self.modes.items()]
-        return f"{self.machine} (measured {self.measured_at[:16]}): " + "; ".join(parts)
+        return f"{self.machine} (measured {self.measured_at[:16]}): " + "; ".join(
+            f"{mode}: {cost.told()}" for mode, cost in self.modes.items())
 
 
 def path_for(cores: int) -> Path:
@@ -137,7 +208,7 @@ def load(cores: int, now: datetime.datetime | None = None) -> Calibration | None
         found = Calibration(machine=data["machine"], cores=int(data["cores"]), version=int(data["version"]),
                             measured_at=data["measured_at"], run_dir=data.get("run_dir", ""),
                             quota=data.get("quota"),
-                            modes={mode: ModeCost(**cost) for mode, cost in data["modes"].items()})
+                            modes={mode: ModeCost.of(cost) for mode, cost in data["modes"].items()})
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if (found.machine, found.cores, found.version) != (machine_key(cores), cores, CALIBRATION_VERSION):
@@ -158,5 +229,6 @@ def save(calibration: Calibration) -> Path:
 
 def users_at_share(measured: Calibration, share: float, delay_ms: float, least: int, most: int) -> int:
     """The closed-model users who, each waiting `delay_ms` a request, ask for `share` of this machine's cores (all
-    tiers together, at the dearer mode's cost), within [least, most]."""
+    tiers together, at the dearer mode's upper bound: the first step's CPU per request, on purpose — the smoke sizes
+    a point below a wall with it), within [least, most]."""
     return max(least, min(most, int(measured.rate_at_share(share) * delay_ms / 1000)))

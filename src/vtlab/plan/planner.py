@@ -16,7 +16,8 @@ from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
 from vtlab.core.dimensions import Row
 from vtlab.core.shapes import vus_for
-from vtlab.plan import checks
+from vtlab.plan import checks, sizing
+from vtlab.plan.calibration import Calibration
 from vtlab.plan.presets import CAPPED_VIRTUAL_SERVERS, DEFAULT_WORKLOAD, JDKS, SERVICE_WORKLOAD, Block, profiles
 
 @dataclass(frozen=True)
@@ -104,6 +105,9 @@ class Plan:
     # a step on its family's warm JVM (a fixed warm-up's too: the first step warmed the JIT) and the JVM is sized for
     # the most users the search may reach. 0: a plan whose rows are all known.
     search_peak_users: int = 0
+    # What this machine's calibration sized (plan.sizing.describe: the calibration used, each point moved); empty
+    # where none was handed in or the plan's points are not sized.
+    sizing: dict = field(default_factory=dict)
 
     def service_options(self, row: Row) -> tuple[str, ...]:
         """The service's JVM options beyond vtlab's own: the row's, and Native Memory Tracking for the probe (a few
@@ -185,10 +189,17 @@ class Plan:
                 "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
                 "memory_probe": self.memory_probe, "downstream_http": self.downstream_http,
                 "jvm_per_row": self.jvm_per_row, "overrides": self.overrides,
-                "rows": [dimensions.values(row) for row in self.rows]}
+                "rows": [dimensions.values(row) for row in self.rows],
+                **({"sizing": self.sizing} if self.sizing else {})}
+
+    def sized_words(self) -> str:
+        """What the calibration sized, as the run's first line says it ("" where the plan's points are not sized)."""
+        return sizing.said(self.profile, self.overrides, self.model, self.sizing)
 
 
-def build(profile_name: str, overrides: Overrides) -> Plan:
+def build(profile_name: str, overrides: Overrides, measured: Calibration | None = None) -> Plan:
+    """The plan of a profile and the flags; `measured`: this machine's calibration, which sizes a sized profile's
+    top point (plan.sizing) unless the user gave the users; None keeps the profile's nominal points."""
     profile = profiles()[profile_name]
     given = {key: value for key, value in overrides.__dict__.items() if value is not None}
     # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).
@@ -200,6 +211,10 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
     if overrides.java_home_jdk is not None and overrides.jdks is None:
         overrides = replace(overrides, jdks=(overrides.java_home_jdk,))  # --java-home alone: rows on that runtime
     blocks = [_apply(block, overrides) for block in profile.blocks]
+    sized = measured if measured is not None and sizing.applies(profile_name, given, setting["model"]) else None
+    moved: tuple[sizing.Moved, ...] = ()
+    if sized is not None:
+        blocks, moved = sizing.size(blocks, sized, setting["stub_delay_ms"], setting["tomcat_max_threads"])
     for block in blocks:
         _check_jitter("--db-latency", block.db_latencies, "--db-jitter", setting["db_jitter_ms"])
         _check_jitter("--downstream-latency", block.downstream_latencies, "--downstream-jitter",
@@ -219,7 +234,8 @@ def build(profile_name: str, overrides: Overrides) -> Plan:
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
                 tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
-                setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row)
+                setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row,
+                sizing=sizing.describe(sized, moved) if sized is not None else {})
 
 
 # What vtlab's blocking service switches at run time (targets.servicejvm.run_as): rows differing only in it are

@@ -91,6 +91,16 @@ def _plan_lines(plan: PlanRecord | None, upgraded: Sequence[str]) -> dict[str, s
             or "none: the profile as it stands"}
 
 
+def moved_points(plan: PlanRecord | None) -> list[str]:
+    """The sentence that says where this machine's calibration moved a profile's point, and why; none where no
+    point moved."""
+    moved = [m for m in (plan.sizing.get("moved") or []) if isinstance(m, dict)] if plan is not None else []
+    if not moved:
+        return []
+    return ["This machine's calibration moved the profile's " + "; and ".join(
+        f"{m['nominal']:,}-user point to {m['chosen']:,} users: {m['why']}" for m in moved) + "."]
+
+
 def environment(run: RunRecord) -> tuple[tuple[str, str], ...]:
     lines = {**{f"host {k}": v for k, v in run.host.items()}, **{f"version {k}": v for k, v in run.versions.items()},
              "core map": run.core_map, **_plan_lines(run.plan, run.upgraded)}

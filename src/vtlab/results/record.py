@@ -65,6 +65,9 @@ class PlanRecord:
     java_homes: Mapping[str, str] = field(default_factory=dict)  # jdk value (as text) -> the --java-home
     jvm_opts: tuple[tuple[str, ...], ...] = ()  # the option sets, one per --jvm-opts (none recorded: ())
     runners: int = 1
+    # What this machine's calibration sized (plan.sizing.describe: "calibration", "moved": each point's nominal,
+    # chosen and why); absent by design where nothing was sized (no calibration, a --conc, a profile not sized)
+    sizing: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,8 @@ def _plan(plan: _Reader) -> PlanRecord:
         spike_s=plan.integer("spike_s", PlanRecord.spike_s),
         step_count=plan.integer("step_count", PlanRecord.step_count),
         java_homes={jdk: str(home) for jdk, home in plan.inner("java_homes", {}).values.items()},
-        jvm_opts=_option_sets(plan.items("jvm_opts")), runners=plan.integer("runners", 1))
+        jvm_opts=_option_sets(plan.items("jvm_opts")), runners=plan.integer("runners", 1),
+        sizing=plan.inner("sizing", {}).values)
 
 
 def _option_sets(items: list[object]) -> tuple[tuple[str, ...], ...]:
