@@ -37,7 +37,9 @@ CALIBRATION_VERSION = 2
 # tiers 760 req/s takes ~38% of 2 cores (~54% under a 1.4-core quota): under the busy host from which k6's cost is
 # judged. Each step's warm-up ends once settled (measure.settle), bounded at 40 s: at 20 s the first step's JIT was
 # still busy at 190 req/s (2026-11-27), and a step whose JIT never settled is invalid (jit-not-settled) and refused.
-CALIBRATION_POINT = {"users": (20, 80), "stub_delay_ms": 100, "ramp_s": 2, "warmup_s": 40, "hold_s": 10}
+# Holds of 20 s: ten batches of 2 s; with 10 s (five batches, t(3) = 3.18) three of the four steps came out too-noisy
+# (2026-11-28: trend half-widths 10–30%), and an invalid step is fitted through by nothing.
+CALIBRATION_POINT = {"users": (20, 80), "stub_delay_ms": 100, "ramp_s": 2, "warmup_s": 40, "hold_s": 20}
 # The tiers as the calibration names them, and the figure of explain.costs each is fitted by.
 TIERS = {"service": "cpu", "k6": "load", "stub": "stub", "postgresql": "pg"}
 TIER_NAMES = {"service": "service", "k6": "k6", "stub": "stub", "postgresql": "PostgreSQL"}

@@ -146,11 +146,15 @@ PRESETS: dict[str, Profile] = {
         # Warm-up: at 1,000 virtual-thread users the JIT was still settling 50 s after start; 45 s is the bound of a
         # warm-up that ends once the row settled (measure.settle). Each mode's released loads are the steps of one
         # warm JVM (planner.staircases): the JIT warms once, and the later steps only settle at their load. The hold
-        # is 30 s: ten batches of 3 s — whole cycles of the 1 s downstream — for the steadiness trend (a 12 s hold got
-        # five of 2-3 s, and its 1,000-user virtual row came out too-noisy in every default run measured).
+        # is 30 s: ten batches of 3 s for the steadiness trend (a 12 s hold got five of 2-3 s).
+        # The stub answers after 1,000 ms plus a uniform 0-100 ms: with a fixed delay, closed-model users move in
+        # cohorts (a GC pause lines up every user whose answer was due in it; with no jitter they stay lined up), and
+        # a cohort whose ~1.04 s cycle slips past a second's edge empties that second: the 1,000-user virtual step
+        # swung 703-1,000 req/s a second and came out too-noisy in four default runs of five (trend half-width
+        # 9-17%). The same step with the jitter: 927-1,010 req/s a second, half-width 2.7% (2026-11-28, /tmp/w1).
         blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
                 Block(("held",), (50,), (100,))),
-        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000),
+        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100),
     "lean": Profile(
         name="lean",
         summary="released only: both modes at 400 and 1000 users, shorter phases",

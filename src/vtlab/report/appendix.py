@@ -85,8 +85,11 @@ def _plan_lines(plan: PlanRecord | None, upgraded: Sequence[str]) -> dict[str, s
     # a run from before the cool-down was a setting recorded none: say what it recorded, not the stand-in
     if "plan.cooldown_s" not in upgraded:
         phases.append(("cool-down", plan.cooldown_s))
+    jitter = (f" + a uniform 0–{plan.stub_jitter_ms:,} ms (mean {plan.stub_delay_ms + plan.stub_jitter_ms / 2:,g} ms)"
+              if plan.stub_jitter_ms else " (fixed)")
     return {"plan": f"profile {plan.profile}, {plan.model} model, {len(plan.rows)} rows; "
                     + " · ".join(f"{name} {seconds} s" for name, seconds in phases),
+            "downstream (the stub)": f"{plan.stub_delay_ms:,} ms{jitter}",
             "plan flags": ", ".join(f"{key}={value}" for key, value in sorted(plan.overrides.items()))
             or "none: the profile as it stands"}
 
