@@ -67,7 +67,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     minutes = (len(the_plan.rows) * planner.estimated_row_s(the_plan) + loop.warmup_for(the_plan, 0)
                - the_plan.warmup_s) / 60
-    measured = (f"stub delay {the_plan.stub_delay_ms} ms" if target is None or target.uses_stub else "")
+    jitter = f" + 0–{the_plan.stub_jitter_ms} ms" if the_plan.stub_jitter_ms else ""
+    measured = (f"stub delay {the_plan.stub_delay_ms} ms{jitter}" if target is None or target.uses_stub else "")
     if target is not None:
         measured = f"your service ({target.jar or target.url}): {target.call.describe()}" + (
             f", {measured}" if measured else "")

@@ -21,7 +21,7 @@ def own_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], keep: bool
     # A server the user started (`vtlab db start`) stays up; one we start, we stop.
     if not (pg.initialised and pg.running()) and not keep:
         procs.on_cleanup(pg.stop)
-    build.setup(pg, pg_cpus=core_map["pg"])
+    build.setup(pg, pg_cpus=core_map["pg"], toxiproxy=False)  # built below when a row adds latency
     if keep:
         ownership.release(pg.postmaster_pid())  # the user's now, like one `vtlab db start` started
     k6 = build.build_k6()
