@@ -77,14 +77,18 @@ def step(mode: str, users: int, rate: float, jvm_step: int, service: float, k6: 
                pg_cpu_ms_per_req=round(pg / rate, 6), **changes)
 
 
-# Virtual: the service 60 ms/s + 0.45 ms a request, k6 10 + 0.2, the stub 5 + 0.1, PostgreSQL 2 + 0.08. At 190 req/s:
-# 60 + 85.5 = 145.5, 10 + 38 = 48, 5 + 19 = 24, 2 + 15.2 = 17.2 ms/s; at 760: 60 + 342 = 402, 10 + 152 = 162,
-# 5 + 76 = 81, 2 + 60.8 = 62.8. Platform: the service 80 + 0.5 (190: 175, 760: 460), the rest alike.
-VIRTUAL = [step("virtual", 20, 190, 1, 145.5, 48, 24, 17.2), step("virtual", 80, 760, 2, 402, 162, 81, 62.8)]
-PLATFORM = [step("platform", 20, 190, 1, 175, 48, 24, 17.2), step("platform", 80, 760, 2, 460, 162, 81, 62.8)]
+# Virtual, on code the first step compiled: the service 60 ms/s + 0.45 ms a request, k6 10 + 0.2, the stub 5 + 0.1,
+# PostgreSQL 2 + 0.08. At 380 req/s: 60 + 171 = 231, 10 + 76 = 86, 5 + 38 = 43, 2 + 30.4 = 32.4 ms/s; at 760:
+# 60 + 342 = 402, 10 + 152 = 162, 5 + 76 = 81, 2 + 60.8 = 62.8. The cold first step at 190 req/s spends 300 ms/s
+# more in the JIT than the line (60 + 85.5 + 300 = 445.5): its cost per request is the upper bound, never fitted.
+# Platform: the service 80 + 0.5 (190 cold: 80 + 95 + 300 = 475, 380: 270, 760: 460), the rest alike.
+VIRTUAL = [step("virtual", 20, 190, 1, 445.5, 48, 24, 17.2), step("virtual", 40, 380, 2, 231, 86, 43, 32.4),
+           step("virtual", 80, 760, 3, 402, 162, 81, 62.8)]
+PLATFORM = [step("platform", 20, 190, 1, 475, 48, 24, 17.2), step("platform", 40, 380, 2, 270, 86, 43, 32.4),
+            step("platform", 80, 760, 3, 460, 162, 81, 62.8)]
 
 
-def test_two_steps_split_each_tiers_cpu_into_a_fixed_and_a_marginal_cost():
+def test_the_steps_after_the_cold_first_split_each_tiers_cpu_into_a_fixed_and_a_marginal_cost():
     found = calibrate.of_rows(PLATFORM + VIRTUAL, 2, run=RUN)
     virtual, platform = found.modes["virtual"], found.modes["platform"]
     assert virtual.splits["service"].marginal_ms == pytest.approx(0.45)
@@ -97,21 +101,34 @@ def test_two_steps_split_each_tiers_cpu_into_a_fixed_and_a_marginal_cost():
     assert platform.splits["service"].fixed_ms_per_s == pytest.approx(80)
     # all tiers: 0.45 + 0.2 + 0.1 + 0.08 = 0.83 ms a request, 60 + 10 + 5 + 2 = 77 ms a second
     assert virtual.marginal_ms == pytest.approx(0.83) and virtual.fixed_ms_per_s == pytest.approx(77)
-    # two steps: an exact line, no interval
+    # two warm steps: an exact line, no interval
     assert virtual.splits["service"].marginal_half is None and virtual.splits["service"].why == "no error: 2 steps"
-    # the upper bound as before: the first step's CPU per request, 145.5 ÷ 190 = 0.7658 ms
-    assert virtual.service_ms == pytest.approx(0.765789) and virtual.rps == 190
-    assert [(s.users, s.warmup_end, s.warmup_s) for s in virtual.steps] == [(20, "settled", 24), (80, "settled", 24)]
+    # the upper bound: the cold first step's CPU per request, 445.5 ÷ 190 = 2.3447 ms
+    assert virtual.service_ms == pytest.approx(2.344737) and virtual.rps == 190
+    assert [(s.users, s.warmup_end, s.warmup_s) for s in virtual.steps] == [
+        (20, "settled", 24), (40, "settled", 24), (80, "settled", 24)]
 
 
-def test_three_steps_give_the_split_its_interval():
+def test_fitted_through_the_cold_first_step_the_jits_work_would_read_as_a_cost_falling_with_the_load():
+    # the same steps with the first fitted too (what calibration version 2 did): the line through (190, 445.5),
+    # (380, 231), (760, 402) has a slope of -0.0658 ms a request, which is why the first step is left out
+    rates, totals = (190, 380, 760), (445.5, 231, 402)
+    mean_x, mean_y = sum(rates) / 3, sum(totals) / 3
+    covariance = sum((x - mean_x) * (y - mean_y) for x, y in zip(rates, totals, strict=True))
+    slope = covariance / sum((x - mean_x) ** 2 for x in rates)
+    assert slope < 0
+    assert calibrate.of_rows(PLATFORM + VIRTUAL, 2, run=RUN).modes["virtual"].splits["service"].marginal_ms > 0
+
+
+def test_three_warm_steps_give_the_split_its_interval():
     # the service's totals off the line 60 + 0.45 × rate by +2, −3, +1 ms/s at 190, 380, 760 req/s: residuals that
     # sum to 0 and to 0 against the rates (2 × 190 − 3 × 380 + 760 = 0), so the fit gives back 0.45 and 60 exactly.
     # s² = (4 + 9 + 1) ÷ 1; the rates' mean 443.33, Sxx = 253.33² + 63.33² + 316.67² = 168,466.7;
     # the marginal's half-width t(1) × √(s² ÷ Sxx) = 12.706 × √(14 ÷ 168,466.7) = 0.1158
-    three = [step("virtual", 20, 190, 1, 145.5 + 2, 48, 24, 17.2), step("virtual", 40, 380, 2, 231 - 3, 86, 43, 32.4),
-             step("virtual", 80, 760, 3, 402 + 1, 162, 81, 62.8)]
-    service = calibrate.of_rows(PLATFORM + three, 2, run=RUN).modes["virtual"].splits["service"]
+    four = [step("virtual", 10, 95, 1, 400, 29, 14.5, 9.6),
+            step("virtual", 20, 190, 2, 145.5 + 2, 48, 24, 17.2), step("virtual", 40, 380, 3, 231 - 3, 86, 43, 32.4),
+            step("virtual", 80, 760, 4, 402 + 1, 162, 81, 62.8)]
+    service = calibrate.of_rows(PLATFORM + four, 2, run=RUN).modes["virtual"].splits["service"]
     assert service.marginal_ms == pytest.approx(0.45) and service.fixed_ms_per_s == pytest.approx(60)
     assert service.marginal_half == pytest.approx(12.706 * (14 / 168_466.67) ** 0.5, rel=1e-3)
     assert service.fixed_half is not None and service.fixed_half > 0
@@ -119,9 +136,10 @@ def test_three_steps_give_the_split_its_interval():
 
 def test_the_summary_says_the_upper_bound_and_the_split():
     said = calibrate.of_rows(PLATFORM + VIRTUAL, 2, run=RUN).summary()
-    assert "virtual: upper bound service 0.766, k6 0.253, stub 0.126, PostgreSQL 0.091 ms/request at 190 req/s" in said
+    assert "virtual: upper bound service 2.345, k6 0.253, stub 0.126, PostgreSQL 0.091 ms/request at 190 req/s" in said
     assert "service 0.450 ms/request + 60.0 ms/s" in said and "k6 0.200 ms/request + 10.0 ms/s" in said
-    assert "steps: 20 users 190 req/s settled after 24 s, 80 users 760 req/s settled after 24 s" in said
+    assert ("steps: 20 users 190 req/s settled after 24 s, 40 users 380 req/s settled after 24 s, 80 users 760 req/s "
+            "settled after 24 s") in said
 
 
 def test_a_calibration_is_kept_with_its_split_and_read_back():
@@ -133,16 +151,16 @@ def test_a_calibration_is_kept_with_its_split_and_read_back():
 
 @pytest.mark.parametrize("rows, words", [
     (VIRTUAL, "not platform and virtual"),
-    (PLATFORM + [VIRTUAL[0], {**VIRTUAL[1], "failed_tier": "service", "failure": "was killed by SIGKILL"}],
+    (PLATFORM + [*VIRTUAL[:2], {**VIRTUAL[2], "failed_tier": "service", "failure": "was killed by SIGKILL"}],
      "the virtual calibration step at 80 users failed: was killed by SIGKILL"),
     # its JIT never settled: invalid (jit-not-settled), and a cost fitted through it would carry the JIT's
-    (PLATFORM + [{**VIRTUAL[0], "warmup_end": "bound", "warmup_unsettled": "jit"}, VIRTUAL[1]],
-     "the virtual calibration step at 20 users is invalid \\(jit-not-settled\\)"),
-    (PLATFORM + [VIRTUAL[0], {**VIRTUAL[1], "throughput_second_half_rps": 600}], "at 80 users is invalid"),
+    (PLATFORM + [VIRTUAL[0], {**VIRTUAL[1], "warmup_end": "bound", "warmup_unsettled": "jit"}, VIRTUAL[2]],
+     "the virtual calibration step at 40 users is invalid \\(jit-not-settled\\)"),
+    (PLATFORM + [*VIRTUAL[:2], {**VIRTUAL[2], "throughput_second_half_rps": 600}], "at 80 users is invalid"),
     # each row on a JVM of its own: no staircase to fit
     (PLATFORM + [{**r, "jvm_step": ""} for r in VIRTUAL], "the virtual calibration measured no staircase"),
-    # two steps at one rate: no slope
-    (PLATFORM + [VIRTUAL[0], {**VIRTUAL[0], "concurrency": "21", "jvm_step": "2"}], "costs were not fitted"),
+    # the two warm steps at one rate: no slope
+    (PLATFORM + [*VIRTUAL[:2], {**VIRTUAL[1], "concurrency": "41", "jvm_step": "3"}], "costs were not fitted"),
 ])
 def test_a_calibration_run_that_cannot_size_anything_is_refused(rows, words):
     with pytest.raises(ValueError, match=words):

@@ -121,6 +121,10 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--aot", "aot", choices_list(presets.AOT, single=True),
      "on (vtlab's service on JDK 25 starts from an AOT cache of classes and method profiles, trained once per build "
      "and command line: 10 s of the row's load) or off (default)"),
+    ("--prewarm", "prewarm", choices_list(presets.PREWARM, single=True),
+     "on (default: a staircase's fresh JVM runs 20 s at its top step's users — on platform threads at most its "
+     "request threads — before its first step, unrecorded, so that every step is measured on compiled code) or off "
+     "(the first step warms the JVM itself)"),
     ("--downstream-http", "downstream_http", choices_list(presets.DOWNSTREAM_HTTP, single=True),
      "what vtlab's service speaks to the stub: http1 (default: a connection per call in flight) or http2 (h2c: every "
      "call a stream of a few connections, so 10,000 waiting requests fit in a process's open files)"),

@@ -57,6 +57,10 @@ class Constants:
     # holds five 1 s cycles), and the code was compiled by the steps before, so a 10 s window mostly waited.
     settle_step_window_s: float = 5.0
     step_ramp_s: int = 2
+    # A staircase's fresh JVM runs this long at its top rate before its first step (targets.prewarm says why), after
+    # a ramp this long; its first step is then judged as a later one.
+    prewarm_s: int = 20
+    prewarm_ramp_s: int = 3
     settle_rate_spread: float = 0.04
     settle_jit_share: float = 0.05
     settle_jit_decay: float = 0.5

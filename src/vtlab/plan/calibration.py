@@ -29,17 +29,24 @@ from pathlib import Path
 from vtlab.core import cores as cpus
 
 # Bump when what is measured changes (the point, the phases, the service's request path): a cached calibration of
-# another version is measured again. 2: a staircase per mode, fixed and marginal costs apart (was one row).
-CALIBRATION_VERSION = 2
-# The points measured: steps of one warm JVM per mode, far below every wall on any machine of this kind. 20 and 80
-# users at 100 ms ask ~190 and ~760 req/s: the platform rows stay under Tomcat's 200 threads (80 users), the released
-# pool of 50 holds a connection ~2 ms a request (~2 of them busy at 760 req/s), and at ~1 ms of CPU a request for all
-# tiers 760 req/s takes ~38% of 2 cores (~54% under a 1.4-core quota): under the busy host from which k6's cost is
-# judged. Each step's warm-up ends once settled (measure.settle), bounded at 40 s: at 20 s the first step's JIT was
-# still busy at 190 req/s (2026-11-27), and a step whose JIT never settled is invalid (jit-not-settled) and refused.
+# another version is measured again. 2: a staircase per mode, fixed and marginal costs apart (was one row). 3: three
+# steps, the costs fitted through the two after the cold first.
+CALIBRATION_VERSION = 3
+# The points measured: steps of one JVM per mode, far below every wall on any machine of this kind. 20, 40 and 80
+# users at a mean 150 ms (below) ask ~127, ~266 and ~533 req/s: the platform rows stay under Tomcat's 200 threads (80
+# users), the released pool of 50 holds a connection ~2 ms a request (~1 of them busy at 533 req/s), and at ~1 ms of
+# CPU a request for all tiers 533 req/s takes ~27% of 2 cores (~38% under a 1.4-core quota): under the busy host
+# from which k6's cost is judged. Each step's warm-up ends once settled (measure.settle), bounded at 40 s: at 20 s
+# the first step's JIT was still busy at 190 req/s (2026-11-27), and a step whose JIT never settled is invalid
+# (jit-not-settled) and refused.
 # Holds of 20 s: ten batches of 2 s; with 10 s (five batches, t(3) = 3.18) three of the four steps came out too-noisy
 # (2026-11-28: trend half-widths 10–30%), and an invalid step is fitted through by nothing.
-CALIBRATION_POINT = {"users": (20, 80), "stub_delay_ms": 100, "ramp_s": 2, "warmup_s": 40, "hold_s": 20}
+# The stub's delay 100 ms plus a uniform 0-100 ms (mean 150 ms: ~127 and ~533 req/s), named here rather than taken
+# from the default profile's, so that a change there moves no calibration; the jitter keeps the users from moving
+# in lock-step waves (docs/verdict.md), which at a 100 ms cycle left steps too-noisy. No pre-warm (--prewarm off):
+# the first step's cost stays the cold JVM's, the upper bound the smoke's points are sized from.
+CALIBRATION_POINT = {"users": (20, 40, 80), "stub_delay_ms": 100, "stub_jitter_ms": 100, "ramp_s": 2, "warmup_s": 40,
+                     "hold_s": 20}
 # The tiers as the calibration names them, and the figure of explain.costs each is fitted by.
 TIERS = {"service": "cpu", "k6": "load", "stub": "stub", "postgresql": "pg"}
 TIER_NAMES = {"service": "service", "k6": "k6", "stub": "stub", "postgresql": "PostgreSQL"}

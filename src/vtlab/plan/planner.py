@@ -67,6 +67,7 @@ class Overrides:
     memory_probe: str | None = None
     downstream_http: str | None = None
     jvm_per_row: bool | None = None  # --jvm-per-row: a fresh service JVM for every row, never steps on a warm one
+    prewarm: str | None = None
 
 
 def row_options(row: Row) -> tuple[str, ...]:
@@ -101,6 +102,7 @@ class Plan:
     memory_probe: str = "off"  # presets.MEMORY_PROBE: each row's memory with every user waiting (measure.memprobe)
     downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP: vtlab's service to the stub, every row alike
     jvm_per_row: bool = False  # a fresh service JVM for every row; else rows differing only in load are its steps
+    prewarm: str = "on"  # presets.PREWARM: a staircase's fresh JVM run at its top rate before its first step
     # A search's plan (vtlab capacity): its rows are chosen as it goes, so any row may have a next step; every row is
     # a step on its family's warm JVM (a fixed warm-up's too: the first step warmed the JIT) and the JVM is sized for
     # the most users the search may reach. 0: a plan whose rows are all known.
@@ -188,7 +190,7 @@ class Plan:
                 "jvm_opts": [list(options) for options in self.jvm_option_sets],
                 "runners": self.runners, "warmup_until": self.warmup_until, "aot": self.aot,
                 "memory_probe": self.memory_probe, "downstream_http": self.downstream_http,
-                "jvm_per_row": self.jvm_per_row, "overrides": self.overrides,
+                "jvm_per_row": self.jvm_per_row, "prewarm": self.prewarm, "overrides": self.overrides,
                 "rows": [dimensions.values(row) for row in self.rows],
                 **({"sizing": self.sizing} if self.sizing else {})}
 
@@ -235,7 +237,7 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
                 tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
                 setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row,
-                sizing=sizing.describe(sized, moved) if sized is not None else {})
+                sizing=sizing.describe(sized, moved) if sized is not None else {}, prewarm=setting["prewarm"])
 
 
 # What vtlab's blocking service switches at run time (targets.servicejvm.run_as): rows differing only in it are
@@ -282,7 +284,7 @@ def _java_homes(overrides: Overrides) -> dict[int, str]:
 SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_delay_ms", "stub_jitter_ms",
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
            "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "runners", "warmup_until",
-           "aot", "memory_probe", "downstream_http")
+           "aot", "memory_probe", "downstream_http", "prewarm")
 
 
 def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:

@@ -49,6 +49,7 @@ SERVICE_WORKLOAD = "service"
 # warmup_s the upper bound), or after exactly warmup_s.
 WARMUP_ENDS = ("settled", "fixed")
 AOT = ("on", "off")
+PREWARM = ("on", "off")  # a staircase's fresh JVM run at its top rate before its first step (targets.prewarm)
 DOWNSTREAM_HTTP = ("http1", "http2")  # what vtlab's service speaks to the stub: a connection per call, or h2c streams
 MEMORY_PROBE = ("on", "off")  # measure.memprobe: each row's memory with every user waiting, Native Memory Tracking on
 JDKS = (21, 25)                               # the service's runtimes vtlab installs (vtlab.rig.runtimes)
@@ -109,6 +110,7 @@ class Profile:
     aot: str = "off"
     memory_probe: str = "off"  # MEMORY_PROBE
     downstream_http: str = "http1"  # DOWNSTREAM_HTTP
+    prewarm: str = "on"  # PREWARM
 
 
 # The published experiment `--profile headline` repeats (reference/published.csv, tucanoo-springboot-virtualthreads):

@@ -125,6 +125,8 @@ EXTRA_COLUMNS = [
     # the row's place on its service JVM: 1 for a fresh JVM, n for the nth step of a staircase on one warm JVM
     # (planner.Plan.steps_on_one_jvm); empty where vtlab did not start the JVM
     "jvm_step",
+    # the users its JVM ran at before its first step (targets.prewarm; empty: none), for prewarm_s of the run's rig
+    "prewarm_users",
     # the part of foreign_cpu_pct the hypervisor gave other guests (steal): a shared host's, not a process's
     "steal_cpu_pct",
     # a cgroup's CPU quota on the rig in cores (empty: none bound it): host_cpu_pct is then busy against the quota's

@@ -13,7 +13,7 @@ from vtlab.measure.target import Reporter, Turn
 from vtlab.core.dimensions import Row
 from vtlab.plan import planner
 from vtlab.rig import procs, runtimes
-from vtlab.targets import local, servicejvm
+from vtlab.targets import local, prewarm, servicejvm
 
 
 class OwnService:
@@ -51,22 +51,26 @@ class OwnService:
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         stepped = plan.steps_on_one_jvm(row)
         jvm = self._jvm_for(row, slug, java, jfr, stepped)
+        prewarming = prewarm.wanted(plan, row, turn.position, fresh=jvm.steps == 0)
+        jvm.steps += 1
+        warm = stepped and (jvm.steps > 1 or prewarming)  # the steps before, or the pre-warm, warmed it
+        app = jvm.app
+        spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(warm),
+                             turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
+                             row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
+                             settles=plan.settles(row), warm_step=warm)
         try:
             servicejvm.run_as(jvm, row, plan.family_peak_users(row), plan.downstream_http)
+            if prewarming:
+                jvm.prewarmed_users = prewarm.warm(rig, spec, plan, row, slug)
         except BaseException:
             self._stop_jvm()
             raise
-        jvm.steps += 1
-        warm = stepped and jvm.steps > 1  # the steps before warmed this JVM
-        app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
+        log_from = csvrow.log_offset(app.log)  # the row's own lines: after its pre-warm's
         assert rig.pg is not None
         if row.workload == "write":
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
-            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(warm),
-                                 turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
-                                 row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
-                                 settles=plan.settles(row), warm_step=warm)
             watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
             meters = samplers.meters_reader(app.management_url + "/actuator/prometheus")
@@ -81,7 +85,7 @@ class OwnService:
         values = {**csvrow.local_row_values(rig, row, plan, spec, driven, jvm.info, jfr, app.log, log_from,
                                             window if stepped else None),
                   "aot_cache": jvm.start.outcome(rig.run_dir / "logs" / f"aot-{jvm.slug}.log"),
-                  "jvm_step": jvm.steps}
+                  "jvm_step": jvm.steps, "prewarm_users": jvm.prewarmed_users or ""}
         if self.service is None:
             self.service = jvm.info
         return values

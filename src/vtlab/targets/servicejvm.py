@@ -29,6 +29,7 @@ class ServiceJvm:
     recording: Path  # the JVM's own JFR recording, written when it exits
     slug: str        # the first row's: the JVM's logs are named for it
     steps: int = 0   # rows measured on it so far
+    prewarmed_users: int = 0  # the users it ran at before its first step (targets.prewarm); 0: none
 
     def alive(self) -> bool:
         return self.app.proc is not None and self.app.proc.poll() is None
