@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vtlab.core import dimensions
+from vtlab.core.dimensions import Row
 from vtlab.measure import csvrow, drive, jfrdump, load, tiers
 from vtlab.measure.target import Reporter, RowRefused, Turn
 from vtlab.plan import planner
@@ -82,9 +83,8 @@ class UserService:
         java = runtimes.java_for(row.jdk, plan.java_homes)
         stepped = target.started_by_vtlab and plan.steps_on_one_jvm(row)
         jvm = self._jvm_for(row, slug, java, jfr, stepped)
-        prewarming = stepped and userjvm.prewarm_due(jvm, plan, row, turn.position)
         jvm.steps += 1
-        warm = stepped and (jvm.steps > 1 or prewarming)  # the steps before, or the pre-warm, warmed it
+        warm = stepped and jvm.steps > 1  # the steps before warmed this JVM
         app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
         try:
             spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(warm),
@@ -93,9 +93,6 @@ class UserService:
                                  script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row),
                                  warm_step=warm)
             self._first_request(jvm, row, java, spec, folder)
-            if prewarming:  # after the thread mode is proven, its load the row's own call
-                userjvm.prewarm_now(jvm, rig, spec, plan, row, slug)
-                log_from = csvrow.log_offset(app.log)  # the row's own lines: after its pre-warm's
             self.meter_sources[slug] = jvm.meter_source
             watch = userjvm.stall_watch(jvm, rig, spec, java, slug)
             driven, window = jfrdump.recorded(
@@ -112,11 +109,9 @@ class UserService:
         if target.started_by_vtlab:
             values["aot_cache"] = jvm.start.outcome(userjvm.aot_log(rig, jvm.slug))
             values["jvm_step"] = jvm.steps
-            values["prewarm_users"] = jvm.prewarmed_users or ""
         return values, info
 
-    def _jvm_for(self, row: dimensions.Row, slug: str, java: runtimes.Java, jfr: Path,
-                 stepped: bool) -> userjvm.UserJvm:
+    def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> userjvm.UserJvm:
         """The JVM the row runs on: the staircase's, when the row is its next step and the JVM still runs; else a
         fresh one (any other stopped first), or the service at --url."""
         if not self.target.started_by_vtlab:
@@ -127,7 +122,7 @@ class UserService:
         self.jvm = userjvm.start(self.rig, self.plan, row, slug, self.target, java, self._database(), jfr, stepped)
         return self.jvm
 
-    def _first_request(self, jvm: userjvm.UserJvm, row: dimensions.Row, java: runtimes.Java, spec: load.LoadSpec,
+    def _first_request(self, jvm: userjvm.UserJvm, row: Row, java: runtimes.Java, spec: load.LoadSpec,
                        folder: Path) -> None:
         """The row's preflight, which must succeed; on a JVM's first row it also proves the thread mode took, and
         finds where the service's meters are read."""
