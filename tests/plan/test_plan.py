@@ -386,5 +386,20 @@ def test_the_reactive_twin_has_no_connection_mode_to_switch_so_its_rows_keep_a_j
 
 def test_a_later_step_ramps_over_the_rigs_step_ramp_a_first_step_over_the_plans():
     plan = planner.build("quick", planner.Overrides(ramp_s=5))
-    assert (plan.ramp_for(False), plan.ramp_for(True)) == (5, 2)
-    assert planner.build("quick", planner.Overrides(ramp_s=1)).ramp_for(True) == 1  # never longer than asked
+    row = _quick_row("virtual", "released", 1000)
+    assert (plan.ramp_for(row, False), plan.ramp_for(row, True)) == (5, 2)
+    assert planner.build("quick", planner.Overrides(ramp_s=1)).ramp_for(row, True) == 1  # never longer than asked
+
+
+def test_users_beyond_a_platform_jvms_threads_arrive_over_one_requests_wait_for_each_thread():
+    plan = planner.build("quick", planner.Overrides(ramp_s=5))  # the stub: 1,000 ms + a uniform 0-100 ms
+    many = _quick_row("platform", "released", 1000)
+    # 1,000 users x 1.05 s / 200 threads = 5.25 s: the first 200 arrive over 1.05 s, one request's wait
+    assert (plan.ramp_for(many, True), plan.ramp_for(many, False)) == (6, 6)
+    assert plan.ramp_for(_quick_row("platform", "released", 400), True) == 3  # 400 x 1.05 / 200 = 2.1
+    assert plan.ramp_for(_quick_row("platform", "released", 100), True) == 2  # fewer users than threads
+    assert plan.ramp_for(_quick_row("virtual", "released", 1000), True) == 2  # no request threads to fill
+    fewer = dataclasses.replace(many, tomcat_max_threads=500)
+    assert plan.ramp_for(fewer, True) == 3  # 1,000 x 1.05 / 500 = 2.1
+    slept = dataclasses.replace(many, workload="sleep", sleep_ms=200)
+    assert plan.ramp_for(slept, True) == 2  # 1,000 x 0.2 / 200 = 1: the step's own ramp is longer

@@ -118,7 +118,7 @@ def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_ve
     limits = {key: server[name] for key, name in named if isinstance(server.get(name), int) and server[name] > 0}
     return {**limits, "downstream_http": info.get("downstream", {}).get("httpVersion", ""),
             "server_max_threads": "" if server.get("maxThreads") is None else server["maxThreads"],
-            "ramp_s": plan.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
+            "ramp_s": spec.ramp_s, **drive.warmup.cells(), "hold_s": plan.hold_s, "cooldown_s": cooldown,
             "jfr_pinned_threshold_ms": constants.CURRENT.jfr_pinned_threshold_ms,
             "app_cpus": info.get("availableProcessors", ""),
             "vt_parallelism": info.get("virtualThreadSchedulerParallelism", ""),

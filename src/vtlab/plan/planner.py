@@ -8,6 +8,7 @@ refused here, naming the flags, before anything starts.
 from __future__ import annotations
 
 import itertools
+import math
 import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
@@ -143,10 +144,26 @@ class Plan:
         return (self.steps_on_one_jvm(row) and self.steps_on_one_jvm(following)
                 and self.family(following) == self.family(row))
 
-    def ramp_for(self, warm: bool) -> int:
+    def ramp_for(self, row: Row, warm: bool) -> int:
         """k6's ramp for a row: the plan's, or at most the rig's step_ramp_s on a JVM the steps before warmed (only
-        the users change there; core.constants says why)."""
-        return min(self.ramp_s, rig_constants.CURRENT.step_ramp_s) if warm else self.ramp_s
+        the users change there; core.constants says why); never shorter than spread_ramp_s."""
+        usual = min(self.ramp_s, rig_constants.CURRENT.step_ramp_s) if warm else self.ramp_s
+        return max(usual, self.spread_ramp_s(row))
+
+    def spread_ramp_s(self, row: Row) -> int:
+        """The shortest ramp over which the users that first take a platform JVM's request threads, where users
+        outnumber them, arrive across one whole request's wait: users x wait / threads. Every k6 run starts from
+        an idle JVM, and a saturated thread takes its next queued request the moment it is done, so each thread
+        keeps the phase its first request gave it; the stub's jitter moves it ~29 ms a cycle, far too little to
+        spread it in a row. 1,000 users over 2 s filled 200 threads in 0.4 s: their completions, folded on the
+        1.05 s cycle, left a third of it nearly empty (def10's 1,000-user platform step), and per-second counts
+        beat against the cycle every ~20 s (177-200 req/s) — the step too-noisy in four default runs of five."""
+        threads = row.tomcat_max_threads
+        if row.thread_mode != "platform" or row.load_model != "closed" or not 0 < threads < row.concurrency:
+            return 0
+        call_ms = row.stub_delay_ms + self.stub_jitter_ms / 2 + 2 * row.downstream_latency_ms
+        wait_ms = {"sleep": row.sleep_ms, "cpu": 0}.get(row.workload, call_ms)
+        return math.ceil(row.concurrency * wait_ms / threads / 1000)
 
     def family(self, row: Row) -> tuple[str, ...]:
         """What the row's service JVM is started for (jvm_family); a search's repeat of a point is a step of the

@@ -200,7 +200,7 @@ def load_spec(plan: Plan, row: Row, index: int) -> load.LoadSpec:
     and the hold's end has to lie between two observations (kubeletstats)."""
     cooldown_s = max(plan.cooldown_s, kubeletstats.REFRESH_S + 5)
     return load.LoadSpec(f"http://{service_name(index)}:{APP_PORT}", row.load_model, plan.users(row),
-                         row.target_rps, plan.ramp_s, loop.warmup_for(plan, index), plan.hold_s,
+                         row.target_rps, plan.ramp_for(row, False), loop.warmup_for(plan, index), plan.hold_s,
                          postgres.SEED_ORDERS, cooldown_s, row.workload, row.sleep_ms, row.cpu_work,
                          postgres.SEED_CUSTOMERS, plan.shape(row))
 

@@ -55,7 +55,7 @@ class OwnService:
         jvm.steps += 1
         warm = stepped and (jvm.steps > 1 or prewarming)  # the steps before, or the pre-warm, warmed it
         app = jvm.app
-        spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(warm),
+        spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(row, warm),
                              turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
                              row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
                              settles=plan.settles(row), warm_step=warm)

@@ -87,8 +87,9 @@ class UserService:
         warm = stepped and jvm.steps > 1  # the steps before warmed this JVM
         app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
         try:
-            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(warm),
-                                 turn.warmup_s, plan.hold_s, 1, plan.cooldown_s, row.workload, shape=plan.shape(row),
+            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps,
+                                 plan.ramp_for(row, warm), turn.warmup_s, plan.hold_s, 1, plan.cooldown_s,
+                                 row.workload, shape=plan.shape(row),
                                  script=target.call.entry_script(rig.run_dir / "k6"),
                                  script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row),
                                  warm_step=warm)
