@@ -55,12 +55,14 @@ def test_the_verdicts_thresholds_are_in_the_record():
         "error_rate_max", "drift_max", "cpu_samples_min_share", "meter_samples_min_share", "saturated_share",
         "k6_max_vus_factor", "pool_queue_sample_share", "pool_queue_waiters", "rig_connections",
         "downstream_latency_share", "query_time_s", "cpu_fit_min_ratio", "spread_warning_share", "difference_z",
-        "hold_batches", "spike_recovered_p99_ratio", "spike_recovered_for_s", "knee_growth_share")} == {
+        "hold_batches", "spike_recovered_p99_ratio", "spike_recovered_for_s", "knee_growth_share",
+        "cpu_pressure_wall_pct", "cpu_pressure_host_min_pct")} == {
         "error_rate_max": 0.01, "drift_max": 0.10, "cpu_samples_min_share": 0.5, "meter_samples_min_share": 0.75,
         "saturated_share": 0.90, "k6_max_vus_factor": 2, "pool_queue_sample_share": 0.5, "pool_queue_waiters": 1.0,
         "rig_connections": 2, "downstream_latency_share": 0.5, "query_time_s": 0.002, "cpu_fit_min_ratio": 1.2,
         "spread_warning_share": 0.10, "difference_z": 1.96, "hold_batches": 10, "spike_recovered_p99_ratio": 1.5,
-        "spike_recovered_for_s": 3, "knee_growth_share": 0.9}
+        "spike_recovered_for_s": 3, "knee_growth_share": 0.9, "cpu_pressure_wall_pct": 25.0,
+        "cpu_pressure_host_min_pct": 60.0}
 
 
 # A number set at a module's top in the analysis or the hold's statistics is a threshold the record misses; these are

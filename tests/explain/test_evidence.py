@@ -54,6 +54,46 @@ def test_cpu_needs_the_host_or_the_service_at_90_percent():
     assert cooler.bottleneck == "unexplained" and "host 60%" in cooler.evidence
 
 
+# The failing virtual point, in words: the host 83% busy (below the 90% wall), the service 60% of one core
+QUEUED = dict(HOT, app_cpu_pct=60, host_cpu_pct=83)
+# PSI's words, with this version's thresholds: a runnable thread waiting a quarter of the hold, the host ≥ 60% busy
+PSI_WALL = "(PSI; wall at 25% on a host ≥ 60% busy)"
+
+
+def test_cpu_is_the_wall_short_of_90_percent_where_the_tiers_queued_for_a_cpu():
+    queued = verdict(row(), row(**QUEUED, cpu_pressure_pct=41))
+    assert queued.bottleneck == "cpu"
+    assert queued.evidence == f"host 83% busy, and for 41% of the hold a runnable thread waited for a CPU {PSI_WALL}"
+
+
+def test_pressure_not_read_leaves_the_verdict_and_its_words_as_they_were():
+    unread = verdict(row(), row(**QUEUED))  # an older kernel, PSI off, a run from before: the cell empty
+    assert unread.bottleneck == "unexplained"
+    assert "; host 83%, service 30% of its cores (wall at 90%); " in unread.evidence
+    assert "PSI" not in unread.evidence and "runnable" not in unread.evidence
+
+
+def test_little_pressure_or_an_idle_host_is_no_cpu_wall():
+    light = verdict(row(), row(**QUEUED, cpu_pressure_pct=10))  # a tenth of the hold: no queue the requests stood in
+    assert light.bottleneck == "unexplained"
+    assert f"(wall at 90%); a runnable thread waited for a CPU 10% of the hold {PSI_WALL}" in light.evidence
+    idle = verdict(row(), row(**dict(QUEUED, host_cpu_pct=40), cpu_pressure_pct=50))  # a burst on a host 40% busy
+    assert idle.bottleneck == "unexplained" and "host 40%" in idle.evidence
+    assert f"a runnable thread waited for a CPU 50% of the hold {PSI_WALL}" in idle.evidence
+
+
+def test_pressure_on_tiers_with_cores_of_their_own_is_no_cpu_wall():
+    # k6 on cores 2-3: the host's pressure may be its queue, not the service's
+    apart = record.from_dict({**META, "core_map": "app=0-1 pg=0-1 stub=0-1 load=2-3"})
+    assert verdict(row(), row(**QUEUED, cpu_pressure_pct=41), run=apart).bottleneck != "cpu"
+
+
+def test_the_pressure_thresholds_are_the_runs_recorded_constants():
+    queued = row(**QUEUED, cpu_pressure_pct=41)
+    assert verdict(row(), queued, run=recorded(cpu_pressure_wall_pct=50.0)).bottleneck == "unexplained"
+    assert verdict(row(), queued, run=recorded(cpu_pressure_host_min_pct=85.0)).bottleneck == "unexplained"
+
+
 def test_downstream_needs_the_latency_to_be_the_unloaded_latency_mostly_the_call():
     clean = verdict(row(mean_ms=1012))
     assert clean.bottleneck == "downstream"

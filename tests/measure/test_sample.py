@@ -42,6 +42,14 @@ def test_host_stat():
     assert (busy, total) == (150, 1000)
 
 
+def test_cpu_pressure_is_the_some_lines_total_and_nothing_where_the_kernel_has_none():
+    psi = ("some avg10=41.20 avg60=38.00 avg300=12.50 total=11303807649\n"
+           "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+    assert samplers.parse_cpu_pressure(psi) == 11303807649  # `some`, not `full`: one runnable task waiting is enough
+    assert samplers.parse_cpu_pressure("") is None  # no /proc/pressure/cpu (PSI off, a kernel before 4.20)
+    assert samplers.parse_cpu_pressure("some avg10=0.00 total=n/a\n") is None
+
+
 def test_prometheus_parsing_sums_label_sets_and_skips_actuator_requests():
     text = """# HELP hikaricp_connections_active Active connections
 hikaricp_connections_active{pool="HikariPool-1"} 12.0

@@ -166,3 +166,34 @@ def test_a_failure_at_a_real_wall_still_names_it():
 def test_a_capacity_json_that_kept_no_utilisation_says_so_rather_than_guess():
     said = capacity.answer(_failed_on_latency("users", SERVED, utilisation=""), "req/s", "open")
     assert "no tier saturated (how busy each was not recorded)" in said
+
+
+def test_an_open_latency_failure_whose_tiers_queued_for_a_cpu_names_the_cpu_not_an_unmeasured_cause():
+    """The issue's virtual point: p99 broke at 1,200 req/s with every arrival served, the host 83% busy (below the 90%
+    wall) and, for 41% of the hold, a runnable thread waiting for a CPU. Judged as the report judges its row, it is
+    said as the cpu wall; without the pressure read, as before: a latency whose cause was not measured."""
+    from rows import RUN, row
+
+    from vtlab.capacity import fromrow
+    from vtlab.explain import analyze
+
+    failing = row(load_model="open", target_rps=1200, concurrency=2400, throughput_rps=1200, ok_requests=36000,
+                  http_reqs=36000, mean_ms=1300, p50_ms=1200, p99_ms=2100, app_cpu_pct=120, host_cpu_pct=83)
+
+    def said(point):
+        analysis = analyze.analyse([point], RUN)
+        judged = analysis.verdicts[-1]
+        mode = ModeCapacity("virtual", 1130.0, 1130.0, 1200.0, "bracket reached", crossed="p99 crossed 1500 ms",
+                            wall=judged.bottleneck, evidence=judged.evidence, crossed_at=1200.0,
+                            utilisation=fromrow.utilisation(point, analysis.context))
+        return summary.headline(mode, "req/s", "open"), capacity.answer(mode, "req/s", "open")
+
+    queued = ("p99 crossed 1500 ms at 1,200 req/s: cpu, host 83% busy, and for 41% of the hold a runnable thread "
+              "waited for a CPU (PSI; wall at 25% on a host ≥ 60% busy)")
+    headline, answer = said({**failing, "cpu_pressure_pct": "41"})
+    assert headline.endswith(queued) and answer.endswith(queued + ".")
+    assert "unexplained" not in headline + answer
+    headline, answer = said(failing)
+    assert "with every arrival served (open model: 1200 of 1200 req/s offered, 0 dropped) and no tier saturated " \
+           "(host 83%, service 60% of its cores (wall at 90%)" in headline
+    assert headline.endswith("(unexplained)") and answer.endswith("(unexplained).")

@@ -311,8 +311,9 @@ def test_the_rigs_scrape_is_its_counters_growth_over_the_hold_a_second_and_a_scr
                                0, 10, 10, ("app",), False)  # a user's service: no such meters
     assert all(math.isnan(holdstats.columns(uncounted)[column]) for column in (
         "scrape_cpu_ms_per_s", "scrape_kib_per_s", "scrape_cpu_ms_per_scrape", "scrape_kib_per_scrape"))
-    assert table.COLUMNS[-4:] == ["scrape_cpu_ms_per_s", "scrape_kib_per_s", "scrape_cpu_ms_per_scrape",
-                                  "scrape_kib_per_scrape"]  # appended last: older runs' columns keep their places
+    first = table.COLUMNS.index("scrape_cpu_ms_per_s")  # appended after the columns before them: theirs kept places
+    assert table.COLUMNS[first - 1:first + 4] == ["cpu_quota_cores", "scrape_cpu_ms_per_s", "scrape_kib_per_s",
+                                                  "scrape_cpu_ms_per_scrape", "scrape_kib_per_scrape"]
 
 
 def test_each_tiers_cpu_per_request_is_its_cpu_over_the_hold_divided_among_every_request_of_it(tmp_path):
@@ -350,3 +351,18 @@ def test_under_a_cpu_quota_the_host_is_busy_against_what_the_quota_allows():
     assert holdstats._tiers(free)["host_cpu_pct"] == pytest.approx(70.0)
     assert holdstats._tiers(held)["host_cpu_pct"] == pytest.approx(100.0)
     assert holdstats._tiers(held)["cpu_quota_cores"] == 1.4 and holdstats._tiers(free)["cpu_quota_cores"] == ""
+
+
+def test_cpu_pressure_is_the_share_of_the_hold_in_which_a_runnable_thread_waited_for_a_cpu():
+    # 4 Hz readings over 12 s; the kernel's PSI total grows 410,000 µs a second: 41% of each second waited
+    cpu = windows.Series([(t / 4, {"host_busy": 83.0 * t, "host_total": 100.0 * t, "cpu_pressure_us": 102_500.0 * t})
+                          for t in range(49)])
+    measured = store.LoadResult(1200, 600, 600, 1200, 0.0, *([100.0] * 7), {}, 0, 0)
+    hold = holdstats.Hold(measured, cpu, windows.Series(), 2.0, 12.0, 10, (), False, cpus=2)
+    assert holdstats._tiers(hold)["cpu_pressure_pct"] == pytest.approx(41.0)
+    without = [(t, {name: value for name, value in reading.items() if name != "cpu_pressure_us"})
+               for t, reading in cpu.points]
+    unread = dataclasses.replace(hold, cpu=windows.Series(without))
+    assert table.format_value(holdstats._tiers(unread)["cpu_pressure_pct"]) == ""  # not sampled: an empty cell
+    assert holdstats._tiers(unread)["host_cpu_pct"] == pytest.approx(83.0)
+    assert table.COLUMNS[-1] == "cpu_pressure_pct"  # appended: older runs' columns keep their places

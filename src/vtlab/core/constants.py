@@ -116,6 +116,13 @@ class Constants:
     # This share of a tier's CPU allotment, of a pool's connections, of Tomcat's max connections or of k6's VUs counts
     # as the resource full: sampled means never quite reach 100%.
     saturated_share: float = 0.90
+    # The CPU is also the wall short of saturated_share where the kernel saw the tiers queue for it (PSI, the row's
+    # cpu_pressure_pct): on 2 cores shared by the service, k6, PostgreSQL and the stub, a request's latency carries
+    # CPU queueing long before the host reads 90% busy (measured: a virtual point failing its p99 at 83% busy). A
+    # quarter of the hold with a runnable thread waiting for a CPU, on a host at least cpu_pressure_host_min_pct
+    # busy: pressure on a mostly idle host is one burst (a JIT, a GC), not a queue the requests stand in.
+    cpu_pressure_wall_pct: float = 25.0
+    cpu_pressure_host_min_pct: float = 60.0
     # load/phases.js lets k6 grow to this many times the row's users (maxVUs) before it drops arrivals: its VU cap.
     k6_max_vus_factor: int = 2
     # A pool is the queue when waiters were seen in at least this share of its 2 Hz samples or, by its exact timers,

@@ -182,14 +182,35 @@ def client_pool(row: Mapping[str, object], ctx: Context) -> Seen:
 
 
 def cpu(row: Mapping[str, object], ctx: Context) -> Seen:
-    """The host or the service at least saturated_share busy (the service against its own cores' allotment)."""
+    """The host or the service at least saturated_share busy (the service against its own cores' allotment); short
+    of it, the tiers seen queueing for a CPU (cpu_pressure)."""
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
     host, app, full = num(row, "host_cpu_pct", 0), num(row, "app_cpu_pct", 0), ctx.rig.saturated_share
     saturated = host >= full * 100 or app >= full * app_allotment
     quota = num(row, "cpu_quota_cores", 0)
     host_of = f" of the {number(quota)} cores its CPU quota allows" if quota > 0 else ""
-    return Seen(saturated, f"host {number(host)}%{host_of}, service {number(app / app_allotment * 100)}% of its "
-                           f"cores (wall at {number(full * 100)}%)")
+    busy = (f"host {number(host)}%{host_of}, service {number(app / app_allotment * 100)}% of its cores (wall at "
+            f"{number(full * 100)}%)")
+    queued = cpu_pressure(row, ctx)
+    if queued.saturated and not saturated:
+        return queued
+    return Seen(saturated, f"{busy}; {queued.text}" if queued.text else busy)
+
+
+def cpu_pressure(row: Mapping[str, object], ctx: Context) -> Seen:
+    """The tiers queued for a CPU: for at least cpu_pressure_wall_pct of the hold a runnable thread waited for one
+    (the kernel's PSI, cpu_pressure_pct), on a host at least cpu_pressure_host_min_pct busy whose cores the tiers
+    shared: the pressure is the host's, and on cores of their own it may be another tier's queue, not the
+    service's. Nothing to say where the kernel's pressure was not read."""
+    pressure, host = num(row, "cpu_pressure_pct"), num(row, "host_cpu_pct", 0)
+    if math.isnan(pressure):
+        return Seen(False, "")
+    wall, least = ctx.rig.cpu_pressure_wall_pct, ctx.rig.cpu_pressure_host_min_pct
+    if pressure >= wall and host >= least and ctx.shared_cores:
+        return Seen(True, f"host {number(host)}% busy, and for {number(pressure)}% of the hold a runnable thread "
+                          f"waited for a CPU (PSI; wall at {number(wall)}% on a host ≥ {number(least)}% busy)")
+    return Seen(False, f"a runnable thread waited for a CPU {number(pressure)}% of the hold (PSI; wall at "
+                       f"{number(wall)}% on a host ≥ {number(least)}% busy)")
 
 
 def thread_pool(row: Mapping[str, object], ctx: Context) -> Seen:

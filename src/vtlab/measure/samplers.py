@@ -127,6 +127,17 @@ def parse_host_interrupts(text: str) -> int:
     return int(fields[6]) + int(fields[7])
 
 
+def parse_cpu_pressure(text: str) -> int | None:
+    """The µs during which at least one runnable task waited for a CPU, since boot: the `some` line's total in
+    /proc/pressure/cpu (the kernel's pressure stall information). None where there is no such line (PSI off, a
+    kernel before 4.20: the file is then missing or empty)."""
+    for line in text.splitlines():
+        fields = dict(field.split("=", 1) for field in line.split()[1:] if "=" in field)
+        if line.startswith("some ") and fields.get("total", "").isdigit():
+            return int(fields["total"])
+    return None
+
+
 def parse_rss_kb(statm: str) -> int:
     return int(statm.split()[1]) * PAGE_KB
 
@@ -291,6 +302,10 @@ def cpu_reader(tiers: Callable[[], Mapping[str, int | tuple[int, ...] | None]], 
                 reading[f"{name}_ticks"] = sum(tree_ticks(table, one) for one in ones)
                 roots.extend(ones)
         reading["others_ticks"] = others_ticks(table, roots)
+        # host-wide too: on shared cores a request's latency queues for a CPU well before the host reads full
+        pressure = parse_cpu_pressure(_read("/proc/pressure/cpu"))
+        if pressure is not None:
+            reading["cpu_pressure_us"] = pressure
         overflows = parse_listen_overflows(_read("/proc/net/netstat"))
         if overflows is not None:  # host-wide, but on loopback only the tiers listen for the load
             reading["listen_overflows"] = overflows

@@ -135,6 +135,10 @@ EXTRA_COLUMNS = [
     # the rig's own scrapes of the service's meters over the hold, as vtlab's service counts them on the thread that
     # writes each: ms of CPU and KiB allocated a second, and a scrape (empty: the service keeps no such count)
     "scrape_cpu_ms_per_s", "scrape_kib_per_s", "scrape_cpu_ms_per_scrape", "scrape_kib_per_scrape",
+    # the share of the hold (%) in which at least one runnable task on the host waited for a CPU, by the kernel's
+    # pressure stall information (/proc/pressure/cpu, `some`); empty where the kernel has none: CPU queueing that
+    # the host's busy share (host_cpu_pct) does not show on shared cores
+    "cpu_pressure_pct",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

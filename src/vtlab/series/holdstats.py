@@ -86,6 +86,7 @@ def _tiers(hold: Hold) -> dict[str, object]:
             "cpu_quota_cores": "" if hold.quota_cores is None else round(hold.quota_cores, 3),
             "foreign_cpu_pct": windows.foreign_percent(cpu, list(hold.tiers), start, end),
             "steal_cpu_pct": windows.steal_percent(cpu, start, end),
+            "cpu_pressure_pct": windows.pressure_percent(cpu, start, end),
             "app_cpu_ms_per_req": per_request(app_cpu), "pg_cpu_ms_per_req": per_request(pg_cpu),
             "stub_cpu_ms_per_req": per_request(stub_cpu), "load_cpu_ms_per_req": per_request(load_cpu),
             "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end)),

@@ -94,6 +94,13 @@ def steal_percent(series: Series, start: float, end: float) -> float:
             / (points[-1]["host_total"] - points[0]["host_total"]) * 100)
 
 
+def pressure_percent(series: Series, start: float, end: float) -> float:
+    """Share of the window's wall time in which at least one runnable task waited for a CPU (100% = all of it): the
+    growth of the kernel's PSI total (cpu_pressure_us, µs) over the time between its first and last reading. NaN
+    where it was not sampled (PSI off, an older kernel, a series from before it was read)."""
+    return rate_over(series, "cpu_pressure_us", start, end) / 1e6 * 100  # µs waited a second → % of that second
+
+
 def maximum(series: Series, key: str, start: float, end: float) -> float:
     values = [v[key] for _, v in series.window(start, end) if key in v]
     return max(values) if values else float("nan")
