@@ -82,6 +82,14 @@ def test_little_pressure_or_an_idle_host_is_no_cpu_wall():
     assert f"a runnable thread waited for a CPU 50% of the hold {PSI_WALL}" in idle.evidence
 
 
+def test_a_closed_row_at_its_unloaded_latency_is_held_by_its_users_whatever_the_pressure():
+    # 1,012 ms against the unloaded 1,012: nothing waited, the users set the rate; the pressure is said, not named
+    at_ceiling = verdict(row(mean_ms=1012), row(**dict(QUEUED, mean_ms=1012, p50_ms=1010), cpu_pressure_pct=41))
+    assert at_ceiling.bottleneck == "downstream"
+    waited = verdict(row(mean_ms=1012), row(**dict(QUEUED, mean_ms=1300, p50_ms=1300), cpu_pressure_pct=41))  # +28%
+    assert waited.bottleneck == "cpu"
+
+
 def test_pressure_on_tiers_with_cores_of_their_own_is_no_cpu_wall():
     # k6 on cores 2-3: the host's pressure may be its queue, not the service's
     apart = record.from_dict({**META, "core_map": "app=0-1 pg=0-1 stub=0-1 load=2-3"})

@@ -56,7 +56,8 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     if stalled:
         return Wall("stall", stalled)
     failing, refusing = evidence.failures(row, ctx)
-    pool, cpu, threads = evidence.connection_pool(row, ctx), evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)
+    pool, threads = evidence.connection_pool(row, ctx), evidence.thread_pool(row, ctx)
+    cpu = evidence.cpu(row, ctx, evidence.queued(row, ctx, service_ms))
     host_full = num(row, "host_cpu_pct", 0) >= ctx.rig.saturated_share * 100
     client = evidence.client_pool(row, ctx)
     load, mostly_wait = evidence.load(row, ctx, service_ms)

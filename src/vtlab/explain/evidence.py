@@ -181,9 +181,11 @@ def client_pool(row: Mapping[str, object], ctx: Context) -> Seen:
                 f"samples){failed}")
 
 
-def cpu(row: Mapping[str, object], ctx: Context) -> Seen:
+def cpu(row: Mapping[str, object], ctx: Context, queued: bool = True) -> Seen:
     """The host or the service at least saturated_share busy (the service against its own cores' allotment); short
-    of it, the tiers seen queueing for a CPU (cpu_pressure)."""
+    of it, the tiers seen queueing for a CPU (cpu_pressure) where the requests waited too (`queued`: the latency
+    beyond the unloaded one's margin). A closed-model row whose latency is its unloaded one is at its users'
+    ceiling whatever the kernel saw: its users, not the CPU, set its rate."""
     app_allotment = (ctx.host_cpus if ctx.shared_cores else num(row, "app_cpus", ctx.host_cpus)) * 100
     host, app, full = num(row, "host_cpu_pct", 0), num(row, "app_cpu_pct", 0), ctx.rig.saturated_share
     saturated = host >= full * 100 or app >= full * app_allotment
@@ -191,10 +193,10 @@ def cpu(row: Mapping[str, object], ctx: Context) -> Seen:
     host_of = f" of the {number(quota)} cores its CPU quota allows" if quota > 0 else ""
     busy = (f"host {number(host)}%{host_of}, service {number(app / app_allotment * 100)}% of its cores (wall at "
             f"{number(full * 100)}%)")
-    queued = cpu_pressure(row, ctx)
-    if queued.saturated and not saturated:
-        return queued
-    return Seen(saturated, f"{busy}; {queued.text}" if queued.text else busy)
+    pressure = cpu_pressure(row, ctx)
+    if pressure.saturated and queued and not saturated:
+        return pressure
+    return Seen(saturated, f"{busy}; {pressure.text}" if pressure.text else busy)
 
 
 def cpu_pressure(row: Mapping[str, object], ctx: Context) -> Seen:
@@ -237,6 +239,17 @@ def vus(row: Mapping[str, object], ctx: Context) -> Seen:
     cap, flying, dropped = vu_cap(row, ctx.rig.k6_max_vus_factor), in_flight(row), num(row, "dropped_iterations", 0)
     return Seen(dropped > 0 and flying >= ctx.rig.saturated_share * cap,
                 f"{number(dropped)} arrivals dropped, in flight {number(flying)} of k6's {number(cap)} VUs")
+
+
+def queued(row: Mapping[str, object], ctx: Context, service_ms: float) -> bool:
+    """Whether a closed-model row's requests waited: its latency beyond the unloaded latency's margin (not known: not
+    seen). An open model's arrivals do not wait for the answers, so its latency is the question, not its rate: it
+    always may have queued."""
+    if row.get("load_model") == "open":
+        return True
+    latency = latency_ms(row)
+    return (not math.isnan(latency) and not math.isnan(service_ms)
+            and latency > service_ms * (1 + ctx.rig.unloaded_latency_margin))
 
 
 def load(row: Mapping[str, object], ctx: Context, service_ms: float) -> tuple[Seen, bool]:
