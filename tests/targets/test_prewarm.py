@@ -1,7 +1,10 @@
 """A staircase's fresh JVM is warmed at its top rate before its first step; nothing else is."""
 
+from pathlib import Path
+
+from vtlab.measure import jit, settle
 from vtlab.plan import planner, presets
-from vtlab.targets import prewarm
+from vtlab.targets import aotcache, prewarm, userjvm
 
 
 def _quick(monkeypatch, **given):
@@ -31,3 +34,47 @@ def test_a_row_on_a_jvm_of_its_own_or_a_fixed_warm_up_is_not_pre_warmed(monkeypa
     assert not any(prewarm.wanted(fixed, row, p, fresh=True) for p, row in enumerate(fixed.rows))
     one_step = _quick(monkeypatch, concurrency=(400,), conn_modes=("released",))
     assert [prewarm.wanted(one_step, row, p, fresh=True) for p, row in enumerate(one_step.rows)] == [False, False]
+
+
+def _jar_plan(**given):
+    """A --service jar's plan: its own workload, a staircase per thread mode (10, 100, 400 users)."""
+    return planner.build("service", planner.Overrides(workloads=(presets.SERVICE_WORKLOAD,), **given))
+
+
+def _jar_jvm(steps):
+    return userjvm.UserJvm(("family",), "slug", None, aotcache.WITHOUT, lambda: None, Path(), steps=steps)
+
+
+def test_a_service_jars_staircase_is_pre_warmed_before_its_first_step_again():
+    plan = _jar_plan()
+    assert [(row.thread_mode, row.concurrency) for row in plan.rows] == [
+        ("platform", 10), ("platform", 100), ("platform", 400), ("virtual", 10), ("virtual", 100), ("virtual", 400)]
+    wanted = [prewarm.wanted(plan, row, position, fresh=position in (0, 3)) for position, row in enumerate(plan.rows)]
+    assert wanted == [True, False, False, True, False, False]
+    # the jar's own JVM: fresh before its first step, warm from then on
+    assert userjvm.prewarm_due(_jar_jvm(0), plan, plan.rows[0], 0)
+    assert not userjvm.prewarm_due(_jar_jvm(1), plan, plan.rows[1], 1)
+
+
+def test_a_service_jar_is_not_pre_warmed_where_vtlabs_own_service_would_not_be():
+    for plan in (_jar_plan(prewarm="off"), _jar_plan(jvm_per_row=True), _jar_plan(warmup_until="fixed")):
+        assert not any(prewarm.wanted(plan, row, p, fresh=True) for p, row in enumerate(plan.rows))
+
+
+def test_a_jars_platform_pre_warm_is_capped_at_the_request_threads_it_reported():
+    plan = _jar_plan()
+    platform, virtual = plan.rows[0], plan.rows[3]
+    assert platform.tomcat_max_threads == 0  # vtlab does not size a jar's request threads
+    assert prewarm.users(plan, platform, reported_threads=200) == 200
+    assert prewarm.users(plan, platform, reported_threads=0) == 400  # none reported: the top step's users
+    assert prewarm.users(plan, virtual, reported_threads=200) == 400
+
+
+def test_the_prewarms_burst_is_its_busiest_step_window_of_the_jvms_compile_time(tmp_path):
+    meter = jit.JitMeter(4242, tmp_path / "none", tmp_path)
+    meter.source = jit.PERFDATA
+    # 20 s: 1.0, 0.5, 0.25, 0.25 s compiled a second in its four 5 s windows -> 5.0 s in the first, 1.0 a second
+    meter.seconds = [(100.0 + t, float(min(t, 5) + 0.5 * max(0, min(t, 10) - 5) + 0.25 * max(0, t - 10)))
+                     for t in range(21)]
+    assert prewarm.burst_of(meter, 99.0) == settle.Burst(1.0, jit.PERFDATA)
+    assert prewarm.burst_of(None, 99.0) is None  # a service not ours: no JIT read

@@ -33,14 +33,18 @@ class Drive:
     warmup: settle.Warmup = settle.Warmup(0, settle.FIXED)  # the warm-up as run
     cooldown_s: float | None = None  # the cool-down as run, when the harness stopped k6 (else the plan's)
     memory: dict[str, object] = field(default_factory=dict)  # the memory probe's cells (holdwatch.MemoryProbe)
+    # the JVM's JIT at its busiest after the row, its steps' and its pre-warm's included: the next step's reference
+    jit_burst: settle.Burst | None = None
 
 
 def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress: Reporter,
           watch: stalls.Watch | None, read_meters: Callable[[], dict[str, float] | None] | None,
-          jcmds: Sequence[Path] = ()) -> Drive:
+          jcmds: Sequence[Path] = (), jit_burst: settle.Burst | None = None) -> Drive:
     """Run k6 for the row with the CPU and meter samplers beside it; the hold window in monotonic time. With the rig's
     memory probe on, the service's memory is read by the first of `jcmds` there is, with the requests in flight
-    when the hold's last request has ended (a row whose warm-up settles: the only rows with that moment)."""
+    when the hold's last request has ended (a row whose warm-up settles: the only rows with that moment). `jit_burst`
+    is the service JVM's busiest JIT window before the row (its pre-warm, earlier steps; None: a fresh JVM), the
+    warm-up's reference for the compiler's burst being over."""
     log, summary, series_dir, k6_series = _row_files(rig.run_dir, slug)
     current = constants.CURRENT
     hold_file = series_dir / f"{slug}.hold" if spec.settles else None
@@ -55,7 +59,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
     decider = (settle.HoldDecider(hold_file, [runner.live for runner in runners],
                                   spec.ramp_s + current.k6_start_slack_s, spec.warmup_s, spec.hold_s, spec.cooldown_s,
                                   started_unix, app.pid, probe.take if probe else None,
-                                  settle.STEP_WINDOW_S if spec.warm_step else settle.WINDOW_S)
+                                  settle.STEP_WINDOW_S if spec.warm_step else settle.WINDOW_S, jit_burst)
                if hold_file else None)
     stopped = False  # k6 told to stop: the hold, its cool-down and the hold's last iterations are over
     live = LiveLine(progress, started, None if decider else spec.hold_start_s + spec.hold_s)
@@ -101,7 +105,8 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                  watch.record(rig.run_dir) if watch else {"stall": "", "thread_dump": ""},
                  during_hold.close() if during_hold else holdwatch.NOTHING,
                  decider.warmup() if decider else settle.Warmup(spec.warmup_s, settle.FIXED),
-                 decider.cooldown_s() if decider else None, probe.cells(decider is not None) if probe else {})
+                 decider.cooldown_s() if decider else None, probe.cells(decider is not None) if probe else {},
+                 decider.burst() if decider else jit_burst)
 
 
 class LiveLine:

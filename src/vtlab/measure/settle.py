@@ -13,10 +13,14 @@ Settled, over the last WINDOWS windows of WINDOW_S seconds, all after the ramp:
 - cpu: the CPU a request costs without the compiler's is at most CPU_FALL below the first window's;
 - jit: the JIT no longer moves the answer — its compile time in the last window is at most JIT_SHARE of the
   service's CPU, or, where the host had room (busy below HOST_BUSY), the CPU per request has stopped falling and the
-  compiler's burst is over (its last window at most JIT_DECAY of its busiest since the ramp), whatever it is: it
-  then neither makes requests cheaper nor takes a core they need. A fresh JVM at 1,000 req/s passed the other tests
+  compiler's burst is over (its last window at most JIT_DECAY of the JVM's busiest), whatever it is: it then
+  neither makes requests cheaper nor takes a core they need. A fresh JVM at 1,000 req/s passed the other tests
   20 s after the ramp with its compiler at 69% of the service's CPU, 39 methods a second, 77% of its busiest
-  window: mid-burst, its code still being replaced.
+  window: mid-burst, its code still being replaced. The busiest window is the JVM's, not the row's (Burst): the
+  row's own since its ramp, or one before it — its pre-warm's (targets.prewarm) or an earlier step's — where that
+  compiled more a second. A pre-warmed jar's first step (24 users) was held to its bound as jit-not-settled when
+  only the row's windows counted: its burst had been in the pre-warm, the busiest window the row saw was the tail
+  itself (decay 100%), and at that load the tail was still above JIT_SHARE of a small service CPU.
 A fresh JVM's JIT shows in all three: the rate climbs while requests queue behind interpreted code, the compiler
 takes a large share of the CPU, and the CPU of a request falls as its code is compiled. Measured here: at 400 req/s
 the compiler took 40% of the service's CPU for the first 20 s, then under 5%; at 100 req/s it still compiled ~8
@@ -70,9 +74,37 @@ RATE, JIT, CPU = "rate", "jit", "cpu"
 
 
 @dataclass(frozen=True)
+class Burst:
+    """A JVM's JIT at its busiest so far, carried from its pre-warm and its steps into the next row's judge: the
+    compile time a second of its busiest window (jit.JitMeter.seconds' unit) and where it was read (jit.PERFDATA or
+    jit.COMPILER_THREADS: elapsed compile time and compiler CPU are not one scale, so one never judges the other)."""
+    per_s: float
+    source: str
+
+    def per_s_in(self, source: str) -> float:
+        """The busiest compile time a second, for a row whose JIT is read from `source` (0: read another way)."""
+        return self.per_s if source == self.source else 0.0
+
+
+def busiest(before: Burst | None, seconds: Sequence[tuple[float, float]], source: str, since: float,
+            window_s: float) -> Burst | None:
+    """The JVM's burst after a stretch of readings (`seconds`, its compile time so far, read from `source`): the
+    busiest of its whole windows of `window_s` from `since` on, or `before`'s where that was busier. None while
+    nothing was read."""
+    if not seconds or not source:
+        return before
+    start = max(since, seconds[0][0])  # from the first reading: a window before it reads nothing
+    grown = _windows_since(seconds, start, seconds[-1][0], window_s)
+    now = Burst(max(grown, default=0.0) / window_s, source)
+    if before is None or before.source != source:
+        return now
+    return before if before.per_s >= now.per_s else now
+
+
+@dataclass(frozen=True)
 class Judgement:
     """The criterion's values at one reading: the rate's spread, the JIT's compile time as a share of the service's
-    CPU and of its busiest window (None: not read), methods compiled a second (None: not read), and the tests
+    CPU and of the JVM's busiest window (None: not read), methods compiled a second (None: not read), and the tests
     not met."""
     rate_spread: float
     jit_share: float | None = None
@@ -122,7 +154,7 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
           compiles: Sequence[tuple[float, float]] = (), host_busy: Sequence[tuple[float, float]] = (),
           host_total: Sequence[tuple[float, float]] = (),
           jit_cpu: Sequence[tuple[float, float]] = (), usable: float = 1.0,
-          window_s: float = WINDOW_S) -> Judgement | None:
+          window_s: float = WINDOW_S, busiest_before_per_s: float = 0.0) -> Judgement | None:
     """The criterion at the latest reading: over the last WINDOWS windows of `window_s` (none before `since`, the
     ramp's end), the rate of successes, the CPU per success without the compiler's, and the JIT's compile time
     against the service's CPU — where the host had room, only as far as the CPU per request shows it. Each series is
@@ -131,7 +163,9 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
     the compiler threads' CPU, taken out of the service's per request (`jit` where it is not given); app_cpu
     and jit are empty when the service's process is not ours (then the rate alone decides); `usable` the share of the
     machine the rig may use (cores.usable_share); `window_s` WINDOW_S, or STEP_WINDOW_S on a JVM the steps before
-    warmed. None while there is nothing to judge yet (too early, or readings that do not reach back)."""
+    warmed; `busiest_before_per_s` the compile time a second of the JVM's busiest window before the row (its pre-warm,
+    earlier steps: Burst; 0 where none was read), against which the compiler's burst is over as much as against the
+    row's own. None while there is nothing to judge yet (too early, or readings that do not reach back)."""
     if not ok:
         return None
     now = min(series[-1][0] for series in (ok, app_cpu, jit) if series)  # what every series has read
@@ -155,7 +189,9 @@ def judge(ok: Sequence[tuple[float, float]], app_cpu: Sequence[tuple[float, floa
         if per_request[-1] < (1 - CPU_FALL) * per_request[0]:
             unmet.append(CPU)
     share = compiling[-1] / service[-1] if service[-1] > 0 else math.inf
-    busiest = max([compiling[-1], *_windows_since(jit, since, now, window_s)]) if jit else 0.0
+    # the JVM's busiest window: a burst in the pre-warm or an earlier step is over as much as one since the ramp
+    busiest = (max([compiling[-1], busiest_before_per_s * window_s, *_windows_since(jit, since, now, window_s)])
+               if jit else 0.0)
     decay = compiling[-1] / busiest if busiest > 0 else 0.0
     host = _share(host_busy, host_total, edges[-2:])
     if host is not None:  # busy against what the rig may use: a cgroup's quota leaves the machine part idle
@@ -214,13 +250,15 @@ class HoldDecider:
 
     def __init__(self, hold_file: Path, live_files: Sequence[Path], ramp_s: float, max_warmup_s: float,
                  hold_s: float, cooldown_s: float, started_unix: float, pid: int | None = None,
-                 before_end: Callable[[int], None] | None = None, window_s: float = WINDOW_S):
+                 before_end: Callable[[int], None] | None = None, window_s: float = WINDOW_S,
+                 burst: Burst | None = None):
         self.hold_file, self.live_files = hold_file, list(live_files)
         # called with the requests in flight at the moment the hold's last request has ended, before the row is
         # ended: every user then waits on a request of the cool-down, none counted (measure.memprobe)
         self.before_end = before_end
         self.meter = jit.JitMeter(pid) if pid is not None else None  # the service's JVM, when it is ours
         self.window_s = window_s  # judge's windows: STEP_WINDOW_S on a JVM the steps before warmed
+        self.burst_before = burst  # the JVM's busiest JIT window before the row (its pre-warm, earlier steps)
         self.usable = cores.usable_share(os.cpu_count() or 0, cores.quota())  # read once: a row's quota holds
         self.judged: Judgement | None = None  # the criterion at the latest reading
         self.ramp_end = started_unix + ramp_s
@@ -248,12 +286,23 @@ class HoldDecider:
             self.judged = judge(_summed(runners), _cpu_seconds(cpu, monotonic_to_unix) if self.meter else [],
                                 jit, self.ramp_end, compiles, _readings(cpu, "host_busy", monotonic_to_unix),
                                 _readings(cpu, "host_total", monotonic_to_unix), jit_cpu, self.usable,
-                                self.window_s) or self.judged
+                                self.window_s, self._before_per_s()) or self.judged
         if self.judged is not None and self.judged.settled and all(runners):
             self._decide(now, SETTLED)  # first: a criterion met on the bound's own tick is met, not timed out
         elif now >= self.ramp_end + self.max_warmup_s:
             self._decide(now, BOUND)
         return self.hold_start
+
+    def _before_per_s(self) -> float:
+        """The JVM's busiest compile time a second before the row, in the unit this row's meter reads."""
+        return self.burst_before.per_s_in(self.meter.source) if self.burst_before and self.meter else 0.0
+
+    def burst(self) -> Burst | None:
+        """The JVM's burst after the row: the busiest window before it or since its ramp (the next step's
+        reference)."""
+        if self.meter is None:
+            return self.burst_before
+        return busiest(self.burst_before, self.meter.seconds, self.meter.source, self.ramp_end, self.window_s)
 
     def _decide(self, now: float, why: str) -> None:
         start = now + LEAD_S

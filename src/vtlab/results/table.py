@@ -118,7 +118,8 @@ EXTRA_COLUMNS = [
     "jvm_opts",
     # the warm-up's criterion at the hold's start (measure.settle): which of its tests were unmet at the bound
     # (rate, jit, cpu; empty when it settled), the JIT's compile time as % of the service's CPU over the last window
-    # and as % of its busiest window since the ramp, methods compiled a second, and where the JIT was read from
+    # and as % of the JVM's busiest window (since the row's ramp, or in its pre-warm or an earlier step, where that
+    # compiled more a second: measure.settle.Burst), methods compiled a second, and where the JIT was read from
     # (perfdata: HotSpot's counters; compiler-threads: their CPU in /proc; empty: not read), and the machine's busy %
     "warmup_unsettled", "warmup_jit_share_pct", "warmup_jit_decay_pct", "warmup_compiles_per_s",
     "warmup_jit_source", "warmup_host_busy_pct",

@@ -62,7 +62,8 @@ class OwnService:
         try:
             servicejvm.run_as(jvm, row, plan.family_peak_users(row), plan.downstream_http)
             if prewarming:
-                jvm.prewarmed_users = prewarm.warm(rig, spec, plan, row, slug)
+                warmed = prewarm.warm(rig, spec, plan, row, slug, app.pid)
+                jvm.prewarmed_users, jvm.jit_burst = warmed.users, warmed.burst
         except BaseException:
             self._stop_jvm()
             raise
@@ -75,11 +76,12 @@ class OwnService:
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
             meters = samplers.meters_reader(app.management_url + "/actuator/prometheus")
             driven, window = jfrdump.recorded(
-                lambda: drive.drive(rig, app, spec, slug, progress, watch, meters, rig.jcmds(java)),
+                lambda: drive.drive(rig, app, spec, slug, progress, watch, meters, rig.jcmds(java), jvm.jit_burst),
                 rig.jcmds(java), app.pid, jfr, stepped)
         except BaseException:
             self._stop_jvm()
             raise
+        jvm.jit_burst = driven.jit_burst  # the next step's warm-up judges its JIT against the JVM's busiest window
         if not (stepped and plan.next_step_follows(turn.position)):
             self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         values = {**csvrow.local_row_values(rig, row, plan, spec, driven, jvm.info, jfr, app.log, log_from,

@@ -12,19 +12,24 @@ and every step, the first too, is measured on compiled code and settles over a l
 
 What it leaves to the first step besides the JIT's work: a heap G1 sized for the top rate and, on platform threads,
 request threads created up to the pre-warm's users, idle until the steps use them (Tomcat keeps idle ones ~60 s);
-no connection (k6 closes them as it ends, and no request is queued: platform pre-warm users ≤ threads).
+no connection (k6 closes them as it ends, and no request is queued: platform pre-warm users ≤ threads; a
+--service jar's threads as it reported them, none capped where it reported none).
 
-vtlab's own service only, for now: a --service jar's first step still warms its JVM itself. Pre-warmed, a jar's
-first step (24 users) was held to its bound as jit-not-settled: the warm-up's JIT test looks for the compiler's
-burst to be over since the row's ramp, and the burst had happened in the pre-warm, outside the row's window."""
+And the JIT's burst, read as the warm-up reads it (measure.jit, the JVM's compile time a second at its busiest
+window): the first step's warm-up judges the compiler's burst over against it (measure.settle.Burst), not against
+the busiest window since its own ramp, which after a pre-warm is already the burst's tail. Read against the row's
+windows only, a pre-warmed --service jar's first step (24 users) was held to its bound as jit-not-settled, its
+tail still above a twentieth of a small service CPU; the pre-warm was vtlab's own service's only until the burst
+was the JVM's (both targets pre-warm: targets.own, targets.user)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 
 from vtlab.core import constants, shapes
 from vtlab.core.dimensions import Row
-from vtlab.measure import load
+from vtlab.measure import jit, load, settle
 from vtlab.measure.tiers import Rig
 from vtlab.plan.planner import Plan
 from vtlab.rig import procs
@@ -33,10 +38,13 @@ PREWARM_RAMP_S = constants.CURRENT.prewarm_ramp_s
 PREWARM_S = constants.CURRENT.prewarm_s
 
 
-def users(plan: Plan, row: Row) -> int:
-    """The pre-warm's users: the family's top step's, capped at the request threads on platform threads."""
+def users(plan: Plan, row: Row, reported_threads: int = 0) -> int:
+    """The pre-warm's users: the family's top step's, capped at the request threads on platform threads — the row's,
+    or where vtlab does not set them (a --service jar: 0) the ones the service reported (`reported_threads`; 0:
+    none reported, no cap)."""
     peak = plan.family_peak_users(row)
-    return min(peak, row.tomcat_max_threads) if row.thread_mode == "platform" else peak
+    threads = row.tomcat_max_threads or reported_threads
+    return min(peak, threads) if row.thread_mode == "platform" and threads > 0 else peak
 
 
 def wanted(plan: Plan, row: Row, position: int, fresh: bool) -> bool:
@@ -46,17 +54,43 @@ def wanted(plan: Plan, row: Row, position: int, fresh: bool) -> bool:
             and plan.search_peak_users == 0 and plan.next_step_follows(position))
 
 
-def warm(rig: Rig, row_spec: load.LoadSpec, plan: Plan, row: Row, slug: str) -> int:
-    """k6 with the row's own call (`row_spec`) at the pre-warm's users for PREWARM_S, waited for; its users."""
+@dataclass(frozen=True)
+class Prewarmed:
+    """What a pre-warm left its JVM: the users it ran at, and its JIT's busiest window (None: not read)."""
+    users: int
+    burst: settle.Burst | None
+
+
+def warm(rig: Rig, row_spec: load.LoadSpec, plan: Plan, row: Row, slug: str, pid: int | None,
+         reported_threads: int = 0) -> Prewarmed:
+    """k6 with the row's own call (`row_spec`) at the pre-warm's users (users) for PREWARM_S, waited for, the JIT of
+    the service's JVM (`pid`; None: not ours, not read) read each second meanwhile."""
     logs = rig.run_dir / "logs"
-    spec = replace(row_spec, model="closed", concurrency=users(plan, row), rate=0, ramp_s=PREWARM_RAMP_S,
-                   warmup_s=PREWARM_S, hold_s=1, cooldown_s=1, shape=shapes.Shape(), settles=False, warm_step=False)
+    spec = replace(row_spec, model="closed", concurrency=users(plan, row, reported_threads), rate=0,
+                   ramp_s=PREWARM_RAMP_S, warmup_s=PREWARM_S, hold_s=1, cooldown_s=1, shape=shapes.Shape(),
+                   settles=False, warm_step=False)
     print(f"  pre-warming the {row.thread_mode}-thread JVM: {spec.concurrency} users for {PREWARM_S} s "
           "(its staircase's top rate; not recorded)", flush=True)
-    k6 = load.start(rig.k6, spec, logs / f"prewarm-{slug}.json", logs / f"prewarm-{slug}.k6.log",
-                    rig.core_map["load"], logs / f"prewarm-{slug}.k6.csv.gz")
+    log = logs / f"prewarm-{slug}.k6.log"
+    k6 = load.start(rig.k6, spec, logs / f"prewarm-{slug}.json", log, rig.core_map["load"],
+                    logs / f"prewarm-{slug}.k6.csv.gz")
+    meter = jit.JitMeter(pid) if pid is not None else None
+    began, deadline = time.time(), time.monotonic() + spec.duration_s + 60
     try:
-        k6.wait(timeout=spec.duration_s + 60)
+        while k6.poll() is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the pre-warm's k6 did not finish in time; see {log}")
+            if meter is not None:
+                meter.read(time.time())
+            time.sleep(1)
     finally:
         procs.terminate(k6)
-    return spec.concurrency
+    return Prewarmed(spec.concurrency, burst_of(meter, began))
+
+
+def burst_of(meter: jit.JitMeter | None, began: float) -> settle.Burst | None:
+    """The pre-warm's busiest JIT window, over the windows its first step's warm-up judges by: the step after a
+    pre-warm is warm (settle.STEP_WINDOW_S)."""
+    if meter is None:
+        return None
+    return settle.busiest(None, meter.seconds, meter.source, began, settle.STEP_WINDOW_S)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from vtlab.core.dimensions import Row
 from vtlab.core.settings import APP_PORT
+from vtlab.measure import settle
 from vtlab.measure.tiers import Rig
 from vtlab.plan import planner
 from vtlab.rig import procs, runtimes, services
@@ -30,6 +31,7 @@ class ServiceJvm:
     slug: str        # the first row's: the JVM's logs are named for it
     steps: int = 0   # rows measured on it so far
     prewarmed_users: int = 0  # the users it ran at before its first step (targets.prewarm); 0: none
+    jit_burst: settle.Burst | None = None  # its JIT's busiest window so far (pre-warm, steps): the warm-up's reference
 
     def alive(self) -> bool:
         return self.app.proc is not None and self.app.proc.poll() is None

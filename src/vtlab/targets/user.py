@@ -83,8 +83,9 @@ class UserService:
         java = runtimes.java_for(row.jdk, plan.java_homes)
         stepped = target.started_by_vtlab and plan.steps_on_one_jvm(row)
         jvm = self._jvm_for(row, slug, java, jfr, stepped)
+        prewarming = stepped and userjvm.prewarm_due(jvm, plan, row, turn.position)
         jvm.steps += 1
-        warm = stepped and jvm.steps > 1  # the steps before warmed this JVM
+        warm = stepped and (jvm.steps > 1 or prewarming)  # the steps before, or the pre-warm, warmed it
         app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
         try:
             spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps,
@@ -94,14 +95,19 @@ class UserService:
                                  script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row),
                                  warm_step=warm)
             self._first_request(jvm, row, java, spec, folder)
+            if prewarming:  # after the thread mode is proven, its load the row's own call
+                userjvm.prewarm_now(jvm, rig, spec, plan, row, slug)
+                log_from = csvrow.log_offset(app.log)  # the row's own lines: after its pre-warm's
             self.meter_sources[slug] = jvm.meter_source
             watch = userjvm.stall_watch(jvm, rig, spec, java, slug)
             driven, window = jfrdump.recorded(
-                lambda: drive.drive(rig, app, spec, slug, progress, watch, jvm.read_meters, rig.jcmds(java)),
+                lambda: drive.drive(rig, app, spec, slug, progress, watch, jvm.read_meters, rig.jcmds(java),
+                                    jvm.jit_burst),
                 rig.jcmds(java), app.pid, jfr, stepped)
         except BaseException:
             self._stop_jvm()
             raise
+        jvm.jit_burst = driven.jit_burst  # the next step's warm-up judges its JIT against the JVM's busiest window
         if not (stepped and plan.next_step_follows(turn.position)):
             self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         info = userrow.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
@@ -110,6 +116,7 @@ class UserService:
         if target.started_by_vtlab:
             values["aot_cache"] = jvm.start.outcome(userjvm.aot_log(rig, jvm.slug))
             values["jvm_step"] = jvm.steps
+            values["prewarm_users"] = jvm.prewarmed_users or ""
         return values, info
 
     def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> userjvm.UserJvm:
@@ -141,7 +148,9 @@ class UserService:
             started = userrow.virtual_threads_started(java, jvm.app.pid, first_request, folder)
             jvm.read_meters, jvm.meter_source = userrow.meters(jvm.app, target)
             reading = jvm.read_meters() if jvm.read_meters else None
-            userrow.check_mode(row.thread_mode == "virtual", started, (reading or {}).get("tomcat_threads_config"))
+            threads = (reading or {}).get("tomcat_threads_config")
+            userrow.check_mode(row.thread_mode == "virtual", started, threads)
+            jvm.request_threads = int(threads) if threads and threads > 0 else 0
             jvm.mode_proven = True
         if jvm.app.pid is None and not jvm.meter_source:
             jvm.read_meters, jvm.meter_source = userrow.meters(jvm.app, target)

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core.dimensions import Row
-from vtlab.measure import load, stalls
+from vtlab.measure import load, settle, stalls
 from vtlab.measure.tiers import Rig
 from vtlab.plan import planner
 from vtlab.rig import procs, runtimes
 from vtlab.rig.services import Tier
-from vtlab.targets import aotcache, useraot, userrow
+from vtlab.targets import aotcache, prewarm, useraot, userrow
 from vtlab.targets.userservice import Target
 
 
@@ -30,7 +30,10 @@ class UserJvm:
     read_meters: Callable[[], dict[str, float] | None] | None = None
     meter_source: str = ""  # where its meters come from ("": none answered)
     steps: int = 0          # rows measured on it so far
+    prewarmed_users: int = 0  # the users it ran at before its first step (targets.prewarm); 0: none
+    jit_burst: settle.Burst | None = None  # its JIT's busiest window so far (pre-warm, steps): the warm-up's reference
     mode_proven: bool = False  # its thread mode checked, by its first row's first request
+    request_threads: int = 0   # the request threads it reported then (0: none reported): a pre-warm's cap
 
     def alive(self) -> bool:
         return self.app.proc is not None and self.app.proc.poll() is None
@@ -67,6 +70,19 @@ def stall_watch(jvm: UserJvm, rig: Rig, spec: load.LoadSpec, java: runtimes.Java
         return None
     return stalls.Watch(spec.ramp_s, java, jvm.app.pid, rig.run_dir / "threads" / f"{slug}.json",
                         fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
+
+
+def prewarm_due(jvm: UserJvm, plan: planner.Plan, row: Row, position: int) -> bool:
+    """Whether the jar's fresh JVM is run at its staircase's top rate before this, its first step (targets.prewarm:
+    a JIT-heavy app's first step was measured on code still compiling)."""
+    return prewarm.wanted(plan, row, position, fresh=jvm.steps == 0)
+
+
+def prewarm_now(jvm: UserJvm, rig: Rig, spec: load.LoadSpec, plan: planner.Plan, row: Row, slug: str) -> None:
+    """The pre-warm, with the row's own call (`spec`), once the JVM's thread mode is proven; its JIT's busiest window
+    the first step's reference (measure.settle.Burst)."""
+    warmed = prewarm.warm(rig, spec, plan, row, slug, jvm.app.pid, jvm.request_threads)
+    jvm.prewarmed_users, jvm.jit_burst = warmed.users, warmed.burst
 
 
 def aot_log(rig: Rig, slug: str) -> Path:
