@@ -83,6 +83,27 @@ class StubTest {
     }
 
     @Test
+    void streamsTheClientResetsNeverCloseTheConnectionTheOthersWaitOn() throws Exception {
+        // The service resets every call it stops waiting for (its read timeout); Netty's guard against rapid-reset
+        // floods closes the whole connection after 200 resets in 30 s, failing every call still waiting on it
+        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
+            assertThat(client.send(request("/downstream/1"), HttpResponse.BodyHandlers.ofString()).version())
+                    .isEqualTo(HttpClient.Version.HTTP_2);
+            List<CompletableFuture<HttpResponse<String>>> waiting = IntStream.range(0, 50)
+                    .mapToObj(i -> client.sendAsync(request("/downstream/" + i), HttpResponse.BodyHandlers.ofString()))
+                    .toList();
+            List<CompletableFuture<HttpResponse<String>>> abandoned = IntStream.range(0, 400)
+                    .mapToObj(i -> client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/downstream/" + i))
+                            .timeout(Duration.ofMillis(100)).build(), HttpResponse.BodyHandlers.ofString()))
+                    .toList();
+            long timedOut = abandoned.stream().filter(f -> f.handle((response, failure) -> failure != null).join())
+                    .count();
+            assertThat(timedOut).as("calls the client gave up on").isGreaterThan(200);
+            waiting.forEach(f -> assertThat(f.join().statusCode()).isEqualTo(200));
+        }
+    }
+
+    @Test
     void onlyHealthIsExposed() throws Exception {
         assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
         assertThat(get("/actuator/env").statusCode()).isEqualTo(404);

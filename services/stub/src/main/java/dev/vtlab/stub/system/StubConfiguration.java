@@ -17,6 +17,15 @@ public class StubConfiguration {
      */
     static final long MAX_CONCURRENT_STREAMS = 1_000_000;
 
+    /**
+     * No limit on the streams a client resets (0: Netty's guard off). The guard against rapid-reset floods
+     * (CVE-2023-44487) closes a connection after 200 resets in 30 s, and the service resets every call it stops
+     * waiting for: at 10,000 users on one HTTP/2 connection a few hundred read timeouts in a ramp closed it, every
+     * call still waiting on it failed (36,000 502s and 504s, nothing served for 5 s: a stall), and the next
+     * connection went the same way. The stub listens on 127.0.0.1 for the rig's own service only.
+     */
+    static final int NO_RESET_LIMIT = 0;
+
     @Bean
     StubSettings stubSettings(Environment environment) {
         return StubSettings.from(environment);
@@ -36,7 +45,8 @@ public class StubConfiguration {
         @Override
         public void customize(NettyReactiveWebServerFactory factory) {
             factory.addServerCustomizers(server -> server.http2Settings(
-                    settings -> settings.maxConcurrentStreams(MAX_CONCURRENT_STREAMS)));
+                    settings -> settings.maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+                            .maxDecodedRstFramesPerWindow(NO_RESET_LIMIT, NO_RESET_LIMIT)));
         }
 
         @Override
