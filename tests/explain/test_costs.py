@@ -139,3 +139,35 @@ def test_the_services_fixed_cpu_is_its_own_the_rigs_scrape_taken_out_where_count
     assert counted.fits["cpu"].fixed == pytest.approx(40) and counted.fits["cpu"].marginal == pytest.approx(1)
     (uncounted,) = costs.families(cpu_steps())  # a user's service: its CPU as measured, the scrape in the fixed part
     assert uncounted.fits["cpu"].fixed == pytest.approx(50)
+
+
+# 300 ms/s + 0.4 ms a request: 340 ms/s at 100 req/s, 500 at 500. The first step held with the JVM's compiler still
+# busy, 250 ms/s more (590 ms/s: 59% of one core); the second with 2 ms/s of it (502 ms/s: 50.2%).
+def compiling_steps(second_measured=True):
+    second = {"jit_cpu_ms_per_s": 2} if second_measured else {}
+    return [step(100, 100, 1, "platform", app_cpu_pct=59, jit_cpu_ms_per_s=250),
+            step(500, 500, 2, "platform", app_cpu_pct=50.2, **second)]
+
+
+def test_the_compilers_cpu_is_taken_out_of_the_services_fit_where_every_step_measured_it():
+    (family,) = costs.families(compiling_steps())
+    assert family.compiler_apart and family.name("cpu") == "service CPU, the compiler's apart"
+    cpu = family.fits["cpu"]
+    assert cpu.marginal == pytest.approx(0.4, rel=1e-12) and cpu.fixed == pytest.approx(300, rel=1e-12)
+    # the compiler left in: (502 − 590) ÷ (500 − 100) = −0.22 ms a request, 590 + 0.22 × 100 = 612 ms/s: a line that
+    # falls with the load, the compiler's fading burst read as a cost per request below nothing
+    gross = costs.fit([(100, 590), (500, 502)])
+    assert gross.marginal == pytest.approx(-0.22) and gross.fixed == pytest.approx(612)
+
+
+def test_a_step_without_the_compilers_cpu_leaves_it_in_the_services_fit():
+    (family,) = costs.families(compiling_steps(second_measured=False))
+    assert not family.compiler_apart and family.name("cpu") == "service CPU"
+    assert family.fits["cpu"].marginal == pytest.approx(-0.22) and family.fits["cpu"].fixed == pytest.approx(612)
+
+
+def test_modes_whose_service_cpu_is_not_one_figure_are_not_compared():
+    (platform,) = costs.families(compiling_steps())
+    (virtual,) = costs.families([step(100, 100, 1, app_cpu_pct=34), step(500, 500, 2, app_cpu_pct=50)])
+    assert not costs.comparable(platform, virtual, "cpu") and costs.comparable(platform, virtual, "alloc")
+    assert costs.between(platform, virtual, "cpu").why == "not tested: the compiler's CPU taken apart in one mode only"

@@ -103,3 +103,38 @@ def test_the_section_reaches_markdown_html_and_json(tmp_path):
     assert virtual["fits"]["gc"]["why"] == "not determined: not measured"
     (pair,) = report["cost_differences"]
     assert pair["alloc"]["marginal"]["named"] is False and pair["alloc"]["fixed"]["named"] is True
+
+
+def compiling(third_measured=True):
+    """The platform staircase at 300 ms/s + 0.4 ms a request of service CPU (340, 460 and 700 ms/s at 100, 400 and
+    1,000 req/s), its compiler's on top: 250 ms/s at the first step (still compiling), 3 and 1 at the others."""
+    rows = staircase("platform", 1024, 80)
+    for cells, percent, jit in zip(rows, ("59", "46.3", "70.1"), ("250", "3", "1"), strict=True):
+        cells["app_cpu_pct"] = percent
+        if third_measured or cells is not rows[-1]:
+            cells["jit_cpu_ms_per_s"] = jit
+    return rows
+
+
+def test_the_service_cpu_is_fitted_without_the_compiler_and_the_compiler_has_a_line_of_its_own():
+    lines = section_of(compiling()).table
+    (cpu,) = [line for line in lines if line["what"] == "service CPU, the compiler's apart"]
+    assert cpu["marginal"].startswith("0.400 ms [") and cpu["fixed"].startswith("300.000 ms/s [")
+    (jit,) = [line for line in lines if line["what"].startswith("JIT compiler CPU")]
+    assert jit["what"] == "JIT compiler CPU (taken out of the service CPU)"
+    assert jit["fixed"] == "100 users 250.0 ms/s, 400 users 3.0 ms/s, 1000 users 1.0 ms/s"
+    # 250 of 590 ms/s (42%), 3 of 463 (1%), 1 of 701 (0%)
+    assert jit["share"] == "of the service's CPU: 100 users 42%, 400 users 1%, 1000 users 0%"
+
+
+def test_a_step_without_the_compilers_cpu_is_fitted_as_measured_and_the_section_says_the_compiler_is_in_it():
+    told = section_of(compiling(third_measured=False))
+    (cpu,) = [line for line in told.table if line["what"] == "service CPU"]
+    # (100, 590), (400, 463), (1,000, 701): about the mean rate 500 and total 584.67, Sxy = −400 × 5.33 − 100 ×
+    # −121.67 + 500 × 116.33 = 68,200 over Sxx = 420,000: 0.162 ms a request, the compiler's burst read as a lower one
+    assert cpu["marginal"].startswith("0.162 ms [")
+    assert ("the service CPU is fitted as measured, the JIT compiler's time included: 1000 users had no compiler "
+            "threads' CPU over its hold") in " ".join(told.verdict)
+    (jit,) = [line for line in told.table if line["what"].startswith("JIT compiler CPU")]
+    assert jit["what"] == "JIT compiler CPU (in the service CPU)"
+    assert jit["fixed"].endswith("1000 users not measured")

@@ -365,4 +365,19 @@ def test_cpu_pressure_is_the_share_of_the_hold_in_which_a_runnable_thread_waited
     unread = dataclasses.replace(hold, cpu=windows.Series(without))
     assert table.format_value(holdstats._tiers(unread)["cpu_pressure_pct"]) == ""  # not sampled: an empty cell
     assert holdstats._tiers(unread)["host_cpu_pct"] == pytest.approx(83.0)
-    assert table.COLUMNS[-1] == "cpu_pressure_pct"  # appended: older runs' columns keep their places
+    assert table.COLUMNS[-2:] == ["cpu_pressure_pct", "jit_cpu_ms_per_s"]  # appended: older runs' keep their places
+
+
+def test_the_compilers_cpu_a_second_is_its_growth_over_the_hold():
+    # 4 Hz readings over 40 s; the compiler threads had used 12.5 s of CPU at the hold's start (5 s) and 14.0 s at its
+    # end (35 s): 1.5 s over 30 s, 50 ms a second
+    def compiler_s(t):
+        return 12.5 + (t - 5) * 1.5 / 30
+
+    cpu = windows.Series([(t / 4, {"app_ticks": 10.0 * t, holdstats.JIT_CPU: compiler_s(t / 4)}) for t in range(161)])
+    measured = store.LoadResult(1200, 600, 600, 1200, 0.0, *([100.0] * 7), {}, 0, 0)
+    hold = holdstats.Hold(measured, cpu, windows.Series(), 5.0, 35.0, 30, ("app",), False, cpus=2)
+    assert holdstats._tiers(hold)["jit_cpu_ms_per_s"] == pytest.approx(50.0)
+    # a service whose process is not vtlab's (or /proc unread): no reading, an empty cell
+    unread = dataclasses.replace(hold, cpu=windows.Series([(t, {"app_ticks": v["app_ticks"]}) for t, v in cpu.points]))
+    assert table.format_value(holdstats._tiers(unread)["jit_cpu_ms_per_s"]) == ""

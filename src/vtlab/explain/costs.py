@@ -9,6 +9,11 @@ are only the work offered — at a platform staircase's thread wall 400 and 1,00
 did the same work. (A valid row's failures are below the rig's error_rate_max, so its successes are its responses
 within that share.)
 
+The service's CPU is fitted without its JIT compiler's where every valid step of the family measured the compiler
+threads' CPU over its hold (explain.compiler): a JVM still compiling at its first step made that step's CPU mostly the
+compiler's, and the line then fell with the load. Where any step did not, the family's line is the service's CPU as
+measured, the compiler's in it (Family.compiler_apart says which).
+
 The reps of a family are combined by fitting all their steps together: one line for the family, its residual
 spread over the steps of every rep (the fixed part of each rep's fresh JVM is taken to be the same). Only valid
 steps are fitted (explain.validity.invalidating); the invalid ones are kept aside, named. Steps of one staircase
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
 from vtlab.core.studentt import t_975
-from vtlab.explain import scrape
+from vtlab.explain import compiler, scrape
 from vtlab.explain.model import Measured, Verdict
 from vtlab.explain.validity import invalidating
 
@@ -57,13 +62,16 @@ def _gc_per_second(m: Measured) -> float:
 
 # % of one core → ms of CPU per second: × 10. The service's CPU and allocation are its own (explain.scrape).
 FIGURES = (
-    Figure("cpu", "service CPU", "ms/s", "ms", scrape.service_cpu_ms_per_s),
+    Figure("cpu", compiler.GROSS_NAME, "ms/s", "ms", scrape.service_cpu_ms_per_s),
     Figure("alloc", "allocated", "KiB/s", "KiB", lambda m: m.alloc_kb_per_req * m.throughput_rps),
     Figure("gc", "GC pauses", "ms/s", "ms", _gc_per_second),
     Figure("pg", "PostgreSQL CPU", "ms/s", "ms", lambda m: m.pg_cpu_pct * 10),
     Figure("stub", "stub CPU", "ms/s", "ms", lambda m: m.stub_cpu_pct * 10),
     Figure("load", "k6 CPU", "ms/s", "ms", lambda m: m.load_cpu_pct * 10),
 )
+# the service's CPU with its compiler's taken out: a family's "cpu" figure where every step measured the compiler's
+NET_CPU = Figure("cpu", compiler.NET_NAME, "ms/s", "ms", compiler.service_cpu_ms_per_s)
+NAMES = {figure.key: figure.name for figure in FIGURES}
 
 
 @dataclass(frozen=True)
@@ -104,10 +112,15 @@ class Family:
     reps: int
     merged: tuple[str, ...]          # "197.5 and 198.9 req/s (rep 1)": steps taken as one point
     fits: dict[str, Fit]
+    compiler_apart: bool = False     # the "cpu" fit is the service's CPU without its JIT compiler's (NET_CPU)
 
     @property
     def thread_mode(self) -> str:
         return str(self.row.thread_mode)  # type: ignore[attr-defined]
+
+    def name(self, key: str) -> str:
+        """A figure's name as this family's fit is of it ("service CPU, the compiler's apart" where it is)."""
+        return NET_CPU.name if key == NET_CPU.key and self.compiler_apart else NAMES[key]
 
 
 @dataclass(frozen=True)
@@ -186,9 +199,10 @@ def _one_jvm(steps: Sequence[Verdict]) -> bool:
 def _family(stairs: Sequence[Sequence[Verdict]], same_rate: float) -> Family:
     valid = [[v for v in steps if not invalidating(v.flags)] for steps in stairs]
     left_out = tuple(v for steps in stairs for v in steps if invalidating(v.flags))
+    apart = compiler.apart([v.measured for steps in valid for v in steps])
     merged: list[str] = []
     fits = {}
-    for figure in FIGURES:
+    for figure in (NET_CPU if apart and figure.key == NET_CPU.key else figure for figure in FIGURES):
         points, rates = [], []
         for steps in valid:
             measured = [v for v in steps if not math.isnan(figure.per_second(v.measured))]
@@ -203,7 +217,7 @@ def _family(stairs: Sequence[Sequence[Verdict]], same_rate: float) -> Family:
                             else Fit(math.nan, math.nan, why=f"{NOT_DETERMINED}: no valid step"))
     first = stairs[0][0]
     return Family(dimensions.key(first.row, SCENARIO), first.row, tuple(v for steps in valid for v in steps),
-                  left_out, len(stairs), tuple(merged), fits)
+                  left_out, len(stairs), tuple(merged), fits, apart)
 
 
 def _same_rate(steps: Sequence[Verdict], same_rate: float) -> list[list[Verdict]]:
@@ -237,6 +251,19 @@ def difference(platform: Fit, virtual: Fit, part: str = "marginal") -> Differenc
     # Welch–Satterthwaite: the degrees of freedom of a difference of two fits' estimates, each with its own
     dof = (a + b) ** 2 / ((a ** 2 / platform.dof if a else 0) + (b ** 2 / virtual.dof if b else 0))
     return Difference(delta, t_975(int(dof)) * math.sqrt(a + b))
+
+
+def comparable(p: Family, v: Family, key: str) -> bool:
+    """Whether the two families' fits of a figure are of one figure: not the service's CPU without the compiler's in
+    one mode and with it in the other."""
+    return p.name(key) == v.name(key)
+
+
+def between(p: Family, v: Family, key: str, part: str = "marginal") -> Difference:
+    """virtual − platform of one figure's fits (difference), not tested where they are not comparable."""
+    if not comparable(p, v, key):
+        return Difference(math.nan, math.nan, "not tested: the compiler's CPU taken apart in one mode only")
+    return difference(p.fits[key], v.fits[key], part)
 
 
 def pairs(told: Sequence[Family]) -> list[tuple[Family, Family]]:

@@ -89,6 +89,9 @@ class Measured:
     scrape_kib_per_s: float = NAN
     scrape_cpu_ms_per_scrape: float = NAN
     scrape_kib_per_scrape: float = NAN
+    # the service JVM's JIT compiler threads' CPU over the hold, ms a second (holdstats): the JVM's, not its
+    # requests' (explain.compiler)
+    jit_cpu_ms_per_s: float = NAN
     host_cpu_pct: float = NAN
     vt_parallelism: float = NAN
     pinned_events: float = NAN

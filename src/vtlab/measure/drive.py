@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vtlab.core import constants
-from vtlab.measure import holdwatch, liveness, load, samplers, settle, stalls
+from vtlab.measure import holdwatch, liveness, load, sampling, settle, stalls
 from vtlab.measure.target import Reporter
 from vtlab.measure.tiers import LOAD, Rig
 from vtlab.rig import ownership, procs, services
@@ -63,7 +63,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
                if hold_file else None)
     stopped = False  # k6 told to stop: the hold, its cool-down and the hold's last iterations are over
     live = LiveLine(progress, started, None if decider else spec.hold_start_s + spec.hold_s)
-    pids, cpu, meters = _samplers(rig, app, runners, read_meters)
+    pids, cpu, meters = sampling.samplers_of(rig, app, runners, read_meters)
     probes = rig.probes(app)
     # a warm-up that settles: the hold is watched once it is decided
     during_hold = _hold_watch(rig, app, slug, spec, spec.hold_start_s) if decider is None else None
@@ -137,18 +137,6 @@ def each_second(live: LiveLine, watch: stalls.Watch | None, started: float, runn
         # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
         now = time.monotonic()
         watch.observe(now - started, windows.recent_rate(meters, "requests_total", now))
-
-
-def _samplers(rig: Rig, app: services.Tier, runners: Sequence[load.Runner],
-              read_meters: Callable[[], dict[str, float] | None] | None
-              ) -> tuple[dict[str, int | tuple[int, ...] | None], samplers.Sampler, samplers.Sampler]:
-    """The tiers whose CPU is sampled (k6: each runner), the CPU sampler and the meters' (a service that exposes no
-    meters, or a --url without --metrics, is sampled for none: its columns stay empty)."""
-    current = constants.CURRENT
-    pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
-            "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
-    return (pids, samplers.Sampler(current.cpu_interval_s, samplers.cpu_reader(lambda: pids)),
-            samplers.Sampler(current.meter_interval_s, read_meters or (lambda: None)))
 
 
 def _row_files(run_dir: Path, slug: str) -> tuple[Path, Path, Path, Path]:

@@ -2,7 +2,8 @@
 steps, explain.costs) beside what the service spends per second whatever the load, each with its 95% interval, and
 the share of each step's total that the fixed part was; then virtual − platform of the marginal cost, named only
 where its interval excludes 0. "Where the time goes" divides everything by the requests; this section says how much
-of that was per second.
+of that was per second. The service's CPU is fitted without its JIT compiler's where every step measured it, and the
+compiler's CPU has a line of its own per family either way (report.compilerline), so nothing is hidden.
 
 Every sentence quotes the fitted figures it concludes from, so another run's data can contradict it.
 """
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 
 from vtlab.explain import costs
 from vtlab.explain.model import Analysis
-from vtlab.report import validrows
+from vtlab.report import compilerline, validrows
 from vtlab.report.labels import fmt, mode_label, scenario_label
 from vtlab.report.scenarios.common import Section
 
@@ -38,7 +39,6 @@ class Shown:
 SHOWN = {"cpu": Shown(1, "ms", 1, "ms/s", 3), "alloc": Shown(1, "KiB", 1 / 1024, "MiB/s", 1),
          "gc": Shown(1000, "ms per 1,000 requests", 1, "ms/s", 2), "pg": Shown(1, "ms", 1, "ms/s", 3),
          "stub": Shown(1, "ms", 1, "ms/s", 3), "load": Shown(1, "ms", 1, "ms/s", 3)}
-NAMES = {figure.key: figure.name for figure in costs.FIGURES}
 
 
 def section(analysis: Analysis) -> Section | None:
@@ -49,8 +49,11 @@ def section(analysis: Analysis) -> Section | None:
     threads = analysis.rig.tomcat_max_threads
     table: list[dict[str, str]] = []
     sentences = [_fitted_over(f, threads, analysis.rig.cost_same_rate) for f in told]
+    sentences += [said for said in (compilerline.included(f, _scenario(f), mode_label(f.row, threads)) for f in told)
+                  if said]
     for f in told:
         table += [_line(f, key, threads) for key in SHOWN]
+        table.append(compilerline.line(f, _scenario(f), mode_label(f.row, threads)))
     for p, v in costs.pairs(told):
         table += [_difference_line(p, v, key) for key in SHOWN]
         sentences.append(_marginals_sentence(p, v))
@@ -93,7 +96,7 @@ def _line(f: costs.Family, key: str, threads: int) -> dict[str, str]:
     fit, shown = f.fits[key], SHOWN[key]
     shares = ", ".join(f"{validrows.load(v)}" + (f" rep {v.row.rep}" if f.reps > 1 else "")
                        + f" {fmt(100 * fit.fixed_share(v.measured.throughput_rps))}%" for v in f.steps)
-    return {"scenario": _scenario(f), "mode": mode_label(f.row, threads), "what": NAMES[key],
+    return {"scenario": _scenario(f), "mode": mode_label(f.row, threads), "what": f.name(key),
             "marginal": _interval(fit.marginal, fit.marginal_half, shown.request_scale, shown.digits, fit.why,
                                   shown.request_unit) + (FALLING if _falling(fit) else ""),
             "fixed": _interval(fit.fixed, fit.fixed_half, shown.second_scale, shown.digits, fit.why,
@@ -114,8 +117,8 @@ def _said(d: costs.Difference) -> str:
 
 def _difference_line(p: costs.Family, v: costs.Family, key: str) -> dict[str, str]:
     shown = SHOWN[key]
-    marginal, fixed = costs.difference(p.fits[key], v.fits[key]), costs.difference(p.fits[key], v.fits[key], "fixed")
-    return {"scenario": _scenario(p), "mode": DIFFERENCE, "what": NAMES[key],
+    marginal, fixed = costs.between(p, v, key), costs.between(p, v, key, "fixed")
+    return {"scenario": _scenario(p), "mode": DIFFERENCE, "what": _name(p, v, key),
             "marginal": _interval(marginal.delta, marginal.half, shown.request_scale, shown.digits, marginal.why,
                                   shown.request_unit, signed=True) + ("" if marginal.why else f": {_said(marginal)}"),
             "fixed": _interval(fixed.delta, fixed.half, shown.second_scale, shown.digits, fixed.why,
@@ -128,14 +131,14 @@ def _marginals_sentence(p: costs.Family, v: costs.Family) -> str:
     could not be tested."""
     named, within, untested = [], [], []
     for key, shown in SHOWN.items():
-        d = costs.difference(p.fits[key], v.fits[key])
+        d, name = costs.between(p, v, key), _name(p, v, key)
         if d.why:
-            untested.append(NAMES[key])
+            untested.append(name)
         elif d.named:
-            named.append(f"{NAMES[key]} " + _interval(d.delta, d.half, shown.request_scale, shown.digits, "",
-                                                      shown.request_unit, signed=True))
+            named.append(f"{name} " + _interval(d.delta, d.half, shown.request_scale, shown.digits, "",
+                                                shown.request_unit, signed=True))
         else:
-            within.append(NAMES[key])
+            within.append(name)
     parts = [f"differs beyond its 95% interval in {', '.join(named)}" if named else
              "differs beyond its 95% interval in no figure"]
     if within:
@@ -150,17 +153,18 @@ def _mostly_fixed(p: costs.Family, v: costs.Family) -> str:
     difference between the modes is more than half its fixed part spread over the requests."""
     loads = [(validrows.load(x), _mean_rate(p.steps, x.row), _mean_rate(v.steps, x.row))
              for x in _first_of_each_load(p.steps) if _mean_rate(v.steps, x.row) > 0 and _mean_rate(p.steps, x.row) > 0]
-    clauses = [clause for key in SHOWN for clause in [_fixed_clause(p.fits[key], v.fits[key], key, loads)] if clause]
+    clauses = [clause for key in SHOWN for clause in [_fixed_clause(p, v, key, loads)] if clause]
     if not clauses:
         return ""
     return (f"{_scenario(p)}: per request, virtual − platform by the fits is mostly fixed cost (a cost per second "
             "spread over the requests, not what serving one costs) in: " + "; ".join(clauses) + ".")
 
 
-def _fixed_clause(a: costs.Fit, b: costs.Fit, key: str, loads: Sequence[tuple[str, float, float]]) -> str:
+def _fixed_clause(p: costs.Family, v: costs.Family, key: str, loads: Sequence[tuple[str, float, float]]) -> str:
     """The loads at which one figure's per-request difference (fixed ÷ rate + marginal, each mode at its own rate)
-    is more than half the fixed parts'; "" where at none."""
-    if not (a.determined and b.determined):
+    is more than half the fixed parts'; "" where at none (or where the modes' fits are not of one figure)."""
+    a, b = p.fits[key], v.fits[key]
+    if not (a.determined and b.determined and costs.comparable(p, v, key)):
         return ""
     shown = SHOWN[key]
 
@@ -179,10 +183,16 @@ def _fixed_clause(a: costs.Fit, b: costs.Fit, key: str, loads: Sequence[tuple[st
                         f"{fmt(rate_p, 1)})")
     if not told:
         return ""
-    fixed = costs.difference(a, b, "fixed")
-    return (f"{NAMES[key]} " + ", ".join(told) + "; the fixed parts' difference "
+    fixed = costs.between(p, v, key, "fixed")
+    return (f"{_name(p, v, key)} " + ", ".join(told) + "; the fixed parts' difference "
             + _interval(fixed.delta, fixed.half, shown.second_scale, shown.digits, fixed.why, shown.second_unit,
                         signed=True) + ("" if fixed.why else f", {_said(fixed)}"))
+
+
+def _name(p: costs.Family, v: costs.Family, key: str) -> str:
+    """A figure's name for the two modes' fits: the families' where they agree, else the figure's own (the service's
+    CPU with the compiler's apart in one mode only: its difference is not tested)."""
+    return p.name(key) if costs.comparable(p, v, key) else costs.NAMES[key]
 
 
 def _first_of_each_load(steps: Sequence) -> list:

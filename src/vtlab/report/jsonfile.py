@@ -159,7 +159,8 @@ def _family(f: costs.Family) -> dict[str, Any]:
             "steps": [{"row": _row(v.row), "throughput_rps": v.measured.throughput_rps, "jvm_step": v.measured.jvm_step}
                       for v in f.steps],
             "left_out": [{"row": _row(v.row), "flags": list(v.flags)} for v in f.left_out], "merged": list(f.merged),
-            "fits": {key: _fit(fit, f) for key, fit in f.fits.items()}}
+            "fits": {key: _fit(fit, f) for key, fit in f.fits.items()}, "compiler_apart": f.compiler_apart,
+            "jit_cpu_ms_per_s": [v.measured.jit_cpu_ms_per_s for v in f.steps]}
 
 
 def _fit(fit: costs.Fit, f: costs.Family) -> dict[str, Any]:
@@ -174,8 +175,8 @@ def _differences(told: tuple[costs.Family, ...], p: costs.Family, v: costs.Famil
         return {"delta": d.delta, "low": d.delta - d.half, "high": d.delta + d.half, "named": d.named,
                 "why": d.why or None}
     return {"platform": told.index(p), "virtual": told.index(v),
-            **{key: {"marginal": told_as(costs.difference(p.fits[key], v.fits[key])),
-                     "fixed": told_as(costs.difference(p.fits[key], v.fits[key], "fixed"))} for key in p.fits}}
+            **{key: {"marginal": told_as(costs.between(p, v, key)),
+                     "fixed": told_as(costs.between(p, v, key, "fixed"))} for key in p.fits}}
 
 
 def _capacity(found: CapacitySection | None) -> dict[str, Any] | None:

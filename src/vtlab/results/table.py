@@ -140,6 +140,11 @@ EXTRA_COLUMNS = [
     # pressure stall information (/proc/pressure/cpu, `some`); empty where the kernel has none: CPU queueing that
     # the host's busy share (host_cpu_pct) does not show on shared cores
     "cpu_pressure_pct",
+    # the service JVM's JIT compiler threads' CPU over the hold, ms a second (HotSpot's "C1/C2 CompilerThreadN" in
+    # /proc, read with the tiers' CPU): a cost of the JVM's, not of serving, taken out of the service's CPU in the
+    # fixed and marginal costs (explain.compiler); empty where the service's process is not vtlab's (a --url
+    # service, a cluster's pod) or /proc could not be read
+    "jit_cpu_ms_per_s",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -13,6 +13,10 @@ from vtlab.results import cells
 from vtlab.series import windows
 from vtlab.series.loadresult import LoadResult
 
+# The CPU sampler's reading of the service JVM's JIT compiler threads: their CPU seconds so far (measure.jit), where the
+# JVM is vtlab's to read in /proc
+JIT_CPU = "jit_cpu_s"
+
 
 @dataclass(frozen=True)
 class Hold:
@@ -87,6 +91,8 @@ def _tiers(hold: Hold) -> dict[str, object]:
             "foreign_cpu_pct": windows.foreign_percent(cpu, list(hold.tiers), start, end),
             "steal_cpu_pct": windows.steal_percent(cpu, start, end),
             "cpu_pressure_pct": windows.pressure_percent(cpu, start, end),
+            # the compiler's CPU is the JVM's, not its requests': what explain.compiler takes apart
+            "jit_cpu_ms_per_s": windows.rate_over(cpu, JIT_CPU, start, end) * 1000,
             "app_cpu_ms_per_req": per_request(app_cpu), "pg_cpu_ms_per_req": per_request(pg_cpu),
             "stub_cpu_ms_per_req": per_request(stub_cpu), "load_cpu_ms_per_req": per_request(load_cpu),
             "rss_mb_max": rss / 1024 if not math.isnan(rss) else rss, "cpu_samples": len(cpu.window(start, end)),

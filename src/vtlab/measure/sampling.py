@@ -1,0 +1,26 @@
+"""What a local row samples beside its load: each tier's CPU (k6's runners among them) with the service JVM's
+compiler threads, and the service's meters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from vtlab.core import constants
+from vtlab.measure import jit, load, samplers
+from vtlab.measure.tiers import Rig
+from vtlab.rig import services
+
+
+def samplers_of(rig: Rig, app: services.Tier, runners: Sequence[load.Runner],
+                read_meters: Callable[[], dict[str, float] | None] | None
+                ) -> tuple[dict[str, int | tuple[int, ...] | None], samplers.Sampler, samplers.Sampler]:
+    """The tiers whose CPU is sampled (k6: each runner), the CPU sampler and the meters' (a service that exposes no
+    meters, or a --url without --metrics, is sampled for none: its columns stay empty). The CPU sampler also reads the
+    service JVM's compiler threads, through the whole row: the hold's compiler CPU is the JVM's, not its requests'
+    (explain.compiler), and the hold is only known once k6's requests are read back."""
+    current = constants.CURRENT
+    pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
+            "proxy": rig.toxiproxy.pid if rig.toxiproxy else None}
+    read_cpu = jit.with_compiler_cpu(samplers.cpu_reader(lambda: pids), app.pid)
+    return (pids, samplers.Sampler(current.cpu_interval_s, read_cpu),
+            samplers.Sampler(current.meter_interval_s, read_meters or (lambda: None)))
