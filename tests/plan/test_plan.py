@@ -388,7 +388,9 @@ def test_a_later_step_ramps_over_the_rigs_step_ramp_a_first_step_over_the_plans(
     plan = planner.build("quick", planner.Overrides(ramp_s=5))
     row = _quick_row("virtual", "released", 1000)
     assert (plan.ramp_for(row, False), plan.ramp_for(row, True)) == (5, 2)
-    assert planner.build("quick", planner.Overrides(ramp_s=1)).ramp_for(row, True) == 1  # never longer than asked
+    short = planner.build("quick", planner.Overrides(ramp_s=1))
+    assert short.ramp_for(dataclasses.replace(row, workload="sleep", sleep_ms=500), True) == 1  # as asked
+    assert short.ramp_for(row, True) == 2  # but over one whole wait (1.05 s): Plan.spread_ramp_s
 
 
 def test_users_beyond_a_platform_jvms_threads_arrive_over_one_requests_wait_for_each_thread():
@@ -403,3 +405,13 @@ def test_users_beyond_a_platform_jvms_threads_arrive_over_one_requests_wait_for_
     assert plan.ramp_for(fewer, True) == 3  # 1,000 x 1.05 / 500 = 2.1
     slept = dataclasses.replace(many, workload="sleep", sleep_ms=200)
     assert plan.ramp_for(slept, True) == 2  # 1,000 x 0.2 / 200 = 1: the step's own ramp is longer
+
+
+def test_users_on_a_long_downstream_arrive_over_one_whole_wait():
+    frontier = planner.build("frontier", planner.Overrides())  # 8,000 ms, no jitter; its own ramp 30 s
+    users = dataclasses.replace(_quick_row("virtual", "released", 10_000), stub_delay_ms=8000)
+    assert (frontier.ramp_for(users, True), frontier.ramp_for(users, False)) == (8, 30)
+    jar = dataclasses.replace(users, workload="service", tomcat_max_threads=0)
+    assert frontier.ramp_for(jar, True) == 2  # a user's service: its wait is not the rig's to know
+    opened = dataclasses.replace(users, load_model="open", target_rps=1000)
+    assert frontier.ramp_for(opened, True) == 2  # arrivals at a rate keep no phase of their own

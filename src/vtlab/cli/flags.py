@@ -112,7 +112,9 @@ PLAN_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "open model: target requests per second, e.g. 100,400"),
     ("--model", "model", choices_list(presets.MODELS, single=True), "closed (fixed users) or open (arrival rate)"),
     ("--reps", "reps", bounded_int(1, 100, "repetitions"), "repetitions per scenario"),
-    ("--ramp", "ramp_s", bounded_int(1, 3600, "seconds"), "ramp-up seconds"),
+    ("--ramp", "ramp_s", bounded_int(1, 3600, "seconds"),
+     "ramp-up seconds (a closed model's at least one request's wait, so that users, and platform threads they "
+     "outnumber, start spread over it: docs/verdict.md, Waves)"),
     ("--warmup", "warmup_s", bounded_int(1, 3600, "seconds"),
      "unrecorded warm-up seconds: the most a warm-up that ends when settled may last, or exactly (fixed)"),
     ("--warmup-until", "warmup_until", choices_list(presets.WARMUP_ENDS, single=True),

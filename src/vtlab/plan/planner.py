@@ -151,19 +151,22 @@ class Plan:
         return max(usual, self.spread_ramp_s(row))
 
     def spread_ramp_s(self, row: Row) -> int:
-        """The shortest ramp over which the users that first take a platform JVM's request threads, where users
-        outnumber them, arrive across one whole request's wait: users x wait / threads. Every k6 run starts from
-        an idle JVM, and a saturated thread takes its next queued request the moment it is done, so each thread
-        keeps the phase its first request gave it; the stub's jitter moves it ~29 ms a cycle, far too little to
-        spread it in a row. 1,000 users over 2 s filled 200 threads in 0.4 s: their completions, folded on the
-        1.05 s cycle, left a third of it nearly empty (def10's 1,000-user platform step), and per-second counts
-        beat against the cycle every ~20 s (177-200 req/s) — the step too-noisy in four default runs of five."""
-        threads = row.tomcat_max_threads
-        if row.thread_mode != "platform" or row.load_model != "closed" or not 0 < threads < row.concurrency:
-            return 0
+        """The shortest ramp that spreads what serves a closed model's requests across one whole request's wait: the
+        users, or where they outnumber a platform JVM's request threads, the users that first take the threads (users
+        x wait / threads). Every k6 run starts from an idle JVM, and a user — or a saturated thread, which takes its
+        next queued request the moment it is done — keeps the phase its first request gave it; the stub's jitter
+        moves it ~29 ms a 1 s cycle, far too little to spread it in a row. 1,000 users over 2 s filled 200 threads in
+        0.4 s: their completions, folded on the 1.05 s cycle, left a third of it nearly empty (def10's 1,000-user
+        platform step), and per-second counts beat against the cycle every ~20 s (177-200 req/s) — the step
+        too-noisy in four default runs of five. Users on an 8 s downstream (the frontier) need 8 s. 0 where the wait
+        is not the rig's to know (a user's service) or nothing waits (cpu)."""
         call_ms = row.stub_delay_ms + self.stub_jitter_ms / 2 + 2 * row.downstream_latency_ms
-        wait_ms = {"sleep": row.sleep_ms, "cpu": 0}.get(row.workload, call_ms)
-        return math.ceil(row.concurrency * wait_ms / threads / 1000)
+        wait_ms = {"sleep": row.sleep_ms, "cpu": 0, SERVICE_WORKLOAD: 0}.get(row.workload, call_ms)
+        threads = row.tomcat_max_threads
+        served = threads if row.thread_mode == "platform" and 0 < threads < row.concurrency else row.concurrency
+        if row.load_model != "closed" or wait_ms <= 0 or served <= 0:
+            return 0
+        return math.ceil(row.concurrency * wait_ms / served / 1000)
 
     def family(self, row: Row) -> tuple[str, ...]:
         """What the row's service JVM is started for (jvm_family); a search's repeat of a point is a step of the

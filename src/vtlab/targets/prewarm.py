@@ -66,8 +66,12 @@ def warm(rig: Rig, row_spec: load.LoadSpec, plan: Plan, row: Row, slug: str, pid
     """k6 with the row's own call (`row_spec`) at the pre-warm's users (users) for PREWARM_S, waited for, the JIT of
     the service's JVM (`pid`; None: not ours, not read) read each second meanwhile."""
     logs = rig.run_dir / "logs"
-    spec = replace(row_spec, model="closed", concurrency=users(plan, row, reported_threads), rate=0,
-                   ramp_s=PREWARM_RAMP_S, warmup_s=PREWARM_S, hold_s=1, cooldown_s=1, shape=shapes.Shape(),
+    concurrency = users(plan, row, reported_threads)
+    # over at least one request's wait, as a step's (Plan.spread_ramp_s): 10,000 users on an 8 s downstream in 3 s
+    # would line them up into cohorts the first step would inherit
+    ramp_s = max(PREWARM_RAMP_S, plan.spread_ramp_s(replace(row, concurrency=concurrency)))
+    spec = replace(row_spec, model="closed", concurrency=concurrency, rate=0,
+                   ramp_s=ramp_s, warmup_s=PREWARM_S, hold_s=1, cooldown_s=1, shape=shapes.Shape(),
                    settles=False, warm_step=False)
     print(f"  pre-warming the {row.thread_mode}-thread JVM: {spec.concurrency} users for {PREWARM_S} s "
           "(its staircase's top rate; not recorded)", flush=True)
