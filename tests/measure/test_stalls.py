@@ -11,7 +11,7 @@ from vtlab.core.settings import Java
 
 
 def watch(tmp_path, jcmd_dir: Path | None = None) -> stalls.Watch:
-    return stalls.Watch(ramp_s=5, java=Java(jcmd_dir or tmp_path / "nojdk"), pid=os.getpid(),
+    return stalls.Watch(quiet_s=5, java=Java(jcmd_dir or tmp_path / "nojdk"), pid=os.getpid(),
                         dump=tmp_path / "threads" / "row.json")
 
 
@@ -49,3 +49,14 @@ def test_the_dump_is_json_from_jcmd_of_a_live_jvm(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_nothing_is_judged_before_the_first_answer_could_come(tmp_path):
+    # a step on an 8 s downstream ramped over 8 s: no request can have completed before 8 s, none is a stall
+    watch = stalls.Watch(quiet_s=8, java=Java(tmp_path / "nojdk"), pid=os.getpid(), dump=tmp_path / "d.json")
+    for second in range(0, 8):
+        watch.observe(second, 0.0)
+    assert watch.stall == ""
+    for second in range(8, 14):
+        watch.observe(second, 0.0)
+    assert watch.stall.startswith("stalled 8 s after k6 started")

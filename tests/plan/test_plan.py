@@ -415,3 +415,6 @@ def test_users_on_a_long_downstream_arrive_over_one_whole_wait():
     assert frontier.ramp_for(jar, True) == 2  # a user's service: its wait is not the rig's to know
     opened = dataclasses.replace(users, load_model="open", target_rps=1000)
     assert frontier.ramp_for(opened, True) == 2  # arrivals at a rate keep no phase of their own
+    assert (frontier.wait_s(users), frontier.wait_s(jar)) == (8.0, 0.0)
+    quick = planner.build("quick", planner.Overrides())
+    assert quick.wait_s(_quick_row("virtual", "released", 100)) == 1.05  # 1,000 ms + half its 0-100 ms jitter

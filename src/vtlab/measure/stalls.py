@@ -26,8 +26,9 @@ JCMD_TIMEOUT_S = 30
 
 @dataclass
 class Watch:
-    """Fed once a second during a row; takes one thread dump when the row first stalls."""
-    ramp_s: float
+    """Fed once a second during a row; takes one thread dump when the row first stalls. Nothing is judged in the
+    first `quiet_s`: the ramp, and at least one request's wait (on an 8 s downstream nothing can complete sooner)."""
+    quiet_s: float
     java: Java
     pid: int
     dump: Path
@@ -37,8 +38,8 @@ class Watch:
     fallback_jcmd: list[Path] = field(default_factory=list)  # other runtimes' jcmd, when this one has none
 
     def observe(self, elapsed_s: float, completed_rps: float) -> None:
-        if elapsed_s < self.ramp_s or self.stall:
-            return  # before the users are all there, a low rate is the ramp; one dump per row is enough
+        if elapsed_s < self.quiet_s or self.stall:
+            return  # before the users are all there and answered, a low rate is the ramp; one dump per row is enough
         if completed_rps >= STALL_RPS:
             self.stalled_since = None
             return

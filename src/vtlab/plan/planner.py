@@ -160,13 +160,17 @@ class Plan:
         platform step), and per-second counts beat against the cycle every ~20 s (177-200 req/s) — the step
         too-noisy in four default runs of five. Users on an 8 s downstream (the frontier) need 8 s. 0 where the wait
         is not the rig's to know (a user's service) or nothing waits (cpu)."""
-        call_ms = row.stub_delay_ms + self.stub_jitter_ms / 2 + 2 * row.downstream_latency_ms
-        wait_ms = {"sleep": row.sleep_ms, "cpu": 0, SERVICE_WORKLOAD: 0}.get(row.workload, call_ms)
-        threads = row.tomcat_max_threads
+        wait_s, threads = self.wait_s(row), row.tomcat_max_threads
         served = threads if row.thread_mode == "platform" and 0 < threads < row.concurrency else row.concurrency
-        if row.load_model != "closed" or wait_ms <= 0 or served <= 0:
+        if row.load_model != "closed" or wait_s <= 0 or served <= 0:
             return 0
-        return math.ceil(row.concurrency * wait_ms / served / 1000)
+        return math.ceil(row.concurrency * wait_s / served)
+
+    def wait_s(self, row: Row) -> float:
+        """What one request of the row waits on by design, in seconds: the stub's mean delay (its jitter's half) and
+        any latency added each way, the sleep, or nothing (cpu); 0 for a user's service, whose wait is its own."""
+        call_ms = row.stub_delay_ms + self.stub_jitter_ms / 2 + 2 * row.downstream_latency_ms
+        return {"sleep": row.sleep_ms, "cpu": 0, SERVICE_WORKLOAD: 0}.get(row.workload, call_ms) / 1000
 
     def family(self, row: Row) -> tuple[str, ...]:
         """What the row's service JVM is started for (jvm_family); a search's repeat of a point is a step of the

@@ -72,7 +72,9 @@ class OwnService:
         if row.workload == "write":
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
-            watch = stalls.Watch(spec.ramp_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
+            # quiet through the ramp and one request's wait: on an 8 s downstream nothing can complete sooner
+            watch = stalls.Watch(max(spec.ramp_s, plan.wait_s(row)), java, app.pid,
+                                 rig.run_dir / "threads" / f"{slug}.json",
                                  fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
             meters = samplers.meters_reader(app.management_url + "/actuator/prometheus")
             driven, window = jfrdump.recorded(
