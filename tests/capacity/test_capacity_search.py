@@ -84,11 +84,32 @@ def test_a_point_too_close_to_call_is_measured_again_and_stays_the_bracket_s_edg
     assert "too close to call" in found.stop
 
 
-def test_invalid_points_never_decide_and_a_load_invalid_twice_stops_the_search_saying_so():
+def test_invalid_points_never_decide_and_a_load_invalid_twice_is_looked_below_saying_so():
+    # every load from 150 up is invalid (the generator, say) while the objective would hold to 186.67: the search
+    # looks below each load invalid twice, at the geometric middle from the last pass (√(100 × 200) = 141,
+    # √(141 × 200) = 168, √(141 × 168) = 154, √(141 × 154) = 147), until the last pass is within 5% of one
     found = search.search(["platform"], 50, Service(invalid_from=150, ceiling_rps=math.nan), _settings()).modes[0]
-    assert [p.outcome for p in found.points] == [PASS, PASS, INVALID, INVALID]
-    assert found.capacity == 100 and math.isnan(found.bracket_high)
-    assert "invalid twice" in found.stop and "generator-limited" in found.stop
+    assert [(p.load, p.outcome) for p in found.points] == [
+        (50, PASS), (100, PASS), (200, INVALID), (200, INVALID), (141, PASS), (168, INVALID), (168, INVALID),
+        (154, INVALID), (154, INVALID), (147, PASS)]
+    assert found.capacity == 147 and math.isnan(found.bracket_high)  # no load failed: no upper edge
+    assert "within 5% of a load that could not be measured" in found.stop
+    assert "154 req/s invalid twice" in found.stop and "generator-limited" in found.stop
+
+
+def test_a_first_load_invalid_twice_stops_the_search_as_it_stood():
+    found = search.search(["platform"], 200, Service(invalid_from=150, ceiling_rps=math.nan), _settings()).modes[0]
+    assert [p.outcome for p in found.points] == [INVALID, INVALID]
+    assert math.isnan(found.capacity) and "200 req/s invalid twice" in found.stop
+
+
+def test_a_failure_found_below_a_load_invalid_twice_is_bisected_as_usual():
+    # invalid from 250 up, the objective broken from 186.67: 150 passes, 300 invalid twice, its middle √(150 × 300)
+    # = 212 fails, and the bracket 150-212 is bisected as any other
+    found = search.search(["platform"], 150, Service(invalid_from=250, ceiling_rps=math.nan), _settings()).modes[0]
+    assert [(p.load, p.outcome) for p in found.points][:4] == [(150, PASS), (300, INVALID), (300, INVALID), (212, FAIL)]
+    assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high <= 212
+    assert "bracket within 5%" in found.stop
 
 
 def test_a_load_invalid_once_is_measured_again_and_the_search_goes_on():

@@ -5,7 +5,9 @@ that did not pass, until the bracket is within the precision, the load cannot be
 Every point comes from one callable, `measure(mode, load) -> PointResult` (live: a row run and read back; in
 tests: a simulated service). A point decides only beyond its own noise: one too close to call is measured again
 (a bounded number of times, pooled), and one still too close stays the bracket's upper edge, said so, never
-taken for a pass. An invalid point is measured once more; invalid again, the search stops and says why.
+taken for a pass. An invalid point is measured once more; invalid again, it decides nothing, but the search looks
+below it (the geometric middle between the last pass and it, never at or above it again) and says why; the search
+stops there only where nothing has passed yet, or where the last pass lies within the precision below it.
 
 Up the staircase, a model may lengthen a step, never decide one: where the passing points' walls predict a capacity
 more than a step above the last pass (capacity.prediction.ahead), the next load is most of the way to it rather than
@@ -80,6 +82,7 @@ class _Walk:
         self.low: tuple[int, PointResult] | None = None                 # the highest load that passed
         self.high: tuple[int, Judgement, PointResult] | None = None     # the lowest that did not
         self.lowest_fail: tuple[int, Judgement, PointResult] | None = None
+        self.unmeasured: tuple[int, Judgement] | None = None  # the lowest load invalid twice: looked for below it
         self.passed: list[PointResult] = []                             # what the model is fitted to
 
     def affordable(self) -> bool:
@@ -154,14 +157,19 @@ def _walked(walk: _Walk, start: int, progress: Progress | None) -> str:
             return f"budget spent ({walk.spent / 60:.1f} of {walk.budget_s / 60:.1f} min for {walk.mode})"
         verdict, result = got
         if verdict.outcome == INVALID:
-            return f"{load} {unit} invalid twice ({verdict.why}): stopped, the bracket as it stood"
-        walk.settle(load, verdict, result)
+            if walk.low is None:
+                return f"{load} {unit} invalid twice ({verdict.why}): stopped, the bracket as it stood"
+            walk.unmeasured = (load, verdict)  # above the last pass: the search looks below it
+        else:
+            walk.settle(load, verdict, result)
         if progress is not None:
             # what stands if nothing more is heard: a search killed where it could not say so
             progress(_outcome(walk, f"interrupted after {len(walk.records)} point(s)"))
         predicted = prediction.ahead(walk.passed, settings.model) if walk.high is None else math.nan
         load, stop = next_load(walk.low[0] if walk.low else None, walk.high[0] if walk.high else None, settings,
-                               unit, predicted)
+                               unit, predicted, walk.unmeasured[0] if walk.unmeasured else None)
+    if walk.unmeasured is not None:
+        stop += f"; {walk.unmeasured[0]} {unit} invalid twice ({walk.unmeasured[1].why}): nothing decided there"
     return stop
 
 
@@ -179,14 +187,20 @@ def _interruption(err: BaseException) -> str:
 
 
 def next_load(low: int | None, high: int | None, settings: Settings, unit: str,
-              predicted: float = math.nan) -> tuple[int | None, str]:
+              predicted: float = math.nan, unmeasured: int | None = None) -> tuple[int | None, str]:
     """The next load to measure, or why there is none: up the staircase (a step, or most of the way to the
     `predicted` capacity where that lies more than a step above the last pass: never beyond it), down it (the first
-    load broke the objective), or the bracket's geometric middle."""
+    load broke the objective), or the bracket's geometric middle; never at or above a load `unmeasured` (invalid
+    twice above the last pass): below it, the middle between the last pass and it."""
     if low is None:
         if high <= 1:
             return None, f"the objective does not hold at 1 {unit}"
         return max(1, math.floor(high / settings.factor)), ""
+    if unmeasured is not None and (high is None or unmeasured < high):
+        if (unmeasured - low) / low <= settings.precision:
+            return None, f"the last pass within {settings.precision * 100:g}% of a load that could not be measured"
+        middle = round(math.sqrt(low * unmeasured))
+        return (middle, "") if low < middle < unmeasured else (None, f"at the load's resolution (1 {unit})")
     if high is None:
         if settings.max_load and low >= settings.max_load:
             return None, f"the objective holds at the most load searched ({settings.max_load} {unit}, --max-load)"
