@@ -38,6 +38,12 @@ def flags_of(verdict: dict[str, str]) -> set[str]:
     return set(filter(None, verdict["flags"].split(";")))
 
 
+def held_flags(verdict: dict[str, str]) -> set[str]:
+    """The row's flags but the compiler's note (jit-busy:<%>, a valid row's, docs/verdict.md): a pre-warmed first
+    step on a host with room may begin its hold with the compiler a large share of a small service CPU."""
+    return {flag for flag in flags_of(verdict) if not flag.startswith("jit-busy:")}
+
+
 def live_at_hold_end(stdout: str) -> list[float]:
     """The successes a second the live line showed as each row's hold ended (printed without a terminal, once a
     row: measure.progress), in the rows' order."""
@@ -324,8 +330,8 @@ def gc(run_dir: Path) -> None:
     assert float(row["gc_cpu_pct"]) > 0 and row["oom_errors"] == "0", row
     assert 0 < float(row["heap_live_mb_max"]) < 0.9 * float(row["heap_old_max_mb"]) <= 256, row
     # never out-of-memory (an invalid verdict): nothing flagged but what the pauses do to the hold's steadiness
-    assert flags_of(verdict) <= HOLD_NOISE_FLAGS, verdict
-    assert verdict["valid"] == ("false" if verdict["flags"] else "true"), verdict
+    assert held_flags(verdict) <= HOLD_NOISE_FLAGS, verdict
+    assert verdict["valid"] == ("false" if held_flags(verdict) else "true"), verdict
 
 
 def out_of_memory(thrashing: Path, thrown: Path) -> None:
@@ -393,7 +399,7 @@ def generic_path(builtin: Path, generic: Path) -> None:
     for point, verdict in got.items():
         # nothing flagged that the generic path could have caused (a meter not read, a tier not sampled: its CPU a
         # neighbour's); a 6 s hold's halves at ±8% a second (measured here) differ by 10% by chance: not-steady
-        assert flags_of(verdict) <= {*HOLD_NOISE_FLAGS, "profiled:cpu"}, (point, verdict["flags"])
+        assert held_flags(verdict) <= {*HOLD_NOISE_FLAGS, "profiled:cpu"}, (point, verdict["flags"])
         assert verdict["bottleneck"] == expected[point]["bottleneck"], (point, verdict["bottleneck"], expected[point])
     assert got[("platform", "30")]["bottleneck"] == "thread-pool"  # the 10 threads it reported, not a default
     assert float(got[("virtual", "30")]["throughput_rps"]) > 2 * float(got[("platform", "30")]["throughput_rps"])

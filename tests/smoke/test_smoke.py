@@ -106,7 +106,7 @@ def test_own_service_both_modes_as_staircases_a_killed_step_resumed_and_the_repo
         assert DELAY_MS <= float(row["p50_ms"]) <= float(row["p99_ms"]) <= float(row["max_ms"]), row
         assert float(row["app_cpu_pct"]) > 0 and float(row["load_cpu_pct"]) > 0 and float(row["rss_mb_max"]) > 50
         assert 0.8 < float(row["pool_borrows_per_s"]) / float(row["throughput_rps"]) < 1.2, row
-        assert proofs.flags_of(row) <= proofs.HOLD_NOISE_FLAGS, (row["thread_mode"], row["flags"])
+        assert proofs.held_flags(row) <= proofs.HOLD_NOISE_FLAGS, (row["thread_mode"], row["flags"])
     # the platform threads are the wall: at most their rate, and named; virtual threads carry every user
     assert float(platform["throughput_rps"]) <= 1.05 * wall_rps, (platform["throughput_rps"], wall_rps)
     assert platform["bottleneck"] == "thread-pool", platform
@@ -145,7 +145,7 @@ def test_a_users_jar_and_a_service_vtlab_did_not_start_are_measured(rig_env, poi
         wall = int(row["concurrency"]) * 1000 / DELAY_MS
         assert 0.5 * wall < float(row["throughput_rps"]) <= 1.05 * wall, row
         assert row["pinned_events"] == "0", row  # the JFR capture ran on the user's jar
-        assert proofs.flags_of(verdict) <= proofs.HOLD_NOISE_FLAGS, verdict
+        assert proofs.held_flags(verdict) <= proofs.HOLD_NOISE_FLAGS, verdict
     assert (tmp_path / "jar" / "jfr").is_dir() and len(list((tmp_path / "jar" / "jfr").glob("*.jfr"))) >= 2
     # the live line, k6's own counts whatever the service, read at each step's hold's end as its row's rate
     for row, shown in zip(rows, proofs.live_at_hold_end(jar.stdout), strict=True):
