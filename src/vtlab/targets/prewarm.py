@@ -20,7 +20,9 @@ window): the first step's warm-up judges the compiler's burst over against it (m
 the busiest window since its own ramp, which after a pre-warm is already the burst's tail. Read against the row's
 windows only, a pre-warmed --service jar's first step (24 users) was held to its bound as jit-not-settled, its
 tail still above a twentieth of a small service CPU; the pre-warm was vtlab's own service's only until the burst
-was the JVM's (both targets pre-warm: targets.own, targets.user)."""
+was the JVM's. With it, a jar's pre-warmed first step still began its hold with the compiler at 53.3% of its CPU in
+one CI run and hit its bound as jit-not-settled in the next: a --service jar is not pre-warmed (targets.userjvm's
+JAR_PREWARM), vtlab's own service is."""
 
 from __future__ import annotations
 
