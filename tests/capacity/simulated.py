@@ -24,14 +24,15 @@ class Service:
     the truth, and so does the interval of up to three measurements pooled (the search's repeats: capacity.point's
     pooled() narrows the half-width by √n, as a 95% interval's is, while a uniform scatter's mean need not come
     closer to the truth). `ceiling_rps`: the wall's ceiling each point reports, the model the staircase may step
-    toward (nan: none)."""
+    toward (nan: none). `carries`: the most req/s it serves; a load above it is served at that rate (inf: every
+    load in full)."""
 
     def __init__(self, p99=queue_p99_ms, noise=0.01, seconds=60.0, seed=1, invalid_from=None, flaky_at=(),
-                 ceiling_rps=200.0):
+                 ceiling_rps=200.0, carries=math.inf):
         self.p99, self.noise, self.seconds = p99, noise, seconds
         self.random = random.Random(seed)
         self.invalid_from, self.flaky_at = invalid_from, set(flaky_at)
-        self.ceiling_rps = ceiling_rps
+        self.ceiling_rps, self.carries = ceiling_rps, carries
         self.calls: list[tuple[str, int]] = []
 
     def __call__(self, mode: str, load: int) -> PointResult:
@@ -43,7 +44,8 @@ class Service:
         self.flaky_at.discard(load)  # flaky: invalid the first time only
         return PointResult(mode, load, {"p99": Interval(seen, seen - half, seen + half)}, errors=0,
                            requests=load * 30, valid=not invalid, flags=("generator-limited",) if invalid else (),
-                           throughput_rps=float(load), wall="thread-pool" if truth > 1000 else "downstream",
+                           throughput_rps=float(min(load, self.carries)),
+                           wall="thread-pool" if truth > 1000 else "downstream",
                            evidence="200 threads busy" if truth > 1000 else "the 1 s downstream",
                            ceiling_rps=self.ceiling_rps, limit="thread-pool" if self.ceiling_rps > 0 else "",
                            ceilings={"thread-pool": self.ceiling_rps} if self.ceiling_rps > 0 else {},

@@ -159,7 +159,7 @@ def test_a_prediction_far_above_the_last_pass_is_stepped_toward_and_finds_the_ca
     found = search.search(["virtual"], 100, modelled, _settings()).modes[0]
     before = search.search(["virtual"], 100, doubling, _settings(lead=0.0)).modes[0]   # the staircase as it was
     assert [load for _, load in doubling.calls][:5] == [100, 200, 400, 800, 1600]
-    assert [load for _, load in modelled.calls][:3] == [100, 800, 1600]   # 0.8 × the 1,000 req/s ceiling, then ×2
+    assert [load for _, load in modelled.calls][:3] == [100, 800, 1000]   # 0.8 × the 1,000 req/s ceiling, then it
     for answer in (found, before):
         assert answer.bracket_low <= VIRTUAL_CAPACITY <= answer.bracket_high
         assert (answer.bracket_high - answer.bracket_low) / answer.bracket_low <= 0.05
@@ -181,7 +181,9 @@ def test_a_step_toward_the_model_is_never_shorter_than_a_step_nor_beyond_the_pre
     settings = _settings()
     assert search.next_load(100, None, settings, "req/s", 1000.0) == (800, "")           # 0.8 × 1,000
     assert search.next_load(100, None, settings, "req/s", 220.0) == (200, "")            # 176 is short of ×2
-    assert search.next_load(100, None, settings, "req/s", 150.0) == (200, "")            # within a step: ×2
+    assert search.next_load(100, None, settings, "req/s", 150.0) == (150, "")            # within a step: at it
+    assert search.next_load(100, None, settings, "req/s", 103.0) == (110, "")            # not closer than 2 × 5%
+    assert search.next_load(100, None, settings, "req/s", 90.0) == (200, "")             # passed already: ×2
     assert search.next_load(100, None, settings, "req/s", math.nan) == (200, "")         # no model: ×2
     assert search.next_load(100, None, _settings(max_load=500), "req/s", 1000.0) == (500, "")
     assert search.next_load(100, 900, settings, "req/s", 5000.0) == (300, "")            # bisection: √90,000
@@ -196,3 +198,37 @@ def test_a_closed_search_s_model_predicts_the_users_at_its_highest_pass_s_own_ti
     assert prediction.ahead(passed, "open") == 400.0
     assert math.isnan(prediction.ahead([PointResult("virtual", 100, {}, 0, 100, throughput_rps=100.0,
                                                     ceiling_rps=100.0, limit="concurrency")], "open"))
+
+
+def test_a_wall_predicted_within_a_step_is_measured_at_not_stepped_past():
+    # the queue's wall at 200 req/s (p99 60 s beyond it), its ceiling reported at every point: from 160 (0.8 × 200)
+    # the staircase's ×2 would offer 320, past the wall; it measures 200, the wall itself, then bisects 160-200
+    service = Service()
+    found = search.search(["platform"], 50, service, _settings()).modes[0]
+    loads = [load for _, load in service.calls]
+    assert loads[:3] == [50, 160, 200]
+    assert max(loads) == 200
+    assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high
+    assert (found.bracket_high - found.bracket_low) / found.bracket_low <= 0.05
+
+
+def test_a_failure_that_served_less_than_it_was_offered_pulls_the_middle_down_to_what_it_carried():
+    # no model; the service carries at most 190 req/s: 200 offered fails (p99 holds only to 186.67) having served
+    # 190, so from 100 (pass) and 200 the middle is √(100 × 190) = 138, not the bracket's √(100 × 200) = 141
+    carried, offered = Service(ceiling_rps=math.nan, carries=190.0), Service(ceiling_rps=math.nan)
+    found = search.search(["platform"], 50, carried, _settings()).modes[0]
+    search.search(["platform"], 50, offered, _settings())
+    assert [load for _, load in carried.calls][:4] == [50, 100, 200, 138]
+    assert [load for _, load in offered.calls][:4] == [50, 100, 200, 141]
+    assert found.bracket_low <= KNOWN_CAPACITY <= found.bracket_high
+    assert (found.bracket_high - found.bracket_low) / found.bracket_low <= 0.05
+    # within the precision above the last pass the served rate moves nothing: the bracket's own middle
+    assert search.next_load(100, 200, _settings(), "req/s", served=104.0) == (141, "")
+    assert search.next_load(100, 200, _settings(), "req/s", served=150.0) == (122, "")
+
+
+def test_a_closed_search_takes_its_middles_from_users_alone():
+    # a closed search's load is users, its throughput req/s: what a failure served says nothing of its users
+    service = Service(ceiling_rps=math.nan, carries=150.0)
+    search.search(["platform"], 50, service, _settings(model="closed"))
+    assert [load for _, load in service.calls][:4] == [50, 100, 200, 141]

@@ -9,9 +9,13 @@ taken for a pass. An invalid point is measured once more; invalid again, it deci
 below it (the geometric middle between the last pass and it, never at or above it again) and says why; the search
 stops there only where nothing has passed yet, or where the last pass lies within the precision below it.
 
-Up the staircase, a model may lengthen a step, never decide one: where the passing points' walls predict a capacity
+Up the staircase, a model may move a step, never decide one: where the passing points' walls predict a capacity
 more than a step above the last pass (capacity.prediction.ahead), the next load is most of the way to it rather than
-one step, still measured and judged like any other.
+one step; where they predict one within a step, the next load is that wall, not past it (a load beyond the wall
+queues through its hold: cap7's ×2 from 1,324 to 2,648 req/s, past a CPU wall its passes put at 1,811-2,179,
+stalled twice). Between a pass and an open search's lowest failure, the middle is taken toward what that failure
+served where it carried less than it was offered (1,682 of 1,872 req/s: the service carries no more at a higher
+rate). Every load is still measured and judged like any other, and only measured loads are the bracket's edges.
 
 The search reports what it has found after every point (`on_point`, a CapacityRun marked incomplete), and once more
 when a point is cut short by an exception (Ctrl-C, a signal, a tier that failed) before the exception goes on: the live
@@ -167,10 +171,21 @@ def _walked(walk: _Walk, start: int, progress: Progress | None) -> str:
             progress(_outcome(walk, f"interrupted after {len(walk.records)} point(s)"))
         predicted = prediction.ahead(walk.passed, settings.model) if walk.high is None else math.nan
         load, stop = next_load(walk.low[0] if walk.low else None, walk.high[0] if walk.high else None, settings,
-                               unit, predicted, walk.unmeasured[0] if walk.unmeasured else None)
+                               unit, predicted, walk.unmeasured[0] if walk.unmeasured else None, _served(walk))
     if walk.unmeasured is not None:
         stop += f"; {walk.unmeasured[0]} {unit} invalid twice ({walk.unmeasured[1].why}): nothing decided there"
     return stop
+
+
+def _served(walk: _Walk) -> float:
+    """What the lowest failing load served (req/s), where the next middle is taken below it; nan in a closed search
+    (users, not a rate), without one, or where a load invalid twice lies below it (an invalid row's rate may be the
+    generator's, not the service's: it moves nothing)."""
+    if walk.settings.model != "open" or walk.high is None:
+        return math.nan
+    if walk.unmeasured is not None and walk.unmeasured[0] < walk.high[0]:
+        return math.nan
+    return walk.high[2].throughput_rps
 
 
 def _interruption(err: BaseException) -> str:
@@ -187,11 +202,14 @@ def _interruption(err: BaseException) -> str:
 
 
 def next_load(low: int | None, high: int | None, settings: Settings, unit: str,
-              predicted: float = math.nan, unmeasured: int | None = None) -> tuple[int | None, str]:
-    """The next load to measure, or why there is none: up the staircase (a step, or most of the way to the
-    `predicted` capacity where that lies more than a step above the last pass: never beyond it), down it (the first
-    load broke the objective), or the bracket's geometric middle; never at or above a load `unmeasured` (invalid
-    twice above the last pass): below it, the middle between the last pass and it."""
+              predicted: float = math.nan, unmeasured: int | None = None,
+              served: float = math.nan) -> tuple[int | None, str]:
+    """The next load to measure, or why there is none: up the staircase (a step; most of the way to the `predicted`
+    capacity where that lies more than a step above the last pass, never beyond it; the predicted capacity itself
+    where that lies within a step, but never closer than twice the precision above the last pass), down it (the
+    first load broke the objective), or the bracket's geometric middle; never at or above a load `unmeasured`
+    (invalid twice above the last pass): below it, the middle between the last pass and it. A middle is taken
+    toward the rate the lowest failure `served` where that lies between the last pass and it (`_middle`)."""
     if low is None:
         if high <= 1:
             return None, f"the objective does not hold at 1 {unit}"
@@ -207,13 +225,26 @@ def next_load(low: int | None, high: int | None, settings: Settings, unit: str,
         up = max(low + 1, round(low * settings.factor))
         if settings.lead > 0 and predicted > low * settings.factor:
             up = min(max(up, math.floor(predicted * settings.lead)), math.floor(predicted))
+        elif settings.lead > 0 and predicted > low:
+            # the wall within a step: measured at it, not past it; a wall within the precision of the last pass (a
+            # model that keeps under-predicting) is stepped past by twice the precision, so it cannot creep
+            up = max(low + 1, min(up, max(math.floor(predicted), round(low * (1 + 2 * settings.precision)))))
         return (min(up, settings.max_load) if settings.max_load else up), ""
     if (high - low) / low <= settings.precision:
         return None, f"bracket within {settings.precision * 100:g}%"
-    middle = round(math.sqrt(low * high))
+    middle = _middle(low, high, served, settings.precision)
     if not low < middle < high:
         return None, f"bracket at the load's resolution (1 {unit})"
     return middle, ""
+
+
+def _middle(low: int, high: int, served: float, precision: float) -> int:
+    """The geometric middle of the last pass and the lowest failure — of the last pass and the rate that failure
+    served, where it carried less than it was offered and more than the precision above the last pass: a rate its
+    service could not carry in full bounds the capacity by what it carried. Within the precision of that rate the
+    middle is the bracket's again, so a search never creeps toward it."""
+    top = served if math.isfinite(served) and low * (1 + precision) < served < high else high
+    return round(math.sqrt(low * top))
 
 
 def _outcome(walk: _Walk, stop: str) -> ModeCapacity:
