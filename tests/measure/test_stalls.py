@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vtlab.measure import stalls
+from vtlab.measure import livecounts, stalls
 from vtlab.core.settings import Java
 
 
@@ -29,7 +29,7 @@ def test_users_waiting_while_nothing_completes_is_a_stall_said_once(tmp_path):
     for second in range(0, 20):
         w.observe(second, 300.0 if second < 8 else 0.2)
     record = w.record(tmp_path)
-    assert record["stall"].startswith("stalled 8 s after k6 started: 0.2 req/s completed for 5 s")
+    assert record["stall"].startswith("stalled 8 s after its users began: 0.2 req/s completed for 5 s")
     assert "no thread dump (no jcmd in the service's runtime)" in record["stall"] and record["thread_dump"] == ""
 
 
@@ -59,4 +59,14 @@ def test_nothing_is_judged_before_the_first_answer_could_come(tmp_path):
     assert watch.stall == ""
     for second in range(8, 14):
         watch.observe(second, 0.0)
-    assert watch.stall.startswith("stalled 8 s after k6 started")
+    assert watch.stall.startswith("stalled 8 s after its users began")
+
+
+def test_the_users_begin_at_k6s_first_running_iteration_not_its_process_start():
+    # front8's 10,000-user step: k6 wrote its live line a second with no user running for 5 s while it set them up
+    lines = [livecounts.Live(100.0 + second, 0, 0, 0, 0) for second in range(5)]
+    lines += [livecounts.Live(105.0 + second, 0, 0, 0, 1250 * (second + 1)) for second in range(3)]
+    assert livecounts.users_began([lines]) == 105.0
+    assert livecounts.users_began([lines[:5]]) is None
+    # several runners: the first of any to run
+    assert livecounts.users_began([lines, [livecounts.Live(103.5, 0, 0, 0, 7)]]) == 103.5

@@ -134,9 +134,12 @@ def each_second(live: LiveLine, watch: stalls.Watch | None, started: float, runn
     reads)."""
     live.tick(runners)
     if watch is not None:
-        # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts
-        now = time.monotonic()
-        watch.observe(now - started, windows.recent_rate(meters, "requests_total", now))
+        # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts. Its clock is
+        # the users', not k6's process's: k6 set up 10,000 users for 5 s before the first ran, and a watch counting
+        # from k6's start called an 8 s downstream's first answers, at 13 s, a stall (front8, 2026-11-28)
+        began = load.users_began(runners)
+        if began is not None:
+            watch.observe(time.time() - began, windows.recent_rate(meters, "requests_total", time.monotonic()))
 
 
 def _row_files(run_dir: Path, slug: str) -> tuple[Path, Path, Path, Path]:

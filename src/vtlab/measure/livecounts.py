@@ -54,6 +54,14 @@ def read(paths: Sequence[Path]) -> list[list[Live]]:
     return runners
 
 
+def users_began(runners: Sequence[Sequence[Live]]) -> float | None:
+    """When the row's users began (Unix s): the first line of any runner with an iteration running; None before
+    one. k6 sets its users up before the first starts, seconds for many (10,000 users: 5 s with none running,
+    2026-11-28), and its process started before that."""
+    began = [line.at for lines in runners for line in lines if line.running > 0]
+    return min(began) if began else None
+
+
 def ok_rate(runners: Sequence[Sequence[Live]], window_s: float = WINDOW_S) -> float:
     """The successes a second over the last `window_s` seconds, summed over the runners (failures never count).
     Each runner's own: its successes from the first line in the window (the first it wrote, while it is younger

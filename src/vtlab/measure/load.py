@@ -172,6 +172,11 @@ def recent_per_s(runners: Sequence[Runner]) -> tuple[float, float]:
     return livecounts.ok_rate(lines), livecounts.failed_rate(lines)
 
 
+def users_began(runners: Sequence[Runner]) -> float | None:
+    """When the row's first user began running (Unix s), from k6's live counts; None before (measure.livecounts)."""
+    return livecounts.users_began(livecounts.read([runner.live for runner in runners]))
+
+
 def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,
                   series: Path, dashboard: Path | None = None, hold_file: Path | None = None) -> list[Runner]:
     """The row's `count` k6 processes, each on its execution segment. One writes the row's own files; several each

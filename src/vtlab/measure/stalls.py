@@ -26,8 +26,9 @@ JCMD_TIMEOUT_S = 30
 
 @dataclass
 class Watch:
-    """Fed once a second during a row; takes one thread dump when the row first stalls. Nothing is judged in the
-    first `quiet_s`: the ramp, and at least one request's wait (on an 8 s downstream nothing can complete sooner)."""
+    """Fed once a second during a row, with the seconds since its users began; takes one thread dump when the row
+    first stalls. Nothing is judged in the first `quiet_s`: the ramp, and at least one request's wait (on an 8 s
+    downstream nothing can complete sooner)."""
     quiet_s: float
     java: Java
     pid: int
@@ -46,8 +47,8 @@ class Watch:
         if self.stalled_since is None:
             self.stalled_since = elapsed_s
         if elapsed_s - self.stalled_since >= STALL_S:
-            self.stall = (f"stalled {self.stalled_since:.0f} s after k6 started: {completed_rps:.1f} req/s completed "
-                          f"for {elapsed_s - self.stalled_since:.0f} s while the users waited")
+            self.stall = (f"stalled {self.stalled_since:.0f} s after its users began: {completed_rps:.1f} req/s "
+                          f"completed for {elapsed_s - self.stalled_since:.0f} s while the users waited")
             self.dump_error = take_dump(self.pid, self.dump, [self.java.home / "bin" / "jcmd", *self.fallback_jcmd])
 
     def record(self, run_dir: Path) -> dict[str, str]:
