@@ -365,7 +365,8 @@ def test_cpu_pressure_is_the_share_of_the_hold_in_which_a_runnable_thread_waited
     unread = dataclasses.replace(hold, cpu=windows.Series(without))
     assert table.format_value(holdstats._tiers(unread)["cpu_pressure_pct"]) == ""  # not sampled: an empty cell
     assert holdstats._tiers(unread)["host_cpu_pct"] == pytest.approx(83.0)
-    assert table.COLUMNS[-2:] == ["cpu_pressure_pct", "jit_cpu_ms_per_s"]  # appended: older runs' keep their places
+    # appended: older runs' keep their places
+    assert table.COLUMNS[-4:-2] == ["cpu_pressure_pct", "jit_cpu_ms_per_s"]
 
 
 def test_the_compilers_cpu_a_second_is_its_growth_over_the_hold():
@@ -381,3 +382,46 @@ def test_the_compilers_cpu_a_second_is_its_growth_over_the_hold():
     # a service whose process is not vtlab's (or /proc unread): no reading, an empty cell
     unread = dataclasses.replace(hold, cpu=windows.Series([(t, {"app_ticks": v["app_ticks"]}) for t, v in cpu.points]))
     assert table.format_value(holdstats._tiers(unread)["jit_cpu_ms_per_s"]) == ""
+
+
+def _k6_hold(cpu_pct_at, ok_at):
+    """A 30 s hold whose k6 used cpu_pct_at(second) % of a core in each second (its ticks read 4 Hz) while the hold
+    succeeded ok_at(second) requests in it."""
+    from vtlab.series.loadresult import LoadResult
+
+    ticks, points = 0.0, []
+    for second in range(30):
+        for quarter in range(4):
+            points.append((second + quarter / 4, {"load_ticks": ticks + cpu_pct_at(second) / 100
+                                                  * windows.CLOCK_TICKS * quarter / 4}))
+        ticks += cpu_pct_at(second) / 100 * windows.CLOCK_TICKS
+    points.append((30.0, {"load_ticks": ticks}))
+    ok = tuple(round(ok_at(second)) for second in range(30))
+    measured = LoadResult(ok_requests=sum(ok), ok_half_a=0, ok_half_b=0, requests=sum(ok), error_rate=0.0,
+                          p50_ms=10.0, p95_ms=12.0, p99_ms=15.0, p999_ms=20.0, max_ms=30.0, mean_ms=10.0,
+                          p99_all_ms=15.0, failures_by_status={}, dropped_iterations=0, exit_code=0, ok_per_second=ok)
+    return holdstats.Hold(measured, windows.Series(points), windows.Series(), 0, 30, 30, ("load",), False)
+
+
+# ten batches of 3 s: the host's speed (or the service's own) at 1.0 and 0.8 in turn; beside it a noise in k6's
+# work of ±5% whose pattern shares nothing with the speed's (each speed sees 1.05, 0.95, 1.05, 0.95 and 1.0 once)
+SPEED = (1.0, 0.8) * 5
+NOISE = (1.05, 1.05, 0.95, 0.95, 1.05, 1.05, 0.95, 0.95, 1.0, 1.0)
+
+
+def test_a_hold_whose_throughput_moved_as_k6s_own_cost_a_request_did_is_the_hosts_speed():
+    # the host slowed and sped up under every tier: k6 kept 25% of a core and served 1,000 or 800 a second, each
+    # request costing it 0.25 or 0.3125 ms: log throughput falls exactly as log cost rises, slope -1, all of it
+    host = holdstats.columns(_k6_hold(lambda second: 25.0, lambda second: 1000 * SPEED[second // 3]))
+    assert host["host_speed_slope"] == pytest.approx(-1.0, abs=0.01)
+    assert host["host_speed_r2"] == pytest.approx(1.0, abs=0.01)
+    # the service slowed by itself: k6 idled with it (its CPU following the requests), its cost a request moving only
+    # by the unrelated noise — covariance 0 by construction, slope 0, none of the variance
+    own = holdstats.columns(_k6_hold(lambda second: 25.0 * SPEED[second // 3] * NOISE[second // 3],
+                                     lambda second: 1000 * SPEED[second // 3]))
+    assert own["host_speed_slope"] == pytest.approx(0.0, abs=0.01)
+    assert own["host_speed_r2"] == pytest.approx(0.0, abs=0.01)
+    # k6's CPU not sampled: not measured
+    unsampled = holdstats.columns(_k6_hold(lambda second: 0, lambda second: 1000))
+    assert math.isnan(unsampled["host_speed_slope"]) and math.isnan(unsampled["host_speed_r2"])
+    assert table.COLUMNS[-2:] == ["host_speed_slope", "host_speed_r2"]  # appended

@@ -109,6 +109,13 @@ class Constants:
     # A hold whose throughput drifted by more than this share start to end, beyond its trend's 95% interval (halves
     # this far apart where no series was kept), is not steady: it still warmed up or wore down.
     drift_max: float = 0.10
+    # A hold not steady (or too noisy) on a full host (saturated_share) whose batches' throughput followed k6's own CPU
+    # per request inversely — a log-log slope within host_speed_slope_band of -1, explaining at least
+    # host_speed_r2_min of its variance — is noted host-speed: the host's speed moved under every tier
+    # (series.holdstats._host_speed); the row stays invalid, and says why. A service that slowed by itself leaves k6's
+    # cost a request flat (slope ~0).
+    host_speed_slope_band: float = 0.5
+    host_speed_r2_min: float = 0.5
     # Fewer CPU readings, or meter scrapes, than these shares of what the hold (less k6's start) should hold: the
     # samplers missed the hold (a starved sampler, a service that answered no scrape).
     cpu_samples_min_share: float = 0.5

@@ -38,6 +38,9 @@ OUT_OF_MEMORY = "out-of-memory"
 # model's, and the note jit-busy:<% of the service's CPU> says how much of its CPU per request was the compiler's.
 JIT_NOT_SETTLED = "jit-not-settled"
 JIT_BUSY = "jit-busy:"
+# A hold not steady (or too noisy) because the host's own speed moved (host_speed_note): its cause named beside the
+# flag, which stands — the throughput measured was the machine's at each moment, not the service's steady rate.
+HOST_SPEED = "host-speed:"
 
 
 def invalidating(flags: Iterable[str]) -> list[str]:
@@ -45,7 +48,7 @@ def invalidating(flags: Iterable[str]) -> list[str]:
     expose, a ceiling the row passed, a profiler attached and the generator's cost priced. A row is valid where
     there is none."""
     return [flag for flag in flags if flag not in NOTES and not flag.startswith(
-        (NOT_EXPOSED, CEILING_EXCEEDED, PROFILED, JIT_BUSY, GENERATOR_PRICED))]
+        (NOT_EXPOSED, CEILING_EXCEEDED, PROFILED, JIT_BUSY, GENERATOR_PRICED, HOST_SPEED))]
 
 
 def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
@@ -55,6 +58,8 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     hold = steadiness(row, ctx.rig)
     if hold != "steady":
         flags.append(hold)
+    if hold in ("not-steady", "too-noisy") and host_speed_note(row, ctx.rig):
+        flags.append(host_speed_note(row, ctx.rig))
     jit = jit_flag(row, ctx)
     if jit:
         flags.append(jit)
@@ -158,6 +163,18 @@ def steadiness(row: Mapping[str, object], rig: rig_constants.Constants) -> str:
     if not (first > 0 and second > 0):
         return STEADINESS_NOT_MEASURED
     return "not-steady" if abs(first - second) / ((first + second) / 2) > rig.drift_max else "steady"
+
+
+def host_speed_note(row: Mapping[str, object], rig: rig_constants.Constants) -> str:
+    """HOST_SPEED with the share of the hold's throughput variance the host's speed explains, or "": where the host
+    was full (the CPU the wall) and the hold's batches' throughput followed k6's own CPU per request inversely
+    (series.holdstats._host_speed: a log-log slope within host_speed_slope_band of -1, R² at least
+    host_speed_r2_min) — the same work cost k6 more CPU exactly as the service served less."""
+    slope, r2 = num(row, "host_speed_slope"), num(row, "host_speed_r2")
+    full = num(row, "host_cpu_pct", 0) >= rig.saturated_share * 100
+    if full and abs(slope + 1) <= rig.host_speed_slope_band and r2 >= rig.host_speed_r2_min:
+        return f"{HOST_SPEED}{r2 * 100:.0f}%"
+    return ""
 
 
 def jit_flag(row: Mapping[str, object], ctx: Context) -> str:

@@ -145,6 +145,10 @@ EXTRA_COLUMNS = [
     # fixed and marginal costs (explain.compiler); empty where the service's process is not vtlab's (a --url
     # service, a cluster's pod) or /proc could not be read
     "jit_cpu_ms_per_s",
+    # the hold's batches' throughput against k6's own CPU per request in them (log against log): the slope (-1: the
+    # throughput moved exactly as the same work's cost to k6) and the share of its variance that explains. k6 does the
+    # same work for every request, so where its cost moved, the host's speed did (series.holdstats._host_speed)
+    "host_speed_slope", "host_speed_r2",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -5,6 +5,7 @@ its kept series are cut again (`vtlab report --hold-from/--hold-to`)."""
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 from vtlab.core import constants as rig_constants
@@ -36,7 +37,8 @@ class Hold:
 
 def columns(hold: Hold) -> dict[str, object]:
     """The CSV's measured columns for the window."""
-    return {**_latency_and_rate(hold), **_tiers(hold), **_service_meters(hold), **_scrape_cost(hold)}
+    return {**_latency_and_rate(hold), **_tiers(hold), **_service_meters(hold), **_scrape_cost(hold),
+            **_host_speed(hold)}
 
 
 def _latency_and_rate(hold: Hold) -> dict[str, object]:
@@ -58,6 +60,36 @@ def _trend(measured: LoadResult, batches: int) -> dict[str, object]:
     drift, half_width = windows.trend(measured.ok_per_second, batches)
     return {"throughput_trend_pct": drift * 100, "throughput_trend_ci95_pct": half_width * 100,
             "longest_silence_s": longest_silence(measured.ok_per_second)}
+
+
+def _host_speed(hold: Hold) -> dict[str, object]:
+    """How far the host's own speed moved the hold's throughput: the hold cut into batches (hold_batches, as its
+    interval's), the log of each batch's successes a second fitted against the log of k6's CPU per request in it —
+    the slope (−1: the throughput moved exactly as the same work's cost to k6 did) and the share of the throughput's
+    variance the fit explains (R²); nan where too short, or k6's CPU was not sampled. k6 does the same work for every
+    request of a row, so where it kept its share of a full host while serving fewer, each request cost it more: the
+    host slowed under every tier. A service that slowed by itself leaves k6 idle instead, its cost a request flat
+    (slope ~0). On a full host a third-party app's batches gave r = −0.96, slope −1.04 (tp4, 2026-11-28: its CPU per
+    request, PostgreSQL's and k6's rising and falling together by ±15%, steal read as 0.04%)."""
+    ok = hold.measured.ok_per_second
+    count = min(hold.rig.hold_batches, len(ok) // 2)
+    if count < 4:
+        return {"host_speed_slope": math.nan, "host_speed_r2": math.nan}
+    edges = [round(i * len(ok) / count) for i in range(count + 1)]
+    rates, costs = [], []
+    for a, b in zip(edges, edges[1:], strict=False):
+        served = sum(ok[a:b])
+        k6 = windows.cpu_percent(hold.cpu, "load", hold.start + a, hold.start + b)[0]
+        if not (served > 0 and k6 > 0):
+            return {"host_speed_slope": math.nan, "host_speed_r2": math.nan}
+        rates.append(math.log(served / (b - a)))
+        costs.append(math.log(k6 * (b - a) / served))
+    try:
+        slope = statistics.linear_regression(costs, rates).slope
+        r = statistics.correlation(costs, rates)
+    except statistics.StatisticsError:  # a constant throughput or cost: nothing moved that a fit could show
+        return {"host_speed_slope": math.nan, "host_speed_r2": math.nan}
+    return {"host_speed_slope": slope, "host_speed_r2": r * r}
 
 
 def longest_silence(per_second: tuple[int, ...]) -> int | float:
