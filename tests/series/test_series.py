@@ -365,8 +365,8 @@ def test_cpu_pressure_is_the_share_of_the_hold_in_which_a_runnable_thread_waited
     unread = dataclasses.replace(hold, cpu=windows.Series(without))
     assert table.format_value(holdstats._tiers(unread)["cpu_pressure_pct"]) == ""  # not sampled: an empty cell
     assert holdstats._tiers(unread)["host_cpu_pct"] == pytest.approx(83.0)
-    # appended: older runs' keep their places
-    assert table.COLUMNS[-4:-2] == ["cpu_pressure_pct", "jit_cpu_ms_per_s"]
+    # appended after the columns older runs have: theirs keep their places
+    assert table.COLUMNS.index("cpu_pressure_pct") > table.COLUMNS.index("cpu_quota_cores")
 
 
 def test_the_compilers_cpu_a_second_is_its_growth_over_the_hold():
@@ -384,18 +384,21 @@ def test_the_compilers_cpu_a_second_is_its_growth_over_the_hold():
     assert table.format_value(holdstats._tiers(unread)["jit_cpu_ms_per_s"]) == ""
 
 
-def _k6_hold(cpu_pct_at, ok_at):
+def _k6_hold(cpu_pct_at, ok_at, app_share=None):
     """A 30 s hold whose k6 used cpu_pct_at(second) % of a core in each second (its ticks read 4 Hz) while the hold
-    succeeded ok_at(second) requests in it."""
+    succeeded ok_at(second) requests in it; the service `app_share` times k6's CPU where given."""
     from vtlab.series.loadresult import LoadResult
+
+    def reading(ticks):
+        return {"load_ticks": ticks, **({"app_ticks": ticks * app_share} if app_share else {})}
 
     ticks, points = 0.0, []
     for second in range(30):
         for quarter in range(4):
-            points.append((second + quarter / 4, {"load_ticks": ticks + cpu_pct_at(second) / 100
-                                                  * windows.CLOCK_TICKS * quarter / 4}))
+            points.append((second + quarter / 4, reading(ticks + cpu_pct_at(second) / 100 * windows.CLOCK_TICKS
+                                                         * quarter / 4)))
         ticks += cpu_pct_at(second) / 100 * windows.CLOCK_TICKS
-    points.append((30.0, {"load_ticks": ticks}))
+    points.append((30.0, reading(ticks)))
     ok = tuple(round(ok_at(second)) for second in range(30))
     measured = LoadResult(ok_requests=sum(ok), ok_half_a=0, ok_half_b=0, requests=sum(ok), error_rate=0.0,
                           p50_ms=10.0, p95_ms=12.0, p99_ms=15.0, p999_ms=20.0, max_ms=30.0, mean_ms=10.0,
@@ -424,4 +427,15 @@ def test_a_hold_whose_throughput_moved_as_k6s_own_cost_a_request_did_is_the_host
     # k6's CPU not sampled: not measured
     unsampled = holdstats.columns(_k6_hold(lambda second: 0, lambda second: 1000))
     assert math.isnan(unsampled["host_speed_slope"]) and math.isnan(unsampled["host_speed_r2"])
-    assert table.COLUMNS[-2:] == ["host_speed_slope", "host_speed_r2"]  # appended
+    assert table.COLUMNS.index("host_speed_slope") > table.COLUMNS.index("jit_cpu_ms_per_s")  # appended
+
+
+def test_the_services_cpu_and_every_tiers_are_told_in_k6s_units_which_the_hosts_speed_does_not_move():
+    # the host at 1.0 and 0.8 speed in turn, k6 at 25% of a core throughout, the service at 2.5 times k6's CPU: in
+    # k6's units the service costs 2.5 in every batch, and service + k6 together 3.5, with no spread
+    moved = holdstats.columns(_k6_hold(lambda second: 25.0, lambda second: 1000 * SPEED[second // 3], app_share=2.5))
+    assert moved["app_cpu_per_k6_cpu"] == pytest.approx(2.5, abs=1e-6)
+    assert moved["tiers_cpu_per_k6_cpu"] == pytest.approx(3.5, abs=1e-6)
+    assert moved["app_cpu_per_k6_cpu_ci95"] == pytest.approx(0, abs=1e-6)
+    # the service's CPU not sampled: not measured
+    assert math.isnan(holdstats.columns(_k6_hold(lambda second: 25.0, lambda second: 1000))["app_cpu_per_k6_cpu"])

@@ -92,6 +92,12 @@ class Measured:
     # the service JVM's JIT compiler threads' CPU over the hold, ms a second (holdstats): the JVM's, not its
     # requests' (explain.compiler)
     jit_cpu_ms_per_s: float = NAN
+    # the service's CPU, and every tier's, in units of k6's own CPU over the same batches, with each mean's 95%
+    # half-width (holdstats._in_k6_units): costs a request the host's speed does not move (report.equalspeed)
+    app_cpu_per_k6_cpu: float = NAN
+    app_cpu_per_k6_cpu_ci95: float = NAN
+    tiers_cpu_per_k6_cpu: float = NAN
+    tiers_cpu_per_k6_cpu_ci95: float = NAN
     host_cpu_pct: float = NAN
     vt_parallelism: float = NAN
     pinned_events: float = NAN

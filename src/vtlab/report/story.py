@@ -14,7 +14,7 @@ from vtlab.core.constants import Constants
 from vtlab.explain.bottleneck import CEILING_OF
 from vtlab.explain.model import Aggregate, Analysis, Verdict
 from vtlab.explain.validity import CEILING_EXCEEDED, NOT_EXPOSED
-from vtlab.report import ratio, sharedcores, validrows
+from vtlab.report import equalspeed, ratio, sharedcores, validrows
 from vtlab.report.labels import TOMCAT_THREADS, fmt, row_label
 from vtlab.report.scenarios.common import against, separated
 from vtlab.report.validrows import load
@@ -36,7 +36,8 @@ def explain(analysis: Analysis) -> list[str]:
     if not story:
         story.append("This run measured only the scenarios below; the order-summary story needs `--workload "
                      "order-summary` rows.")
-    return story + _validity_story(analysis.verdicts, threads) + sharedcores.sentences(analysis.verdicts, threads)
+    return (story + _validity_story(analysis.verdicts, threads) + sharedcores.sentences(analysis.verdicts, threads)
+            + equalspeed.sentences(analysis.verdicts, analysis.rig, threads))
 
 
 def _platform_story(lines: Sequence[Aggregate]) -> list[str]:

@@ -149,6 +149,10 @@ EXTRA_COLUMNS = [
     # throughput moved exactly as the same work's cost to k6) and the share of its variance that explains. k6 does the
     # same work for every request, so where its cost moved, the host's speed did (series.holdstats._host_speed)
     "host_speed_slope", "host_speed_r2",
+    # the service's CPU, and every tier's together (service, PostgreSQL, stub, k6), in units of k6's own CPU over the
+    # same batches of the hold, with each mean's 95% half-width: costs a request that the host's speed does not move
+    # (series.holdstats._in_k6_units)
+    "app_cpu_per_k6_cpu", "app_cpu_per_k6_cpu_ci95", "tiers_cpu_per_k6_cpu", "tiers_cpu_per_k6_cpu_ci95",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS
