@@ -24,6 +24,14 @@ def test_the_eta_starts_at_every_rows_bound_and_drops_when_a_row_ends_early():
     assert progress.left_s(60.0) == 190
 
 
+def test_more_rows_than_expected_leave_none_left_never_fewer():
+    # a capacity search's 18th point of the 12 it expected: no row left, an ETA of the current row's bound at most
+    progress = Progress(12, row_bound_s=100)
+    at_row(progress, 17, 0.0)
+    assert progress.rows_left() == 0
+    assert progress.left_s(10.0) == 90
+
+
 def test_the_eta_never_rises_even_when_a_row_runs_past_its_bound():
     progress = Progress(3, row_bound_s=100)
     at_row(progress, 0, 0.0)

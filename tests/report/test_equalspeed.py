@@ -26,7 +26,9 @@ def test_a_pair_the_hosts_speed_moved_is_compared_in_k6s_units_with_intervals():
     # service: 2.610 ÷ 2.548 = 1.0243, relative half-width √((0.066/2.610)² + (0.076/2.548)²) = 0.0391:
     # +2.4% [−1.6%, +6.4%]; every tier: 4.168 ÷ 4.184 = 0.9962, √((0.090/4.168)² + (0.079/4.184)²) = 0.0287:
     # 1.00× [0.97–1.02]
-    assert "At equal host speed (10 users released, pool 50;" in text
+    assert ("At equal host speed (10 users released, pool 50; the host's own speed moved these holds, host-speed, "
+            "so their throughputs are the machine's at each moment, not the thread modes'): in units of k6's own CPU "
+            "over the same seconds") in text
     assert ("the service took 2.548 ± 0.076 of k6's CPU a request with platform threads and 2.610 ± 0.066 with "
             "virtual threads: virtual's +2.4% [-1.6%, +6.4%]; every tier together 4.168 against 4.184, so at this "
             "full host's CPU wall virtual threads serve 1.00× [0.97–1.02] what platform threads do") in text

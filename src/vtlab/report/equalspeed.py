@@ -77,7 +77,7 @@ def sentences(verdicts: Sequence[Verdict], rig: Constants, threads: int) -> list
         serves, serves_low, serves_high = _ratio(tiers["platform"], tiers["virtual"])
         label = row_label(modes["virtual"][0].row, threads).removeprefix("virtual ")
         told.append(
-            f"At equal host speed ({label}; the host's own speed moved these holds, {HOST_SPEED}, so their "
+            f"At equal host speed ({label}; the host's own speed moved these holds, {HOST_SPEED.rstrip(':')}, so their "
             "throughputs are the machine's at each moment, not the thread modes'): in units of k6's own CPU over the "
             "same seconds, which a slower host raises alike, the service took "
             f"{service['platform'][0]:.3f} ± {service['platform'][1]:.3f} of k6's CPU a request with platform threads "
