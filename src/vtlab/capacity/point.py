@@ -10,14 +10,11 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from vtlab.core.objective import Condition, Objective
-from vtlab.explain.validity import invalidating
+from vtlab.explain.validity import UNSTEADY, invalidating
 
 Z_975 = 1.96  # the binomial's two-sided 95%: many requests
 
 PASS, FAIL, UNSURE, INVALID = "pass", "fail", "unsure", "invalid"
-# The hold's steadiness flags (explain.validity.steadiness): the only invalidity a point over capacity may carry and
-# still fail its objective
-UNSTEADY = ("not-steady", "too-noisy")
 
 
 class Interval(NamedTuple):

@@ -41,6 +41,9 @@ JIT_BUSY = "jit-busy:"
 # A hold not steady (or too noisy) because the host's own speed moved (host_speed_note): its cause named beside the
 # flag, which stands — the throughput measured was the machine's at each moment, not the service's steady rate.
 HOST_SPEED = "host-speed:"
+# The hold's steadiness flags (steadiness): the only invalidity a row the host's speed moved, or a point over its
+# capacity, may carry and still be read for what it shows
+UNSTEADY = ("not-steady", "too-noisy")
 
 
 def invalidating(flags: Iterable[str]) -> list[str]:
@@ -58,8 +61,9 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
     hold = steadiness(row, ctx.rig)
     if hold != "steady":
         flags.append(hold)
-    if hold in ("not-steady", "too-noisy") and host_speed_note(row, ctx.rig):
-        flags.append(host_speed_note(row, ctx.rig))
+    moved = host_speed_note(row, ctx.rig) if hold in UNSTEADY else ""
+    if moved:
+        flags.append(moved)
     jit = jit_flag(row, ctx)
     if jit:
         flags.append(jit)

@@ -117,9 +117,13 @@ class LiveLine:
         self.progress, self.started = progress, started
         self.hold_end_s = hold_end_s  # seconds after k6's start; None until a settling warm-up decides the hold
         self.hold_end_shown = False
+        self.users_began: float | None = None  # Unix s of k6's first running user, once its live counts show one
 
     def tick(self, runners: Sequence[load.Runner]) -> None:
-        ok_per_s, failed_per_s = load.recent_per_s(runners)
+        reading = load.live_reading(runners)  # read once a second: the line's rates and the stall watch's clock
+        ok_per_s, failed_per_s = reading.ok_per_s, reading.failed_per_s
+        if self.users_began is None:
+            self.users_began = reading.users_began
         ended = (not self.hold_end_shown and self.hold_end_s is not None
                  and time.monotonic() - self.started >= self.hold_end_s)
         self.hold_end_shown |= ended
@@ -137,9 +141,9 @@ def each_second(live: LiveLine, watch: stalls.Watch | None, started: float, runn
         # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts. Its clock is
         # the users', not k6's process's: k6 set up 10,000 users for 5 s before the first ran, and a watch counting
         # from k6's start called an 8 s downstream's first answers, at 13 s, a stall (front8, 2026-11-28)
-        began = load.users_began(runners)
-        if began is not None:
-            watch.observe(time.time() - began, windows.recent_rate(meters, "requests_total", time.monotonic()))
+        if live.users_began is not None:
+            watch.observe(time.time() - live.users_began,
+                          windows.recent_rate(meters, "requests_total", time.monotonic()))
 
 
 def _row_files(run_dir: Path, slug: str) -> tuple[Path, Path, Path, Path]:

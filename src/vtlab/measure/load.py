@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
 
 from vtlab.rig import machine, procs
 from vtlab.core import constants, shapes
@@ -165,16 +166,18 @@ def live_path(series: Path) -> Path:
     return series.with_name(series.name + ".live")
 
 
-def recent_per_s(runners: Sequence[Runner]) -> tuple[float, float]:
-    """The row's successes and failures a second lately, from k6's own live counts, every runner's summed
-    (measure.livecounts): what the live line shows, whatever the service."""
+class LiveReading(NamedTuple):
+    ok_per_s: float
+    failed_per_s: float
+    users_began: float | None   # Unix s of the first running user; None before one
+
+
+def live_reading(runners: Sequence[Runner]) -> LiveReading:
+    """The row's successes and failures a second lately and when its users began, from one read of k6's own live
+    counts, every runner's (measure.livecounts): what the live line shows, whatever the service, and the stall
+    watch's clock."""
     lines = livecounts.read([runner.live for runner in runners])
-    return livecounts.ok_rate(lines), livecounts.failed_rate(lines)
-
-
-def users_began(runners: Sequence[Runner]) -> float | None:
-    """When the row's first user began running (Unix s), from k6's live counts; None before (measure.livecounts)."""
-    return livecounts.users_began(livecounts.read([runner.live for runner in runners]))
+    return LiveReading(livecounts.ok_rate(lines), livecounts.failed_rate(lines), livecounts.users_began(lines))
 
 
 def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,

@@ -35,7 +35,7 @@ class Reporter(Protocol):
 
     def tick(self, load_started: float, ok_per_s: float, failed_per_s: float = 0.0, hold_ended: bool = False) -> None:
         """Each second of a row's load: `ok_per_s` and `failed_per_s` the successes and failures a second lately,
-        from k6's own live counts (load.recent_per_s), never a counter of the service's: the same source for every
+        from k6's own live counts (load.live_reading), never a counter of the service's: the same source for every
         target; `hold_ended` on the first second after the row's hold."""
 
     def failed(self, died: procs.TierDied) -> None: ...

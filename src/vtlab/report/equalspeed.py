@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from vtlab.core import dimensions
 from vtlab.core.constants import Constants
 from vtlab.explain.model import Verdict
-from vtlab.explain.validity import HOST_SPEED, invalidating
+from vtlab.explain.validity import HOST_SPEED, UNSTEADY, invalidating
 from vtlab.report.labels import row_label
 
-# The only invalidity a row compared here may carry: its hold's steadiness, where the host-speed note says the host
-# moved it
-UNSTEADY = {"not-steady", "too-noisy"}
+
+def _moved(verdict: Verdict) -> bool:
+    """Whether the row carries the host-speed note: its hold moved with the host's speed."""
+    return any(flag.startswith(HOST_SPEED) for flag in verdict.flags)
 
 
 def _usable(verdict: Verdict, rig: Constants) -> bool:
@@ -35,8 +36,7 @@ def _usable(verdict: Verdict, rig: Constants) -> bool:
     if not all(math.isfinite(x) for x in (m.app_cpu_per_k6_cpu, m.app_cpu_per_k6_cpu_ci95, m.tiers_cpu_per_k6_cpu,
                                           m.tiers_cpu_per_k6_cpu_ci95)):
         return False
-    moved = any(flag.startswith(HOST_SPEED) for flag in verdict.flags)
-    return verdict.valid or (moved and set(invalidating(verdict.flags)) <= UNSTEADY)
+    return verdict.valid or (_moved(verdict) and set(invalidating(verdict.flags)) <= set(UNSTEADY))
 
 
 def _pair_key(verdict: Verdict) -> tuple:
@@ -67,7 +67,7 @@ def sentences(verdicts: Sequence[Verdict], rig: Constants, threads: int) -> list
     for modes in pairs.values():
         if set(modes) != {"platform", "virtual"}:
             continue
-        if not any(flag.startswith(HOST_SPEED) for rows in modes.values() for v in rows for flag in v.flags):
+        if not any(_moved(v) for rows in modes.values() for v in rows):
             continue
         service = {mode: _mean([(v.measured.app_cpu_per_k6_cpu, v.measured.app_cpu_per_k6_cpu_ci95) for v in rows])
                    for mode, rows in modes.items()}

@@ -37,8 +37,9 @@ class Hold:
 
 def columns(hold: Hold) -> dict[str, object]:
     """The CSV's measured columns for the window."""
+    batches = _batches(hold, 3)
     return {**_latency_and_rate(hold), **_tiers(hold), **_service_meters(hold), **_scrape_cost(hold),
-            **_host_speed(hold), **_in_k6_units(hold)}
+            **_host_speed(batches), **_in_k6_units(batches)}
 
 
 def _latency_and_rate(hold: Hold) -> dict[str, object]:
@@ -62,68 +63,66 @@ def _trend(measured: LoadResult, batches: int) -> dict[str, object]:
             "longest_silence_s": longest_silence(measured.ok_per_second)}
 
 
-def _batches(hold: Hold, fewest: int) -> list[tuple[int, int]]:
-    """The hold's seconds cut into hold_batches runs of two seconds or more, as its interval's and trend's are (first
-    second, end), counted from the hold's start; none where fewer than `fewest` fit."""
-    seconds = len(hold.measured.ok_per_second)
-    count = min(hold.rig.hold_batches, seconds // 2)
-    if count < fewest:
-        return []
-    edges = [round(i * seconds / count) for i in range(count + 1)]
-    return list(zip(edges, edges[1:], strict=False))
-
-
-def _host_speed(hold: Hold) -> dict[str, object]:
-    """How far the host's own speed moved the hold's throughput: the hold cut into batches (hold_batches, as its
-    interval's), the log of each batch's successes a second fitted against the log of k6's CPU per request in it —
-    the slope (−1: the throughput moved exactly as the same work's cost to k6 did) and the share of the throughput's
-    variance the fit explains (R²); nan where too short, or k6's CPU was not sampled. k6 does the same work for every
-    request of a row, so where it kept its share of a full host while serving fewer, each request cost it more: the
-    host slowed under every tier. A service that slowed by itself leaves k6 idle instead, its cost a request flat
-    (slope ~0). On a full host a third-party app's batches gave r = −0.96, slope −1.04 (tp4, 2026-11-28: its CPU per
-    request, PostgreSQL's and k6's rising and falling together by ±15%, steal read as 0.04%)."""
-    ok = hold.measured.ok_per_second
-    batches = _batches(hold, 4)
-    if not batches:
-        return {"host_speed_slope": math.nan, "host_speed_r2": math.nan}
-    rates, costs = [], []
-    for a, b in batches:
-        served = sum(ok[a:b])
-        k6 = windows.cpu_percent(hold.cpu, "load", hold.start + a, hold.start + b)[0]
-        if not (served > 0 and k6 > 0):
-            return {"host_speed_slope": math.nan, "host_speed_r2": math.nan}
-        rates.append(math.log(served / (b - a)))
-        costs.append(math.log(k6 * (b - a) / served))
-    try:
-        slope = statistics.linear_regression(costs, rates).slope
-        r = statistics.correlation(costs, rates)
-    except statistics.StatisticsError:  # a constant throughput or cost: nothing moved that a fit could show
-        return {"host_speed_slope": math.nan, "host_speed_r2": math.nan}
-    return {"host_speed_slope": slope, "host_speed_r2": r * r}
-
-
 # The tiers whose CPU, a request, is told in k6's units: every tier on a full host serves the same requests
 K6_UNIT_TIERS = ("app", "pg", "stub", "load")
 
 
-def _in_k6_units(hold: Hold) -> dict[str, object]:
-    """The service's CPU, and every tier's together, in units of k6's own CPU over the same seconds — per request
-    alike, as they served the same requests — each with the 95% half-width of its mean over the hold's batches. k6
-    does the same work for every request, so where the host's speed moves, it moves every tier's CPU per request and
-    k6's alike, and these ratios stay: a third-party app's service CPU per request was 0.484 and 0.639 ms in two runs
-    20 min apart, 2.561 and 2.546 of k6's (tp3, tp4, 2026-11-28). nan where k6's CPU was not sampled."""
-    names = ("app_cpu_per_k6_cpu", "tiers_cpu_per_k6_cpu")
-    missing = {column: math.nan for name in names for column in (name, name + "_ci95")}
-    batches = _batches(hold, 3)
-    if not batches:
-        return missing
-    service, tiers = [], []
-    for a, b in batches:
-        used = {tier: windows.cpu_percent(hold.cpu, tier, hold.start + a, hold.start + b)[0] for tier in K6_UNIT_TIERS}
-        if not used["load"] > 0 or math.isnan(used["app"]):
-            return missing
-        service.append(used["app"] / used["load"])
-        tiers.append(sum(value for value in used.values() if not math.isnan(value)) / used["load"])
+@dataclass(frozen=True)
+class _Batch:
+    """One batch of the hold: its seconds, the requests that succeeded in it, each tier's CPU over it (% of a core)."""
+    seconds: int
+    served: int
+    cpu: dict[str, float]
+
+
+def _batches(hold: Hold, fewest: int) -> list[_Batch]:
+    """The hold's seconds cut into hold_batches runs of two seconds or more, as its interval's and trend's are, each
+    with its successes and every K6_UNIT_TIERS tier's CPU, read once for both uses below; none where fewer than
+    `fewest` fit."""
+    ok = hold.measured.ok_per_second
+    count = min(hold.rig.hold_batches, len(ok) // 2)
+    if count < fewest:
+        return []
+    return [_Batch(b - a, sum(ok[a:b]), {tier: windows.cpu_percent(hold.cpu, tier, hold.start + a, hold.start + b)[0]
+                                         for tier in K6_UNIT_TIERS})
+            for a, b in windows.batch_bounds(len(ok), count)]
+
+
+def _host_speed(batches: list[_Batch]) -> dict[str, object]:
+    """How far the host's own speed moved the hold's throughput: the log of each batch's successes a second fitted
+    against the log of k6's CPU per request in it — the slope (−1: the throughput moved exactly as the same work's
+    cost to k6 did) and the share of the throughput's variance the fit explains (R²); nan under four batches, or
+    where k6's CPU was not sampled. k6 does the same work for every request of a row, so where it kept its share of a
+    full host while serving fewer, each request cost it more: the host slowed under every tier. A service that slowed
+    by itself leaves k6 idle instead, its cost a request flat (slope ~0). On a full host a third-party app's batches
+    gave r = −0.96, slope −1.04 (tp4, 2026-11-28: its CPU per request, PostgreSQL's and k6's rising and falling
+    together by ±15%, steal read as 0.04%)."""
+    unknown = {"host_speed_slope": math.nan, "host_speed_r2": math.nan}
+    if len(batches) < 4 or not all(batch.served > 0 and batch.cpu["load"] > 0 for batch in batches):
+        return unknown
+    rates = [math.log(batch.served / batch.seconds) for batch in batches]
+    costs = [math.log(batch.cpu["load"] * batch.seconds / batch.served) for batch in batches]
+    try:
+        slope = statistics.linear_regression(costs, rates).slope
+        r = statistics.correlation(costs, rates)
+    except statistics.StatisticsError:  # a constant throughput or cost: nothing moved that a fit could show
+        return unknown
+    return {"host_speed_slope": slope, "host_speed_r2": r * r}
+
+
+def _in_k6_units(batches: list[_Batch]) -> dict[str, object]:
+    """The service's CPU, and every tier's together, in units of k6's own CPU over the same batches — per request
+    alike, as they served the same requests — each with the 95% half-width of its mean over the batches. k6 does the
+    same work for every request, so where the host's speed moves, it moves every tier's CPU per request and k6's
+    alike, and these ratios stay: a third-party app's service CPU per request was 0.484 and 0.639 ms in two runs 20
+    min apart, 2.561 and 2.546 of k6's (tp3, tp4, 2026-11-28). nan under three batches, or where k6's or the
+    service's CPU was not sampled."""
+    if len(batches) < 3 or not all(batch.cpu["load"] > 0 and not math.isnan(batch.cpu["app"]) for batch in batches):
+        return {column: math.nan for column in ("app_cpu_per_k6_cpu", "app_cpu_per_k6_cpu_ci95",
+                                                 "tiers_cpu_per_k6_cpu", "tiers_cpu_per_k6_cpu_ci95")}
+    service = [batch.cpu["app"] / batch.cpu["load"] for batch in batches]
+    tiers = [sum(value for value in batch.cpu.values() if not math.isnan(value)) / batch.cpu["load"]
+             for batch in batches]
     return {"app_cpu_per_k6_cpu": statistics.fmean(service), "app_cpu_per_k6_cpu_ci95": windows.half_width(service),
             "tiers_cpu_per_k6_cpu": statistics.fmean(tiers), "tiers_cpu_per_k6_cpu_ci95": windows.half_width(tiers)}
 

@@ -155,8 +155,13 @@ def per_second_interval(values: Sequence[float], batches: int = BATCHES) -> tupl
     batches = min(batches, len(values) // 2) if len(values) >= 6 else len(values)
     if batches < 3:
         return mean, math.nan
-    edges = [round(i * len(values) / batches) for i in range(batches + 1)]
-    return mean, half_width([sum(values[a:b]) / (b - a) for a, b in zip(edges, edges[1:], strict=False)])
+    return mean, half_width([sum(values[a:b]) / (b - a) for a, b in batch_bounds(len(values), batches)])
+
+
+def batch_bounds(length: int, batches: int) -> list[tuple[int, int]]:
+    """`length` seconds cut into `batches` runs as equal as whole seconds allow: each run's (first, end)."""
+    edges = [round(i * length / batches) for i in range(batches + 1)]
+    return list(zip(edges, edges[1:], strict=False))
 
 
 def half_width(observations: Sequence[float]) -> float:
@@ -177,8 +182,7 @@ def trend(values: Sequence[float], batches: int = BATCHES) -> tuple[float, float
     mean = sum(values) / len(values) if values else 0.0
     if batches < 4 or mean <= 0:
         return math.nan, math.nan
-    edges = [round(i * len(values) / batches) for i in range(batches + 1)]
-    points = [((a + b) / 2, sum(values[a:b]) / (b - a)) for a, b in zip(edges, edges[1:], strict=False)]
+    points = [((a + b) / 2, sum(values[a:b]) / (b - a)) for a, b in batch_bounds(len(values), batches)]
     mean_t = sum(t for t, _ in points) / len(points)
     mean_v = sum(v for _, v in points) / len(points)
     spread = sum((t - mean_t) ** 2 for t, _ in points)
