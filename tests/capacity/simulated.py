@@ -20,8 +20,8 @@ def queue_p99_ms(rate: float, service_ms: float = 1000.0, knee: float = 180.0, w
 
 class Service:
     """A service with a known p99 curve; `noise` is the half-width of the interval the point reports, as a share of
-    the true p99. The measured p99 scatters uniformly within that half-width ÷ √3, so that its interval always covers
-    the truth, and so does the interval of up to three measurements pooled (the search's repeats: capacity.point's
+    the true p99. The measured p99 scatters uniformly within half that half-width, so that its interval always covers
+    the truth, and so does the interval of up to four measurements pooled (the search's repeats: capacity.point's
     pooled() narrows the half-width by √n, as a 95% interval's is, while a uniform scatter's mean need not come
     closer to the truth). `ceiling_rps`: the wall's ceiling each point reports, the model the staircase may step
     toward (nan: none). `carries`: the most req/s it serves; a load above it is served at that rate (inf: every
@@ -39,7 +39,7 @@ class Service:
         self.calls.append((mode, load))
         truth = self.p99(load)
         half = truth * self.noise
-        seen = truth + self.random.uniform(-half, half) / math.sqrt(3)
+        seen = truth + self.random.uniform(-half, half) / 2
         invalid = (self.invalid_from is not None and load >= self.invalid_from) or load in self.flaky_at
         self.flaky_at.discard(load)  # flaky: invalid the first time only
         return PointResult(mode, load, {"p99": Interval(seen, seen - half, seen + half)}, errors=0,

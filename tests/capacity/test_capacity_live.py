@@ -67,3 +67,20 @@ def test_the_staircase_stops_at_the_most_load_it_may_climb_to():
     load, why = next_load(3000, None, settings, "req/s")
     assert load is None and "--max-load" in why
     assert next_load(1600, None, Settings(objective.parse("p99<=1500ms"), "open"), "req/s") == (3200, "")
+
+
+def test_a_point_measured_again_right_after_itself_warms_up_only_for_its_queue():
+    template = Row(thread_mode="platform", concurrency=200, load_model="open", target_rps=100)
+    plan = planner.Plan("quick", (template,), 5, 45, 30, 1000, 0, "open", search_peak_users=5000)
+    first = capacitypoints.with_load(template, "open", 400, 1)
+    again = capacitypoints.with_load(template, "open", 400, 2)
+    higher = capacitypoints.with_load(template, "open", 800, 1)
+    other_mode = capacitypoints.with_load(Row(thread_mode="virtual", concurrency=200, load_model="open",
+                                              target_rps=100), "open", 400, 1)
+    # the run's first row: the plan's warm-up and the first row's extra (loop.warmup_for: 45 + min(30, 45))
+    assert capacitypoints.warmup_for(plan, [], first) == 75
+    assert capacitypoints.warmup_for(plan, [first], again) == capacitypoints.REPEAT_WARMUP_S
+    assert capacitypoints.warmup_for(plan, [first], higher) == capacitypoints.STEP_WARMUP_S
+    assert capacitypoints.warmup_for(plan, [first, higher], again) == capacitypoints.STEP_WARMUP_S  # not right after
+    assert capacitypoints.warmup_for(plan, [first], other_mode) == 45  # another mode's fresh JVM: the plan's own
+    assert capacitypoints.REPEAT_WARMUP_S < capacitypoints.STEP_WARMUP_S < 45

@@ -65,6 +65,15 @@ def test_two_measurements_pool_their_requests_and_narrow_the_percentile_s_interv
     assert (both.errors, both.requests, both.seconds, both.measures) == (4, 2000, 110.0, 2)
 
 
+def test_a_third_measurement_pooled_into_two_counts_a_third_not_a_half():
+    two = pooled(_point((480.0, 460.0, 500.0)), _point((500.0, 480.0, 520.0)))
+    three = pooled(two, _point((540.0, 520.0, 560.0)))
+    # the mean of 480, 500 and 540 is 506.67 ms (not (490 + 540) / 2 = 515); three half-widths of 20 ms in
+    # quadrature over three: √(3 × 20²) / 3 = 11.547 ms, as one interval of the three's mean
+    assert three.percentiles["p99"] == pytest.approx(Interval(506.667, 495.120, 518.214), abs=1e-3)
+    assert three.measures == 3
+
+
 def test_little_s_law_predicts_the_median_ceiling_and_states_the_measured_error_against_it():
     slo = objective.parse("p99<=1500ms")
     points = [_point(ceiling_rps=c, limit="thread-pool", service_time_ms=1000.0) for c in (198.0, 200.0, 204.0)]

@@ -8,7 +8,8 @@ import pytest
 from simulated import Service, queue_p99_ms
 
 from vtlab.capacity import prediction, search
-from vtlab.capacity.point import FAIL, INVALID, PASS, UNSURE, PointResult
+from vtlab.capacity import point as point_module
+from vtlab.capacity.point import FAIL, INVALID, PASS, UNSURE, Interval, PointResult
 from vtlab.core import objective
 
 # p99 = 1 s + 1 s (rate - 180) / (200 - rate) reaches 1,500 ms at (180 + 0.5 × 200) / 1.5 req/s
@@ -71,17 +72,46 @@ def test_a_noisy_service_is_never_decided_on_a_point_inside_its_own_noise(seed):
     assert found.bracket_high >= 150 or "too close to call" in found.stop
 
 
-def test_a_point_too_close_to_call_is_measured_again_and_stays_the_bracket_s_edge_when_still_undecided():
-    # a p99 that sits on the limit from 150 req/s to 190: no interval around it can lie on one side
+def test_a_point_on_its_limit_is_left_the_bracket_s_edge_at_once_not_measured_again_in_vain():
+    # a p99 that sits on the limit from 150 req/s to 190: no interval around it can lie on one side, and its figure
+    # (within 1% of the limit, its half-width 2%) would need more measurements than the repeats allow
     def flat(rate):
         return 100.0 if rate < 150 else 1500.0 if rate < 190 else 9000.0
     service = Service(p99=flat, noise=0.02)
-    found = search.search(["platform"], 100, service, _settings(repeats=2)).modes[0]
+    found = search.search(["platform"], 100, service, _settings(repeats=3)).modes[0]
     undecided = [p for p in found.points if p.outcome == UNSURE]
-    assert undecided and all(p.measures == 3 for p in undecided)     # measured, then twice again, pooled
-    assert [load for _, load in service.calls].count(undecided[0].load) == 3
+    assert undecided and all(p.measures == 1 for p in undecided)
     assert found.bracket_low < 150 and 150 <= found.bracket_high < 190   # the undecided load is the upper edge
     assert "too close to call" in found.stop
+
+
+class Scripted:
+    """A load's p99 given in turn, one (value, half-width) a measurement; 100 ms at any other load."""
+
+    def __init__(self, load, figures):
+        self.load, self.figures, self.calls = load, list(figures), []
+
+    def __call__(self, mode, load):
+        self.calls.append(load)
+        value, half = self.figures.pop(0) if load == self.load else (100.0, 5.0)
+        return PointResult(mode, load, {"p99": Interval(value, value - half, value + half)}, 0, 1000,
+                           throughput_rps=float(load), seconds=30.0)
+
+
+def test_a_point_too_close_to_call_is_measured_again_while_the_repeats_left_could_decide_it_and_pooled():
+    slo = objective.parse("p99<=1500ms")
+    # 1,440 ± 80 ms straddles 1,500: (80 ÷ 60)² = 1.8 measurements would decide it, so it is measured again;
+    # pooled, 1,445 ± 56.6 still straddles ((56.6 ÷ 55)² × 2 = 2.1 ≤ 4): a third, and 1,450 ± 46.2 passes
+    service = Scripted(200, [(1440.0, 80.0), (1450.0, 80.0), (1460.0, 80.0), (1400.0, 80.0)])
+    walk = search._Walk("platform", service, _settings(repeats=3), 3600.0)
+    verdict, result = walk.point(200)
+    assert verdict.outcome == PASS and result.measures == 3 and service.calls == [200, 200, 200]
+    assert result.percentiles["p99"].value == pytest.approx(1450.0)
+    # 1,498 ± 80: (80 ÷ 2)² = 1,600 measurements: none more is spent on it
+    on_the_limit = Scripted(200, [(1498.0, 80.0)])
+    verdict, result = search._Walk("platform", on_the_limit, _settings(repeats=3), 3600.0).point(200)
+    assert verdict.outcome == UNSURE and on_the_limit.calls == [200]
+    assert point_module.measures_to_decide(slo, result) == pytest.approx(1600.0)
 
 
 def test_invalid_points_never_decide_and_a_load_invalid_twice_is_looked_below_saying_so():
@@ -232,3 +262,65 @@ def test_a_closed_search_takes_its_middles_from_users_alone():
     service = Service(ceiling_rps=math.nan, carries=150.0)
     search.search(["platform"], 50, service, _settings(model="closed"))
     assert [load for _, load in service.calls][:4] == [50, 100, 200, 141]
+
+
+def _p99_point(load, p99_ms, errors=0):
+    return PointResult("virtual", load, {"p99": Interval(p99_ms, p99_ms * 0.9, p99_ms * 1.1)}, errors, 10_000,
+                       throughput_rps=float(load))
+
+
+def test_the_crossing_is_interpolated_as_a_power_of_the_load_between_a_pass_and_a_failure_near_the_limit():
+    slo = objective.parse("p99<=100ms")
+    # captp3's third-party app: 63 ms at 564 req/s, 134 at 933: ln(100/63) / ln(134/63) = 0.6122 of the way in
+    # log, 564 × (933/564)^0.6122 = 767.55 req/s
+    at = prediction.crossing(slo, _p99_point(564, 63.0), _p99_point(933, 134.0))
+    assert at == pytest.approx(767.55, abs=0.01)
+    # a knee between them (a queue's p99 ×40 past its wall; a pass far under the limit): no line to follow
+    assert math.isnan(prediction.crossing(slo, _p99_point(564, 63.0), _p99_point(933, 4000.0)))
+    assert math.isnan(prediction.crossing(slo, _p99_point(564, 30.0), _p99_point(933, 134.0)))
+    # a failure on its errors (2% against 0.1%): its percentiles say nothing of where those crossed
+    with_errors = objective.parse("p99<=100ms,errors<=0.1%")
+    assert math.isnan(prediction.crossing(with_errors, _p99_point(564, 63.0), _p99_point(933, 134.0, errors=200)))
+    assert prediction.crossing(with_errors, _p99_point(564, 63.0), _p99_point(933, 134.0)) == pytest.approx(767.55,
+                                                                                                           abs=0.01)
+    # a failure too close to call whose figure is under the limit: it did not cross between them
+    assert math.isnan(prediction.crossing(slo, _p99_point(564, 63.0), _p99_point(770, 96.0)))
+
+
+def test_bisection_aims_half_a_precision_beside_the_crossing_on_the_side_further_from_its_edge():
+    settings = _settings()
+    # crossing 767.55: half a 5% precision below it is 767.55 / √1.05 = 749.06, above it 786.51; the lower edge
+    # lies ln(749.06 / 564) = 0.284 from its side, the upper ln(933 / 786.51) = 0.171 from its own: below
+    assert search.next_load(564, 933, settings, "req/s", crossing=767.55) == (749, "")
+    # the upper edge further: above (a pass at 740 leaves 740-933; 786.51 is ln(933 / 786.51) from it, 740 is
+    # ln(749.06 / 740) = 0.012 from its side)
+    assert search.next_load(740, 933, settings, "req/s", crossing=767.55) == (787, "")
+    # never within a fifth of the bracket (log) of an edge: a crossing at 570 is aimed at 564 × (933/564)^0.2
+    assert search.next_load(564, 933, settings, "req/s", crossing=570.0) == (624, "")
+    # a bracket within two precisions is bisected, as one decided point then closes it: √(740 × 810) = 774
+    assert search.next_load(740, 810, settings, "req/s", crossing=767.55) == (774, "")
+    # no crossing: the geometric middle √(564 × 933) = 725
+    assert search.next_load(564, 933, settings, "req/s") == (725, "")
+
+
+def power_p99_ms(rate):
+    """A gentle p99 (a power of the load, the third-party app's shape): 100 ms at 760 req/s, 64 ms at 673."""
+    return 100.0 * (rate / 760.0) ** 3.7
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_gentle_curve_is_bracketed_within_the_precision_without_a_wrong_decision(seed):
+    service = Service(p99=power_p99_ms, noise=0.1, ceiling_rps=math.nan, seed=seed)
+    found = search.search(["platform"], 100, service, _settings(slo="p99<=100ms")).modes[0]
+    # the capacity never above the truth; the upper edge above it unless that edge was too close to call
+    assert found.bracket_low <= 760
+    assert found.bracket_high >= 760 or "too close to call" in found.stop
+    assert (found.bracket_high - found.bracket_low) / found.bracket_low <= 0.05
+    for point in found.points:
+        assert (point.outcome != PASS or point.load <= 760) and (point.outcome != FAIL or point.load > 760)
+    # geometric bisection from 673-800 would measure √(673 × 800) = 734; aimed at the figures' crossing, the search
+    # measures just below it (within 10% of the capacity) and stops within eight points of the first load
+    loads = [load for _, load in service.calls]
+    assert loads[:6] == [100, 200, 400, 800, 566, 673]
+    assert 760 / 1.1 <= loads[6] <= 760 * 1.1 and loads[6] != 734
+    assert len(found.points) <= 9

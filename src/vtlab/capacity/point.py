@@ -66,17 +66,19 @@ def wilson(errors: int, requests: int) -> Interval:
 
 
 def pooled(first: PointResult, again: PointResult) -> PointResult:
-    """Two measurements of one load as one: their requests and failures summed, each percentile the mean of the
-    two with the mean's interval (the two are independent: half-widths add in quadrature, then halve). The later
-    verdict's wall, evidence and ceilings stand; the cost is both."""
+    """Two results of one load as one: their requests and failures summed, each percentile the mean of every
+    measurement in them with the mean's interval — each side weighted by the measurements it holds (a third
+    measurement pooled into two counts a third, not a half), the sides independent: weighted half-widths add in
+    quadrature. The later verdict's wall, evidence and ceilings stand; the cost is both."""
+    n = first.measures + again.measures
+    wa, wb = first.measures / n, again.measures / n
     percentiles = {}
     for name in first.percentiles.keys() & again.percentiles.keys():
         a, b = first.percentiles[name], again.percentiles[name]
-        value = (a.value + b.value) / 2
-        half = math.hypot(a.high - a.value, b.high - b.value) / 2
-        low_half = math.hypot(a.value - a.low, b.value - b.low) / 2
+        value = wa * a.value + wb * b.value
+        half = math.hypot(wa * (a.high - a.value), wb * (b.high - b.value))
+        low_half = math.hypot(wa * (a.value - a.low), wb * (b.value - b.low))
         percentiles[name] = Interval(value, value - low_half, value + half)
-    n = first.measures + again.measures
     return PointResult(
         mode=again.mode, load=again.load, percentiles=percentiles, errors=first.errors + again.errors,
         requests=first.requests + again.requests, valid=first.valid and again.valid,
@@ -86,6 +88,29 @@ def pooled(first: PointResult, again: PointResult) -> PointResult:
         ceilings=again.ceilings, utilisation=again.utilisation,
         service_time_ms=again.service_time_ms, seconds=first.seconds + again.seconds, measures=n,
         extra={**first.extra, **again.extra})
+
+
+def measures_to_decide(objective: Objective, point: PointResult) -> float:
+    """How many measurements like the point's would decide it were its figures to stay where they are: a mean's
+    interval narrows as √n, so a condition it straddles needs (half-width toward the limit ÷ the figure's distance
+    from it)² × the measurements pooled so far; the most any condition needs. inf where a figure sits on its limit
+    or has no interval; the point's own count where it straddles nothing."""
+    needed = float(point.measures)
+    for condition in objective.conditions:
+        if condition.is_errors:
+            if condition.limit == 0:
+                continue  # a count: one failure crosses it, none holds it, whatever the interval
+            figure = wilson(point.errors, point.requests)
+        else:
+            figure = point.percentiles.get(condition.metric, Interval(math.nan, math.nan, math.nan))
+        if not figure.known:
+            return math.inf
+        if figure.low > condition.limit or figure.high <= condition.limit:
+            continue  # decided
+        distance = abs(figure.value - condition.limit)
+        half = figure.high - figure.value if figure.value <= condition.limit else figure.value - figure.low
+        needed = max(needed, point.measures * (half / distance) ** 2 if distance > 0 else math.inf)
+    return needed
 
 
 class Judgement(NamedTuple):

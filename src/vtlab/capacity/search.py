@@ -4,8 +4,8 @@ that did not pass, until the bracket is within the precision, the load cannot be
 
 Every point comes from one callable, `measure(mode, load) -> PointResult` (live: a row run and read back; in
 tests: a simulated service). A point decides only beyond its own noise: one too close to call is measured again
-(a bounded number of times, pooled), and one still too close stays the bracket's upper edge, said so, never
-taken for a pass. An invalid point is measured once more; invalid again, it decides nothing, but the search looks
+(a bounded number of times, pooled) while its figures' distance from the limit says the repeats left could decide
+it, and one still too close stays the bracket's upper edge, said so, never taken for a pass. An invalid point is measured once more; invalid again, it decides nothing, but the search looks
 below it (the geometric middle between the last pass and it, never at or above it again) and says why; the search
 stops there only where nothing has passed yet, or where the last pass lies within the precision below it.
 
@@ -15,7 +15,10 @@ one step; where they predict one within a step, the next load is that wall, not 
 queues through its hold: cap7's ×2 from 1,324 to 2,648 req/s, past a CPU wall its passes put at 1,811-2,179,
 stalled twice). Between a pass and an open search's lowest failure, the middle is taken toward what that failure
 served where it carried less than it was offered (1,682 of 1,872 req/s: the service carries no more at a higher
-rate). Every load is still measured and judged like any other, and only measured loads are the bracket's edges.
+rate). Where the edges' figures both lie near the limit, the middle is aimed beside the load where a line through
+them (log-log) crosses it: a gentle p99 (the third-party app's, 63 ms at 564 req/s to 134 at 933 against 100) leaves
+a wide band of loads too close to call around the crossing, and geometric middles spent its budget inside it. Every
+load is still measured and judged like any other, and only measured loads are the bracket's edges.
 
 The search reports what it has found after every point (`on_point`, a CapacityRun marked incomplete), and once more
 when a point is cut short by an exception (Ctrl-C, a signal, a tier that failed) before the exception goes on: the live
@@ -29,11 +32,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vtlab.capacity import prediction
-from vtlab.capacity.point import FAIL, INVALID, PASS, UNSURE, Judgement, PointResult, judge, pooled, wilson
+from vtlab.capacity.point import (FAIL, INVALID, PASS, UNSURE, Judgement, PointResult, judge, measures_to_decide,
+                                  pooled, wilson)
 from vtlab.core.objective import Objective
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
 
 Measure = Callable[[str, int], PointResult]
+# An aimed load keeps this share of the bracket's width (in log) from either edge (_middle)
+AIM_MARGIN = 0.2
 OnPoint = Callable[[CapacityRun], None]
 Progress = Callable[[ModeCapacity], None]
 UNITS = {"open": "req/s", "closed": "users"}
@@ -46,7 +52,9 @@ class Settings:
     precision: float = 0.05     # the bracket wanted: (high - low) / low
     budget_s: float = 900.0     # for every mode together
     factor: float = 2.0         # the staircase's step
-    repeats: int = 2            # measurements more of a point too close to call
+    # measurements more of a point too close to call, while its figures' distance from the limit says the rest could
+    # decide it (point.measures_to_decide): a figure on its limit is left the bracket's edge at once
+    repeats: int = 3
     max_points: int = 40        # a mode's points at most, whatever they cost (a service that never breaks)
     max_load: int = 0           # the staircase climbs no higher (the live JVM is sized for it); 0: no bound
     # A step up goes this share of the way to the capacity the passing points' walls predict, where that is more than
@@ -114,6 +122,8 @@ class _Walk:
         for _ in range(self.settings.repeats):
             if verdict.outcome != UNSURE or not self.affordable():
                 break
+            if measures_to_decide(self.settings.objective, result) > 1 + self.settings.repeats:
+                break  # the repeats left could not decide it: the budget goes to another load
             again = self._measured(load)
             if not again.valid:  # an invalid measurement is never pooled into a valid one
                 self.records.append(record(again, judge(self.settings.objective, again)))
@@ -170,8 +180,11 @@ def _walked(walk: _Walk, start: int, progress: Progress | None) -> str:
             # what stands if nothing more is heard: a search killed where it could not say so
             progress(_outcome(walk, f"interrupted after {len(walk.records)} point(s)"))
         predicted = prediction.ahead(walk.passed, settings.model) if walk.high is None else math.nan
+        crossing = (prediction.crossing(settings.objective, walk.low[1], walk.high[2])
+                    if walk.low is not None and walk.high is not None else math.nan)
         load, stop = next_load(walk.low[0] if walk.low else None, walk.high[0] if walk.high else None, settings,
-                               unit, predicted, walk.unmeasured[0] if walk.unmeasured else None, _served(walk))
+                               unit, predicted, walk.unmeasured[0] if walk.unmeasured else None, _served(walk),
+                               crossing)
     if walk.unmeasured is not None:
         stop += f"; {walk.unmeasured[0]} {unit} invalid twice ({walk.unmeasured[1].why}): nothing decided there"
     return stop
@@ -203,13 +216,14 @@ def _interruption(err: BaseException) -> str:
 
 def next_load(low: int | None, high: int | None, settings: Settings, unit: str,
               predicted: float = math.nan, unmeasured: int | None = None,
-              served: float = math.nan) -> tuple[int | None, str]:
+              served: float = math.nan, crossing: float = math.nan) -> tuple[int | None, str]:
     """The next load to measure, or why there is none: up the staircase (a step; most of the way to the `predicted`
     capacity where that lies more than a step above the last pass, never beyond it; the predicted capacity itself
     where that lies within a step, but never closer than twice the precision above the last pass), down it (the
     first load broke the objective), or the bracket's geometric middle; never at or above a load `unmeasured`
     (invalid twice above the last pass): below it, the middle between the last pass and it. A middle is taken
-    toward the rate the lowest failure `served` where that lies between the last pass and it (`_middle`)."""
+    toward the rate the lowest failure `served` where that lies between the last pass and it, or aimed beside the
+    load where the figures put the objective's `crossing` (`_middle`)."""
     if low is None:
         if high <= 1:
             return None, f"the objective does not hold at 1 {unit}"
@@ -232,18 +246,31 @@ def next_load(low: int | None, high: int | None, settings: Settings, unit: str,
         return (min(up, settings.max_load) if settings.max_load else up), ""
     if (high - low) / low <= settings.precision:
         return None, f"bracket within {settings.precision * 100:g}%"
-    middle = _middle(low, high, served, settings.precision)
+    middle = _middle(low, high, served, settings.precision, crossing)
     if not low < middle < high:
         return None, f"bracket at the load's resolution (1 {unit})"
     return middle, ""
 
 
-def _middle(low: int, high: int, served: float, precision: float) -> int:
+def _middle(low: int, high: int, served: float, precision: float, crossing: float = math.nan) -> int:
     """The geometric middle of the last pass and the lowest failure — of the last pass and the rate that failure
     served, where it carried less than it was offered and more than the precision above the last pass: a rate its
     service could not carry in full bounds the capacity by what it carried. Within the precision of that rate the
-    middle is the bracket's again, so a search never creeps toward it."""
+    middle is the bracket's again, so a search never creeps toward it.
+
+    Where neither holds and the bracket is wider than two precisions, a `crossing` the edges' figures put inside it
+    (prediction.crossing) is aimed beside, not at (a load whose figure sits on the limit is too close to call, and
+    a gentle curve's near loads are the dearest to decide): half a precision below it, or above it where the upper
+    edge lies further from its side than the lower from its own, so that each decided point leaves the bracket
+    close to the precision around the crossing. Never within a fifth of the bracket (in log) of either edge: a
+    crossing misplaced by a curved figure still costs no more points than bisection would."""
     top = served if math.isfinite(served) and low * (1 + precision) < served < high else high
+    if top == high and low < crossing < high and high / low > (1 + precision) ** 2:
+        side = math.sqrt(1 + precision)
+        below, above = crossing / side, crossing * side
+        aimed = below if math.log(below / low) >= math.log(high / above) else above
+        margin = (high / low) ** AIM_MARGIN
+        return round(min(max(aimed, low * margin), high / margin))
     return round(math.sqrt(low * top))
 
 

@@ -25,6 +25,10 @@ from vtlab.plan import planner
 # before k6 starts): the JIT was warmed by the points before it, so its warm-up only has to let the new rate's queue
 # form — at a 1 s downstream call, a few of its waits.
 STEP_WARMUP_S = 15
+# A point measured again right after itself (too close to call, or invalid once): its JVM has served this very rate
+# up to a few seconds ago, so only the queue the pause between the two k6 runs drained must form again. Each repeat
+# is what narrows a figure near the limit; at the step's warm-up it cost 44 s for 20 s of hold (captp3's six).
+REPEAT_WARMUP_S = 5
 
 
 def with_load(template: Row, model: str, load: int, rep: int) -> Row:
@@ -32,6 +36,17 @@ def with_load(template: Row, model: str, load: int, rep: int) -> Row:
     if model == "open":
         return replace(template, target_rps=load, concurrency=shapes.vus_for("open", 0, load), rep=rep)
     return replace(template, concurrency=load, rep=rep)
+
+
+def warmup_for(plan: planner.Plan, measured: list[Row], row: Row) -> int:
+    """The point's unrecorded warm-up: a fresh JVM's (the first point of a mode), a settling one's (the closed
+    model's steady users settle by themselves), a repeat's of the point measured just before it, or a step's."""
+    previous = measured[-1] if measured else None
+    if previous is None or plan.family(previous) != plan.family(row):
+        return loop.warmup_for(plan, len(measured))
+    if plan.settles(row):
+        return loop.warmup_for(plan, len(measured))
+    return REPEAT_WARMUP_S if replace(previous, rep=row.rep) == row else STEP_WARMUP_S
 
 
 class LivePoints:
@@ -53,11 +68,9 @@ class LivePoints:
         rep = 1 + sum(1 for row in self.measured
                       if row.thread_mode == mode and with_load(row, self.plan.model, load, row.rep) == row)
         row = with_load(template, self.plan.model, load, rep)
-        fresh = not self.measured or self.plan.family(self.measured[-1]) != self.plan.family(row)
         index = len(self.measured)
-        warmup = loop.warmup_for(self.plan, index) if fresh or self.plan.settles(row) else STEP_WARMUP_S
         started = time.monotonic()
-        self.session.measure(Turn(row, index, index, warmup))
+        self.session.measure(Turn(row, index, index, warmup_for(self.plan, self.measured, row)))
         self.measured.append(row)
         return fromrow.point(self.run_dir, dimensions.slug(row), mode, load, time.monotonic() - started)
 
