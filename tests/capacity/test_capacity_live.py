@@ -83,4 +83,6 @@ def test_a_point_measured_again_right_after_itself_warms_up_only_for_its_queue()
     assert capacitypoints.warmup_for(plan, [first], higher) == capacitypoints.STEP_WARMUP_S
     assert capacitypoints.warmup_for(plan, [first, higher], again) == capacitypoints.STEP_WARMUP_S  # not right after
     assert capacitypoints.warmup_for(plan, [first], other_mode) == 45  # another mode's fresh JVM: the plan's own
+    # after an invalid measurement (a neighbour, an unsteady queue past the rate's own): the step's warm-up
+    assert capacitypoints.warmup_for(plan, [first], again, previous_valid=False) == capacitypoints.STEP_WARMUP_S
     assert capacitypoints.REPEAT_WARMUP_S < capacitypoints.STEP_WARMUP_S < 45

@@ -74,7 +74,8 @@ def test_a_noisy_service_is_never_decided_on_a_point_inside_its_own_noise(seed):
 
 def test_a_point_on_its_limit_is_left_the_bracket_s_edge_at_once_not_measured_again_in_vain():
     # a p99 that sits on the limit from 150 req/s to 190: no interval around it can lie on one side, and its figure
-    # (within 1% of the limit, its half-width 2%) would need more measurements than the repeats allow
+    # (within a quarter of its half-width of the limit: (half ÷ distance)² ≥ 16) needs more measurements than the
+    # four the repeats allow
     def flat(rate):
         return 100.0 if rate < 150 else 1500.0 if rate < 190 else 9000.0
     service = Service(p99=flat, noise=0.02)
@@ -112,6 +113,33 @@ def test_a_point_too_close_to_call_is_measured_again_while_the_repeats_left_coul
     verdict, result = search._Walk("platform", on_the_limit, _settings(repeats=3), 3600.0).point(200)
     assert verdict.outcome == UNSURE and on_the_limit.calls == [200]
     assert point_module.measures_to_decide(slo, result) == pytest.approx(1600.0)
+    # 1,470 ± 80 each time: decidable in (80 ÷ 30)² = 7.1 measurements by the first, so measured again; pooled
+    # twice, 3.6 of 4 needed, then 4 of 4 ... still straddling after the third repeat: the edge, with four pooled
+    stubborn = Scripted(200, [(1470.0, 80.0)] * 4)
+    verdict, result = search._Walk("platform", stubborn, _settings(repeats=3), 3600.0).point(200)
+    assert stubborn.calls == [200]  # 7.1 > 4: not even one repeat
+    steady = Scripted(200, [(1440.0, 80.0), (1440.0, 80.0), (1440.0, 80.0), (1440.0, 80.0)])
+    verdict, result = search._Walk("platform", steady, _settings(repeats=3), 3600.0).point(200)
+    # 1,440 ± 80: 1.8 needed; two pooled: ± 56.6 reaches 1,496.6: a pass at two
+    assert (verdict.outcome, result.measures, steady.calls) == (PASS, 2, [200, 200])
+
+
+def test_the_measurements_a_point_needs_follow_its_conditions_and_its_error_rate_narrows_as_its_count_grows():
+    def point(p50, p99, errors=0, requests=1000):
+        return PointResult("platform", 200, {"p50": Interval(*p50), "p99": Interval(*p99)}, errors, requests)
+    both = objective.parse("p50<=50ms,p99<=100ms")
+    # p99 over its limit (112 ± 15, 12 above: (15 ÷ 12)² = 1.5625) fails the point by itself, whatever p50 (49.5 ±
+    # 5, 0.5 under: 100) needs: the least of the conditions over their limits
+    assert point_module.measures_to_decide(both, point((49.5, 44.5, 54.5), (112.0, 97.0, 127.0))) == 1.5625
+    # both under their limits: each must hold, the most any needs
+    assert point_module.measures_to_decide(both, point((49.5, 44.5, 54.5), (90.0, 80.0, 110.0))) == 100.0
+    # decided (a pass): its own count; a percentile not measured: nothing would decide it
+    assert point_module.measures_to_decide(both, point((40.0, 38.0, 42.0), (90.0, 85.0, 95.0))) == 1.0
+    assert point_module.measures_to_decide(both, PointResult("platform", 200, {}, 0, 1000)) == math.inf
+    # no failure in 1,000 requests against 0.1%: the Wilson bound 1.96² ÷ (n + 1.96²) is 0.383%, 0.128% at 3,000
+    # and 0.0959% at 4,000 requests: four measurements, though (0.383 ÷ 0.1)² would say 14.7
+    errors = objective.parse("errors<=0.1%")
+    assert point_module.measures_to_decide(errors, point((1, 1, 1), (1, 1, 1))) == 4.0
 
 
 def test_invalid_points_never_decide_and_a_load_invalid_twice_is_looked_below_saying_so():
@@ -285,6 +313,13 @@ def test_the_crossing_is_interpolated_as_a_power_of_the_load_between_a_pass_and_
                                                                                                            abs=0.01)
     # a failure too close to call whose figure is under the limit: it did not cross between them
     assert math.isnan(prediction.crossing(slo, _p99_point(564, 63.0), _p99_point(770, 96.0)))
+    # two percentiles: each one's crossing, the lower first (p50 50 ms at 564, 110 at 933 against 100: ln 2 / ln 2.2
+    # = 0.879 of the way in log, 564 × (933/564)^0.879 = 877.9; p99's at 767.55)
+    two = objective.parse("p50<=100ms,p99<=100ms")
+    low = PointResult("virtual", 564, {"p50": Interval(50.0, 45.0, 55.0), "p99": Interval(63.0, 57.0, 69.0)}, 0, 1)
+    high = PointResult("virtual", 933, {"p50": Interval(110.0, 99.0, 121.0), "p99": Interval(134.0, 120.0, 148.0)},
+                       0, 1)
+    assert prediction.crossing(two, low, high) == pytest.approx(767.55, abs=0.01)
 
 
 def test_bisection_aims_half_a_precision_beside_the_crossing_on_the_side_further_from_its_edge():
@@ -301,6 +336,12 @@ def test_bisection_aims_half_a_precision_beside_the_crossing_on_the_side_further
     assert search.next_load(740, 810, settings, "req/s", crossing=767.55) == (774, "")
     # no crossing: the geometric middle √(564 × 933) = 725
     assert search.next_load(564, 933, settings, "req/s") == (725, "")
+    # from 700: the upper edge 933 lies ln(933 / 786.51) = 0.171 from its side, the lower ln(749.06 / 700) = 0.068:
+    # above, 787; where that failure served only 800, the top is 800, ln(800 / 786.51) = 0.017 from it: below, 749
+    assert search.next_load(700, 933, settings, "req/s", crossing=767.55) == (787, "")
+    assert search.next_load(700, 933, settings, "req/s", served=800.0, crossing=767.55) == (749, "")
+    # users 1 to 3, a crossing at 1.2: the aim (1 × 3^0.2 = 1.25) rounds onto the pass: the middle, √3 = 2
+    assert search.next_load(1, 3, _settings(model="closed"), "users", crossing=1.2) == (2, "")
 
 
 def power_p99_ms(rate):
@@ -318,9 +359,17 @@ def test_a_gentle_curve_is_bracketed_within_the_precision_without_a_wrong_decisi
     assert (found.bracket_high - found.bracket_low) / found.bracket_low <= 0.05
     for point in found.points:
         assert (point.outcome != PASS or point.load <= 760) and (point.outcome != FAIL or point.load > 760)
-    # geometric bisection from 673-800 would measure √(673 × 800) = 734; aimed at the figures' crossing, the search
-    # measures just below it (within 10% of the capacity) and stops within eight points of the first load
     loads = [load for _, load in service.calls]
     assert loads[:6] == [100, 200, 400, 800, 566, 673]
-    assert 760 / 1.1 <= loads[6] <= 760 * 1.1 and loads[6] != 734
     assert len(found.points) <= 9
+
+
+def test_bisection_between_points_on_a_gentle_curve_aims_beside_its_true_crossing_not_at_the_middle():
+    # the power curve's p99 at 673 req/s is 63.8 ms and at 800 121 ms, both within ×2 of 100: the log-log line
+    # through them is the curve itself, crossing at 760; half a precision below it is 760 / √1.05 = 741.7, where
+    # geometric bisection would measure √(673 × 800) = 734. A 2% scatter moves the line's crossing by under 1%.
+    service = Service(p99=power_p99_ms, noise=0.02, ceiling_rps=math.nan)
+    search.search(["platform"], 100, service, _settings(slo="p99<=100ms"))
+    loads = [load for _, load in service.calls]
+    assert loads[:6] == [100, 200, 400, 800, 566, 673]
+    assert 736 <= loads[6] <= 748

@@ -13,6 +13,9 @@ from vtlab.core.objective import Condition, Objective
 from vtlab.explain.validity import UNSTEADY, invalidating
 
 Z_975 = 1.96  # the binomial's two-sided 95%: many requests
+# The most multiples of a point's requests measures_to_decide looks through for its error rate (a search repeats a
+# point a few times: anything beyond is as good as never)
+MAX_MULTIPLE = 64
 
 PASS, FAIL, UNSURE, INVALID = "pass", "fail", "unsure", "invalid"
 
@@ -91,26 +94,40 @@ def pooled(first: PointResult, again: PointResult) -> PointResult:
 
 
 def measures_to_decide(objective: Objective, point: PointResult) -> float:
-    """How many measurements like the point's would decide it were its figures to stay where they are: a mean's
-    interval narrows as √n, so a condition it straddles needs (half-width toward the limit ÷ the figure's distance
-    from it)² × the measurements pooled so far; the most any condition needs. inf where a figure sits on its limit
-    or has no interval; the point's own count where it straddles nothing."""
-    needed = float(point.measures)
+    """How many measurements like the point's would decide it were its figures to stay where they are: the point's
+    own count where it is decided, inf where nothing could (a figure on its limit, one not measured). One condition
+    over its limit fails the point, so the least any of those needs decides it; otherwise every condition must hold,
+    and the most any needs does."""
+    over, under = [], []
     for condition in objective.conditions:
-        if condition.is_errors:
-            if condition.limit == 0:
-                continue  # a count: one failure crosses it, none holds it, whatever the interval
-            figure = wilson(point.errors, point.requests)
-        else:
-            figure = point.percentiles.get(condition.metric, Interval(math.nan, math.nan, math.nan))
-        if not figure.known:
+        seen = _seen(condition, point)
+        if seen is None:
             return math.inf
-        if figure.low > condition.limit or figure.high <= condition.limit:
-            continue  # decided
-        distance = abs(figure.value - condition.limit)
-        half = figure.high - figure.value if figure.value <= condition.limit else figure.value - figure.low
-        needed = max(needed, point.measures * (half / distance) ** 2 if distance > 0 else math.inf)
-    return needed
+        if seen[1]:
+            return float(point.measures)  # crossed beyond doubt: decided
+        if not seen[2]:
+            above, needed = _to_decide(condition, point)
+            (over if above else under).append(needed)
+    return min(over) if over else max(under, default=float(point.measures))
+
+
+def _to_decide(condition: Condition, point: PointResult) -> tuple[bool, float]:
+    """Whether a condition the point straddles has its figure above the limit, and the measurements that would
+    decide it. A percentile's interval narrows as √n: (half-width toward the limit ÷ the figure's distance from
+    it)² × the measurements so far. The error rate's Wilson interval narrows faster near no failure (as 1/n): the
+    fewest multiples of the point's requests, at its rate, whose interval decides it (up to MAX_MULTIPLE)."""
+    if condition.is_errors:
+        above = point.errors / point.requests > condition.limit
+        for multiple in range(1, MAX_MULTIPLE + 1):
+            rate = wilson(round(point.errors * multiple), point.requests * multiple)
+            if rate.low > condition.limit or rate.high <= condition.limit:
+                return above, float(point.measures * multiple)
+        return above, math.inf
+    figure = point.percentiles[condition.metric]
+    distance = abs(figure.value - condition.limit)
+    above = figure.value > condition.limit
+    half = figure.value - figure.low if above else figure.high - figure.value
+    return above, point.measures * (half / distance) ** 2 if distance > 0 else math.inf
 
 
 class Judgement(NamedTuple):

@@ -125,6 +125,8 @@ def crossing(objective: Objective, passed: PointResult, failed: PointResult) -> 
             continue
         low, high = passed.percentiles.get(condition.metric), failed.percentiles.get(condition.metric)
         if low is None or high is None or not (low.value > 0 and high.value > 0):
+            if high is not None and high.value > condition.limit:
+                return math.nan  # crossed, from a figure not measured: no line to follow
             continue
         below, above = low.value / condition.limit, high.value / condition.limit
         if above <= 1 or below >= 1:
@@ -132,6 +134,6 @@ def crossing(objective: Objective, passed: PointResult, failed: PointResult) -> 
         if below < 1 / SMOOTH or above > SMOOTH:
             return math.nan  # a knee between them: no line to follow
         share = -math.log(below) / (math.log(above) - math.log(below))
-        at = math.exp(math.log(loads[0]) + share * (math.log(loads[1]) - math.log(loads[0])))
+        at = loads[0] * (loads[1] / loads[0]) ** share
         found = at if math.isnan(found) else min(found, at)
     return found

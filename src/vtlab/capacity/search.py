@@ -5,9 +5,10 @@ that did not pass, until the bracket is within the precision, the load cannot be
 Every point comes from one callable, `measure(mode, load) -> PointResult` (live: a row run and read back; in
 tests: a simulated service). A point decides only beyond its own noise: one too close to call is measured again
 (a bounded number of times, pooled) while its figures' distance from the limit says the repeats left could decide
-it, and one still too close stays the bracket's upper edge, said so, never taken for a pass. An invalid point is measured once more; invalid again, it decides nothing, but the search looks
-below it (the geometric middle between the last pass and it, never at or above it again) and says why; the search
-stops there only where nothing has passed yet, or where the last pass lies within the precision below it.
+it, and one still too close stays the bracket's upper edge, said so, never taken for a pass. An invalid point is
+measured once more; invalid again, it decides nothing, but the search looks below it (the geometric middle between
+the last pass and it, never at or above it again) and says why; the search stops there only where nothing has
+passed yet, or where the last pass lies within the precision below it.
 
 Up the staircase, a model may move a step, never decide one: where the passing points' walls predict a capacity
 more than a step above the last pass (capacity.prediction.ahead), the next load is most of the way to it rather than
@@ -17,7 +18,7 @@ stalled twice). Between a pass and an open search's lowest failure, the middle i
 served where it carried less than it was offered (1,682 of 1,872 req/s: the service carries no more at a higher
 rate). Where the edges' figures both lie near the limit, the middle is aimed beside the load where a line through
 them (log-log) crosses it: a gentle p99 (the third-party app's, 63 ms at 564 req/s to 134 at 933 against 100) leaves
-a wide band of loads too close to call around the crossing, and geometric middles spent its budget inside it. Every
+a wide band of loads too close to call around the crossing, and geometric middles spent the budget inside it. Every
 load is still measured and judged like any other, and only measured loads are the bracket's edges.
 
 The search reports what it has found after every point (`on_point`, a CapacityRun marked incomplete), and once more
@@ -38,11 +39,11 @@ from vtlab.core.objective import Objective
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
 
 Measure = Callable[[str, int], PointResult]
-# An aimed load keeps this share of the bracket's width (in log) from either edge (_middle)
-AIM_MARGIN = 0.2
 OnPoint = Callable[[CapacityRun], None]
 Progress = Callable[[ModeCapacity], None]
 UNITS = {"open": "req/s", "closed": "users"}
+# An aimed load keeps this share of the bracket's width (in log) from either edge (_middle)
+AIM_MARGIN = 0.2
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,8 @@ class _Walk:
 
     def point(self, load: int) -> tuple[Judgement, PointResult] | None:
         """The load measured and judged: an invalid point once more, one too close to call again (pooled) up to
-        the bound while the budget allows. None when the budget holds no further point."""
+        the bound while the budget allows and its figures say the repeats left could decide it. None when the budget
+        holds no further point."""
         if not self.affordable():
             return None
         result = self._measured(load)
@@ -258,19 +260,22 @@ def _middle(low: int, high: int, served: float, precision: float, crossing: floa
     service could not carry in full bounds the capacity by what it carried. Within the precision of that rate the
     middle is the bracket's again, so a search never creeps toward it.
 
-    Where neither holds and the bracket is wider than two precisions, a `crossing` the edges' figures put inside it
-    (prediction.crossing) is aimed beside, not at (a load whose figure sits on the limit is too close to call, and
-    a gentle curve's near loads are the dearest to decide): half a precision below it, or above it where the upper
-    edge lies further from its side than the lower from its own, so that each decided point leaves the bracket
-    close to the precision around the crossing. Never within a fifth of the bracket (in log) of either edge: a
-    crossing misplaced by a curved figure still costs no more points than bisection would."""
+    Where a `crossing` the edges' figures put (prediction.crossing) lies below that top and the two are further
+    apart than two precisions, the load is aimed beside the crossing, not at it (a load whose figure sits on the
+    limit is too close to call, and a gentle curve's near loads are the dearest to decide): half a precision below
+    it, or above it where the top lies further from that side than the last pass from its own, so that each
+    decided point leaves the bracket close to the precision around the crossing. Never within a fifth of the
+    bracket (in log) of either edge, so a crossing misplaced by a curved figure costs no more points than
+    bisection would; an aim that rounds onto an edge is the middle's again."""
     top = served if math.isfinite(served) and low * (1 + precision) < served < high else high
-    if top == high and low < crossing < high and high / low > (1 + precision) ** 2:
+    if low < crossing < top and top / low > (1 + precision) ** 2:
         side = math.sqrt(1 + precision)
         below, above = crossing / side, crossing * side
-        aimed = below if math.log(below / low) >= math.log(high / above) else above
-        margin = (high / low) ** AIM_MARGIN
-        return round(min(max(aimed, low * margin), high / margin))
+        aimed = below if math.log(below / low) >= math.log(top / above) else above
+        margin = (top / low) ** AIM_MARGIN
+        load = round(min(max(aimed, low * margin), top / margin))
+        if low < load < high:
+            return load
     return round(math.sqrt(low * top))
 
 

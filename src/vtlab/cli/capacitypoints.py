@@ -25,8 +25,8 @@ from vtlab.plan import planner
 # before k6 starts): the JIT was warmed by the points before it, so its warm-up only has to let the new rate's queue
 # form — at a 1 s downstream call, a few of its waits.
 STEP_WARMUP_S = 15
-# A point measured again right after itself (too close to call, or invalid once): its JVM has served this very rate
-# up to a few seconds ago, so only the queue the pause between the two k6 runs drained must form again. Each repeat
+# A valid point measured again right after itself (too close to call): its JVM has served this very rate up to a few
+# seconds ago, so only the queue the pause between the two k6 runs drained must form again. Each repeat
 # is what narrows a figure near the limit; at the step's warm-up it cost 44 s for 20 s of hold (captp3's six).
 REPEAT_WARMUP_S = 5
 
@@ -38,15 +38,14 @@ def with_load(template: Row, model: str, load: int, rep: int) -> Row:
     return replace(template, concurrency=load, rep=rep)
 
 
-def warmup_for(plan: planner.Plan, measured: list[Row], row: Row) -> int:
-    """The point's unrecorded warm-up: a fresh JVM's (the first point of a mode), a settling one's (the closed
-    model's steady users settle by themselves), a repeat's of the point measured just before it, or a step's."""
+def warmup_for(plan: planner.Plan, measured: list[Row], row: Row, previous_valid: bool = True) -> int:
+    """The point's unrecorded warm-up: a fresh JVM's (the first point of a mode) or a settling one's (the closed
+    model's steady users settle by themselves); a repeat's, of a valid point measured just before it (too close to
+    call); else a step's — after an invalid one too, whose queue may have grown past the rate's own."""
     previous = measured[-1] if measured else None
-    if previous is None or plan.family(previous) != plan.family(row):
+    if previous is None or plan.family(previous) != plan.family(row) or plan.settles(row):
         return loop.warmup_for(plan, len(measured))
-    if plan.settles(row):
-        return loop.warmup_for(plan, len(measured))
-    return REPEAT_WARMUP_S if replace(previous, rep=row.rep) == row else STEP_WARMUP_S
+    return REPEAT_WARMUP_S if previous_valid and replace(previous, rep=row.rep) == row else STEP_WARMUP_S
 
 
 class LivePoints:
@@ -57,6 +56,7 @@ class LivePoints:
         self.session = loop.Session(target, plan, run_dir)
         self.templates = {row.thread_mode: row for row in plan.rows}
         self.measured: list[Row] = []
+        self.previous_valid = True
         self.opened = False
 
     def __call__(self, mode: str, load: int) -> PointResult:
@@ -70,9 +70,11 @@ class LivePoints:
         row = with_load(template, self.plan.model, load, rep)
         index = len(self.measured)
         started = time.monotonic()
-        self.session.measure(Turn(row, index, index, warmup_for(self.plan, self.measured, row)))
+        self.session.measure(Turn(row, index, index, warmup_for(self.plan, self.measured, row, self.previous_valid)))
         self.measured.append(row)
-        return fromrow.point(self.run_dir, dimensions.slug(row), mode, load, time.monotonic() - started)
+        found = fromrow.point(self.run_dir, dimensions.slug(row), mode, load, time.monotonic() - started)
+        self.previous_valid = found.valid
+        return found
 
     def close(self) -> None:
         """The run's metadata finished (where a point was measured) and the target closed."""
