@@ -1,6 +1,7 @@
 """capacity.json read back as written; `vtlab capacity`'s flags (bad ones: exit 2 naming the flag, nothing
 started) and its dry run; `vtlab compare` on two capacity runs, gated on `capacity<-5%`."""
 
+import datetime
 import json
 import math
 
@@ -10,7 +11,8 @@ from simulated import Service
 
 from vtlab.capacity import search, summary
 from vtlab.cli.main import main
-from vtlab.core import objective
+from vtlab.core import cores, objective
+from vtlab.plan import calibration
 from vtlab.results import capacityfile
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity
 
@@ -143,3 +145,27 @@ def test_compare_refuses_capacity_runs_at_other_objectives_and_gates_that_never_
     assert "capacities at different objectives do not compare" in capsys.readouterr().err
     assert main(["compare", base, base, "--fail-on", "throughput<-5%"]) == 2
     assert "compare their capacity only" in capsys.readouterr().err
+
+
+def _user_service_dry_run(capsys) -> str:
+    assert main(["capacity", "--slo", "p99<=100ms", "--url", "http://127.0.0.1:9", "--endpoint", "GET /x",
+                 "--modes", "virtual", "--dry-run"]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_user_service_s_first_rate_is_where_this_machine_s_calibrated_request_takes_a_quarter_of_its_cpu(capsys):
+    count = len(cores.available())
+    # 4 ms of every tier's CPU a request (3 + 0.5 + 0.3 + 0.2): a quarter of `count` cores carries 62.5 × count req/s
+    cost = calibration.ModeCost(service_ms=3.0, generator_ms=0.5, stub_ms=0.3, database_ms=0.2, rps=130.0)
+    calibration.save(calibration.Calibration(
+        machine=calibration.machine_key(count), cores=count, version=calibration.CALIBRATION_VERSION,
+        measured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        modes={"platform": cost, "virtual": cost}, quota=None))
+    out = _user_service_dry_run(capsys)
+    assert f"start {round(62.5 * count)} req/s (where a request of vtlab's own service would take 25% of this " \
+           "machine's CPU, at the 4.00 ms of every tier its calibration measured at most)" in out
+
+
+def test_without_a_calibration_a_user_service_starts_at_a_request_a_second_per_profile_user_and_says_why(capsys):
+    assert "start 10 req/s (one request a second for each of profile service's 10 users; `vtlab calibrate` sizes " \
+           "the start to this machine)" in _user_service_dry_run(capsys)

@@ -10,9 +10,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from vtlab.cli import flags, targetflags
-from vtlab.core import dimensions, objective
-from vtlab.plan import planner
+from vtlab.core import cores, dimensions, objective
+from vtlab.plan import calibration, planner
 
+# A user's service's first load (open model): the rate at which a request of vtlab's own Spring Boot service, at the
+# upper bound of its cost this machine's calibration measured (its first step's, the JIT's and rig's costs a second
+# billed to its requests), takes this share of the CPU — ~85 req/s on the 2-core machine the search was tuned on,
+# where the third-party app's capacity is ~700: from 10 req/s (one a second per profile user), the staircase spent
+# three points under 400 req/s and the platform search's budget ran out at a 41% bracket (captp5); from 100, 13 min
+# for both modes at 4% (captp4). A service dearer than vtlab's steps down from it.
+START_SHARE = 0.25
 # Plan flags the search sets itself, per point: the loads it measures and their shape.
 SEARCH_SETS = (("rates", "--rates"), ("concurrency", "--conc"), ("shapes", "--shape"), ("reps", "--reps"))
 
@@ -102,7 +109,9 @@ def cmd_capacity(args: argparse.Namespace) -> int:
 
 def default_start(args: argparse.Namespace, target) -> tuple[int, str]:
     """The first load from the profile: its fewest users (closed), or the rate those users make through its
-    designed downstream wait by Little's law (open; one request a second per user without one)."""
+    designed downstream wait by Little's law (open). Where nothing of the rig's waits (the user's service, open),
+    the rate at which a request of vtlab's own service, as this machine's calibration priced it, would take
+    START_SHARE of its CPU; without a calibration, one request a second per user."""
     profile_plan = flags.plan_of(argparse.Namespace(**{**vars(args), "model": "closed"}), target)
     users = min(row.concurrency for row in profile_plan.rows)
     profile = profile_plan.profile
@@ -111,7 +120,13 @@ def default_start(args: argparse.Namespace, target) -> tuple[int, str]:
     wait_s = profile_plan.stub_delay_ms / 1000
     if wait_s > 0:
         return max(1, round(users / wait_s)), f"profile {profile}'s {users} users through its {wait_s:g} s downstream"
-    return users, f"one request a second for each of profile {profile}'s {users} users"
+    measured = calibration.load(len(cores.available()))
+    if measured is not None:
+        return max(1, round(measured.rate_at_share(START_SHARE))), (
+            f"where a request of vtlab's own service would take {START_SHARE:.0%} of this machine's CPU, at the "
+            f"{measured.cost().total_ms:.2f} ms of every tier its calibration measured at most")
+    return users, (f"one request a second for each of profile {profile}'s {users} users; `vtlab calibrate` sizes the "
+                   "start to this machine")
 
 
 def search_plan(args: argparse.Namespace, target, start: int) -> tuple[planner.Plan, int]:
