@@ -29,10 +29,11 @@ from vtlab.results.capacityfile import Prediction, UslFit
 # A fitted peak further than this beyond the highest passing load is not one the points set: the law extrapolated.
 REACH = 10.0
 # Between a pass and a failure whose figures lie within this factor of the limit, each side, the figure is taken to
-# run as a power of the load from one to the other (the third-party app's p99: 63 ms at 564 req/s, 86 at 725, 134 at
-# 933, against 100); further out it turns at a knee (a queue's p99 1.1 s below its thread wall, 60 s past it), where
-# a line through the edges says nothing of where it crosses.
-SMOOTH = 2.0
+# run as a power of the load from one to the other (the third-party app's p99 against 100 ms: 63 ms at 564 req/s, 86
+# at 725, 134 at 933 in one run; 32 at 390, 60 at 551, 106 at 579 in another, where ×2 left four geometric middles
+# to climb from 263 to 551); further out it turns at a knee (a queue's p99 1.1 s below its thread wall, 60 s past
+# it), where a line through the edges says nothing of where it crosses.
+SMOOTH = 3.0
 
 
 def little(passed: Sequence[PointResult], measured: float, model: str, objective: Objective) -> Prediction | None:

@@ -16,10 +16,11 @@ one step; where they predict one within a step, the next load is that wall, not 
 queues through its hold: cap7's ×2 from 1,324 to 2,648 req/s, past a CPU wall its passes put at 1,811-2,179,
 stalled twice). Between a pass and an open search's lowest failure, the middle is taken toward what that failure
 served where it carried less than it was offered (1,682 of 1,872 req/s: the service carries no more at a higher
-rate). Where the edges' figures both lie near the limit, the middle is aimed beside the load where a line through
-them (log-log) crosses it: a gentle p99 (the third-party app's, 63 ms at 564 req/s to 134 at 933 against 100) leaves
-a wide band of loads too close to call around the crossing, and geometric middles spent the budget inside it. Every
-load is still measured and judged like any other, and only measured loads are the bracket's edges.
+rate). Where the edges' figures both lie near the limit (within ×3), the middle is aimed beside the load where a
+line through them (log-log) crosses it: a gentle p99 (the third-party app's, 63 ms at 564 req/s to 134 at 933
+against 100) leaves a wide band of loads too close to call around the crossing, and geometric middles spent the
+budget inside it. Every load is still measured and judged like any other, and only measured loads are the
+bracket's edges.
 
 The search reports what it has found after every point (`on_point`, a CapacityRun marked incomplete), and once more
 when a point is cut short by an exception (Ctrl-C, a signal, a tier that failed) before the exception goes on: the live
@@ -265,8 +266,8 @@ def _middle(low: int, high: int, served: float, precision: float, crossing: floa
     limit is too close to call, and a gentle curve's near loads are the dearest to decide): half a precision below
     it, or above it where the top lies further from that side than the last pass from its own, so that each
     decided point leaves the bracket close to the precision around the crossing. Never within a fifth of the
-    bracket (in log) of either edge, so a crossing misplaced by a curved figure costs no more points than
-    bisection would; an aim that rounds onto an edge is the middle's again."""
+    bracket (in log) of either edge, so that a crossing misplaced by a curved figure still cuts a fifth of the
+    bracket whichever way its point is decided; an aim that rounds onto an edge is the middle's again."""
     top = served if math.isfinite(served) and low * (1 + precision) < served < high else high
     if low < crossing < top and top / low > (1 + precision) ** 2:
         side = math.sqrt(1 + precision)
