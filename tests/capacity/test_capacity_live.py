@@ -86,3 +86,14 @@ def test_a_point_measured_again_right_after_itself_warms_up_only_for_its_queue()
     # after an invalid measurement (a neighbour, an unsteady queue past the rate's own): the step's warm-up
     assert capacitypoints.warmup_for(plan, [first], again, previous_valid=False) == capacitypoints.STEP_WARMUP_S
     assert capacitypoints.REPEAT_WARMUP_S < capacitypoints.STEP_WARMUP_S < 45
+
+
+def test_a_step_s_warm_up_is_a_few_of_its_designed_waits_and_never_under_the_step_s_least():
+    # vtlab's own service, a 1 s downstream with no jitter: 3 waits, 3 s, under the least (10 s); the frontier's 8 s
+    # downstream: 24 s; a user's service (no wait of the rig's): the least
+    for delay_ms, expected in ((1000, capacitypoints.STEP_WARMUP_S), (8000, 24)):
+        row = Row(thread_mode="virtual", concurrency=200, load_model="open", target_rps=100, stub_delay_ms=delay_ms)
+        plan = planner.Plan("quick", (row,), 5, 45, 30, delay_ms, 0, "open", search_peak_users=5000)
+        first = capacitypoints.with_load(row, "open", 400, 1)
+        higher = capacitypoints.with_load(row, "open", 800, 1)
+        assert capacitypoints.warmup_for(plan, [first], higher) == expected

@@ -17,9 +17,10 @@ from vtlab.plan import calibration, planner
 # upper bound of its cost this machine's calibration measured (its first step's, the JIT's and rig's costs a second
 # billed to its requests), takes this share of the CPU — ~85 req/s on the 2-core machine the search was tuned on,
 # where the third-party app's capacity is ~700: from 10 req/s (one a second per profile user), the staircase spent
-# three points under 400 req/s and the platform search's budget ran out at a 41% bracket (captp5); from 100, 13 min
-# for both modes at 4% (captp4). A service dearer than vtlab's steps down from it.
+# three points under 400 req/s and the platform search's budget ran out at a 42% bracket (captp5); from 85, at 11%
+# (captp6: this service's p99 moves ±25% hold to hold near its capacity). A service dearer than vtlab's steps down.
 START_SHARE = 0.25
+
 # Plan flags the search sets itself, per point: the loads it measures and their shape.
 SEARCH_SETS = (("rates", "--rates"), ("concurrency", "--conc"), ("shapes", "--shape"), ("reps", "--reps"))
 

@@ -9,6 +9,7 @@ spend a warm-up of the JIT, and the next point another, on a second look at one 
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -23,8 +24,12 @@ from vtlab.plan import planner
 
 # A later point on its mode's warm JVM whose warm-up cannot settle (the open model's hold begins at a time fixed
 # before k6 starts): the JIT was warmed by the points before it, so its warm-up only has to let the new rate's queue
-# form — at a 1 s downstream call, a few of its waits.
-STEP_WARMUP_S = 15
+# form — a few of the row's designed waits (STEP_WAITS × Plan.wait_s: 1 s downstream, 10 s; the frontier's 8 s, 24 s),
+# and never under STEP_WARMUP_S where nothing of the rig's waits (the user's service). It was a fixed 15 s: 15 waits
+# at 1 s, under two at 8 s; a step is a third of a point's cost at 20 s holds, and the points left for bisection
+# are what narrows a bracket within the budget.
+STEP_WARMUP_S = 10
+STEP_WAITS = 3
 # A valid point measured again right after itself (too close to call): its JVM has served this very rate up to a few
 # seconds ago, so only the queue the pause between the two k6 runs drained must form again. Each repeat
 # is what narrows a figure near the limit; at the step's warm-up it cost 44 s for 20 s of hold (captp3's six).
@@ -45,7 +50,9 @@ def warmup_for(plan: planner.Plan, measured: list[Row], row: Row, previous_valid
     previous = measured[-1] if measured else None
     if previous is None or plan.family(previous) != plan.family(row) or plan.settles(row):
         return loop.warmup_for(plan, len(measured))
-    return REPEAT_WARMUP_S if previous_valid and replace(previous, rep=row.rep) == row else STEP_WARMUP_S
+    if previous_valid and replace(previous, rep=row.rep) == row:
+        return REPEAT_WARMUP_S
+    return max(STEP_WARMUP_S, math.ceil(STEP_WAITS * plan.wait_s(row)))
 
 
 class LivePoints:
