@@ -14,7 +14,8 @@ from vtlab.cli.main import main
 from vtlab.core import cores, objective
 from vtlab.plan import calibration
 from vtlab.results import capacityfile
-from vtlab.results.capacityfile import CapacityRun, ModeCapacity
+from vtlab.report import capacity as report_capacity
+from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
 
 
 def _searched():
@@ -169,3 +170,23 @@ def test_a_user_service_s_first_rate_is_where_this_machine_s_calibrated_request_
 def test_without_a_calibration_a_user_service_starts_at_a_request_a_second_per_profile_user_and_says_why(capsys):
     assert "start 10 req/s (one request a second for each of profile service's 10 users; `vtlab calibrate` sizes " \
            "the start to this machine)" in _user_service_dry_run(capsys)
+
+
+def _edge_mode(edge_wall: str, crossed: str = "") -> ModeCapacity:
+    passed = PointRecord(1531, "pass", "p99 1220 ms within 1500 ms", 1531.0, {}, 0, 30_000, (), "cpu", "host 95% busy")
+    edge = PointRecord(1616, "unsure", "p99 1613 ms (95% 1496–1729 ms) straddles 1500 ms", 1616.0, {}, 0, 32_000, (),
+                       edge_wall, "host 97% busy" if edge_wall == "cpu" else "open model: 1616 of 1616 req/s offered")
+    return ModeCapacity("virtual", 1531.0, 1531.0, 1616.0, "bracket within 5%", crossed=crossed,
+                        points=(passed, edge))
+
+
+def test_an_edge_too_close_to_call_with_no_failure_above_it_names_the_wall_its_row_saw():
+    # cap10's virtual search: no load failed, 1,616 req/s was too close to call and its row saw the CPU's wall
+    said = summary.headline(_edge_mode("cpu"), "req/s")
+    assert said == ("virtual: 1,531 req/s (bracket 1,531–1,616, 6%), at 1,616 req/s (too close to call): cpu, host "
+                    "97% busy")
+    assert report_capacity.answer(_edge_mode("cpu"), "req/s").endswith(
+        ", at 1,616 req/s (too close to call): cpu, host 97% busy.")
+    # a row that saw only its own load names nothing; a failure above names its own wall, not the edge's
+    assert "too close to call" not in summary.headline(_edge_mode("users"), "req/s")
+    assert "too close to call" not in summary.headline(_edge_mode("cpu", crossed="p99 crossed 1500 ms"), "req/s")

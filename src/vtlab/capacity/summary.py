@@ -43,6 +43,7 @@ def headline(mode: ModeCapacity, unit: str, model: str = "open") -> str:
             found += f" with {loadwall.words(mode.evidence, mode.utilisation)}"
         elif mode.wall:
             found += f": {mode.wall}" + (f", {mode.evidence}" if mode.evidence else "")
+    found += loadwall.edge(mode, unit, model)
     return f"{mode.mode}: {found}"
 
 

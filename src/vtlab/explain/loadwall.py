@@ -2,9 +2,12 @@
 (bottleneck.py: the last check, reached only where no tier's was seen) means every arrival was served: true of the
 row's throughput, but a point that failed its objective failed on its latency, and "the wall: users" would read as
 if the load had been too much for something. Said instead: every arrival served, no tier saturated, how busy each
-was, and that the latency's cause is not measured — never a wall the row did not show."""
+was, and that the latency's cause is not measured — never a wall the row did not show. And the wall a search saw at
+its bracket's upper edge where that edge was too close to call and nothing above it failed (`edge`)."""
 
 from __future__ import annotations
+
+from vtlab.results.capacityfile import ModeCapacity
 
 LOAD_WALL = "users"  # bottleneck.BOTTLENECKS' name for the load itself
 
@@ -22,3 +25,14 @@ def words(evidence: str, utilisation: str) -> str:
     served = f"every arrival served ({evidence})" if evidence else "every arrival served"
     busy = f"({utilisation})" if utilisation else "(how busy each was not recorded)"
     return f"{served} and no tier saturated {busy}: the latency's cause not measured (unexplained)"
+
+
+def edge(mode: ModeCapacity, unit: str, model: str) -> str:
+    """", at 1,616 req/s (too close to call): cpu, host 97% busy …" where the bracket's upper edge was too close to
+    call and nothing above it failed: the wall that edge's row saw, from its evidence; nothing where the row saw none
+    but its own load."""
+    point = mode.undecided_edge()
+    if point is None or not point.wall or unnamed(model, point.wall):
+        return ""
+    return f", at {point.load:,.0f} {unit} (too close to call): {point.wall}" + (
+        f", {point.evidence}" if point.evidence else "")

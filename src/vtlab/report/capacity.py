@@ -54,7 +54,7 @@ def answer(mode: ModeCapacity, unit: str, model: str = "open") -> str:
             said += f" with {loadwall.words(mode.evidence, mode.utilisation)}"
         elif mode.wall:
             said += f": {mode.wall}" + (f", {mode.evidence}" if mode.evidence else "")
-    return said + "."
+    return said + loadwall.edge(mode, unit, model) + "."
 
 
 def stopped(mode: ModeCapacity) -> str:

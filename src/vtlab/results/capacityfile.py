@@ -93,6 +93,14 @@ class ModeCapacity:
             return math.nan
         return (self.bracket_high - self.bracket_low) / self.bracket_low
 
+    def undecided_edge(self) -> PointRecord | None:
+        """The point too close to call that is the bracket's upper edge, where no failure lies above the capacity
+        to name what broke it: its row's wall is what the search saw saturate at the edge."""
+        if self.crossed:
+            return None
+        return next((p for p in reversed(self.points) if p.outcome == "unsure" and p.load == self.bracket_high),
+                    None)
+
 
 @dataclass(frozen=True)
 class CapacityRun:
