@@ -38,12 +38,16 @@ class Progress:
     def begin(self, turn: Turn) -> None:
         self.index, self.row, self.row_started = turn.index, turn.row, time.monotonic()
         if not self.tty:
-            print(f"[{turn.index + 1}/{max(self.total, turn.index + 1)}] {dimensions.label(turn.row)}", flush=True)
+            print(f"{self.position()} {dimensions.label(turn.row)}", flush=True)
 
     def rows_left(self) -> int:
         """The rows after the current one; never fewer than none: a capacity search may ask for more points than
         it expected (captp3: its 18th of 12 was shown as "-6 rows left, ETA ≤ -7m21s")."""
         return max(0, self.total - self.index - 1)
+
+    def position(self) -> str:
+        """"[3/12]": the current row's place among the rows, which a search asking for more than it expected grows."""
+        return f"[{self.index + 1}/{self.index + 1 + self.rows_left()}]"
 
     def left_s(self, now: float) -> float:
         """The run's time left at most: the current row's bound less its time so far, and every later row's."""
@@ -58,8 +62,7 @@ class Progress:
         now = time.monotonic()
         left = self.left_s(now)
         failures = f" {failed_per_s:.1f} failed/s |" if failed_per_s > 0 else ""
-        line = (f"[{self.index + 1}/{max(self.total, self.index + 1)}] "
-                f"{dimensions.label(self.row) if self.row else ''} | "
+        line = (f"{self.position()} {dimensions.label(self.row) if self.row else ''} | "
                 f"{now - load_started:4.0f} s | {ok_per_s:7.1f} req/s ok |{failures} "
                 f"{self.rows_left()} rows left, ETA ≤ {_clock(left)}")
         if self.tty:
