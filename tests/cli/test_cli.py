@@ -42,6 +42,30 @@ def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepte
     assert flag in err and accepted in err
 
 
+@pytest.mark.parametrize("argv, words", [
+    (["--aa", "virtual", "--modes", "platform,virtual"], ["--aa virtual with --modes platform,virtual"]),
+    (["--aa", "webflux"], ["--aa", "platform", "virtual"]),
+    (["--blocks", "3"], ["--blocks", "--paired"]),
+    (["--paired", "--blocks", "1"], ["--blocks", "from 2 to 50"]),
+    (["--paired", "--reps", "2"], ["--reps with --paired", "--blocks"]),
+    (["--paired", "--jvm-per-row"], ["--jvm-per-row with --paired"]),
+    (["--paired", "--modes", "virtual"], ["--paired", "both arms"]),
+])
+def test_a_paired_plan_that_cannot_run_is_refused_naming_the_flag(capsys, tmp_path, argv, words):
+    argv = ["run", *argv, "--out", str(tmp_path / "run"), "--dry-run"]
+    try:  # argparse exits on a value it refuses; the plan's refusals are returned
+        code, err = main(argv), capsys.readouterr().err
+    except SystemExit as exited:
+        code, err = exited.code, capsys.readouterr().err
+    assert code == 2 and all(word in err for word in words), err
+    assert not (tmp_path / "run").exists()
+
+
+def test_capacity_takes_no_paired_flags_yet(capsys):
+    code, err = run_cli(capsys, "capacity", "--slo", "p99<=100ms", "--paired")
+    assert code == 2 and "--paired" in err
+
+
 def test_open_model_without_rates_is_a_usage_error(capsys):
     assert main(["run", "--model", "open", "--dry-run"]) == 2
     assert "--rates" in capsys.readouterr().err

@@ -7,6 +7,7 @@ import math
 import pytest
 from rows import RUN, row
 
+from vtlab.core import noisefloor
 from vtlab.explain import analyze, repetitions
 
 
@@ -67,7 +68,7 @@ def test_only_the_valid_reps_are_counted_and_one_valid_rep_is_told_with_its_own_
 def test_one_rep_is_compared_at_least_at_the_measured_between_run_noise():
     # the floor: CV 2% over 5 runs, t(4) = 2.776: one run's throughput ± 5.552% for a comparison
     rig = dataclasses.replace(RUN.rig, noise_floor_cv_pct=2.0, noise_floor_runs=5)
-    assert repetitions.noise_floor_share(rig) == pytest.approx(0.05552)
+    assert noisefloor.half_share(rig) == pytest.approx(0.05552)
     assert repetitions.noise_half(100, 1.0, rig) == pytest.approx(5.552)   # a narrow row: the floor
     assert repetitions.noise_half(100, 7.0, rig) == 7.0                    # a noisy row: its own interval
     assert repetitions.noise_half(100, math.nan, rig) == pytest.approx(5.552)  # none measured: the floor

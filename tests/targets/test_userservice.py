@@ -123,6 +123,9 @@ def jar(tmp_path):
     (["--service", "{jar}", "--endpoint", "GET /x", "--health", "health"], "starting with /"),
     (["--service", "{jar}", "--script", "/no/such.js"], "--script /no/such.js: no such file"),
     (["--service", "{jar}", "--endpoint", "GET /x/{id}", "--ids-file", "/no/ids"], "holds no id"),
+    (["--url", "http://127.0.0.1:1", "--modes", "virtual", "--endpoint", "GET /x", "--aa", "virtual"],
+     "--paired with --url"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--paired", "--port", "18080"], "--port 18080 with --paired"),
 ])
 def test_wrong_target_flags_are_usage_errors_naming_the_flag(capsys, tmp_path, argv, words):
     argv = [arg.replace("{jar}", jar(tmp_path)) for arg in argv]

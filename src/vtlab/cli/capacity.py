@@ -71,7 +71,7 @@ def add(sub) -> None:
     command.add_argument("--keep", action="store_true", help="leave PostgreSQL and the stub up after the search")
     command.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
     command.add_argument("--dry-run", action="store_true", help="print the search's plan and exit")
-    flags.add_plan_flags(command)
+    flags.add_plan_flags(command, paired=False)
     targetflags.add(command, flags.bounded_int(1, 65_535, "a TCP port"))
     command.set_defaults(func=cmd_capacity)
 

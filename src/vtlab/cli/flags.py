@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vtlab.core import cores, shapes
 from vtlab.measure import profiler
-from vtlab.plan import calibration, planner, presets
+from vtlab.plan import calibration, interleave, planner, presets
 from vtlab.rig import runtimes
 from vtlab.targets import userservice
 
@@ -203,9 +203,10 @@ REPEATED = ("jvm_opts",)
 
 
 def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | None = None,
-                   staircases: bool = True) -> None:
+                   staircases: bool = True, paired: bool = True) -> None:
     """The plan's flags; `renamed`: flags a command spells otherwise (k8s: --context is kubectl's). `staircases`:
-    whether the command runs rows as steps of one warm JVM (a cluster starts a pod per row: never)."""
+    whether the command runs rows as steps of one warm JVM (a cluster starts a pod per row: never); `paired`: whether
+    it measures a paired plan (plan.interleave; a capacity search chooses its points as it goes: not yet)."""
     profiles = presets.profiles()
     command.add_argument("--profile", choices=list(profiles),
                          help="preset matrix (default quick; service with --service or --url): "
@@ -219,6 +220,18 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
                          help="a fresh service JVM for every row (each warming up anew); by default vtlab's own "
                               "service and a --service jar run the rows that differ only in users as the steps of "
                               "one warm JVM, each settling before its hold")
+    if not paired:
+        return
+    command.add_argument("--paired", action="store_true",
+                         help="measure the thread modes as one comparison: both modes' JVMs up for the run, each "
+                              "point measured in --blocks short blocks taken in turn in a randomized balanced order "
+                              "(ABBA/BAAB), answered by the paired ratio of adjacent blocks (docs/paired.md)")
+    command.add_argument("--blocks", type=bounded_int(2, 50, "blocks per arm"),
+                         help=f"with --paired or --aa: each arm's blocks at each point (default "
+                              f"{interleave.DEFAULT_BLOCKS}); each block is a row, its rep")
+    command.add_argument("--aa", choices=presets.PAIRED_MODES,
+                         help="an A/A: the paired design with one mode against itself on two JVMs, to show what "
+                              "'no difference' measures on this machine today")
 
 
 def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
@@ -234,11 +247,13 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
         if not target.uses_stub:
             given["stub_delay_ms"] = 0  # no downstream of vtlab's: no designed wait in the service time
     given["jvm_per_row"] = getattr(args, "jvm_per_row", True) or None  # no such flag: a JVM (a pod) per row
+    paired = {"paired": getattr(args, "paired", False) or None, "blocks": getattr(args, "blocks", None),
+              "aa": getattr(args, "aa", None)}
     home = given.get("java_home")
     profile = args.profile or ("quick" if target is None else "service")
     java_home_jdk = runtimes.major(Path(home)) if home else None
     measured = calibration.load(len(cores.available())) if calibrated and target is None else None
-    return planner.build(profile, planner.Overrides(**given, java_home_jdk=java_home_jdk), measured)
+    return planner.build(profile, planner.Overrides(**given, **paired, java_home_jdk=java_home_jdk), measured)
 
 
 def usage_error(message: str) -> int:

@@ -49,6 +49,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.k6_dashboard and the_plan.runners > 1:
         return flags.usage_error(f"--k6-dashboard with --runners {the_plan.runners}: each runner's dashboard would "
                                  "show only its share of the load; drop one of them")
+    if the_plan.arms is not None and target is not None and not target.started_by_vtlab:
+        return flags.usage_error("--paired with --url: the paired design runs both arms on JVMs vtlab starts, up "
+                                 "together; give the service's jar with --service")
+    if the_plan.arms is not None and target is not None and target.port:
+        return flags.usage_error(f"--port {target.port} with --paired: both arms' JVMs are up together and cannot "
+                                 "share a port; leave --port out (vtlab picks a free one for each)")
     if args.profiles and target is not None and not target.started_by_vtlab:
         return flags.usage_error("--profiles with --url: async-profiler attaches to a JVM vtlab starts; give the "
                                  "service's jar with --service")

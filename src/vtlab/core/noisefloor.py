@@ -36,6 +36,12 @@ class Floor(NamedTuple):
         return t_975(self.runs - 1) * self.cv_pct / 100
 
 
+def half_share(rig) -> float:
+    """The 95% half-width, as a share of one run's throughput, of where another run of the same point may land: the
+    rig's recorded floor (core.constants: noise_floor_cv_pct, noise_floor_runs; reference/noise-floor/)."""
+    return Floor(rig.noise_floor_cv_pct, rig.noise_floor_runs).half_share
+
+
 NONE = Floor(math.nan, 0)  # no floor measured: nothing is widened by it, and a one-rep change is not judged by it
 
 # The metrics whose floors the rig records, by matrix.csv column: the prefix of their two fields in the rig's

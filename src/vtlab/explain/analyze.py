@@ -36,8 +36,9 @@ def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
     measured_rows = [row for row in rows if not failed(row)]
     ctx = context(measured_rows, run)
     verdicts = tuple(analyse_row(row, ctx) for row in measured_rows)
-    return Analysis(ctx, verdicts, repetitions.aggregate(verdicts, ctx.rig),
-                    tuple(failed_verdict(row) for row in rows if failed(row)))
+    failures = tuple(failed_verdict(row) for row in rows if failed(row))
+    aggregates, paired = repetitions.combined(verdicts, failures, ctx.rig, run.plan.arms if run.plan else None)
+    return Analysis(ctx, verdicts, aggregates, failures, paired)
 
 
 def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:

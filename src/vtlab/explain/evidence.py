@@ -11,11 +11,11 @@ import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from vtlab.core import noisefloor
 from vtlab.explain.facts import client_pool_size, in_flight, latency_ms, pool_size, user_service, vu_cap, wait_s
 from vtlab.explain.generatorprice import PRICED_AGAINST, Priced, generator_cost, priced
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
-from vtlab.explain.repetitions import noise_floor_share
 from vtlab.results.cells import num, parse_reasons
 
 # Statuses that are the service refusing work it cannot take in time (a full queue, a borrow that timed out):
@@ -47,7 +47,7 @@ def generator(row: Mapping[str, object], ctx: Context, flags: tuple[str, ...] | 
     if "generator-saturated" in flags or "dropped-iterations" in flags:
         return Seen(True, f"k6 CPU peak {number(peak)}% ≥ {number(ctx.rig.saturated_share * 100)}% of its "
                           f"{number(ctx.load_cpus)} cores")
-    cost, floor, price = generator_cost(row, ctx), noise_floor_share(ctx.rig), priced(row, ctx)
+    cost, floor, price = generator_cost(row, ctx), noisefloor.half_share(ctx.rig), priced(row, ctx)
     if cost > 0:
         share = num(row, "load_cpu_pct", 0) / ctx.host_cpus
         unbounded = price is not None and not price.bounded  # validity's test, on the numbers the text quotes

@@ -15,8 +15,8 @@ import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from vtlab.core import noisefloor
 from vtlab.explain.model import Context
-from vtlab.explain.repetitions import noise_floor_share
 from vtlab.results.cells import num
 
 # A valid row's note: the generator's cost, priced and carried as a correction ("generator-priced:22%±27%").
@@ -66,7 +66,7 @@ def generator_cost(row: Mapping[str, object], ctx: Context) -> float:
 def generator_costly(row: Mapping[str, object], ctx: Context) -> bool:
     """What k6 cost the row is beyond the rig's between-run noise floor: the row's throughput then measures the
     generator's share of the cores as much as the service, and is either priced or interfered with."""
-    return generator_cost(row, ctx) > noise_floor_share(ctx.rig)
+    return generator_cost(row, ctx) > noisefloor.half_share(ctx.rig)
 
 
 def priced(row: Mapping[str, object], ctx: Context) -> Priced | None:

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from vtlab.core import constants as rig_constants
+
 from vtlab.core import dimensions
+from vtlab.core.arms import Arms
 from vtlab.results.cells import format_value
 
 NAN = math.nan
@@ -232,11 +234,57 @@ class Aggregate:
 
 
 @dataclass(frozen=True)
+class Pair:
+    """Block `block` of both arms, `order` "ab" or "ba" as they ran; `why_out` says why it counts for nothing ("":
+    it counts)."""
+    block: int
+    order: str
+    a_rps: float
+    b_rps: float
+    why_out: str = ""
+
+    @property
+    def ratio(self) -> float:
+        return self.b_rps / self.a_rps if self.a_rps > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class PairedPoint:
+    """One point of a paired plan: b ÷ a over its counted pairs, the interval of their geometric mean, and why there
+    is no ratio where there is none."""
+    row: Any                 # arm a's first block's row: the point's dimensions (its load, its scenario)
+    arms: Arms
+    pairs: tuple[Pair, ...]
+    ratio: float = math.nan
+    low: float = math.nan    # NaN where fewer than two pairs count: one ratio has no spread to bound it
+    high: float = math.nan
+    why_not: str = ""
+
+    @property
+    def counted(self) -> tuple[Pair, ...]:
+        return tuple(pair for pair in self.pairs if not pair.why_out)
+
+    @property
+    def computed(self) -> bool:
+        return not self.why_not
+
+    @property
+    def contains_one(self) -> bool:
+        """Whether the interval holds 1.00×: no difference shown between the arms."""
+        return self.low <= 1.0 <= self.high
+
+    def half_width_share(self) -> float:
+        """The interval's half-width as a share of the ratio (on the log scale, where it is symmetric)."""
+        return (math.log(self.high) - math.log(self.low)) / 2 if self.low > 0 else math.nan
+
+
+@dataclass(frozen=True)
 class Analysis:
     context: Context                # the machine, the low-load service times, the rig constants
     verdicts: tuple[Verdict, ...]   # the measured rows, in the CSV's order: all any story or chart sees
     aggregates: tuple[Aggregate, ...]
     failed: tuple[Verdict, ...] = ()  # rows a tier died in: listed, never judged
+    paired: tuple[PairedPoint, ...] = ()  # a paired run's points, each its paired ratio (explain.pairs); () else
 
     @property
     def rig(self) -> rig_constants.Constants:

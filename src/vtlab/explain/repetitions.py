@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, noisefloor
-from vtlab.explain.model import MEASURED_NUMBERS, Aggregate, Measured, Verdict
+from vtlab.core.arms import Arms
+from vtlab.explain import pairs
+from vtlab.explain.model import MEASURED_NUMBERS, Aggregate, Measured, PairedPoint, Verdict
 from vtlab.series import windows
 
 # The aggregates read the run's recorded spread_warning_share (its rig); this stands in only for the report's
@@ -25,6 +27,13 @@ SCENARIO = dimensions.SCENARIO_KEY
 def most_common(values: Sequence[str]) -> str:
     """The most frequent value; a tie goes to the one seen first (rep order), never to a set's hash order."""
     return max(dict.fromkeys(values), key=values.count) if values else ""
+
+
+def combined(verdicts: Sequence[Verdict], failures: Sequence[Verdict], rig: rig_constants.Constants,
+             arms: Arms | None) -> tuple[tuple[Aggregate, ...], tuple[PairedPoint, ...]]:
+    """The run's repetitions combined both ways: each scenario's aggregated (in a paired run, one arm's blocks of a
+    point), and a paired run's blocks paired across its `arms` (explain.pairs; failed rows leave their pairs out)."""
+    return aggregate(verdicts, rig), pairs.points((*verdicts, *failures), arms)
 
 
 def aggregate(verdicts: Sequence[Verdict], rig: rig_constants.Constants) -> tuple[Aggregate, ...]:
@@ -97,16 +106,10 @@ def interval(reps: Sequence[Verdict]) -> tuple[float, float]:
     return mean_interval([m.measured.throughput_rps for m in reps])
 
 
-def noise_floor_share(rig: rig_constants.Constants) -> float:
-    """The 95% half-width, as a share of one run's throughput, of where another run of the same point may land:
-    Student t at the floor's runs times its between-run coefficient of variation (reference/noise-floor/)."""
-    return noisefloor.Floor(rig.noise_floor_cv_pct, rig.noise_floor_runs).half_share
-
-
 def noise_half(throughput: float, ci95: float, rig: rig_constants.Constants) -> float:
     """One run's half-width for a comparison: its within-row interval, and at least the between-run noise floor.
     Not their sum: the floor's runs spread by their within-row noise too, so adding would count it twice."""
-    floor = throughput * noise_floor_share(rig)  # NaN only in a checkout without the floor's measurement
+    floor = throughput * noisefloor.half_share(rig)  # NaN only in a checkout without the floor's measurement
     return max(0.0 if math.isnan(ci95) else ci95, 0.0 if math.isnan(floor) else floor)
 
 

@@ -38,6 +38,9 @@ class Rig:
     database_port: int | None = None
     max_order_id: int = 0     # the seeded ids vtlab's own service's load picks from
     max_customer_id: int = 0
+    # A paired plan's other arm's service JVM, idle while this row's loads its own (set by the target before each
+    # row): the rig's own process, sampled as the tier `idle`, never a neighbour's CPU.
+    idle_services: tuple[int, ...] = ()
 
     def own_pids(self) -> set[int]:
         """The long-lived tiers' processes: not neighbours of the run."""
@@ -53,9 +56,10 @@ class Rig:
         """The jcmd tools that reach a row's service: its runtime's, then vtlab's own (a runtime may ship none)."""
         return [java.home / "bin" / "jcmd", self.java.home / "bin" / "jcmd"]
 
-    def pids(self, app: services.Tier) -> dict[str, int | None]:
+    def pids(self, app: services.Tier) -> dict[str, int | tuple[int, ...] | None]:
         """The tiers whose CPU a row samples, the load's runners apart (drive adds them)."""
-        return {"app": app.pid, "pg": self.database_pid(), "stub": self.stub.pid if self.stub else None}
+        return {"app": app.pid, "pg": self.database_pid(), "stub": self.stub.pid if self.stub else None,
+                **({"idle": self.idle_services} if self.idle_services else {})}
 
     def probes(self, app: services.Tier) -> list[liveness.Probe]:
         """Every tier the row's numbers depend on, the database included."""

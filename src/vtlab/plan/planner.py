@@ -7,19 +7,19 @@ refused here, naming the flags, before anything starts.
 
 from __future__ import annotations
 
-import itertools
 import math
+import random
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
+from vtlab.core.arms import Arms, arm_of
 from vtlab.core.dimensions import Row
-from vtlab.core.shapes import vus_for
-from vtlab.plan import checks, sizing
+from vtlab.plan import checks, expand, interleave, sizing
 from vtlab.plan.calibration import Calibration
-from vtlab.plan.presets import CAPPED_VIRTUAL_SERVERS, DEFAULT_WORKLOAD, JDKS, SERVICE_WORKLOAD, Block, profiles
+from vtlab.plan.presets import JDKS, SERVICE_WORKLOAD, Block, profiles
 
 @dataclass(frozen=True)
 class Overrides:
@@ -69,6 +69,10 @@ class Overrides:
     downstream_http: str | None = None
     jvm_per_row: bool | None = None  # --jvm-per-row: a fresh service JVM for every row, never steps on a warm one
     prewarm: str | None = None
+    paired: bool | None = None  # --paired: both modes' JVMs up, measured in interleaved blocks (plan.interleave)
+    blocks: int | None = None   # --blocks: each arm's blocks at each point of a paired plan
+    aa: str | None = None       # --aa MODE: a paired plan of one mode against itself
+    pair_seed: int | None = None  # the blocks' order's seed (None: a random one, recorded)
 
 
 def row_options(row: Row) -> tuple[str, ...]:
@@ -111,6 +115,10 @@ class Plan:
     # What this machine's calibration sized (plan.sizing.describe: the calibration used, each point moved); empty
     # where none was handed in or the plan's points are not sized.
     sizing: dict = field(default_factory=dict)
+    # A paired plan's arms (plan.interleave): both JVMs up, the rows' reps its blocks, in the order its seed chose;
+    # None: each mode in its own stretch of time.
+    arms: Arms | None = None
+    pair_seed: int = 0
 
     def service_options(self, row: Row) -> tuple[str, ...]:
         """The service's JVM options beyond vtlab's own: the row's, and Native Memory Tracking for the probe (a few
@@ -131,7 +139,7 @@ class Plan:
         users are measured on the JVM the first of them started, each settling anew (measure.settle) before its
         hold; a fresh JVM per rep keeps the between-run noise. Only a warm-up that settles can tell when a step is
         steady; a fixed one would hold each step for the first row's warm-up again."""
-        return not self.jvm_per_row and (self.settles(row) or self.search_peak_users > 0)
+        return not self.jvm_per_row and (self.settles(row) or self.search_peak_users > 0 or self.arms is not None)
 
     def next_step_follows(self, position: int) -> bool:
         """Whether the row after the one at `position` is the next step on the same JVM: the JVM is then kept (a
@@ -141,8 +149,19 @@ class Plan:
         if position + 1 >= len(self.rows):
             return False
         row, following = self.rows[position], self.rows[position + 1]
+        if self.arms is not None:  # the other arm's blocks come between: kept while a block of its family is to come
+            return self.steps_on_one_jvm(row) and any(self.family(later) == self.family(row)
+                                                      for later in self.rows[position + 1:])
         return (self.steps_on_one_jvm(row) and self.steps_on_one_jvm(following)
                 and self.family(following) == self.family(row))
+
+    def arm(self, row: Row) -> str:
+        """A paired plan's row's arm, "a" or "b" (core.arms); "" where the plan is not paired."""
+        return "" if self.arms is None else arm_of(row, self.arms)
+
+    def partner(self, position: int) -> int | None:
+        """A paired plan's row's partner: the position of the other arm's block of its pair (None: not paired)."""
+        return None if self.arms is None else interleave.partner(self.rows, self.arms, position)
 
     def ramp_for(self, row: Row, warm: bool) -> int:
         """k6's ramp for a row: the plan's, or at most the rig's step_ramp_s on a JVM the steps before warmed (only
@@ -176,7 +195,7 @@ class Plan:
         """What the row's service JVM is started for (jvm_family); a search's repeat of a point is a step of the
         same JVM as the point (its rep aside): the search asks again for a figure too close to call, not for the
         between-run noise of a fresh JVM and its warm-up."""
-        return jvm_family(row, ("rep",) if self.search_peak_users > 0 else ())
+        return jvm_family(row, ("rep",) if self.search_peak_users > 0 or self.arms is not None else ())
 
     def family_peak_users(self, row: Row) -> int:
         """The most users any step of the row's staircase sees: what its JVM's connections and heap are sized for
@@ -216,7 +235,9 @@ class Plan:
                 "memory_probe": self.memory_probe, "downstream_http": self.downstream_http,
                 "jvm_per_row": self.jvm_per_row, "prewarm": self.prewarm, "overrides": self.overrides,
                 "rows": [dimensions.values(row) for row in self.rows],
-                **({"sizing": self.sizing} if self.sizing else {})}
+                **({"sizing": self.sizing} if self.sizing else {}),
+                **({"paired": {**self.arms.describe(), "blocks": max(row.rep for row in self.rows),
+                               "seed": self.pair_seed}} if self.arms is not None else {})}
 
     def sized_words(self) -> str:
         """What the calibration sized, as the run's first line says it ("" where the plan's points are not sized)."""
@@ -227,6 +248,7 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
     """The plan of a profile and the flags; `measured`: this machine's calibration, which sizes a sized profile's
     top point (plan.sizing) unless the user gave the users; None keeps the profile's nominal points."""
     profile = profiles()[profile_name]
+    overrides, arms = _paired(overrides)
     given = {key: value for key, value in overrides.__dict__.items() if value is not None}
     # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).
     setting = {name: given.get(name, getattr(profile, name)) for name in SCALARS}
@@ -246,8 +268,8 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
         _check_jitter("--downstream-latency", block.downstream_latencies, "--downstream-jitter",
                       setting["downstream_jitter_ms"])
     # Reps are the outer loop so slow drift (thermal, page cache) spreads over every scenario.
-    candidates = (_shape(row, setting) for rep in range(1, setting["reps"] + 1) for block in blocks
-                  for row in _expand(block, rep, setting))
+    candidates = (expand.shaped(row, setting) for rep in range(1, setting["reps"] + 1) for block in blocks
+                  for row in expand.rows(block, rep, setting))
     rows = tuple(dict.fromkeys(row for row in candidates if row is not None))  # first occurrence, in order
     if not rows:
         raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
@@ -256,12 +278,16 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
     if not jvm_per_row:
         rows = staircases(rows, lambda row: setting["warmup_until"] == "settled" and row.load_model == "closed"
                           and row.shape in ("steady", "soak"))
+    seed = overrides.pair_seed if overrides.pair_seed is not None else random.SystemRandom().randrange(2 ** 31)
+    if arms is not None:
+        rows = interleave.arranged(rows, arms, seed)
     return Plan(profile_name, rows, setting["ramp_s"], setting["warmup_s"], setting["hold_s"],
                 setting["stub_delay_ms"], setting["stub_jitter_ms"], setting["model"], given, setting["cooldown_s"],
                 setting["spike_multiple"], setting["spike_s"], setting["step_count"], java_homes,
                 tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
                 setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row,
-                sizing=sizing.describe(sized, moved) if sized is not None else {}, prewarm=setting["prewarm"])
+                sizing=sizing.describe(sized, moved) if sized is not None else {}, prewarm=setting["prewarm"],
+                arms=arms, pair_seed=seed if arms is not None else 0)
 
 
 # What vtlab's blocking service switches at run time (targets.servicejvm.run_as): rows differing only in it are
@@ -289,6 +315,26 @@ def staircases(rows: tuple[Row, ...], stepped: Callable[[Row], bool]) -> tuple[R
                  for row in sorted(family, key=lambda row: (row.concurrency, row.target_rps)))
 
 
+def _paired(overrides: Overrides) -> tuple[Overrides, Arms | None]:
+    """The overrides a paired plan is built from (its blocks are the rows' reps; an A/A measures its one mode) and its
+    arms; ValueError naming the flag that cannot go with it. Not paired: as given, no arms."""
+    if overrides.blocks is not None and not (overrides.paired or overrides.aa):
+        raise ValueError("--blocks: only a paired plan has blocks; add --paired (or --aa MODE)")
+    if not (overrides.paired or overrides.aa):
+        return overrides, None
+    if overrides.reps is not None:
+        raise ValueError("--reps with --paired: a paired plan repeats each point in --blocks, taken in turn")
+    if overrides.jvm_per_row:
+        raise ValueError("--jvm-per-row with --paired: a paired plan keeps one warm JVM per arm for the run")
+    blocks = overrides.blocks or interleave.DEFAULT_BLOCKS
+    if overrides.aa is not None:
+        if overrides.modes is not None and overrides.modes != (overrides.aa,):
+            raise ValueError(f"--aa {overrides.aa} with --modes {','.join(overrides.modes)}: an A/A measures one "
+                             "mode against itself; leave --modes out")
+        return replace(overrides, modes=(overrides.aa,), reps=blocks), Arms(overrides.aa, overrides.aa)
+    return replace(overrides, reps=blocks), Arms("platform", "virtual")
+
+
 def _java_homes(overrides: Overrides) -> dict[int, str]:
     if overrides.java_home is None:
         return {}
@@ -309,70 +355,6 @@ SCALARS = ("model", "reps", "ramp_s", "warmup_s", "hold_s", "cooldown_s", "stub_
            "tomcat_max_threads", "sleep_ms", "cpu_work", "offload_pool", "context_kb", "db_jitter_ms",
            "downstream_jitter_ms", "spike_multiple", "spike_s", "step_count", "runners", "warmup_until",
            "aot", "memory_probe", "downstream_http", "prewarm")
-
-
-def _expand(block: Block, rep: int, setting: dict) -> Iterator[Row]:
-    """Every combination of the block's dimensions, in the order rows are measured."""
-    loads = ([("open", vus_for("open", 0, rate), rate) for rate in block.rates] if setting["model"] == "open"
-             else [("closed", users, 0) for users in block.concurrency])
-    for workload, conn_mode, pool, path_mode, tomcat, (model, users, rate), jdk, options, mode, executor, fanout, \
-            pool_impl, client, client_pool, server, ctx, db_ms, downstream_ms, shape in itertools.product(
-                block.workloads, block.conn_modes, block.pools, block.path_modes,
-                block.tomcat_threads or (setting["tomcat_max_threads"],), loads, block.jdks, setting["jvm_opts"],
-                block.modes,
-                block.executors, block.fanouts, block.pool_impls, block.http_clients, block.client_pools,
-                block.servers, block.contexts, block.db_latencies, block.downstream_latencies, block.shapes):
-        yield Row(thread_mode=mode, server=server, workload=workload, load_model=model, concurrency=users,
-                  target_rps=rate, conn_mode=conn_mode, path_mode=path_mode, hikari_pool=pool, pool_impl=pool_impl,
-                  http_client=client, client_pool=client_pool,
-                  tomcat_max_threads=tomcat, stub_delay_ms=setting["stub_delay_ms"],
-                  sleep_ms=setting["sleep_ms"], cpu_work=setting["cpu_work"], offload_executor=executor,
-                  offload_pool=setting["offload_pool"], fanout=fanout, context=ctx,
-                  context_kb=setting["context_kb"], db_latency_ms=db_ms, db_jitter_ms=setting["db_jitter_ms"],
-                  downstream_latency_ms=downstream_ms, downstream_jitter_ms=setting["downstream_jitter_ms"],
-                  shape=shape, jdk=jdk, jvm_opts=shlex.join(options), rep=rep)
-
-
-def _shape(row: Row, setting: dict) -> Row | None:
-    """Clear what a row's workload or thread mode does not use, so rows that would measure the same thing
-    collapse into one; None for a combination that cannot be measured."""
-    workload = row.workload
-    if row.thread_mode == "webflux" and workload != DEFAULT_WORKLOAD:
-        return None  # the reactive twin serves the order-summary workload only
-    if workload == SERVICE_WORKLOAD:
-        # the user's service: vtlab sets none of its own service's parts, so none of them tells rows apart
-        return Row(thread_mode=row.thread_mode, workload=workload, load_model=row.load_model,
-                   concurrency=row.concurrency, target_rps=row.target_rps, hikari_pool=0, tomcat_max_threads=0,
-                   stub_delay_ms=row.stub_delay_ms, shape=row.shape, jdk=row.jdk, jvm_opts=row.jvm_opts, rep=row.rep)
-    changes: dict[str, object] = {
-        "sleep_ms": row.sleep_ms if workload == "sleep" else 0,
-        "cpu_work": row.cpu_work if workload == "cpu" else 0,
-        "offload_executor": row.offload_executor if workload == "offload" else "",
-        "fanout": row.fanout if workload == "fanout" else "",
-        "context_kb": row.context_kb if row.context != "none" else 0,
-        "db_jitter_ms": row.db_jitter_ms if row.db_latency_ms else 0,
-        "downstream_jitter_ms": row.downstream_jitter_ms if row.downstream_latency_ms else 0,
-    }
-    changes["offload_pool"] = row.offload_pool if changes["offload_executor"] == "platform" else 0
-    if row.thread_mode == "virtual" and row.server not in CAPPED_VIRTUAL_SERVERS:
-        # no request-thread pool to size: every virtual row carries the plan's setting (what the service is started
-        # with), so a profile's platform pool sizes never multiply its virtual rows
-        changes["tomcat_max_threads"] = setting["tomcat_max_threads"]
-    if workload in ("sleep", "cpu") or row.http_client == "jdk":
-        # no downstream call, or the JDK's client: no pool to size
-        changes.update(http_client=row.http_client if workload not in ("sleep", "cpu") else "jdk", client_pool=0)
-    if workload in ("sleep", "cpu", "offload"):
-        # one row, not one per mode: sleep and cpu touch neither the pool nor the downstream, offload varies
-        # the executor instead
-        changes.update(conn_mode="released", path_mode="normal")
-    elif workload == "write":
-        changes["path_mode"] = "normal"  # the write path has no synchronized variant
-    if row.thread_mode == "webflux":
-        # one event loop and an R2DBC pool: no Tomcat threads, held mode, pinning or context
-        changes.update(conn_mode="released", path_mode="normal", pool_impl="r2dbc", context="none", context_kb=0,
-                       tomcat_max_threads=0, http_client="jdk", client_pool=0,  # the twin's client is its own
-                       server="tomcat")
-    return replace(row, **changes)
 
 
 def _check_jitter(latency_flag: str, latencies: tuple[int, ...], jitter_flag: str, jitter: int) -> None:

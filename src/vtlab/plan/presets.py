@@ -14,6 +14,8 @@ from vtlab.core import constants, shapes
 MODES = ("platform", "virtual")
 # webflux: the reactive twin (services/reactive-app) on the order-summary workload; not in the default modes
 ALL_MODES = ("platform", "virtual", "webflux")
+# The modes a paired plan compares (plan.interleave), and an A/A measures against itself.
+PAIRED_MODES = ("platform", "virtual")
 CONN_MODES = ("released", "held")
 # synchronized-platform-http: the same monitor, the call on a client whose completions run on platform threads
 # (on JDK 21 the plain synchronized path deadlocks instead: its response needs a carrier to complete)

@@ -9,12 +9,13 @@ chart above the fold of a 1280×800 window."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from vtlab.core import dimensions
 from vtlab.explain.model import Aggregate, Verdict
-from vtlab.report import ratio, validrows
+from vtlab.explain.pairs import PairedPoint
+from vtlab.report import paired, ratio, validrows
 from vtlab.report.document import Answer, HeadlineLine
 from vtlab.report.labels import fmt
 
@@ -24,13 +25,17 @@ MODES = ("platform", "virtual")
 SHOWN = 2
 
 
-def answers(lines: Sequence[HeadlineLine]) -> list[Answer]:
+def answers(lines: Sequence[HeadlineLine], points: Sequence[PairedPoint] = ()) -> list[Answer]:
     """One answer per scenario of the headline, in its order, a scenario's open-model lines their own; all but the
-    first screen's SHOWN are folded."""
+    first screen's SHOWN are folded. A paired run's `points` answer in place of the ratio of two aggregates; an A/A's
+    answer is each point's false difference."""
+    if points and points[0].arms.aa:
+        return _placed(paired.aa_answers(points))
     groups: dict[str, list[HeadlineLine]] = {}
     for line in lines:
         groups.setdefault(_scenario(line), []).append(line)
-    return _placed([_answer(scenario, group) for scenario, group in groups.items()])
+    by_point = paired.by_point(points)
+    return _placed([_answer(scenario, group, by_point) for scenario, group in groups.items()])
 
 
 def _placed(told: Sequence[Answer]) -> list[Answer]:
@@ -59,10 +64,10 @@ def _scenario(line: HeadlineLine) -> str:
     return line.scenario + (", open model" if either and either.row.load_model == "open" else "")
 
 
-def _answer(scenario: str, group: Sequence[HeadlineLine]) -> Answer:
+def _answer(scenario: str, group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...], PairedPoint]) -> Answer:
     by_mode = {mode: [a for line in group if (a := getattr(line, mode))] for mode in MODES}
     row = (group[0].platform or group[0].virtual).row  # type: ignore[union-attr]  # a line holds a mode at least
-    words, has_ratio = _ratio(group)
+    words, has_ratio = _paired_ratio(group, points) if points else _ratio(group)
     return Answer(scenario, words, tuple(_wall(mode, by_mode[mode]) for mode in MODES if by_mode[mode]),
                   tuple(_apart(a) for line in group for mode in MODES
                         if (a := getattr(line, mode)) and not a.valid),
@@ -79,6 +84,17 @@ def _ratio(group: Sequence[HeadlineLine]) -> tuple[str, bool]:
     if not chosen.computed:
         return f"at {where}: {chosen.text()}", False
     return f"virtual ÷ platform at {where}: {chosen.text()}", True
+
+
+def _paired_ratio(group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...], PairedPoint]) -> tuple[str, bool]:
+    """A paired run's: at the highest load whose paired ratio was computed; where none was, why not at the highest
+    load measured; the ratio of two aggregates only where no point of the group was paired."""
+    told = [point for line in group if (point := paired.of_line(points, (line.platform or line.virtual).row))]
+    if not told:
+        return _ratio(group)
+    computed = [point for point in told if point.computed]
+    chosen = (computed or told)[-1]
+    return paired.answer_ratio(chosen), chosen.computed
 
 
 def load_words(line: Aggregate | Verdict | None) -> str:

@@ -25,7 +25,7 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     sections = told.sections(run_dir, analysis)
     pairs = headline.lines(analysis.aggregates, threads)
     figures = tuple(drawn.figures(measured, analysis, others, run.cpus_available)) if measured else ()
-    answers = answer.answers(pairs)
+    answers = answer.answers(pairs, analysis.paired)
     return Document(
         title=TITLE, run_name=run_dir.name, started=run.started,
         headline_lines=tuple(pairs),
@@ -43,4 +43,4 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
         costs=tuple(costs.families(analysis.verdicts)),
         answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
-        capacity=capacity)
+        capacity=capacity, paired=analysis.paired)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vtlab.explain.costs import Family
-from vtlab.explain.model import Aggregate, Verdict
+from vtlab.explain.model import Aggregate, PairedPoint, Verdict
 from vtlab.results.capacityfile import CapacityRun
 
 Columns = tuple[tuple[str, str], ...]  # (key into a line, its title)
@@ -119,3 +119,4 @@ class Document:
     answers_folded: str = ""            # the fold's one line, counting the answers folded ("": none is)
     main_figure: str = ""               # the figure the first screen shows at full width (a Figure's name)
     capacity: CapacitySection | None = None  # where the run folder holds capacity.json: told before all else
+    paired: tuple[PairedPoint, ...] = ()  # a paired run's points (explain.pairs), which the JSON writer quotes

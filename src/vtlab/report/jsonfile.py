@@ -61,6 +61,11 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   high], …), ``prediction`` (Little's law) and ``usl`` (the Universal Scalability Law: ``lam``, ``sigma``,
   ``kappa``, ``peak_load``, ``peak_rps``, ``capacity``, ``error_share``, ``why``) — and ``sentences``, the
   section's words as report.md tells them.
+- ``paired``: null, or for a paired run (`--paired`, `--aa`) each point measured in interleaved blocks: ``row`` (arm
+  a's first block's dimensions), ``arms`` (``a``, ``b``, ``aa``), ``ratio`` (b ÷ a, the geometric mean of the
+  counted pairs' ratios; null where none counts, and ``ratio_not_computed`` says why), ``low``/``high`` (its 95%
+  interval; null under two pairs) and ``pairs`` (``block``, ``order``: "ab" or "ba" as they ran, ``a_rps``,
+  ``b_rps``, ``ratio``, ``left_out``: why the pair counts for nothing, null where it counts).
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.explain import costs
-from vtlab.explain.model import Aggregate, Verdict
+from vtlab.explain.model import Aggregate, PairedPoint, Verdict
 from vtlab.report import ratio
 from vtlab.report.document import CapacitySection, Document, HeadlineLine
 from vtlab.report.headline import words
@@ -99,8 +104,20 @@ def serialise(document: Document) -> str:
         "costs": [_family(family) for family in document.costs],
         "cost_differences": [_differences(document.costs, p, v) for p, v in costs.pairs(document.costs)],
         "capacity": _capacity(document.capacity),
+        "paired": _paired(document.paired),
     }
     return json.dumps(_plain(report), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _paired(points: tuple[PairedPoint, ...]) -> list[dict[str, Any]] | None:
+    """Each point of a paired run: its row, arms, paired ratio and interval (null: not computed), and every pair."""
+    if not points:
+        return None
+    return [{"row": _row(point.row), "arms": point.arms.describe(), "ratio": point.ratio if point.computed else None,
+             "low": point.low, "high": point.high, "ratio_not_computed": point.why_not or None,
+             "pairs": [{"block": pair.block, "order": pair.order, "a_rps": pair.a_rps, "b_rps": pair.b_rps,
+                        "ratio": pair.ratio, "left_out": pair.why_out or None} for pair in point.pairs]}
+            for point in points]
 
 
 def _headline(line: HeadlineLine) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""The report's sections in the order it tells them: the run beside the published figures, each scenario's
-section, the memory per waiting request, where the time goes (the one that reads the rows' profiles from the run
-folder), and what a request costs with its fixed and marginal parts apart."""
+"""The report's sections in the order it tells them: a paired run's pairs, the run beside the published figures, each
+scenario's section, the memory per waiting request, where the time goes (the one that reads the rows' profiles from
+the run folder), and what a request costs with its fixed and marginal parts apart."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import functools
 from pathlib import Path
 
 from vtlab.explain.model import Analysis
-from vtlab.report import fixedcosts, memory, published, scenarios, wheretime
+from vtlab.report import fixedcosts, memory, paired, published, scenarios, wheretime
 from vtlab.report.labels import mode_label
 from vtlab.report.scenarios.common import Section
 
@@ -16,10 +16,11 @@ from vtlab.report.scenarios.common import Section
 def sections(run_dir: Path, analysis: Analysis) -> list[Section]:
     # a mode in words, platform threads' pool said where it is not the run's own Tomcat default
     label = functools.partial(mode_label, default_threads=analysis.rig.tomcat_max_threads)
+    pairs = paired.section(analysis)
     told = scenarios.sections(analysis, label)
     beside_published = published.section(analysis.aggregates, published.points())
     held = memory.section(analysis, label)
     costs = wheretime.section(run_dir, analysis)
     apart = fixedcosts.section(analysis)
-    return [*([beside_published] if beside_published else []), *told, *([held] if held else []),
-            *([costs] if costs else []), *([apart] if apart else [])]
+    return [*([pairs] if pairs else []), *([beside_published] if beside_published else []), *told,
+            *([held] if held else []), *([costs] if costs else []), *([apart] if apart else [])]

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vtlab.core import constants, shapes
+from vtlab.core.arms import Arms
+from vtlab.core.arms import recorded as recorded_arms
 from vtlab.results.table import METADATA_NAME
 
 # The record's format. Every metadata.json so far is version 1 and says nothing: a format change that an older
@@ -68,6 +70,13 @@ class PlanRecord:
     # What this machine's calibration sized (plan.sizing.describe: "calibration", "moved": each point's nominal,
     # chosen and why); absent by design where nothing was sized (no calibration, a --conc, a profile not sized)
     sizing: Mapping[str, object] = field(default_factory=dict)
+    # A paired plan's arms, blocks and seed (planner.Plan.describe: "a", "b", "aa", "blocks", "seed"); absent by
+    # design where the modes were measured each in its own stretch of time
+    paired: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def arms(self) -> Arms | None:
+        return recorded_arms(dict(self.paired))
 
 
 @dataclass(frozen=True)
@@ -187,7 +196,7 @@ def _plan(plan: _Reader) -> PlanRecord:
         step_count=plan.integer("step_count", PlanRecord.step_count),
         java_homes={jdk: str(home) for jdk, home in plan.inner("java_homes", {}).values.items()},
         jvm_opts=_option_sets(plan.items("jvm_opts")), runners=plan.integer("runners", 1),
-        sizing=plan.inner("sizing", {}).values)
+        sizing=plan.inner("sizing", {}).values, paired=plan.inner("paired", {}).values)
 
 
 def _option_sets(items: list[object]) -> tuple[tuple[str, ...], ...]:

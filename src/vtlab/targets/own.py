@@ -24,7 +24,8 @@ class OwnService:
         self.keep, self.core_map, self.doctor, self.k6_dashboard = keep, core_map, doctor or [], k6_dashboard
         self.profiles = profiles  # async-profiler's kinds for each row's hold (empty: none)
         self.service: dict | None = None  # the first measured row's runtime-info: the defaults the service runs with
-        self.jvm: servicejvm.ServiceJvm | None = None  # the service JVM between the steps of a staircase
+        # the service JVMs kept between the steps of their staircases, by family: one, or a paired plan's two arms
+        self.jvms: dict[tuple[str, ...], servicejvm.ServiceJvm] = {}
 
     def prepare(self, plan: planner.Plan, run_dir: Path) -> None:
         self.plan = plan
@@ -42,31 +43,20 @@ class OwnService:
 
     def measure(self, turn: Turn, progress: Reporter) -> dict[str, object]:
         """One row: the service in the row's configuration — fresh, or the JVM the earlier steps of its staircase
-        warmed — the load with samplers beside it, the JFR recording of the row read back."""
+        warmed — the load with samplers beside it, the JFR recording of the row read back. A paired plan's block
+        first brings up its pair's other arm (planner.Plan.partner), so that both arms' JVMs are warm before the
+        pair's first block and the pair's two blocks follow each other."""
         rig, plan, row = self.rig, self.plan, turn.row
+        partner = plan.partner(turn.position)
+        if partner is not None and plan.family(plan.rows[partner]) not in self.jvms:
+            self._ready(plan.rows[partner], partner, turn.warmup_s)
         slug = dimensions.slug(row)
         jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
-        jfr.parent.mkdir(parents=True, exist_ok=True)
-        jfr.unlink(missing_ok=True)
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         stepped = plan.steps_on_one_jvm(row)
-        jvm = self._jvm_for(row, slug, java, jfr, stepped)
-        prewarming = prewarm.wanted(plan, row, turn.position, fresh=jvm.steps == 0)
+        jvm, spec = self._ready(row, turn.position, turn.warmup_s)
         jvm.steps += 1
-        warm = stepped and (jvm.steps > 1 or prewarming)  # the steps before, or the pre-warm, warmed it
         app = jvm.app
-        spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps, plan.ramp_for(row, warm),
-                             turn.warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s, row.workload,
-                             row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
-                             settles=plan.settles(row), warm_step=warm)
-        try:
-            servicejvm.run_as(jvm, row, plan.family_peak_users(row), plan.downstream_http)
-            if prewarming:
-                warmed = prewarm.warm(rig, spec, plan, row, slug, app.pid)
-                jvm.prewarmed_users, jvm.jit_burst = warmed.users, warmed.burst
-        except BaseException:
-            self._stop_jvm()
-            raise
         log_from = csvrow.log_offset(app.log)  # the row's own lines: after its pre-warm's
         assert rig.pg is not None
         if row.workload == "write":
@@ -81,11 +71,11 @@ class OwnService:
                 lambda: drive.drive(rig, app, spec, slug, progress, watch, meters, rig.jcmds(java), jvm.jit_burst),
                 rig.jcmds(java), app.pid, jfr, stepped)
         except BaseException:
-            self._stop_jvm()
+            self._stop_jvm(jvm)
             raise
         jvm.jit_burst = driven.jit_burst  # the next step's warm-up judges its JIT against the JVM's busiest window
         if not (stepped and plan.next_step_follows(turn.position)):
-            self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
+            self._stop_jvm(jvm)  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         values = {**csvrow.local_row_values(rig, row, plan, spec, driven, jvm.info, jfr, app.log, log_from,
                                             window if stepped else None),
                   "aot_cache": jvm.start.outcome(rig.run_dir / "logs" / f"aot-{jvm.slug}.log"),
@@ -94,26 +84,58 @@ class OwnService:
             self.service = jvm.info
         return values
 
-    def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> servicejvm.ServiceJvm:
-        """The JVM the row runs on: the staircase's, when the row is its next step and the JVM still runs; else a
-        fresh one (any other stopped first)."""
-        if (stepped and self.jvm is not None and self.jvm.family == self.plan.family(row)
-                and self.jvm.alive()):
-            return self.jvm
-        self._stop_jvm()
-        self.jvm = servicejvm.start(self.rig, self.plan, row, slug, java, jfr, stepped)
-        return self.jvm
+    def _ready(self, row: Row, position: int, warmup_s: int) -> tuple[servicejvm.ServiceJvm, load.LoadSpec]:
+        """The JVM the row runs on, in the row's connection mode and pre-warmed where it is fresh and wants it, with
+        the row's load on it (the row's JFR recording made ready, an earlier one removed)."""
+        rig, plan = self.rig, self.plan
+        slug = dimensions.slug(row)
+        jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
+        jfr.parent.mkdir(parents=True, exist_ok=True)
+        jfr.unlink(missing_ok=True)
+        java = runtimes.java_for(row.jdk, plan.java_homes)
+        stepped = plan.steps_on_one_jvm(row)
+        jvm = self._jvm_for(row, slug, java, jfr, stepped)
+        prewarming = jvm.prewarmed_users == 0 and prewarm.wanted(plan, row, position, fresh=jvm.steps == 0)
+        warm = stepped and (jvm.steps > 0 or prewarming or jvm.prewarmed_users > 0)  # steps, or a pre-warm, warmed it
+        spec = load.LoadSpec(jvm.app.base_url, row.load_model, plan.users(row), row.target_rps,
+                             plan.ramp_for(row, warm), warmup_s, plan.hold_s, rig.max_order_id, plan.cooldown_s,
+                             row.workload, row.sleep_ms, row.cpu_work, rig.max_customer_id, plan.shape(row),
+                             settles=plan.settles(row), warm_step=warm)
+        rig.idle_services = tuple(other.app.pid for other in self.jvms.values() if other is not jvm and other.app.pid)
+        try:
+            servicejvm.run_as(jvm, row, plan.family_peak_users(row), plan.downstream_http)
+            if prewarming:
+                warmed = prewarm.warm(rig, spec, plan, row, slug, jvm.app.pid)
+                jvm.prewarmed_users, jvm.jit_burst = warmed.users, warmed.burst
+        except BaseException:
+            self._stop_jvm(jvm)
+            raise
+        return jvm, spec
 
-    def _stop_jvm(self) -> None:
-        jvm, self.jvm = self.jvm, None
-        if jvm is not None:
-            jvm.stop(self.rig)
+    def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> servicejvm.ServiceJvm:
+        """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a
+        fresh one. Every other JVM is stopped first but for a paired plan's other arm, whose blocks are to come."""
+        family = self.plan.family(row)
+        kept = self.jvms.get(family)
+        if stepped and kept is not None and kept.alive():
+            return kept
+        paired = self.plan.arms is not None
+        for other in [jvm for key, jvm in self.jvms.items() if key == family or not paired]:
+            self._stop_jvm(other)
+        self.jvms[family] = servicejvm.start(self.rig, self.plan, row, slug, java, jfr, stepped,
+                                             {jvm.port for jvm in self.jvms.values()})
+        return self.jvms[family]
+
+    def _stop_jvm(self, jvm: servicejvm.ServiceJvm) -> None:
+        self.jvms = {key: kept for key, kept in self.jvms.items() if kept is not jvm}
+        jvm.stop(self.rig)
 
     def revive(self, died: procs.TierDied) -> None:
         self.rig.revive(died.tier, self.keep)
 
     def close(self) -> None:
-        """The staircase's JVM, if one is still up; the other tiers are stopped with every process of the run
+        """The staircases' JVMs still up; the other tiers are stopped with every process of the run
         (procs.stop_all), or kept (--keep)."""
-        self._stop_jvm()
+        for jvm in list(self.jvms.values()):
+            self._stop_jvm(jvm)
 

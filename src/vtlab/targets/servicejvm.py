@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core.dimensions import Row
-from vtlab.core.settings import APP_PORT
+from vtlab.core.settings import APP_HOST, APP_PORT
 from vtlab.measure import settle
 from vtlab.measure.tiers import Rig
 from vtlab.plan import planner
@@ -33,6 +33,10 @@ class ServiceJvm:
     prewarmed_users: int = 0  # the users it ran at before its first step (targets.prewarm); 0: none
     jit_burst: settle.Burst | None = None  # its JIT's busiest window so far (pre-warm, steps): the warm-up's reference
 
+    @property
+    def port(self) -> int:
+        return int(self.app.base_url.rsplit(":", 1)[1])
+
     def alive(self) -> bool:
         return self.app.proc is not None and self.app.proc.poll() is None
 
@@ -46,21 +50,23 @@ class ServiceJvm:
 
 
 def start(rig: Rig, plan: planner.Plan, row: Row, slug: str, java: runtimes.Java, jfr: Path,
-          stepped: bool) -> ServiceJvm:
+          stepped: bool, taken: set[int] | frozenset[int] = frozenset()) -> ServiceJvm:
     """A fresh service JVM for `row` (a staircase's first step where `stepped`), checked to run the row's
-    configuration; stopped again if it does not. Its JFR recording is the row's `jfr`, or, for a staircase, a file
-    beside it that the JVM writes on exit (each step dumps its own window: measure.jfrdump)."""
+    configuration; stopped again if it does not. It listens on the rig's port, or on a free one where a paired plan's
+    other arm's JVM holds that (`taken`: the ports of the JVMs still up). Its JFR recording is the row's `jfr`, or,
+    for a staircase, a file beside it that the JVM writes on exit (each step dumps its own window: measure.jfrdump)."""
     db_env, stub_url, proxies = rig.route(row, slug)
     aot_log = rig.run_dir / "logs" / f"aot-{slug}.log"
     users = plan.family_peak_users(row)  # a staircase's JVM is sized for its largest step
     config, options = app_config(row, users, plan.downstream_http), plan.service_options(row)
     recording = jfr.with_suffix(".jvm.jfr") if stepped else jfr
     recording.unlink(missing_ok=True)
+    port = APP_PORT if APP_PORT not in taken else procs.free_port(APP_HOST)
     try:
         start_from = (aotcache.start_for(rig, java, config, options, row.workload, plan.users(row),
                                          (db_env, stub_url), rig.run_dir / "logs", aot_log)
                       if plan.uses_aot(row) else aotcache.WITHOUT)
-        app = services.start_app(java, APP_PORT, config, db_env, stub_url, rig.run_dir / "logs" / f"app-{slug}.log",
+        app = services.start_app(java, port, config, db_env, stub_url, rig.run_dir / "logs" / f"app-{slug}.log",
                                  recording, rig.core_map["app"], options, start_from.jar, start_from.flags)
     except BaseException:
         rig.unroute(proxies)

@@ -31,7 +31,8 @@ class UserService:
         self.profiles = profiles  # async-profiler's kinds for each row's hold (empty: none)
         self.meter_sources: dict[str, str] = {}  # each row's slug -> where its meters came from ("": none)
         self.service: dict | None = None  # the first measured row's runtime facts
-        self.jvm: userjvm.UserJvm | None = None  # the user's jar, kept across a staircase's steps
+        # the user's jar's JVMs, kept across their staircases' steps by family: one, or a paired plan's two arms
+        self.jvms: dict[tuple[str, ...], userjvm.UserJvm] = {}
 
     def prepare(self, plan: planner.Plan, run_dir: Path) -> None:
         self.plan = plan
@@ -69,35 +70,24 @@ class UserService:
         self.rig.revive(died.tier, False)  # --keep is refused with a user's service
 
     def close(self) -> None:
-        """The staircase's JVM, if one is still up; the other tiers are stopped with every process of the run
+        """The staircases' JVMs still up; the other tiers are stopped with every process of the run
         (procs.stop_all)."""
-        self._stop_jvm()
+        for jvm in list(self.jvms.values()):
+            self._stop_jvm(jvm)
 
     def _measure(self, turn: Turn, progress: Reporter) -> tuple[dict[str, object], dict]:
         rig, plan, row, target = self.rig, self.plan, turn.row, self.target
+        partner = plan.partner(turn.position)  # a paired plan's other arm: up and proven before the pair's first block
+        if partner is not None and target.started_by_vtlab and plan.family(plan.rows[partner]) not in self.jvms:
+            self._ready(plan.rows[partner], partner, turn.warmup_s)
         slug = dimensions.slug(row)
-        folder = rig.run_dir / "k6" / slug
         jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
-        jfr.parent.mkdir(parents=True, exist_ok=True)
-        jfr.unlink(missing_ok=True)
         java = runtimes.java_for(row.jdk, plan.java_homes)
         stepped = target.started_by_vtlab and plan.steps_on_one_jvm(row)
-        jvm = self._jvm_for(row, slug, java, jfr, stepped)
-        prewarming = stepped and userjvm.prewarm_due(jvm, plan, row, turn.position)
+        jvm, spec, log_from = self._ready(row, turn.position, turn.warmup_s)
         jvm.steps += 1
-        warm = stepped and (jvm.steps > 1 or prewarming)  # the steps before, or the pre-warm, warmed it
-        app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
+        app = jvm.app
         try:
-            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps,
-                                 plan.ramp_for(row, warm), turn.warmup_s, plan.hold_s, 1, plan.cooldown_s,
-                                 row.workload, shape=plan.shape(row),
-                                 script=target.call.entry_script(rig.run_dir / "k6"),
-                                 script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row),
-                                 warm_step=warm)
-            self._first_request(jvm, row, java, spec, folder)
-            if prewarming:  # after the thread mode is proven, its load the row's own call
-                userjvm.prewarm_now(jvm, rig, spec, plan, row, slug)
-                log_from = csvrow.log_offset(app.log)  # the row's own lines: after its pre-warm's
             self.meter_sources[slug] = jvm.meter_source
             watch = userjvm.stall_watch(jvm, rig, spec, java, slug)
             driven, window = jfrdump.recorded(
@@ -105,11 +95,11 @@ class UserService:
                                     jvm.jit_burst),
                 rig.jcmds(java), app.pid, jfr, stepped)
         except BaseException:
-            self._stop_jvm()
+            self._stop_jvm(jvm)
             raise
         jvm.jit_burst = driven.jit_burst  # the next step's warm-up judges its JIT against the JVM's busiest window
         if not (stepped and plan.next_step_follows(turn.position)):
-            self._stop_jvm()  # SIGTERM: a JVM of its own writes its recording on exit, the row's
+            self._stop_jvm(jvm)  # SIGTERM: a JVM of its own writes its recording on exit, the row's
         info = userrow.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
         values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr if target.started_by_vtlab else None,
                                          app.log, log_from, window if stepped else None)
@@ -119,16 +109,55 @@ class UserService:
             values["prewarm_users"] = jvm.prewarmed_users or ""
         return values, info
 
+    def _ready(self, row: Row, position: int, warmup_s: int) -> tuple[userjvm.UserJvm, load.LoadSpec, int]:
+        """The JVM the row runs on, its preflight passed (on a fresh JVM proving its thread mode) and pre-warmed where
+        due, with the row's load on it and where the row's lines begin in its log."""
+        rig, plan, target = self.rig, self.plan, self.target
+        slug = dimensions.slug(row)
+        folder = rig.run_dir / "k6" / slug
+        jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
+        jfr.parent.mkdir(parents=True, exist_ok=True)
+        jfr.unlink(missing_ok=True)
+        java = runtimes.java_for(row.jdk, plan.java_homes)
+        stepped = target.started_by_vtlab and plan.steps_on_one_jvm(row)
+        jvm = self._jvm_for(row, slug, java, jfr, stepped)
+        prewarming = stepped and jvm.prewarmed_users == 0 and userjvm.prewarm_due(jvm, plan, row, position)
+        warm = stepped and (jvm.steps > 0 or prewarming or jvm.prewarmed_users > 0)  # steps, or a pre-warm, warmed it
+        app, log_from = jvm.app, csvrow.log_offset(jvm.app.log)
+        rig.idle_services = tuple(other.app.pid for other in self.jvms.values() if other is not jvm and other.app.pid)
+        try:
+            spec = load.LoadSpec(app.base_url, row.load_model, plan.users(row), row.target_rps,
+                                 plan.ramp_for(row, warm), warmup_s, plan.hold_s, 1, plan.cooldown_s,
+                                 row.workload, shape=plan.shape(row),
+                                 script=target.call.entry_script(rig.run_dir / "k6"),
+                                 script_env=tuple(target.call.k6_env().items()), settles=plan.settles(row),
+                                 warm_step=warm)
+            self._first_request(jvm, row, java, spec, folder)
+            if prewarming:  # after the thread mode is proven, its load the row's own call
+                userjvm.prewarm_now(jvm, rig, spec, plan, row, slug)
+                log_from = csvrow.log_offset(app.log)  # the row's own lines: after its pre-warm's
+        except BaseException:
+            self._stop_jvm(jvm)
+            raise
+        return jvm, spec, log_from
+
     def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> userjvm.UserJvm:
-        """The JVM the row runs on: the staircase's, when the row is its next step and the JVM still runs; else a
-        fresh one (any other stopped first), or the service at --url."""
+        """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a
+        fresh one, or the service at --url. Every other JVM is stopped first but for a paired plan's other arm, whose
+        blocks are to come; the two arms' JVMs get databases of their own."""
         if not self.target.started_by_vtlab:
             return userjvm.attached(self.target)
-        if stepped and self.jvm is not None and self.jvm.family == self.plan.family(row) and self.jvm.alive():
-            return self.jvm
-        self._stop_jvm()
-        self.jvm = userjvm.start(self.rig, self.plan, row, slug, self.target, java, self._database(), jfr, stepped)
-        return self.jvm
+        family = self.plan.family(row)
+        kept = self.jvms.get(family)
+        if stepped and kept is not None and kept.alive():
+            return kept
+        paired = self.plan.arms is not None
+        for other in [jvm for key, jvm in self.jvms.items() if key == family or not paired]:
+            self._stop_jvm(other)
+        second = self.plan.arm(row) == "b"
+        self.jvms[family] = userjvm.start(self.rig, self.plan, row, slug, self.target, java,
+                                          self._database(SERVICE_DATABASE + ("_b" if second else "")), jfr, stepped)
+        return self.jvms[family]
 
     def _first_request(self, jvm: userjvm.UserJvm, row: Row, java: runtimes.Java, spec: load.LoadSpec,
                        folder: Path) -> None:
@@ -155,17 +184,16 @@ class UserService:
         if jvm.app.pid is None and not jvm.meter_source:
             jvm.read_meters, jvm.meter_source = userrow.meters(jvm.app, target)
 
-    def _stop_jvm(self) -> None:
-        jvm, self.jvm = self.jvm, None
-        if jvm is not None:
-            jvm.stop()
+    def _stop_jvm(self, jvm: userjvm.UserJvm) -> None:
+        self.jvms = {key: kept for key, kept in self.jvms.items() if kept is not jvm}
+        jvm.stop()
 
-    def _database(self) -> dict[str, str]:
-        """Spring's datasource settings for the user's service: a fresh database of vtlab's PostgreSQL for each row
-        (the same empty start every row), or the user's --db-url; nothing without either."""
+    def _database(self, name: str) -> dict[str, str]:
+        """Spring's datasource settings for the user's service: a fresh database `name` of vtlab's PostgreSQL for each
+        JVM (the same empty start every time), or the user's --db-url; nothing without either."""
         if self.target.db == "vtlab":
             assert self.rig.pg is not None
-            credentials = self.rig.pg.fresh_database(SERVICE_DATABASE)
+            credentials = self.rig.pg.fresh_database(name)
             return {"SPRING_DATASOURCE_URL": credentials.jdbc_url, "SPRING_DATASOURCE_USERNAME": credentials.user,
                     "SPRING_DATASOURCE_PASSWORD": credentials.password}
         return {"SPRING_DATASOURCE_URL": self.target.db_url} if self.target.db == "url" and self.target.db_url else {}

@@ -1,0 +1,53 @@
+"""The two arms of a paired plan (plan.interleave) — platform against virtual threads, or one mode against itself
+(A/A) — and which arm, point and block a row is of: what the plan orders by and the analysis pairs by."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from vtlab.core import dimensions
+
+# An A/A's second arm runs the same mode with this one system property more, which nothing reads: the two arms
+# differ in the JVM they run on, and the rows' key (jvm_opts) tells them apart.
+ARM_B_OPTION = "-Dvtlab.arm=b"
+
+
+@dataclass(frozen=True)
+class Arms:
+    """The thread modes of arms `a` and `b`; the same mode twice is an A/A."""
+    a: str
+    b: str
+
+    @property
+    def aa(self) -> bool:
+        return self.a == self.b
+
+    def describe(self) -> dict[str, object]:
+        return {"a": self.a, "b": self.b, "aa": self.aa}
+
+
+def recorded(paired: dict | None) -> Arms | None:
+    """A run's arms, from its plan's record ("paired": planner.Plan.describe); None for a plan not paired."""
+    return Arms(str(paired["a"]), str(paired["b"])) if paired else None
+
+
+def arm_of(row, arms: Arms) -> str:
+    """ "a" or "b": an A/A's second arm by its marker option, else by its thread mode."""
+    if arms.aa:
+        return "b" if ARM_B_OPTION in shlex.split(row.jvm_opts) else "a"
+    return "a" if row.thread_mode == arms.a else "b"
+
+
+def with_arm_b(row):
+    """An A/A's row of the second arm: the same row, its JVM marked."""
+    return dimensions.Row(**{**dimensions.values(row), "jvm_opts": shlex.join([*shlex.split(row.jvm_opts),
+                                                                                 ARM_B_OPTION])})
+
+
+def point_key(row) -> tuple[str, ...]:
+    """What both arms' blocks of one point share: every key dimension but the arm's (the thread mode, an A/A's
+    marker) and the block (rep)."""
+    options = [word for word in shlex.split(row.jvm_opts) if word != ARM_B_OPTION]
+    return (*dimensions.key(row, tuple(n for n in dimensions.RESUME_KEY
+                                       if n not in ("thread_mode", "rep", "jvm_opts"))), shlex.join(options))

@@ -1,0 +1,70 @@
+"""A comparison measured as one (RMIT, after Abedi & Brecht, ICPE 2017): the two arms of a paired plan — platform
+and virtual threads, or one mode against itself (A/A) — each on a warm JVM of its own, both up for the run, measured
+in short blocks taken in turn. Block k of one arm and block k of the other are a pair, adjacent in time; the pairs'
+orders come in balanced couples (AB then BA, or BA then AB), each couple's chosen at random, so that neither a
+drift slower than a block nor always going first favours an arm.
+
+This module orders a paired plan's rows that way and finds a block's partner; the rows'
+`rep` is their block, their arm core.arms's."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from vtlab.core import dimensions
+from vtlab.core.arms import Arms, arm_of, point_key, with_arm_b
+from vtlab.core.dimensions import Row
+
+# The blocks of each arm at each point when --paired gives no --blocks: four pairs (two balanced couples) are the
+# fewest whose interval (Student t, 3 degrees of freedom) is not wider than the pairs' own spread ×1.6.
+DEFAULT_BLOCKS = 4
+
+
+def couples(pairs: int, rng: random.Random) -> tuple[str, ...]:
+    """The order of each of `pairs` pairs, "ab" or "ba": balanced couples (ab, ba) or (ba, ab), each chosen by
+    `rng`; an odd last pair's order chosen alone."""
+    orders: list[str] = []
+    while len(orders) < pairs:
+        first = rng.choice(("ab", "ba"))
+        orders += [first, "ba" if first == "ab" else "ab"]
+    return tuple(orders[:pairs])
+
+
+def interleaved(rows: Sequence[Row], arms: Arms, seed: int) -> tuple[Row, ...]:
+    """The rows in the order a paired plan measures them: point by point in the order the first arm meets them (its
+    staircase: a block never follows a larger load on its JVM), each point's blocks pair by pair, each pair's
+    order from `couples`. ValueError where a point lacks an arm or the arms' blocks differ in number."""
+    rng = random.Random(seed)
+    points: dict[tuple[str, ...], dict[str, dict[int, Row]]] = {}
+    for row in rows:
+        points.setdefault(point_key(row), {"a": {}, "b": {}})[arm_of(row, arms)][row.rep] = row
+    ordered: list[Row] = []
+    for by_arm in points.values():
+        blocks_a, blocks_b = sorted(by_arm["a"]), sorted(by_arm["b"])
+        if not blocks_a or blocks_a != blocks_b:
+            where = dimensions.label(next(iter((by_arm["a"] or by_arm["b"]).values())))
+            raise ValueError(f"--paired: {where} is not measured in both arms ({arms.a} and {arms.b}) alike")
+        for block, order in zip(blocks_a, couples(len(blocks_a), rng), strict=True):
+            ordered += [by_arm[arm][block] for arm in order]
+    return tuple(ordered)
+
+
+def arranged(rows: tuple[Row, ...], arms: Arms, seed: int) -> tuple[Row, ...]:
+    """A paired plan's rows, an A/A's second arm added, in the order `interleaved` gives them; ValueError where a
+    row's mode is of neither arm."""
+    if arms.aa:
+        rows = (*rows, *(with_arm_b(row) for row in rows))
+    others = sorted({row.thread_mode for row in rows} - {arms.a, arms.b})
+    if others:
+        raise ValueError(f"--paired compares platform with virtual threads; --modes {','.join(others)} cannot be "
+                         "one of its arms")
+    return interleaved(rows, arms, seed)
+
+
+def partner(rows: Sequence[Row], arms: Arms, position: int) -> int | None:
+    """The position of the other arm's block of the pair the row at `position` is in (None: it has none)."""
+    row = rows[position]
+    key, arm = point_key(row), arm_of(row, arms)
+    return next((i for i, other in enumerate(rows) if other.rep == row.rep and point_key(other) == key
+                 and arm_of(other, arms) != arm), None)

@@ -1,0 +1,99 @@
+"""A paired run told (explain.pairs): each point's answer is its paired ratio, said on the first screen in place of
+the ratio of two aggregates (report.answer), and a section with every pair of blocks, their order and which counted.
+An A/A's answer is the false difference it found: what "no difference" measures on this machine today."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vtlab.core.arms import Arms, point_key
+from vtlab.explain.model import Analysis, PairedPoint
+from vtlab.report.document import Answer
+from vtlab.report.labels import fmt, scenario_label
+from vtlab.report.scenarios.common import Section
+
+TITLE = "Measured as one: the paired design"
+COLUMNS = [("point", "point"), ("block", "block"), ("order", "order"), ("a", "arm a req/s"),
+           ("b", "arm b req/s"), ("ratio", "b ÷ a"), ("counted", "counted")]
+
+
+def arm_names(arms: Arms) -> tuple[str, str]:
+    """ "platform", "virtual"; an A/A's "virtual (arm a)", "virtual (arm b)"."""
+    return (f"{arms.a} (arm a)", f"{arms.b} (arm b)") if arms.aa else (arms.a, arms.b)
+
+
+def ratio_words(point: PairedPoint) -> str:
+    """ "4.97× [4.91–5.03] paired, 4 pairs"; "4.97× paired, 1 pair (no interval)"; "no ratio: …"."""
+    if not point.computed:
+        return f"no ratio: {point.why_not}"
+    counted = len(point.counted)
+    pairs = f"{counted} pair{'' if counted == 1 else 's'}"
+    if counted < 2:
+        return f"{point.ratio:.2f}× paired, {pairs} (no interval: one ratio has no spread)"
+    return f"{point.ratio:.2f}× [{point.low:.2f}–{point.high:.2f}] paired, {pairs}"
+
+
+def load_words(point: PairedPoint) -> str:
+    row = point.row
+    return f"{fmt(row.target_rps)}/s offered" if row.load_model == "open" else f"{fmt(row.concurrency)} users"
+
+
+def answer_ratio(point: PairedPoint) -> str:
+    """The first screen's ratio of a paired point: "virtual ÷ platform at 1,000 users: 4.97× [4.91–5.03] paired, 4
+    pairs"."""
+    a, b = arm_names(point.arms)
+    return f"{b} ÷ {a} at {load_words(point)}: {ratio_words(point)}"
+
+
+def by_point(points: Sequence[PairedPoint]) -> dict[tuple[str, ...], PairedPoint]:
+    """Each point's answer by its key (core.arms.point_key: every key dimension but the arm's and the block)."""
+    return {point_key(point.row): point for point in points}
+
+
+def of_line(paired: dict[tuple[str, ...], PairedPoint], row: object) -> PairedPoint | None:
+    """The paired point a headline line (any arm's row) belongs to."""
+    return paired.get(point_key(row))
+
+
+def aa_answers(points: Sequence[PairedPoint]) -> list[Answer]:
+    """An A/A run's first screen: each point's false difference, and whether its interval holds 1.00×."""
+    told = []
+    for point in points:
+        held = ("holds 1.00×: no difference shown, as there is none" if point.computed and point.contains_one
+                else "does not hold 1.00×: this design calls two identical JVMs different here"
+                if point.computed and len(point.counted) >= 2 else "")
+        told.append(Answer(f"A/A, {scenario_label(point.row)}", answer_ratio(point),
+                           tuple(line for line in (f"the interval {held}" if held else "",
+                                                   _floor(point)) if line),
+                           has_ratio=point.computed))
+    return told
+
+
+def _floor(point: PairedPoint) -> str:
+    share = point.half_width_share()
+    return "" if share != share else f"a paired ratio on this machine today is known to ±{share * 100:.1f}%"
+
+
+def section(analysis: Analysis) -> Section | None:
+    """The design in words, each point's answer and the pairs left out with why, and every pair in a table; None
+    for a run not paired."""
+    points = analysis.paired
+    if not points:
+        return None
+    a, b = arm_names(points[0].arms)
+    blocks = max(pair.block for point in points for pair in point.pairs)
+    told = [f"Both arms ({a} and {b}) ran on warm JVMs of their own, up together for the run; each point was measured "
+            f"in {blocks} blocks of each arm taken in turn, each pair's order from balanced couples (AB BA or BA AB) "
+            "drawn at random (the seed is in metadata.json). Each pair's b ÷ a cancels a drift of the machine slower "
+            "than a block; the interval is the 95% interval of the pairs' geometric mean (Student t over their log "
+            "ratios)."]
+    for point in points:
+        out = [pair for pair in point.pairs if pair.why_out]
+        left = ("; left out: " + "; ".join(f"block {pair.block} ({pair.why_out})" for pair in out)) if out else ""
+        told.append(f"{scenario_label(point.row)}, {answer_ratio(point)}{left}.")
+    lines = [{"point": f"{scenario_label(point.row)}, {load_words(point)}", "block": str(pair.block),
+              "order": pair.order.upper(), "a": fmt(pair.a_rps, 1), "b": fmt(pair.b_rps, 1),
+              "ratio": "–" if pair.ratio != pair.ratio else f"{pair.ratio:.3f}",
+              "counted": "yes" if not pair.why_out else f"no: {pair.why_out}"}
+             for point in points for pair in point.pairs]
+    return Section("paired", TITLE, told, lines, columns=COLUMNS)

@@ -1,0 +1,71 @@
+"""A paired run's answer at a point: the geometric mean of its pairs' ratios with the Student-t interval of their log
+ratios; which blocks leave their pair out, and which flags of the machine's drift do not."""
+
+import math
+
+import pytest
+
+from vtlab.explain import analyze, pairs
+from vtlab.core.arms import ARM_B_OPTION, Arms
+from vtlab.results import record
+
+from rows import META, row
+
+RUN = record.from_dict({**META, "plan": {"profile": "quick", "model": "closed", "ramp_s": 5, "warmup_s": 45,
+                                         "hold_s": 30, "stub_delay_ms": 1000, "stub_jitter_ms": 0, "overrides": {},
+                                         "rows": [], "paired": {"a": "platform", "b": "virtual", "aa": False,
+                                                                "blocks": 4, "seed": 1}}})
+
+
+def block(mode: str, rep: int, rps: float, **changes):
+    """A clean 100-user block: its requests and halves agree with its throughput (30 s hold)."""
+    return row(**{"thread_mode": mode, "rep": rep, "throughput_rps": rps, "http_reqs": round(rps * 30),
+                  "ok_requests": round(rps * 30), "throughput_first_half_rps": rps,
+                  "throughput_second_half_rps": rps, **changes})
+
+
+def test_the_ratio_is_the_geometric_mean_of_the_pairs_with_their_t_interval():
+    # ratios 2.0, 2.2, 1.8, 2.0: logs 0.693147, 0.788457, 0.587787, 0.693147; mean 0.6906345 -> 1.99499;
+    # sd 0.0819746, se 0.0409873, t(3) 3.182: half 0.1304216 -> [exp(0.5602129), exp(0.8210561)] = [1.75105, 2.27293]
+    rows = [block("platform", 1, 40), block("virtual", 1, 80), block("virtual", 2, 88), block("platform", 2, 40),
+            block("virtual", 3, 72), block("platform", 3, 40), block("platform", 4, 45), block("virtual", 4, 90)]
+    (point,) = analyze.analyse(rows, RUN).paired
+    assert point.ratio == pytest.approx(1.99499, abs=5e-5)
+    assert (point.low, point.high) == (pytest.approx(1.75105, abs=5e-5), pytest.approx(2.27293, abs=5e-5))
+    assert [pair.order for pair in point.pairs] == ["ab", "ba", "ba", "ab"]
+    assert not point.contains_one
+
+
+def test_a_block_the_machine_moved_stands_one_that_failed_leaves_its_pair_out():
+    rows = [block("platform", 1, 40), block("virtual", 1, 80),
+            # its halves 30% apart: not-steady, invalid as a row, kept in its pair
+            block("virtual", 2, 80, throughput_first_half_rps=92, throughput_second_half_rps=68),
+            block("platform", 2, 40),
+            block("platform", 3, 40), block("virtual", 3, 80, error_rate=0.2)]
+    analysis = analyze.analyse(rows, RUN)
+    assert not analysis.verdicts[2].valid and "not-steady" in analysis.verdicts[2].flags
+    (point,) = analysis.paired
+    assert [pair.why_out for pair in point.pairs] == ["", "", "arm b: errors-above-threshold"]
+    assert point.ratio == pytest.approx(2.0) and point.low == pytest.approx(2.0)  # two equal ratios: no spread
+
+
+def test_no_counted_pair_is_no_ratio_and_says_why():
+    rows = [block("platform", 1, 40, error_rate=0.5), block("virtual", 1, 80)]
+    (point,) = analyze.analyse(rows, RUN).paired
+    assert not point.computed and "errors-above-threshold" in point.why_not
+    one = analyze.analyse([block("platform", 1, 40), block("virtual", 1, 80)], RUN).paired[0]
+    assert one.ratio == pytest.approx(2.0) and math.isnan(one.low)  # one pair: a ratio, no interval
+
+
+def test_an_aa_pairs_the_marked_jvm_with_the_plain_one():
+    arms = Arms("virtual", "virtual")
+    rows = [block("virtual", 1, 50), block("virtual", 1, 51, jvm_opts=ARM_B_OPTION),
+            block("virtual", 2, 49, jvm_opts=ARM_B_OPTION), block("virtual", 2, 50)]
+    verdicts = analyze.analyse(rows, record.from_dict(META)).verdicts
+    (point,) = pairs.points(verdicts, arms)
+    assert [pair.ratio for pair in point.pairs] == [pytest.approx(1.02), pytest.approx(0.98)]
+    assert point.contains_one
+
+
+def test_a_run_not_paired_has_no_points():
+    assert analyze.analyse([block("platform", 1, 40), block("virtual", 1, 80)], record.from_dict(META)).paired == ()

@@ -1,0 +1,71 @@
+"""The order a paired plan measures its rows in: both arms' blocks of a point in balanced couples, a point's blocks
+together, the loads rising on each arm's JVM; an A/A's second arm marked; what cannot be paired refused."""
+
+import random
+
+import pytest
+
+from vtlab.core import arms
+from vtlab.plan import interleave, planner
+
+
+def paired(**given) -> planner.Plan:
+    return planner.build("quick", planner.Overrides(paired=True, conn_modes=("released",), pair_seed=7, **given))
+
+
+def test_each_point_alternates_its_arms_in_balanced_couples():
+    plan = paired(concurrency=(100, 400), blocks=4)
+    assert [(r.concurrency, r.rep) for r in plan.rows[:8]] == [(100, b) for b in (1, 1, 2, 2, 3, 3, 4, 4)]
+    assert all(r.concurrency == 400 for r in plan.rows[8:])  # a point's blocks together, the loads rising
+    for start in (0, 8):
+        modes = "".join(r.thread_mode[0] for r in plan.rows[start:start + 8])  # p / v, in the order measured
+        couples = [modes[i:i + 4] for i in (0, 4)]
+        assert all(couple in ("pvvp", "vppv") for couple in couples), modes
+    assert plan.describe()["paired"] == {"a": "platform", "b": "virtual", "aa": False, "blocks": 4, "seed": 7}
+
+
+def test_the_seed_draws_the_couples_and_both_orders_come_up():
+    orders = {interleave.couples(2, random.Random(seed)) for seed in range(20)}
+    assert orders == {("ab", "ba"), ("ba", "ab")}
+    assert interleave.couples(3, random.Random(1))[2] in ("ab", "ba")  # an odd last pair stands alone
+    assert paired(blocks=2).rows == paired(blocks=2).rows  # the same seed, the same order
+
+
+def test_both_arms_keep_their_jvm_for_the_run():
+    plan = paired(concurrency=(100, 400), blocks=2)
+    families = {plan.family(row) for row in plan.rows}
+    assert len(families) == 2  # one per arm: the blocks are steps of its JVM, not a fresh JVM each
+    last = {plan.family(row): position for position, row in enumerate(plan.rows)}
+    for position, row in enumerate(plan.rows):
+        assert plan.next_step_follows(position) == (position < last[plan.family(row)])
+
+
+def test_an_aa_measures_one_mode_against_itself_on_two_marked_jvms():
+    plan = planner.build("quick", planner.Overrides(aa="virtual", conn_modes=("released",), concurrency=(1000,),
+                                                    pair_seed=3))
+    assert {row.thread_mode for row in plan.rows} == {"virtual"}
+    aa = arms.Arms("virtual", "virtual")
+    assert sorted(arms.arm_of(row, aa) for row in plan.rows) == ["a"] * 4 + ["b"] * 4
+    assert {row.jvm_opts for row in plan.rows} == {"", arms.ARM_B_OPTION}
+    assert len({plan.family(row) for row in plan.rows}) == 2
+
+
+@pytest.mark.parametrize("given, words", [
+    (dict(paired=True, reps=3), "--reps with --paired"),
+    (dict(paired=True, jvm_per_row=True), "--jvm-per-row with --paired"),
+    (dict(blocks=3), "--blocks: only a paired plan"),
+    (dict(aa="virtual", modes=("platform", "virtual")), "--aa virtual with --modes platform,virtual"),
+    (dict(paired=True, modes=("platform", "virtual", "webflux")), "--modes webflux"),
+    (dict(paired=True, modes=("virtual",)), "not measured in both arms"),
+])
+def test_what_cannot_be_paired_is_refused_naming_the_flag(given, words):
+    with pytest.raises(ValueError, match=words):
+        planner.build("quick", planner.Overrides(conn_modes=("released",), **given))
+
+
+def test_each_block_knows_its_partner_in_the_other_arm():
+    plan = paired(concurrency=(100, 400), blocks=2)
+    for position, row in enumerate(plan.rows):
+        other = plan.rows[plan.partner(position)]
+        assert (other.concurrency, other.rep) == (row.concurrency, row.rep) and other.thread_mode != row.thread_mode
+    assert planner.build("quick", planner.Overrides(conn_modes=("released",))).partner(0) is None
