@@ -8,6 +8,8 @@ proof runs with `./vtlab test --live`."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import signal
 import subprocess
@@ -114,6 +116,37 @@ def test_own_service_both_modes_as_staircases_a_killed_step_resumed_and_the_repo
     proofs.series_kept_and_drawn(run_dir)
     assert_nothing_left(rig_env, run_dir)
     assert_opens_in_chromium(run_dir, measured)  # it skips the test where Chromium is missing
+
+
+def test_the_modes_measured_as_one_on_two_warm_jvms_answer_with_the_paired_ratio(rig_env, points, tmp_path):
+    run_dir = tmp_path / "paired"
+    argv = [str(REPO / "vtlab"), "run", "--paired", "--blocks", "2", "--conc", str(points.users), "--tomcat-threads",
+            str(points.threads), "--stub-delay", str(DELAY_MS), "--conn-mode", "released", *PHASES[:-2],
+            "--out", str(run_dir)]
+    proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        tiers = wait_for_row(proc, run_dir, 1, time.monotonic() + 600)  # the first pair's second block is loading
+        assert len([pid for pid in tiers if "app.jar" in cmdline(pid)]) == 2  # both arms' JVMs up together
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out[-3000:] + err[-3000:]
+    rows = rows_of(run_dir)
+    # each pair's two blocks follow each other, each arm's blocks the steps of its one JVM
+    assert sorted((r["rep"], r["thread_mode"]) for r in rows[:2]) == [("1", "platform"), ("1", "virtual")]
+    assert sorted((r["rep"], r["thread_mode"]) for r in rows[2:]) == [("2", "platform"), ("2", "virtual")]
+    assert sorted((r["thread_mode"], r["jvm_step"]) for r in rows) == [
+        ("platform", "1"), ("platform", "2"), ("virtual", "1"), ("virtual", "2")]
+    for samples in (run_dir / "series").glob("*.samples.csv.gz"):  # the idle arm's JVM sampled as the rig's own
+        assert ",idle_ticks," in gzip.open(samples, "rt").read(), samples.name
+    (point,) = json.loads((run_dir / "report.json").read_text())["paired"]
+    counted = [pair for pair in point["pairs"] if pair["left_out"] is None]
+    assert counted, point
+    # virtual threads carry the users, platform threads their quarter of them: virtual ÷ platform near 4
+    assert 2 < point["ratio"] <= 1.1 * points.users / points.threads, point
+    assert "paired, " in (run_dir / "report.md").read_text()
+    assert_nothing_left(rig_env, run_dir)
 
 
 def credentials_of(env: dict[str, str]) -> postgres.Credentials:

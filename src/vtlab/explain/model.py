@@ -242,6 +242,10 @@ class Pair:
     a_rps: float
     b_rps: float
     why_out: str = ""
+    # k6's CPU per request in each block (ms): the same work in every block of an arm, so where it moves the host's
+    # speed moved (holdstats' host-speed fit reads it the same way); NaN where not measured
+    a_k6_ms: float = NAN
+    b_k6_ms: float = NAN
 
     @property
     def ratio(self) -> float:

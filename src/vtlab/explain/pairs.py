@@ -60,7 +60,11 @@ def _pair(block: int, a: Verdict | None, b: Verdict | None, order: str) -> Pair:
     whys = [why for arm, verdict in (("a", a), ("b", b)) if (why := out_of_pair(verdict, arm))]
     if not whys and not a_rps > 0:
         whys.append("arm a served nothing")
-    return Pair(block, order, a_rps, b_rps, "; ".join(whys))
+    return Pair(block, order, a_rps, b_rps, "; ".join(whys), _k6_ms(a), _k6_ms(b))
+
+
+def _k6_ms(verdict: Verdict | None) -> float:
+    return verdict.measured.load_cpu_ms_per_req if verdict is not None and not verdict.failed else math.nan
 
 
 def out_of_pair(verdict: Verdict | None, arm: str) -> str:

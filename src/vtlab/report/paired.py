@@ -14,7 +14,7 @@ from vtlab.report.scenarios.common import Section
 
 TITLE = "Measured as one: the paired design"
 COLUMNS = [("point", "point"), ("block", "block"), ("order", "order"), ("a", "arm a req/s"),
-           ("b", "arm b req/s"), ("ratio", "b ÷ a"), ("counted", "counted")]
+           ("b", "arm b req/s"), ("ratio", "b ÷ a"), ("k6", "k6 CPU a request, ms (a / b)"), ("counted", "counted")]
 
 
 def arm_names(arms: Arms) -> tuple[str, str]:
@@ -91,9 +91,30 @@ def section(analysis: Analysis) -> Section | None:
         out = [pair for pair in point.pairs if pair.why_out]
         left = ("; left out: " + "; ".join(f"block {pair.block} ({pair.why_out})" for pair in out)) if out else ""
         told.append(f"{scenario_label(point.row)}, {answer_ratio(point)}{left}.")
+        moved = machine_moved(point)
+        if moved:
+            told.append(moved)
     lines = [{"point": f"{scenario_label(point.row)}, {load_words(point)}", "block": str(pair.block),
               "order": pair.order.upper(), "a": fmt(pair.a_rps, 1), "b": fmt(pair.b_rps, 1),
               "ratio": "–" if pair.ratio != pair.ratio else f"{pair.ratio:.3f}",
+              "k6": f"{fmt(pair.a_k6_ms, 3)} / {fmt(pair.b_k6_ms, 3)}",
               "counted": "yes" if not pair.why_out else f"no: {pair.why_out}"}
              for point in points for pair in point.pairs]
     return Section("paired", TITLE, told, lines, columns=COLUMNS)
+
+
+def machine_moved(point: PairedPoint) -> str:
+    """How far the host's speed moved under the point's blocks, by k6's CPU per request (the same work in every block
+    of an arm), beside how far the arms' throughputs and the counted pairs' ratios moved: each max ÷ min − 1. ""
+    where fewer than two blocks of an arm were measured."""
+    def spread(values: list[float]) -> float:
+        found = [value for value in values if value > 0]
+        return max(found) / min(found) - 1 if len(found) > 1 else float("nan")
+    k6 = max(spread([pair.a_k6_ms for pair in point.pairs]), spread([pair.b_k6_ms for pair in point.pairs]))
+    rps = max(spread([pair.a_rps for pair in point.pairs]), spread([pair.b_rps for pair in point.pairs]))
+    if k6 != k6 or rps != rps:
+        return ""
+    ratios = spread([pair.ratio for pair in point.counted])
+    moved = f", the counted pairs' ratios {ratios:.1%}" if ratios == ratios else ""
+    return (f"Under its blocks k6's CPU per request, the host's speed index, moved up to {k6:.1%} within an arm, an "
+            f"arm's throughput up to {rps:.1%}{moved} (each the largest ÷ the smallest − 1).")

@@ -1,0 +1,72 @@
+"""A paired run told: the first screen answers with the paired ratio (its pairs counted), an A/A with the false
+difference it found and whether its interval holds 1.00×, the section says how far the machine moved under the
+blocks, and report.json carries every pair. Rendered from run folders made by hand, so the data could say
+otherwise."""
+
+import json
+
+from vtlab.core.arms import ARM_B_OPTION
+from vtlab.report import render
+from vtlab.results import table
+
+from rows import META, row
+
+
+def block(mode: str, rep: int, rps: float, k6_ms: float, **changes):
+    """A clean 100-user block of 30 s: its requests and halves agree with its throughput."""
+    return row(**{"thread_mode": mode, "rep": rep, "throughput_rps": rps, "http_reqs": round(rps * 30),
+                  "ok_requests": round(rps * 30), "throughput_first_half_rps": rps, "throughput_second_half_rps": rps,
+                  "load_cpu_ms_per_req": k6_ms, **changes})
+
+
+def run_folder(tmp_path, rows, a="platform", b="virtual"):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(parents=True)
+    plan = {"profile": "quick", "model": "closed", "ramp_s": 5, "warmup_s": 45, "hold_s": 30, "stub_delay_ms": 1000,
+            "stub_jitter_ms": 0, "overrides": {}, "rows": [],
+            "paired": {"a": a, "b": b, "aa": a == b, "blocks": 4, "seed": 11}}
+    (run_dir / table.METADATA_NAME).write_text(json.dumps({**META, "plan": plan}))
+    writer = table.CsvWriter(run_dir / table.CSV_NAME)
+    for cells in rows:
+        writer.append({column: cells.get(column, "") for column in table.COLUMNS})
+    render.render(run_dir)
+    return run_dir
+
+
+def test_the_answer_is_the_paired_ratio_and_the_section_shows_the_machine_moving(tmp_path):
+    # ratios 2.0, 2.2, 1.8, 2.0 (tests/explain/test_pairs.py works them: 1.99499 [1.75105, 2.27293]); the machine
+    # slows under the last two pairs: k6's CPU per request 0.30 -> 0.45 on platform (+50%), 0.20 -> 0.25 (+25%)
+    rows = [block("platform", 1, 40, 0.30), block("virtual", 1, 80, 0.20),
+            block("virtual", 2, 88, 0.20), block("platform", 2, 40, 0.30),
+            block("virtual", 3, 72, 0.25), block("platform", 3, 40, 0.45),
+            block("platform", 4, 45, 0.45), block("virtual", 4, 90, 0.25)]
+    run_dir = run_folder(tmp_path, rows)
+    md = (run_dir / "report.md").read_text()
+    assert "virtual ÷ platform at 100 users: 1.99× [1.75–2.27] paired, 4 pairs" in md
+    assert "k6's CPU per request, the host's speed index, moved up to 50.0% within an arm" in md
+    assert "an arm's throughput up to 25.0%" in md  # virtual: 90 / 72
+    assert "the counted pairs' ratios 22.2%" in md  # 2.2 / 1.8
+    assert "| 3 | BA | 40.0 | 72.0 | 1.800 | 0.450 / 0.250 | yes |" in md
+    paired = json.loads((run_dir / "report.json").read_text())["paired"]
+    assert [pair["order"] for pair in paired[0]["pairs"]] == ["ab", "ba", "ba", "ab"]
+    assert abs(paired[0]["ratio"] - 1.99499) < 5e-5 and abs(paired[0]["low"] - 1.75105) < 5e-5
+
+
+def test_an_aa_answers_with_its_false_difference_and_says_whether_it_holds_one(tmp_path):
+    same = [block("virtual", 1, 50, 0.2), block("virtual", 1, 51, 0.2, jvm_opts=ARM_B_OPTION),
+            block("virtual", 2, 49, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 2, 50, 0.2)]
+    md = (run_folder(tmp_path / "same", same, "virtual", "virtual") / "report.md").read_text()
+    assert "virtual (arm b) ÷ virtual (arm a) at 100 users: 1.00× [" in md
+    assert "the interval holds 1.00×: no difference shown, as there is none" in md
+    apart = [block("virtual", 1, 50, 0.2), block("virtual", 1, 55, 0.2, jvm_opts=ARM_B_OPTION),
+             block("virtual", 2, 56, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 2, 50, 0.2),
+             block("virtual", 3, 50, 0.2), block("virtual", 3, 55.5, 0.2, jvm_opts=ARM_B_OPTION)]
+    md = (run_folder(tmp_path / "apart", apart, "virtual", "virtual") / "report.md").read_text()
+    assert "does not hold 1.00×: this design calls two identical JVMs different here" in md
+
+
+def test_a_point_whose_every_pair_is_out_has_no_answer_and_says_why(tmp_path):
+    rows = [block("platform", 1, 40, 0.3, error_rate=0.5), block("virtual", 1, 80, 0.2),
+            block("virtual", 2, 80, 0.2), block("platform", 2, 40, 0.3, error_rate=0.5)]
+    md = (run_folder(tmp_path, rows) / "report.md").read_text()
+    assert "virtual ÷ platform at 100 users: no ratio: no pair of blocks counts (arm a: errors-above-threshold)" in md
