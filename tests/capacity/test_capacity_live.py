@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import math
+from dataclasses import replace
 
 import pytest
 from recordings import replayed
@@ -86,6 +87,22 @@ def test_a_point_measured_again_right_after_itself_warms_up_only_for_its_queue()
     # after an invalid measurement (a neighbour, an unsteady queue past the rate's own): the step's warm-up
     assert capacitypoints.warmup_for(plan, [first], again, previous_valid=False) == capacitypoints.STEP_WARMUP_S
     assert capacitypoints.REPEAT_WARMUP_S < capacitypoints.STEP_WARMUP_S < 45
+
+
+def test_points_in_turn_warm_up_as_their_own_mode_s_steps_and_a_repeat_after_the_other_mode_as_a_step():
+    platform = Row(thread_mode="platform", concurrency=200, load_model="open", target_rps=100)
+    virtual = replace(platform, thread_mode="virtual")
+    plan = planner.Plan("quick", (platform, virtual), 5, 45, 30, 1000, 0, "open", search_peak_users=5000,
+                        in_turn=True)
+    p1, v1 = (capacitypoints.with_load(row, "open", 400, 1) for row in (platform, virtual))
+    p2 = capacitypoints.with_load(platform, "open", 800, 1)
+    p1_again = capacitypoints.with_load(platform, "open", 400, 2)
+    assert capacitypoints.warmup_for(plan, [p1], v1) == 45  # the virtual JVM's first point: fresh
+    assert capacitypoints.warmup_for(plan, [p1, v1], p2) == capacitypoints.STEP_WARMUP_S  # its mode's step, warm
+    # measured again after the other mode's point: its queue drained meanwhile, a step's warm-up
+    assert capacitypoints.warmup_for(plan, [p1, v1], p1_again) == capacitypoints.STEP_WARMUP_S
+    assert capacitypoints.warmup_for(plan, [v1, p1], p1_again) == capacitypoints.REPEAT_WARMUP_S
+    assert plan.together and (plan.arm(p1), plan.arm(v1)) == ("a", "b") and plan.partner(0) is None
 
 
 def test_a_step_s_warm_up_is_a_few_of_its_designed_waits_and_never_under_the_step_s_least():

@@ -56,6 +56,44 @@ def test_the_summary_says_capacity_bracket_where_it_broke_the_wall_and_the_model
     assert "model: 200 req/s by Little's law (thread-pool" in said and "measured -8% from it" in said
 
 
+def _mode(name, low, high, wall, k6_ms):
+    points = (PointRecord(low, "pass", "", low, {}, 0, 100, k6_ms_per_req=k6_ms),
+              PointRecord(high, "fail", "", high, {}, 0, 100, k6_ms_per_req=k6_ms * 1.1))
+    return ModeCapacity(name, low, low, high, "bracket within 5%", "p99 crossed 1500 ms", wall, "", high, points)
+
+
+def test_the_capacity_ratio_is_told_with_the_range_both_brackets_allow_and_each_capacity_beside_the_host_s_speed():
+    # platform 190-199 held by its threads, virtual 1,187-1,239 by the CPU: 1,187 / 190 = 6.25, the brackets allow
+    # 1,187 / 199 = 5.96 to 1,239 / 190 = 6.52
+    run = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
+                      (_mode("platform", 190, 199, "thread-pool", 0.52), _mode("virtual", 1187, 1239, "cpu", 0.31)),
+                      in_turn=True)
+    assert run.ratio() == (pytest.approx(6.2474, abs=1e-4), pytest.approx(5.9648, abs=1e-4),
+                           pytest.approx(6.5211, abs=1e-4))
+    said = "\n".join(summary.lines(run))
+    assert "virtual ÷ platform capacity: 6.25× (the brackets allow 5.96–6.52×); the modes searched in turn" in said
+    assert ("host speed index at the capacity: k6 0.310 ms of CPU a request; a CPU wall: the capacity moves with the "
+            "host's speed") in said
+    assert "k6 0.520 ms of CPU a request; a thread-pool wall, sized by its setting: the host's speed does not" in said
+    told = report_capacity.section(run).sentences
+    assert ("Virtual threads carry 6.25× the platform threads' capacity, the brackets allowing 5.96–6.52× (the modes "
+            "searched at once, their points taken in turn on two warm JVMs up together).") in told
+    alone = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (_mode("virtual", 1187, 1239, "cpu", 0.31),))
+    assert math.isnan(alone.ratio()[0]) and "÷ platform" not in "\n".join(summary.lines(alone))
+
+
+def test_a_capacity_json_from_before_the_speed_index_and_turns_reads_with_none(tmp_path):
+    capacityfile.write(tmp_path, _searched())
+    written = json.loads((tmp_path / "capacity.json").read_text())
+    del written["in_turn"]
+    for mode in written["modes"]:
+        for point in mode["points"]:
+            del point["k6_ms_per_req"]
+    (tmp_path / "capacity.json").write_text(json.dumps(written))
+    read = capacityfile.read(tmp_path)
+    assert not read.in_turn and math.isnan(read.modes[0].host_index_ms())
+
+
 @pytest.mark.parametrize("argv, flag, accepted", [
     (["--slo", "p99<500ms"], "--slo", "p50, p90, p99 or p99.9 in ms or s"),
     (["--slo", "p99<=500ms", "--precision", "0"], "--precision", "a percentage above 0"),

@@ -99,27 +99,37 @@ class Scripted:
                            throughput_rps=float(load), seconds=30.0)
 
 
+def measured_point(service, settings, load):
+    """One point of a walk (search._Walk.point asks for each measurement it wants), every one measured by `service`."""
+    walking = search._Walk("platform", settings, 3600.0).point(load)
+    try:
+        asked = next(walking)
+        while True:
+            asked = walking.send(service("platform", asked))
+    except StopIteration as done:
+        return done.value
+
+
 def test_a_point_too_close_to_call_is_measured_again_while_the_repeats_left_could_decide_it_and_pooled():
     slo = objective.parse("p99<=1500ms")
     # 1,440 ± 80 ms straddles 1,500: (80 ÷ 60)² = 1.8 measurements would decide it, so it is measured again;
     # pooled, 1,445 ± 56.6 still straddles ((56.6 ÷ 55)² × 2 = 2.1 ≤ 4): a third, and 1,450 ± 46.2 passes
     service = Scripted(200, [(1440.0, 80.0), (1450.0, 80.0), (1460.0, 80.0), (1400.0, 80.0)])
-    walk = search._Walk("platform", service, _settings(repeats=3), 3600.0)
-    verdict, result = walk.point(200)
+    verdict, result = measured_point(service, _settings(repeats=3), 200)
     assert verdict.outcome == PASS and result.measures == 3 and service.calls == [200, 200, 200]
     assert result.percentiles["p99"].value == pytest.approx(1450.0)
     # 1,498 ± 80: (80 ÷ 2)² = 1,600 measurements: none more is spent on it
     on_the_limit = Scripted(200, [(1498.0, 80.0)])
-    verdict, result = search._Walk("platform", on_the_limit, _settings(repeats=3), 3600.0).point(200)
+    verdict, result = measured_point(on_the_limit, _settings(repeats=3), 200)
     assert verdict.outcome == UNSURE and on_the_limit.calls == [200]
     assert point_module.measures_to_decide(slo, result) == pytest.approx(1600.0)
     # 1,470 ± 80 each time: decidable in (80 ÷ 30)² = 7.1 measurements by the first, so measured again; pooled
     # twice, 3.6 of 4 needed, then 4 of 4 ... still straddling after the third repeat: the edge, with four pooled
     stubborn = Scripted(200, [(1470.0, 80.0)] * 4)
-    verdict, result = search._Walk("platform", stubborn, _settings(repeats=3), 3600.0).point(200)
+    verdict, result = measured_point(stubborn, _settings(repeats=3), 200)
     assert stubborn.calls == [200]  # 7.1 > 4: not even one repeat
     steady = Scripted(200, [(1440.0, 80.0), (1440.0, 80.0), (1440.0, 80.0), (1440.0, 80.0)])
-    verdict, result = search._Walk("platform", steady, _settings(repeats=3), 3600.0).point(200)
+    verdict, result = measured_point(steady, _settings(repeats=3), 200)
     # 1,440 ± 80: 1.8 needed; two pooled: ± 56.6 reaches 1,496.6: a pass at two
     assert (verdict.outcome, result.measures, steady.calls) == (PASS, 2, [200, 200])
 

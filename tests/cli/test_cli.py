@@ -61,9 +61,13 @@ def test_a_paired_plan_that_cannot_run_is_refused_naming_the_flag(capsys, tmp_pa
     assert not (tmp_path / "run").exists()
 
 
-def test_capacity_takes_no_paired_flags_yet(capsys):
-    code, err = run_cli(capsys, "capacity", "--slo", "p99<=100ms", "--paired")
-    assert code == 2 and "--paired" in err
+def test_capacity_searches_in_turn_only_two_modes_and_takes_no_blocks(capsys):
+    assert main(["capacity", "--slo", "p99<=100ms", "--paired", "--modes", "virtual", "--dry-run"]) == 2
+    assert "--paired with --modes virtual" in capsys.readouterr().err
+    code, err = run_cli(capsys, "capacity", "--slo", "p99<=100ms", "--paired", "--blocks", "3")
+    assert code == 2 and "--blocks" in err
+    assert main(["capacity", "--slo", "p99<=100ms", "--paired", "--dry-run"]) == 0
+    assert "the modes in turn, point by point" in capsys.readouterr().out
 
 
 def test_open_model_without_rates_is_a_usage_error(capsys):

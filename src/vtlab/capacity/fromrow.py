@@ -37,7 +37,8 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float) -> Poi
                        ceiling_rps=verdict.ceiling_rps, limit=verdict.limit, ceilings=wall_ceilings(verdict),
                        utilisation=utilisation(row, analysis.context),
                        service_time_ms=verdict.service_time_ms, seconds=seconds,
-                       extra={"slug": slug, "p99_ms": num(row, "p99_ms", math.nan)})
+                       extra={"slug": slug, "p99_ms": num(row, "p99_ms", math.nan),
+                              "k6_ms_per_req": num(row, "load_cpu_ms_per_req", math.nan)})
 
 
 def wall_ceilings(verdict: Verdict) -> dict[str, float]:

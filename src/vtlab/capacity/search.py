@@ -28,9 +28,10 @@ command writes each to capacity.json, so a search that never finishes keeps its 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
 from vtlab.capacity import prediction
@@ -81,16 +82,55 @@ def search(modes: Sequence[str], start: int, measure: Measure, settings: Setting
     return _run(settings, tuple(found), complete=True)
 
 
-def _run(settings: Settings, modes: tuple[ModeCapacity, ...], complete: bool) -> CapacityRun:
+def search_paired(modes: Sequence[str], start: int, measure: Measure, settings: Settings,
+                  on_point: OnPoint | None = None) -> CapacityRun:
+    """Every mode's search at once, their points taken in turn (one of each mode's, in `modes`' order, while more
+    than one is searching), so that a machine whose speed moves over the search moves every mode's points alike;
+    each mode gets an equal share of the budget from the start. `on_point` hears the run so far after every point.
+    A point cut short by an exception is told by every mode's search, as far as it got, before the exception goes on."""
+    latest: dict[str, ModeCapacity] = {}
+
+    def heard(so_far: ModeCapacity) -> None:
+        latest[so_far.mode] = so_far
+        if on_point is not None:
+            on_point(_run(settings, tuple(latest[mode] for mode in modes if mode in latest), False, True))
+    walks = {mode: walk_mode(mode, start, settings, settings.budget_s / len(modes), heard) for mode in modes}
+    loads: dict[str, int] = {}
+    for mode, walking in walks.items():
+        _advance(walking, mode, None, loads, latest)
+    while loads:
+        for mode in [mode for mode in modes if mode in loads]:
+            try:
+                result = measure(mode, loads.pop(mode))
+            except BaseException as err:
+                for other in [other for other in modes if other in loads]:
+                    with contextlib.suppress(BaseException):  # each says how far it got; the first error goes on
+                        walks[other].throw(err)
+                walks[mode].throw(err)
+                raise
+            _advance(walks[mode], mode, result, loads, latest)
+    return _run(settings, tuple(latest[mode] for mode in modes), True, True)
+
+
+def _advance(walking: Walking, mode: str, result: PointResult | None, loads: dict[str, int],
+             latest: dict[str, ModeCapacity]) -> None:
+    """The walk handed `result` (None: started): its next load into `loads`, or its outcome into `latest`."""
+    try:
+        loads[mode] = next(walking) if result is None else walking.send(result)
+    except StopIteration as done:
+        latest[mode] = done.value
+
+
+def _run(settings: Settings, modes: tuple[ModeCapacity, ...], complete: bool, in_turn: bool = False) -> CapacityRun:
     return CapacityRun(str(settings.objective), settings.model, UNITS[settings.model], settings.precision,
-                       settings.budget_s, modes, complete)
+                       settings.budget_s, modes, complete, in_turn)
 
 
 class _Walk:
     """One mode's search as it goes: the points measured, the budget spent, the bracket's edges."""
 
-    def __init__(self, mode: str, measure: Measure, settings: Settings, budget_s: float) -> None:
-        self.mode, self.measure, self.settings, self.budget_s = mode, measure, settings, budget_s
+    def __init__(self, mode: str, settings: Settings, budget_s: float) -> None:
+        self.mode, self.settings, self.budget_s = mode, settings, budget_s
         self.records: list[PointRecord] = []
         self.spent = self.latest = 0.0
         self.low: tuple[int, PointResult] | None = None                 # the highest load that passed
@@ -104,30 +144,30 @@ class _Walk:
         # points run on its warm JVM, where the first paid the JVM's start and the JIT's warm-up besides
         return len(self.records) < self.settings.max_points and self.spent + self.latest <= self.budget_s
 
-    def _measured(self, load: int) -> PointResult:
-        result = self.measure(self.mode, load)
+    def _measured(self, load: int) -> Generator[int, PointResult, PointResult]:
+        result = yield load
         self.spent += result.seconds
         self.latest = result.seconds
         return result
 
-    def point(self, load: int) -> tuple[Judgement, PointResult] | None:
+    def point(self, load: int) -> Generator[int, PointResult, tuple[Judgement, PointResult] | None]:
         """The load measured and judged: an invalid point once more, one too close to call again (pooled) up to
         the bound while the budget allows and its figures say the repeats left could decide it. None when the budget
         holds no further point."""
         if not self.affordable():
             return None
-        result = self._measured(load)
+        result = yield from self._measured(load)
         verdict = judge(self.settings.objective, result)
         if verdict.outcome == INVALID and self.affordable():
             self.records.append(record(result, verdict))
-            result = self._measured(load)
+            result = yield from self._measured(load)
             verdict = judge(self.settings.objective, result)
         for _ in range(self.settings.repeats):
             if verdict.outcome != UNSURE or not self.affordable():
                 break
             if measures_to_decide(self.settings.objective, result) > 1 + self.settings.repeats:
                 break  # the repeats left could not decide it: the budget goes to another load
-            again = self._measured(load)
+            again = yield from self._measured(load)
             if not again.valid:  # an invalid measurement is never pooled into a valid one
                 self.records.append(record(again, judge(self.settings.objective, again)))
                 break
@@ -153,9 +193,32 @@ def search_mode(mode: str, start: int, measure: Measure, settings: Settings, bud
                 progress: Progress | None = None) -> ModeCapacity:
     """One mode's capacity, its bracket and why the search stopped; `progress` hears the mode so far after every
     point, and where a point is cut short by an exception, once more before the exception goes on."""
-    walk = _Walk(mode, measure, settings, budget_s)
+    walking = walk_mode(mode, start, settings, budget_s, progress)
     try:
-        stop = _walked(walk, start, progress)
+        load = next(walking)
+        while True:
+            try:
+                result = measure(mode, load)
+            except BaseException as err:
+                walking.throw(err)  # the walk says how far it got, and raises it again
+                raise
+            load = walking.send(result)
+    except StopIteration as done:
+        return done.value
+
+
+# A mode's search as a generator: it yields each load it wants measured, is sent that load's PointResult, and returns
+# the mode's capacity; search_mode measures its loads one after the other, search_paired takes the modes in turn.
+Walking = Generator[int, PointResult, ModeCapacity]
+
+
+def walk_mode(mode: str, start: int, settings: Settings, budget_s: float,
+              progress: Progress | None = None) -> Walking:
+    """One mode's search, its loads asked for one at a time (Walking); `progress` as for search_mode. An exception
+    thrown in at a load (the measurement cut short) is told to `progress`, then goes on."""
+    walk = _Walk(mode, settings, budget_s)
+    try:
+        stop = yield from _walked(walk, start, progress)
     except BaseException as err:
         if progress is not None:
             progress(_outcome(walk, f"interrupted after {len(walk.records)} point(s): {_interruption(err)}"))
@@ -163,13 +226,13 @@ def search_mode(mode: str, start: int, measure: Measure, settings: Settings, bud
     return _outcome(walk, stop)
 
 
-def _walked(walk: _Walk, start: int, progress: Progress | None) -> str:
+def _walked(walk: _Walk, start: int, progress: Progress | None) -> Generator[int, PointResult, str]:
     """The points measured until the search stops; why it stopped."""
     settings, unit = walk.settings, UNITS[walk.settings.model]
     load: int | None = max(1, start)
     stop = ""
     while not stop:
-        got = walk.point(load)
+        got = yield from walk.point(load)
         if got is None:
             return f"budget spent ({walk.spent / 60:.1f} of {walk.budget_s / 60:.1f} min for {walk.mode})"
         verdict, result = got
@@ -300,4 +363,4 @@ def record(result: PointResult, verdict: Judgement) -> PointRecord:
     figures["errors"] = list(wilson(result.errors, result.requests))
     return PointRecord(result.load, verdict.outcome, verdict.why, result.throughput_rps, figures, result.errors,
                        result.requests, result.flags, result.wall, result.evidence, result.seconds, result.measures,
-                       result.utilisation)
+                       result.utilisation, result.extra.get("k6_ms_per_req", math.nan))

@@ -22,7 +22,20 @@ def lines(run: CapacityRun) -> list[str]:
             said.append("    " + predicted(mode, run.unit))
         if mode.usl is not None:
             said.append("    " + scalability(mode, run.unit))
+        if math.isfinite(mode.host_index_ms()):
+            said.append("    " + host_index(mode))
+    value, low, high = run.ratio()
+    if math.isfinite(value):
+        allowed = f" (the brackets allow {low:.2f}–{high:.2f}×)" if math.isfinite(high) else ""
+        said.append(f"  virtual ÷ platform capacity: {value:.2f}×{allowed}"
+                    + ("; the modes searched in turn, both JVMs up together" if run.in_turn else ""))
     return said
+
+
+def host_index(mode: ModeCapacity) -> str:
+    """ "host speed index at the capacity: k6 0.312 ms of CPU a request; a CPU wall: …" (loadwall.moves)."""
+    return (f"host speed index at the capacity: k6 {mode.host_index_ms():.3f} ms of CPU a request"
+            + loadwall.moves(mode.wall))
 
 
 def headline(mode: ModeCapacity, unit: str, model: str = "open") -> str:

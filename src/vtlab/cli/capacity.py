@@ -71,6 +71,10 @@ def add(sub) -> None:
     command.add_argument("--keep", action="store_true", help="leave PostgreSQL and the stub up after the search")
     command.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")
     command.add_argument("--dry-run", action="store_true", help="print the search's plan and exit")
+    command.add_argument("--paired", dest="in_turn", action="store_true",
+                         help="search every mode at once, their points taken in turn on two warm JVMs up together, so "
+                              "that the host's drift over the search moves both (docs/paired.md); by default each mode "
+                              "is searched in its own stretch of time")
     flags.add_plan_flags(command, paired=False)
     targetflags.add(command, flags.bounded_int(1, 65_535, "a TCP port"))
     command.set_defaults(func=cmd_capacity)
@@ -93,9 +97,12 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     settings = search.Settings(args.slo, args.model, args.precision, args.budget, max_load=args.max_load)
     modes = tuple(dict.fromkeys(row.thread_mode for row in the_plan.rows))
     unit = search.UNITS[args.model]
+    if args.in_turn and len(modes) < 2:
+        return flags.usage_error(f"--paired with --modes {','.join(modes)}: searching in turn needs two modes")
+    in_turn = "; the modes in turn, point by point" if args.in_turn else ""
     print(f"vtlab capacity: {args.slo} for {', '.join(modes)} ({args.model} model); start {start} {unit} ({why}), "
           f"steps ×{settings.factor:g} (longer toward a capacity the walls predict) until it breaks, then bisection "
-          f"to {args.precision * 100:g}%; budget {args.budget / 60:g} min for all modes")
+          f"to {args.precision * 100:g}%; budget {args.budget / 60:g} min for all modes{in_turn}")
     for row in the_plan.rows:
         print("  " + dimensions.label(row))
     if left:

@@ -35,7 +35,7 @@ def search(args: argparse.Namespace, target, the_plan: planner.Plan, modes: tupl
     # each mode's JVM is sized for the most load the staircase may climb to, from its start
     peak = max(the_plan.peak_users(capacitypoints.with_load(row, args.model, args.max_load, 1))
                for row in the_plan.rows)
-    the_plan = replace(the_plan, search_peak_users=peak)
+    the_plan = replace(the_plan, search_peak_users=peak, in_turn=args.in_turn)
     mapping = args.cpus or cores.automatic(cores.available())
     doctor.raise_open_files_limit(doctor.open_files_needed(peak, the_plan.downstream_http))
     procs.install_signal_handlers()
@@ -43,7 +43,7 @@ def search(args: argparse.Namespace, target, the_plan: planner.Plan, modes: tupl
     points = capacitypoints.LivePoints(the_plan, measured, run_dir,
                                        max(1, round(settings.budget_s / planner.estimated_row_s(the_plan))))
     try:
-        found = searched(run_dir, modes, start, points, settings)
+        found = searched(run_dir, modes, start, points, settings, args.in_turn)
     finally:
         try:
             points.close()
@@ -56,12 +56,13 @@ def search(args: argparse.Namespace, target, the_plan: planner.Plan, modes: tupl
 
 
 def searched(run_dir: Path, modes: tuple[str, ...], start: int, measure: searching.Measure,
-             settings: searching.Settings) -> capacityfile.CapacityRun:
-    """The search, capacity.json rewritten after every point (incomplete) and once more where an exception cuts a
-    point short (the exception named; then it goes on), the finished search's last (complete)."""
+             settings: searching.Settings, in_turn: bool = False) -> capacityfile.CapacityRun:
+    """The search (every mode's at once, their points in turn, where `in_turn`), capacity.json rewritten after every
+    point (incomplete) and once more where an exception cuts a point short (the exception named; then it goes on), the
+    finished search's last (complete)."""
+    how = searching.search_paired if in_turn else searching.search
     try:
-        found = searching.search(modes, start, measure, settings,
-                                 on_point=lambda so_far: capacityfile.write(run_dir, so_far))
+        found = how(modes, start, measure, settings, on_point=lambda so_far: capacityfile.write(run_dir, so_far))
     except BaseException:
         if (run_dir / capacityfile.NAME).exists():
             print(f"capacity: {run_dir / capacityfile.NAME} is incomplete: the search was cut short, each bracket as "

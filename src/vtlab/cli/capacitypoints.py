@@ -46,11 +46,12 @@ def with_load(template: Row, model: str, load: int, rep: int) -> Row:
 def warmup_for(plan: planner.Plan, measured: list[Row], row: Row, previous_valid: bool = True) -> int:
     """The point's unrecorded warm-up: a fresh JVM's (the first point of a mode) or a settling one's (the closed
     model's steady users settle by themselves); a repeat's, of a valid point measured just before it (too close to
-    call); else a step's — after an invalid one too, whose queue may have grown past the rate's own."""
-    previous = measured[-1] if measured else None
-    if previous is None or plan.family(previous) != plan.family(row) or plan.settles(row):
+    call; not where another mode's point came between, its queue long drained); else a step's — after an invalid one
+    too, whose queue may have grown past the rate's own."""
+    mine = [done for done in measured if plan.family(done) == plan.family(row)]
+    if not mine or plan.settles(row):
         return loop.warmup_for(plan, len(measured))
-    if previous_valid and replace(previous, rep=row.rep) == row:
+    if previous_valid and mine[-1] is measured[-1] and replace(mine[-1], rep=row.rep) == row:
         return REPEAT_WARMUP_S
     return max(STEP_WARMUP_S, math.ceil(STEP_WAITS * plan.wait_s(row)))
 

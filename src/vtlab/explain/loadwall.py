@@ -36,3 +36,18 @@ def edge(mode: ModeCapacity, unit: str, model: str) -> str:
         return ""
     return f", at {point.load:,.0f} {unit} (too close to call): {point.wall}" + (
         f", {point.evidence}" if point.evidence else "")
+
+
+# Walls a setting sizes (Little's law: the setting's count over the time a request holds it): the host's speed does
+# not move them; a CPU wall moves with it.
+SIZED_WALLS = ("thread-pool", "connection-pool", "client-pool", "connection-limit")
+
+
+def moves(wall: str) -> str:
+    """Whether a capacity held by `wall` moves with the host's speed, in words after the speed index ("" where the
+    wall says nothing of it)."""
+    if wall == "cpu":
+        return "; a CPU wall: the capacity moves with the host's speed, so runs compare as capacity × this index"
+    if wall in SIZED_WALLS:
+        return f"; a {wall} wall, sized by its setting: the host's speed does not move it"
+    return ""

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from vtlab.core import constants as rig_constants
-
 from vtlab.core import dimensions
 from vtlab.core.arms import Arms
 from vtlab.results.cells import format_value

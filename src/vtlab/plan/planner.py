@@ -119,6 +119,13 @@ class Plan:
     # None: each mode in its own stretch of time.
     arms: Arms | None = None
     pair_seed: int = 0
+    # A search whose modes take turns point by point (vtlab capacity --paired): every mode's JVM kept up together.
+    in_turn: bool = False
+
+    @property
+    def together(self) -> bool:
+        """Whether each arm's (mode's) JVM stays up while the other's rows run: a paired plan, or a search in turn."""
+        return self.arms is not None or self.in_turn
 
     def service_options(self, row: Row) -> tuple[str, ...]:
         """The service's JVM options beyond vtlab's own: the row's, and Native Memory Tracking for the probe (a few
@@ -156,12 +163,17 @@ class Plan:
                 and self.family(following) == self.family(row))
 
     def arm(self, row: Row) -> str:
-        """A paired plan's row's arm, "a" or "b" (core.arms); "" where the plan is not paired."""
-        return "" if self.arms is None else arm_of(row, self.arms)
+        """The row's arm, "a" or "b", where the plan keeps two JVMs up together (core.arms; a search in turn: platform
+        a, virtual b); "" where it does not."""
+        if self.arms is not None:
+            return arm_of(row, self.arms)
+        return ("b" if row.thread_mode == "virtual" else "a") if self.in_turn else ""
 
     def partner(self, position: int) -> int | None:
         """A paired plan's row's partner: the position of the other arm's block of its pair (None: not paired)."""
-        return None if self.arms is None else interleave.partner(self.rows, self.arms, position)
+        if self.arms is None or self.search_peak_users > 0:  # a search's positions are its points', not its rows'
+            return None
+        return interleave.partner(self.rows, self.arms, position)
 
     def ramp_for(self, row: Row, warm: bool) -> int:
         """k6's ramp for a row: the plan's, or at most the rig's step_ramp_s on a JVM the steps before warmed (only

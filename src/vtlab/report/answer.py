@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from vtlab.core import dimensions
-from vtlab.explain.model import Aggregate, Verdict
-from vtlab.explain.pairs import PairedPoint
+from vtlab.explain.model import Aggregate, PairedPoint, Verdict
 from vtlab.report import paired, ratio, validrows
 from vtlab.report.document import Answer, HeadlineLine
 from vtlab.report.labels import fmt

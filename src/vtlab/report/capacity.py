@@ -25,7 +25,8 @@ OUTCOME_WORDS = {"pass": "passed", "fail": "failed", "unsure": "too close to cal
 def section(run: CapacityRun) -> CapacitySection:
     svg, data = capacitychart.curve(run)
     sentences = ([] if run.complete else [INCOMPLETE]) + (
-        [answer(mode, run.unit, run.model) for mode in run.modes] + [stopped(mode) for mode in run.modes]
+        [answer(mode, run.unit, run.model) for mode in run.modes] + ratio(run)
+        + [index for mode in run.modes if (index := host_index(mode))] + [stopped(mode) for mode in run.modes]
         + [told for mode in run.modes for told in (little(mode, run.unit), usl(mode, run.unit)) if told]
         + [searched(run)])
     title = f"Capacity at {run.objective}" + ("" if run.complete else " (incomplete)")
@@ -55,6 +56,29 @@ def answer(mode: ModeCapacity, unit: str, model: str = "open") -> str:
         elif mode.wall:
             said += f": {mode.wall}" + (f", {mode.evidence}" if mode.evidence else "")
     return said + loadwall.edge(mode, unit, model) + "."
+
+
+def ratio(run: CapacityRun) -> list[str]:
+    """Virtual's capacity ÷ platform's and the range the two brackets allow, with how the modes were searched;
+    nothing without both capacities."""
+    value, low, high = run.ratio()
+    if not math.isfinite(value):
+        return []
+    allowed = (f", the brackets allowing {low:.2f}–{high:.2f}×" if math.isfinite(high)
+               else ", at least (a bracket has no upper edge)")
+    how = ("the modes searched at once, their points taken in turn on two warm JVMs up together" if run.in_turn
+           else "each mode searched in its own stretch of time")
+    return [f"Virtual threads carry {value:.2f}× the platform threads' capacity{allowed} ({how})."]
+
+
+def host_index(mode: ModeCapacity) -> str:
+    """k6's CPU per request at the capacity's point, the host's speed index beside the capacity, and whether the
+    mode's wall moves with it; "" where it was not measured."""
+    index = mode.host_index_ms()
+    if not math.isfinite(index):
+        return ""
+    return (f"{mode.mode}: at its capacity k6 spent {index:.3f} ms of CPU a request, the host's speed index"
+            f"{loadwall.moves(mode.wall)}.")
 
 
 def stopped(mode: ModeCapacity) -> str:

@@ -35,6 +35,9 @@ class PointRecord:
     seconds: float = 0.0
     measures: int = 1
     utilisation: str = ""           # its tiers as the row read them (host CPU, threads, the pool); "" before kept
+    # k6's CPU per request at the point (ms; the last measurement's where several are pooled): the same work at
+    # every point, so the host's speed index beside the point's figures; nan: not measured, or kept before it was
+    k6_ms_per_req: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,12 @@ class ModeCapacity:
             return math.nan
         return (self.bracket_high - self.bracket_low) / self.bracket_low
 
+    def host_index_ms(self) -> float:
+        """k6's CPU per request at the capacity's own point (the bracket's low edge), the host's speed index beside
+        it; nan where no load passed or the point did not measure it."""
+        at = [point.k6_ms_per_req for point in self.points if point.load == self.capacity and point.outcome == "pass"]
+        return at[-1] if at else math.nan
+
     def undecided_edge(self) -> PointRecord | None:
         """The point too close to call that is the bracket's upper edge, where no failure lies above the capacity
         to name what broke it: its row's wall is what the search saw saturate at the edge."""
@@ -113,9 +122,19 @@ class CapacityRun:
     # False while the search runs and where it never finished (interrupted, killed, a tier failed): each mode's
     # bracket is as it stood, the mode searched last stopped mid-search (its `stop` says how), a later one absent
     complete: bool = True
+    in_turn: bool = False           # every mode's search at once, their points taken in turn (search.search_paired)
 
     def mode(self, name: str) -> ModeCapacity | None:
         return next((m for m in self.modes if m.mode == name), None)
+
+    def ratio(self) -> tuple[float, float, float]:
+        """Virtual's capacity ÷ platform's, with the range their brackets allow (its low edge ÷ the other's high, its
+        high ÷ the other's low; nan where a bracket has no upper edge); all nan without both capacities."""
+        platform, virtual = self.mode("platform"), self.mode("virtual")
+        if platform is None or virtual is None or not (platform.capacity > 0 and virtual.capacity > 0):
+            return math.nan, math.nan, math.nan
+        return (virtual.capacity / platform.capacity, virtual.bracket_low / platform.bracket_high,
+                virtual.bracket_high / platform.bracket_low)
 
 
 def write(folder: Path, run: CapacityRun) -> Path:

@@ -114,13 +114,13 @@ class OwnService:
 
     def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> servicejvm.ServiceJvm:
         """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a
-        fresh one. Every other JVM is stopped first but for a paired plan's other arm, whose blocks are to come."""
+        fresh one. Every other JVM is stopped first, but for the other arm's where the plan keeps them together (a
+        paired plan, a search in turn: Plan.together)."""
         family = self.plan.family(row)
         kept = self.jvms.get(family)
         if stepped and kept is not None and kept.alive():
             return kept
-        paired = self.plan.arms is not None
-        for other in [jvm for key, jvm in self.jvms.items() if key == family or not paired]:
+        for other in [jvm for key, jvm in self.jvms.items() if key == family or not self.plan.together]:
             self._stop_jvm(other)
         self.jvms[family] = servicejvm.start(self.rig, self.plan, row, slug, java, jfr, stepped,
                                              {jvm.port for jvm in self.jvms.values()})

@@ -143,16 +143,15 @@ class UserService:
 
     def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> userjvm.UserJvm:
         """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a
-        fresh one, or the service at --url. Every other JVM is stopped first but for a paired plan's other arm, whose
-        blocks are to come; the two arms' JVMs get databases of their own."""
+        fresh one, or the service at --url. Every other JVM is stopped first, but for the other arm's where the plan
+        keeps them together (Plan.together); the two arms' JVMs get databases of their own."""
         if not self.target.started_by_vtlab:
             return userjvm.attached(self.target)
         family = self.plan.family(row)
         kept = self.jvms.get(family)
         if stepped and kept is not None and kept.alive():
             return kept
-        paired = self.plan.arms is not None
-        for other in [jvm for key, jvm in self.jvms.items() if key == family or not paired]:
+        for other in [jvm for key, jvm in self.jvms.items() if key == family or not self.plan.together]:
             self._stop_jvm(other)
         second = self.plan.arm(row) == "b"
         self.jvms[family] = userjvm.start(self.rig, self.plan, row, slug, self.target, java,
