@@ -235,11 +235,12 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
 
 
 def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
-            calibrated: bool = False) -> planner.Plan:
+            calibrated: bool = False, pair_seed: int | None = None) -> planner.Plan:
     """The plan the profile and flags describe; ValueError names a flag combination that cannot run. For a user's
     service (`target`) every row calls it: the service workload, whatever the profile's. `calibrated`: this machine's
     cached calibration (if any) sizes a sized profile's points on vtlab's own service (plan.sizing); read here, never
-    measured: without one the profile's nominal points are planned."""
+    measured: without one the profile's nominal points are planned. `pair_seed`: a paired plan's order, where a resumed
+    run recorded it (else drawn anew)."""
     given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
     given.update({dest: tuple(given[dest]) for dest in REPEATED if given[dest] is not None})
     if target is not None:
@@ -248,7 +249,7 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
             given["stub_delay_ms"] = 0  # no downstream of vtlab's: no designed wait in the service time
     given["jvm_per_row"] = getattr(args, "jvm_per_row", True) or None  # no such flag: a JVM (a pod) per row
     paired = {"paired": getattr(args, "paired", False) or None, "blocks": getattr(args, "blocks", None),
-              "aa": getattr(args, "aa", None)}
+              "aa": getattr(args, "aa", None), "pair_seed": pair_seed}
     home = given.get("java_home")
     profile = args.profile or ("quick" if target is None else "service")
     java_home_jdk = runtimes.major(Path(home)) if home else None

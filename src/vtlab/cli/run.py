@@ -61,6 +61,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_dir, problem = _resolved_run_dir(args, target)
     if problem:
         return flags.usage_error(problem)
+    seed = _recorded_seed(run_dir) if args.resume and the_plan.arms is not None else None
+    if seed is not None:  # the paired plan's blocks in the order the run began them
+        the_plan = flags.plan_of(args, target, calibrated=True, pair_seed=seed)
     run_dir = run_dir or loop.default_run_dir(RESULTS)
     problem = None if args.dry_run else table.why_not_writable(run_dir)
     if problem:
@@ -127,6 +130,15 @@ def _resolved_run_dir(args: argparse.Namespace,
         if problem:
             return None, f"--resume: {run_dir} measured {problem}; resume it with the same service and call"
     return run_dir, None
+
+
+def _recorded_seed(run_dir: Path | None) -> int | None:
+    """The order's seed a paired run being resumed recorded (None: none recorded)."""
+    if run_dir is None or not (run_dir / table.METADATA_NAME).exists():
+        return None
+    recorded = record.read(run_dir)
+    seed = recorded.plan.paired.get("seed") if recorded.plan else None
+    return seed if isinstance(seed, int) else None
 
 
 def _other_target(recorded: record.RunRecord, target: userservice.Target | None) -> str | None:

@@ -48,7 +48,7 @@ class OwnService:
         pair's first block and the pair's two blocks follow each other."""
         rig, plan, row = self.rig, self.plan, turn.row
         partner = plan.partner(turn.position)
-        if partner is not None and plan.family(plan.rows[partner]) not in self.jvms:
+        if partner is not None and partner > turn.position and plan.family(plan.rows[partner]) not in self.jvms:
             self._ready(plan.rows[partner], partner, turn.warmup_s)
         slug = dimensions.slug(row)
         jfr = rig.run_dir / "jfr" / f"{slug}.jfr"

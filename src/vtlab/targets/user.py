@@ -78,7 +78,8 @@ class UserService:
     def _measure(self, turn: Turn, progress: Reporter) -> tuple[dict[str, object], dict]:
         rig, plan, row, target = self.rig, self.plan, turn.row, self.target
         partner = plan.partner(turn.position)  # a paired plan's other arm: up and proven before the pair's first block
-        if partner is not None and target.started_by_vtlab and plan.family(plan.rows[partner]) not in self.jvms:
+        if (partner is not None and partner > turn.position and target.started_by_vtlab
+                and plan.family(plan.rows[partner]) not in self.jvms):
             self._ready(plan.rows[partner], partner, turn.warmup_s)
         slug = dimensions.slug(row)
         jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
