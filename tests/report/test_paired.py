@@ -47,6 +47,9 @@ def test_the_answer_is_the_paired_ratio_and_the_section_shows_the_machine_moving
     assert "an arm's throughput up to 25.0%" in md  # virtual: 90 / 72
     assert "the counted pairs' ratios 22.2%" in md  # 2.2 / 1.8
     assert "| 3 | BA | 40.0 | 72.0 | 1.800 | 0.450 / 0.250 | yes |" in md
+    drawn = json.loads((run_dir / "charts.json").read_text())["paired"]  # what the pairs' chart draws
+    assert drawn["ratio"] == [2.0, 2.2, 1.8, 2.0] and drawn["counted"] == [True] * 4
+    assert drawn["k6_ms_a"] == [0.30, 0.30, 0.45, 0.45] and drawn["k6_ms_b"] == [0.20, 0.20, 0.25, 0.25]
     paired = json.loads((run_dir / "report.json").read_text())["paired"]
     assert [pair["order"] for pair in paired[0]["pairs"]] == ["ab", "ba", "ba", "ab"]
     assert abs(paired[0]["ratio"] - 1.99499) < 5e-5 and abs(paired[0]["low"] - 1.75105) < 5e-5

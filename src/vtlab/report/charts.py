@@ -17,7 +17,7 @@ from matplotlib import ticker  # noqa: E402
 
 from vtlab.core import dimensions  # noqa: E402
 from vtlab.results.compare import Source  # noqa: E402
-from vtlab.explain.model import Aggregate  # noqa: E402
+from vtlab.explain.model import Aggregate, PairedPoint  # noqa: E402
 
 COLORS = {"platform": "#c0392b", "virtual": "#2471a3", "webflux": "#229954"}
 TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910", "proxy": "#7f8c8d"}
@@ -272,3 +272,51 @@ def scenario(title: str, data: Mapping[str, Sequence]) -> str:
     second.set_ylabel(SCENARIO_AXES[points])
     second.set_ylim(bottom=0)
     return svg(fig)
+
+
+def paired(points: Sequence[PairedPoint]) -> tuple[str, dict] | None:
+    """A paired run's pairs in the order measured: left, each pair's b ÷ a with its point's paired ratio and 95%
+    interval (a pair left out hollow); right, k6's CPU per request in each arm's block, the host's speed index. None
+    for a run not paired."""
+    if not points:
+        return None
+    several = len(points) > 1  # each pair's tick names its point's load too
+
+    def load(row) -> str:
+        return f"{row.target_rps}/s" if row.load_model == "open" else f"{row.concurrency}u"
+    labels = [f"{load(point.row)} {pair.block}" if several else str(pair.block) for point in points
+              for pair in point.pairs]
+    ratios = [pair.ratio for point in points for pair in point.pairs]
+    counted = [not pair.why_out for point in points for pair in point.pairs]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.6))
+    at = 0
+    for point in points:
+        span = range(at, at + len(point.pairs))
+        if point.computed:
+            left.hlines(point.ratio, span[0] - 0.4, span[-1] + 0.4, color="black")
+            if math.isfinite(point.low):
+                left.fill_between([span[0] - 0.4, span[-1] + 0.4], point.low, point.high, color="grey", alpha=0.25)
+        at += len(point.pairs)
+    xs = range(len(ratios))
+    left.scatter([x for x, kept in zip(xs, counted, strict=True) if kept],
+                 [r for r, kept in zip(ratios, counted, strict=True) if kept], color="black", zorder=3)
+    left.scatter([x for x, kept in zip(xs, counted, strict=True) if not kept],
+                 [r for r, kept in zip(ratios, counted, strict=True) if not kept], facecolors="none",
+                 edgecolors="black", zorder=3)
+    left.set_xticks(list(xs), labels, fontsize=8)
+    left.set_xlabel("pair (block), in the order measured")
+    left.set_ylabel("arm b ÷ arm a, successful req/s")
+    left.grid(True, axis="y", alpha=0.3)
+    k6 = {arm: [getattr(pair, f"{arm}_k6_ms") for point in points for pair in point.pairs] for arm in ("a", "b")}
+    names = {"a": points[0].arms.a, "b": points[0].arms.b}
+    for arm, marker in (("a", "o"), ("b", "s")):
+        right.plot(list(xs), k6[arm], marker=marker, color=COLORS.get(names[arm], "black"),
+                   linestyle="-" if arm == "a" else "--", label=f"arm {arm} ({names[arm]})")
+    right.set_xticks(list(xs), labels, fontsize=8)
+    right.set_xlabel("pair (block), in the order measured")
+    right.set_ylabel("k6 CPU a request (ms)")
+    right.set_ylim(bottom=0)
+    right.legend(fontsize=8)
+    right.grid(True, axis="y", alpha=0.3)
+    fig.suptitle("Pairs of blocks: each pair's ratio, and the host's speed index under them", fontsize=10)
+    return svg(fig), {"labels": labels, "ratio": ratios, "counted": counted, "k6_ms_a": k6["a"], "k6_ms_b": k6["b"]}

@@ -28,7 +28,12 @@ CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released
                     "coordinated omission: arrivals keep coming while the service is slow.",
             "pool": "Held connections: throughput vs pool size; dashed: pool ÷ time a connection is held.",
             "cpu": "Mean CPU per tier during each row's hold. 100% = one core.",
-            "pinning": "JFR jdk.VirtualThreadPinned events (threshold {threshold} ms) per path and thread mode."}
+            "pinning": "JFR jdk.VirtualThreadPinned events (threshold {threshold} ms) per path and thread mode.",
+            "paired": "A paired run's pairs of blocks, in the order measured. Left: each pair's arm b ÷ arm a of "
+                      "successful responses a second (filled: counted; hollow: left out, see Measured as one); the "
+                      "line: the point's paired ratio, the geometric mean of the counted pairs; shaded: its 95% "
+                      "interval. Right: k6's CPU per request in each arm's block, the same work every time: where it "
+                      "moves, the host's speed moved, and each pair's ratio is what stays."}
 
 
 def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],
@@ -42,6 +47,9 @@ def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Se
     drawn["cpu"] = charts.cpu(rows, [row_label(a.row, threads) for a in analysis.verdicts], cpus * 100)
     threshold = analysis.rig.jfr_pinned_threshold_ms
     drawn["pinning"] = charts.pinning(rows, threshold)
+    pairs = charts.paired(analysis.paired)
+    if pairs:
+        drawn["paired"] = pairs
     return [Figure(name, svg, CAPTIONS[name].format(threshold=threshold), data, _nothing_to_draw(name, data, threshold))
             for name, (svg, data) in drawn.items()]
 
