@@ -76,8 +76,15 @@ def test_the_capacity_ratio_is_told_with_the_range_both_brackets_allow_and_each_
             "host's speed") in said
     assert "k6 0.520 ms of CPU a request; a thread-pool wall, sized by its setting: the host's speed does not" in said
     told = report_capacity.section(run).sentences
-    assert ("Virtual threads carry 6.25× the platform threads' capacity, the brackets allowing 5.96–6.52× (the modes "
+    assert ("Virtual threads carry 6.25× the platform threads' capacity; the brackets allow 5.96–6.52× (the modes "
             "searched at once, their points taken in turn on two warm JVMs up together).") in told
+    # platform never broke: the ratio may be lower without bound, never higher than 1,239 / 190
+    open_top = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
+                           (ModeCapacity("platform", 190.0, 190.0, math.nan, "budget spent"),
+                            _mode("virtual", 1187, 1239, "cpu", 0.31)))
+    assert open_top.ratio_allowed() == "at most 6.52× (no load above platform's capacity broke the objective)"
+    said = "\n".join(summary.lines(open_top))
+    assert "6.25× (at most 6.52×" in said and "nan" not in said
     alone = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (_mode("virtual", 1187, 1239, "cpu", 0.31),))
     assert math.isnan(alone.ratio()[0]) and "÷ platform" not in "\n".join(summary.lines(alone))
 

@@ -39,7 +39,8 @@ def test_the_modes_take_turns_and_each_finds_what_it_finds_alone():
     together = TwoModes()
     paired = search.search_paired(["platform", "virtual"], 50, together, settings())
     turns = together.calls[:2 * min(together.calls.count("platform"), together.calls.count("virtual"))]
-    assert turns == ["platform", "virtual"] * (len(turns) // 2)  # in turn while both search
+    # in turn while both search, a round each way: platform, virtual, then virtual, platform
+    assert turns == (["platform", "virtual", "virtual", "platform"] * len(turns))[:len(turns)]
     alone = search.search(["platform", "virtual"], 50, TwoModes(), settings())
     for mine, theirs, truth in zip(paired.modes, alone.modes, (186.67, 933.33), strict=True):
         assert mine.bracket_low <= truth <= mine.bracket_high

@@ -50,6 +50,7 @@ def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepte
     (["--paired", "--reps", "2"], ["--reps with --paired", "--blocks"]),
     (["--paired", "--jvm-per-row"], ["--jvm-per-row with --paired"]),
     (["--paired", "--modes", "virtual"], ["--paired", "both arms"]),
+    (["--paired", "--aot", "on"], ["--aot on with --paired"]),
 ])
 def test_a_paired_plan_that_cannot_run_is_refused_naming_the_flag(capsys, tmp_path, argv, words):
     argv = ["run", *argv, "--out", str(tmp_path / "run"), "--dry-run"]
@@ -68,6 +69,11 @@ def test_capacity_searches_in_turn_only_two_modes_and_takes_no_blocks(capsys):
     assert code == 2 and "--blocks" in err
     assert main(["capacity", "--slo", "p99<=100ms", "--paired", "--dry-run"]) == 0
     assert "the modes in turn, point by point" in capsys.readouterr().out
+    assert main(["capacity", "--slo", "p99<=100ms", "--paired", "--aot", "on", "--dry-run"]) == 2
+    assert "--paired with --aot on" in capsys.readouterr().err
+    # a cluster's pod a row: nothing to keep up together
+    code, err = run_cli(capsys, "k8s", "render", "--out", "/nonexistent", "--paired")
+    assert code == 2 and "--paired" in err
 
 
 def test_open_model_without_rates_is_a_usage_error(capsys):

@@ -69,3 +69,27 @@ def test_an_aa_pairs_the_marked_jvm_with_the_plain_one():
 
 def test_a_run_not_paired_has_no_points():
     assert analyze.analyse([block("platform", 1, 40), block("virtual", 1, 80)], record.from_dict(META)).paired == ()
+
+
+def failed_block(mode: str, rep: int):
+    return {"thread_mode": mode, "rep": str(rep), "concurrency": "100", "hikari_pool": "50", "conn_mode": "released",
+            "path_mode": "normal", "stub_delay_ms": "1000", "failed_tier": "service", "failure": "was killed"}
+
+
+def test_a_block_measured_again_on_resume_is_its_measurement_but_not_adjacent_to_its_partner():
+    # block 2's virtual row died; --resume measured it again after the rest: it replaces the failed row, but its
+    # partner ran in the invocation before, so the pair no longer stands for one moment of the machine
+    rows = [block("platform", 1, 40), block("virtual", 1, 80), block("platform", 2, 40), failed_block("virtual", 2),
+            block("virtual", 3, 80), block("platform", 3, 40), block("virtual", 2, 84)]
+    (point,) = analyze.analyse(rows, RUN).paired
+    assert [(pair.block, pair.order, pair.b_rps) for pair in point.pairs] == [(1, "ab", 80), (2, "ab", 84),
+                                                                             (3, "ba", 80)]
+    assert point.pairs[1].why_out.startswith("its blocks not measured one right after the other")
+    assert point.ratio == pytest.approx(2.0) and len(point.counted) == 2
+    died = analyze.analyse(rows[:6], RUN).paired[0].pairs[1]
+    assert died.why_out == "arm b: failed:service" and died.order == "ab"
+
+
+def test_a_point_only_one_arm_reached_is_told_as_such():
+    (point,) = analyze.analyse([block("virtual", 1, 80)], RUN).paired
+    assert not point.computed and "arm a not measured" in point.why_not

@@ -84,10 +84,11 @@ def search(modes: Sequence[str], start: int, measure: Measure, settings: Setting
 
 def search_paired(modes: Sequence[str], start: int, measure: Measure, settings: Settings,
                   on_point: OnPoint | None = None) -> CapacityRun:
-    """Every mode's search at once, their points taken in turn (one of each mode's, in `modes`' order, while more
-    than one is searching), so that a machine whose speed moves over the search moves every mode's points alike;
-    each mode gets an equal share of the budget from the start. `on_point` hears the run so far after every point.
-    A point cut short by an exception is told by every mode's search, as far as it got, before the exception goes on."""
+    """Every mode's search at once, their points taken in turn (one of each mode's a round, in `modes`' order and then
+    the other way round, while more than one is searching), so that a machine whose speed moves over the search
+    moves every mode's points alike; each mode gets an equal share of the budget from the start. `on_point` hears
+    the run so far after every point. A point cut short by an exception is told by every mode's search, as far as it
+    got, before the exception goes on."""
     latest: dict[str, ModeCapacity] = {}
 
     def heard(so_far: ModeCapacity) -> None:
@@ -98,8 +99,11 @@ def search_paired(modes: Sequence[str], start: int, measure: Measure, settings: 
     loads: dict[str, int] = {}
     for mode, walking in walks.items():
         _advance(walking, mode, None, loads, latest)
+    rounds = 0
     while loads:
-        for mode in [mode for mode in modes if mode in loads]:
+        turn = modes if rounds % 2 == 0 else modes[::-1]  # ABBA: neither mode always a point later than the other
+        rounds += 1
+        for mode in [mode for mode in turn if mode in loads]:
             try:
                 result = measure(mode, loads.pop(mode))
             except BaseException as err:
@@ -219,6 +223,8 @@ def walk_mode(mode: str, start: int, settings: Settings, budget_s: float,
     walk = _Walk(mode, settings, budget_s)
     try:
         stop = yield from _walked(walk, start, progress)
+    except GeneratorExit:  # closed unfinished (its search given up): nothing was cut short that it should tell
+        raise
     except BaseException as err:
         if progress is not None:
             progress(_outcome(walk, f"interrupted after {len(walk.records)} point(s): {_interruption(err)}"))

@@ -24,10 +24,9 @@ def lines(run: CapacityRun) -> list[str]:
             said.append("    " + scalability(mode, run.unit))
         if math.isfinite(mode.host_index_ms()):
             said.append("    " + host_index(mode))
-    value, low, high = run.ratio()
+    value, allowed = run.ratio()[0], run.ratio_allowed()
     if math.isfinite(value):
-        allowed = f" (the brackets allow {low:.2f}–{high:.2f}×)" if math.isfinite(high) else ""
-        said.append(f"  virtual ÷ platform capacity: {value:.2f}×{allowed}"
+        said.append(f"  virtual ÷ platform capacity: {value:.2f}×" + (f" ({allowed})" if allowed else "")
                     + ("; the modes searched in turn, both JVMs up together" if run.in_turn else ""))
     return said
 

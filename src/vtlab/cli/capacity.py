@@ -99,6 +99,10 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     unit = search.UNITS[args.model]
     if args.in_turn and len(modes) < 2:
         return flags.usage_error(f"--paired with --modes {','.join(modes)}: searching in turn needs two modes")
+    if args.in_turn and (the_plan.aot == "on" or (target is not None and target.port)):
+        clash = "--aot on (its training takes the service's port)" if the_plan.aot == "on" else f"--port {target.port}"
+        return flags.usage_error(f"--paired with {clash}: both modes' JVMs are up together and cannot share a port; "
+                                 "leave it out")
     in_turn = "; the modes in turn, point by point" if args.in_turn else ""
     print(f"vtlab capacity: {args.slo} for {', '.join(modes)} ({args.model} model); start {start} {unit} ({why}), "
           f"steps ×{settings.factor:g} (longer toward a capacity the walls predict) until it breaks, then bisection "

@@ -206,7 +206,8 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
                    staircases: bool = True, paired: bool = True) -> None:
     """The plan's flags; `renamed`: flags a command spells otherwise (k8s: --context is kubectl's). `staircases`:
     whether the command runs rows as steps of one warm JVM (a cluster starts a pod per row: never); `paired`: whether
-    it measures a paired plan (plan.interleave; a capacity search chooses its points as it goes: not yet)."""
+    it measures a paired plan (plan.interleave): not a cluster's, nor a capacity search, whose points are chosen as it
+    goes (its own --paired takes the modes in turn)."""
     profiles = presets.profiles()
     command.add_argument("--profile", choices=list(profiles),
                          help="preset matrix (default quick; service with --service or --url): "

@@ -24,13 +24,13 @@ def add(sub) -> None:
     # no abbreviations: --context would otherwise be taken for --context-kb where it is not a flag (render)
     render = actions.add_parser("render", help="write the manifests of every tier and row (nothing is applied)",
                                 allow_abbrev=False)
-    flags.add_plan_flags(render, K8S_RENAMED, staircases=False)
+    flags.add_plan_flags(render, K8S_RENAMED, staircases=False, paired=False)
     k8sflags.add(render)
     render.add_argument("--out", type=Path, required=True, help="the folder to write the manifests into")
     render.set_defaults(func=cmd_k8s)
     run = actions.add_parser("run", help="measure the plan on a cluster through kubectl (needs the k6-operator)",
                              allow_abbrev=False)
-    flags.add_plan_flags(run, K8S_RENAMED, staircases=False)
+    flags.add_plan_flags(run, K8S_RENAMED, staircases=False, paired=False)
     k8sflags.add(run)
     run.add_argument("--context", dest="kube_context", required=True, metavar="CTX", help="the kubectl context")
     run.add_argument("--out", type=Path, help="run folder (default results/<timestamp>)")

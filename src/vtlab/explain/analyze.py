@@ -35,10 +35,10 @@ def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
     get a failed verdict and reach nothing else: not the service times, the aggregates nor any story."""
     measured_rows = [row for row in rows if not failed(row)]
     ctx = context(measured_rows, run)
-    verdicts = tuple(analyse_row(row, ctx) for row in measured_rows)
-    failures = tuple(failed_verdict(row) for row in rows if failed(row))
-    aggregates, paired = repetitions.combined(verdicts, failures, ctx.rig, run.plan.arms if run.plan else None)
-    return Analysis(ctx, verdicts, aggregates, failures, paired)
+    every = [failed_verdict(row) if failed(row) else analyse_row(row, ctx) for row in rows]  # the CSV's order
+    verdicts = tuple(verdict for verdict in every if not verdict.failed)
+    aggregates, paired = repetitions.combined(every, ctx.rig, run.plan.arms if run.plan else None)
+    return Analysis(ctx, verdicts, aggregates, tuple(verdict for verdict in every if verdict.failed), paired)
 
 
 def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:

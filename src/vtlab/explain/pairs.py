@@ -1,12 +1,14 @@
 """A paired plan's answers (plan.interleave): at each point, the ratio of arm b's throughput to arm a's, one per pair
 of adjacent blocks, and the 95% interval of their geometric mean from the pairs' own spread (Student t over the log
-ratios). A drift of the host slower than a block moves both blocks of a pair alike and cancels in their ratio;
+ratios). A drift of the host moves a pair's two blocks nearly alike: what it moves one more than the other is a
+block's worth of it, whose linear part the pairs' balanced orders (AB then BA, or BA then AB) cancel over a couple;
 what is left of it, and of every faster disturbance, is the pairs' spread, which the interval carries.
 
 What leaves a pair out, and so may leave a point without an answer, is written here and nothing else: a block whose
 flags say its figure is not the service's at that load (failures over the threshold, a stall, a saturated or
-unpriced generator, the JIT still compiling, samples missing, a failed row). A block that drifted or was noisy
-because the machine did (DRIFT) stands: the pairing is what answers for it."""
+unpriced generator, the JIT still compiling, samples missing, a failed row), an arm that served nothing, and two
+blocks not measured one right after the other (a resumed run's block beside its partner from the run before). A
+block that drifted or was noisy because the machine did (DRIFT) stands: the pairing is what answers for it."""
 
 from __future__ import annotations
 
@@ -23,24 +25,24 @@ from vtlab.explain.validity import invalidating
 DRIFT = ("not-steady", "too-noisy", "noisy-neighbour", "hypervisor-steal")
 
 
-def points(verdicts: Sequence[Verdict], arms: Arms | None) -> tuple[PairedPoint, ...]:
+def points(every: Sequence[Verdict], arms: Arms | None) -> tuple[PairedPoint, ...]:
     """Every point of a paired run with its ratio, in the order the points were measured; () for a run not paired.
-    Failed rows count as blocks that are out (a tier died in them)."""
+    `every`: the run's rows in the CSV's order, failed ones too (a block a tier died in leaves its pair out). A block
+    measured again (a failed one, on --resume) is its last measurement, a failed one never over a measured one."""
     if arms is None:
         return ()
-    blocks: dict[tuple[str, ...], dict[str, dict[int, Verdict]]] = {}
-    orders: dict[tuple[str, ...], dict[int, str]] = {}
-    for verdict in verdicts:
+    blocks: dict[tuple[str, ...], dict[str, dict[int, tuple[int, Verdict]]]] = {}
+    for position, verdict in enumerate(every):
         key, arm, block = point_key(verdict.row), arm_of(verdict.row, arms), verdict.row.rep
-        blocks.setdefault(key, {"a": {}, "b": {}})[arm][block] = verdict
-        orders.setdefault(key, {}).setdefault(block, "")
-        orders[key][block] += arm
-    return tuple(_point(by_arm, orders[key], arms) for key, by_arm in blocks.items() if by_arm["a"])
+        kept = blocks.setdefault(key, {"a": {}, "b": {}})[arm]
+        if block not in kept or not verdict.failed or kept[block][1].failed:
+            kept[block] = (position, verdict)
+    return tuple(_point(by_arm, arms) for by_arm in blocks.values())
 
 
-def _point(by_arm: Mapping[str, Mapping[int, Verdict]], order: Mapping[int, str], arms: Arms) -> PairedPoint:
-    first = by_arm["a"][min(by_arm["a"])]
-    pairs = tuple(_pair(block, by_arm["a"].get(block), by_arm["b"].get(block), order.get(block, ""))
+def _point(by_arm: Mapping[str, Mapping[int, tuple[int, Verdict]]], arms: Arms) -> PairedPoint:
+    first = min(by_arm["a"].values() or by_arm["b"].values(), key=lambda found: found[1].row.rep)[1]
+    pairs = tuple(_pair(block, by_arm["a"].get(block), by_arm["b"].get(block))
                   for block in sorted(set(by_arm["a"]) | set(by_arm["b"])))
     counted = [pair for pair in pairs if not pair.why_out]
     if not counted:
@@ -54,13 +56,18 @@ def _point(by_arm: Mapping[str, Mapping[int, Verdict]], order: Mapping[int, str]
     return PairedPoint(first.row, arms, pairs, math.exp(centre), math.exp(centre - half), math.exp(centre + half))
 
 
-def _pair(block: int, a: Verdict | None, b: Verdict | None, order: str) -> Pair:
-    a_rps = a.measured.throughput_rps if a is not None and not a.failed else math.nan
-    b_rps = b.measured.throughput_rps if b is not None and not b.failed else math.nan
-    whys = [why for arm, verdict in (("a", a), ("b", b)) if (why := out_of_pair(verdict, arm))]
-    if not whys and not a_rps > 0:
-        whys.append("arm a served nothing")
-    return Pair(block, order, a_rps, b_rps, "; ".join(whys), _k6_ms(a), _k6_ms(b))
+def _pair(block: int, a: tuple[int, Verdict] | None, b: tuple[int, Verdict] | None) -> Pair:
+    """Block `block` of both arms, each with its position in the CSV: their order, their throughputs, and why the pair
+    counts for nothing where it does not."""
+    va, vb = (found[1] if found else None for found in (a, b))
+    a_rps, b_rps = (v.measured.throughput_rps if v is not None and not v.failed else math.nan for v in (va, vb))
+    whys = [why for arm, verdict in (("a", va), ("b", vb)) if (why := out_of_pair(verdict, arm))]
+    if not whys:
+        whys += [f"arm {arm} served nothing" for arm, rps in (("a", a_rps), ("b", b_rps)) if not rps > 0]
+    if not whys and abs(a[0] - b[0]) != 1:
+        whys.append("its blocks not measured one right after the other (a resumed run)")
+    order = ("ab" if a[0] < b[0] else "ba") if a is not None and b is not None else ""
+    return Pair(block, order, a_rps, b_rps, "; ".join(whys), _k6_ms(va), _k6_ms(vb))
 
 
 def _k6_ms(verdict: Verdict | None) -> float:

@@ -29,11 +29,12 @@ def most_common(values: Sequence[str]) -> str:
     return max(dict.fromkeys(values), key=values.count) if values else ""
 
 
-def combined(verdicts: Sequence[Verdict], failures: Sequence[Verdict], rig: rig_constants.Constants,
+def combined(every: Sequence[Verdict], rig: rig_constants.Constants,
              arms: Arms | None) -> tuple[tuple[Aggregate, ...], tuple[PairedPoint, ...]]:
-    """The run's repetitions combined both ways: each scenario's aggregated (in a paired run, one arm's blocks of a
-    point), and a paired run's blocks paired across its `arms` (explain.pairs; failed rows leave their pairs out)."""
-    return aggregate(verdicts, rig), pairs.points((*verdicts, *failures), arms)
+    """The run's rows (`every`, failed ones too, in the CSV's order) combined both ways: each scenario's repetitions
+    aggregated (in a paired run, one arm's blocks of a point), and a paired run's blocks paired across its `arms`
+    (explain.pairs)."""
+    return aggregate(every, rig), pairs.points(every, arms)
 
 
 def aggregate(verdicts: Sequence[Verdict], rig: rig_constants.Constants) -> tuple[Aggregate, ...]:

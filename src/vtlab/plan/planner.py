@@ -338,6 +338,9 @@ def _paired(overrides: Overrides) -> tuple[Overrides, Arms | None]:
         raise ValueError("--reps with --paired: a paired plan repeats each point in --blocks, taken in turn")
     if overrides.jvm_per_row:
         raise ValueError("--jvm-per-row with --paired: a paired plan keeps one warm JVM per arm for the run")
+    if overrides.aot == "on":  # its training starts a service on the rig's port, which the other arm's JVM holds
+        raise ValueError("--aot on with --paired: the AOT cache is trained on the service's port, which the other "
+                         "arm's JVM holds; leave --aot out")
     blocks = overrides.blocks or interleave.DEFAULT_BLOCKS
     if overrides.aa is not None:
         if overrides.modes is not None and overrides.modes != (overrides.aa,):

@@ -61,14 +61,13 @@ def answer(mode: ModeCapacity, unit: str, model: str = "open") -> str:
 def ratio(run: CapacityRun) -> list[str]:
     """Virtual's capacity ÷ platform's and the range the two brackets allow, with how the modes were searched;
     nothing without both capacities."""
-    value, low, high = run.ratio()
+    value, allowed = run.ratio()[0], run.ratio_allowed()
     if not math.isfinite(value):
         return []
-    allowed = (f", the brackets allowing {low:.2f}–{high:.2f}×" if math.isfinite(high)
-               else ", at least (a bracket has no upper edge)")
     how = ("the modes searched at once, their points taken in turn on two warm JVMs up together" if run.in_turn
            else "each mode searched in its own stretch of time")
-    return [f"Virtual threads carry {value:.2f}× the platform threads' capacity{allowed} ({how})."]
+    return [f"Virtual threads carry {value:.2f}× the platform threads' capacity" + (f"; {allowed}" if allowed else "")
+            + f" ({how})."]
 
 
 def host_index(mode: ModeCapacity) -> str:

@@ -128,13 +128,26 @@ class CapacityRun:
         return next((m for m in self.modes if m.mode == name), None)
 
     def ratio(self) -> tuple[float, float, float]:
-        """Virtual's capacity ÷ platform's, with the range their brackets allow (its low edge ÷ the other's high, its
-        high ÷ the other's low; nan where a bracket has no upper edge); all nan without both capacities."""
+        """Virtual's capacity ÷ platform's, with the range their brackets allow: virtual's low edge ÷ platform's high
+        (nan where platform's bracket has no upper edge: the ratio may be lower without bound), virtual's high ÷
+        platform's low (nan where virtual's has none); all nan without both capacities."""
         platform, virtual = self.mode("platform"), self.mode("virtual")
         if platform is None or virtual is None or not (platform.capacity > 0 and virtual.capacity > 0):
             return math.nan, math.nan, math.nan
         return (virtual.capacity / platform.capacity, virtual.bracket_low / platform.bracket_high,
                 virtual.bracket_high / platform.bracket_low)
+
+    def ratio_allowed(self) -> str:
+        """The range the brackets allow the ratio, in words: "the brackets allow 5.96–6.52×", one end where a bracket
+        has no upper edge, "" where neither has one or there is no ratio."""
+        _, low, high = self.ratio()
+        if math.isfinite(low) and math.isfinite(high):
+            return f"the brackets allow {low:.2f}–{high:.2f}×"
+        if math.isfinite(high):
+            return f"at most {high:.2f}× (no load above platform's capacity broke the objective)"
+        if math.isfinite(low):
+            return f"at least {low:.2f}× (no load above virtual's capacity broke the objective)"
+        return ""
 
 
 def write(folder: Path, run: CapacityRun) -> Path:

@@ -145,7 +145,8 @@ class UserService:
     def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> userjvm.UserJvm:
         """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a
         fresh one, or the service at --url. Every other JVM is stopped first, but for the other arm's where the plan
-        keeps them together (Plan.together); the two arms' JVMs get databases of their own."""
+        keeps them together (Plan.together); with --db the two arms' JVMs get databases of their own (with --db-url they
+        share the user's)."""
         if not self.target.started_by_vtlab:
             return userjvm.attached(self.target)
         family = self.plan.family(row)
