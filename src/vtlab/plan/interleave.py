@@ -10,7 +10,7 @@ it is of, core.arms says."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from vtlab.core import dimensions
 from vtlab.core.arms import Arms, arm_of, point_key, with_arm_b
@@ -19,6 +19,29 @@ from vtlab.core.dimensions import Row
 # The blocks of each arm at each point when --paired gives no --blocks: four pairs (two balanced couples) are the
 # fewest whose interval (Student t, 3 degrees of freedom) is not wider than the pairs' own spread ×1.6.
 DEFAULT_BLOCKS = 4
+
+
+def arms_asked(given: Mapping[str, object]) -> Arms | None:
+    """The arms the plan's flags (planner.Overrides, by field) ask for: --paired's platform and virtual, --aa's one
+    mode twice, None for neither; ValueError naming a flag that cannot go with them."""
+    paired, aa, modes = given.get("paired"), given.get("aa"), given.get("modes")
+    if given.get("blocks") is not None and not (paired or aa):
+        raise ValueError("--blocks: only a paired plan has blocks; add --paired (or --aa MODE)")
+    if not (paired or aa):
+        return None
+    if given.get("reps") is not None:
+        raise ValueError("--reps with --paired: a paired plan repeats each point in --blocks, taken in turn")
+    if given.get("jvm_per_row"):
+        raise ValueError("--jvm-per-row with --paired: a paired plan keeps one warm JVM per arm for the run")
+    if given.get("aot") == "on":  # its training starts a service on the rig's port, which the other arm's JVM holds
+        raise ValueError("--aot on with --paired: the AOT cache is trained on the service's port, which the other "
+                         "arm's JVM holds; leave --aot out")
+    if aa is None:
+        return Arms("platform", "virtual")
+    if modes is not None and modes != (aa,):
+        raise ValueError(f"--aa {aa} with --modes {','.join(modes)}: an A/A measures one mode against itself; leave "
+                         "--modes out")
+    return Arms(str(aa), str(aa))
 
 
 def couples(pairs: int, rng: random.Random) -> tuple[str, ...]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 import random
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from typing import Protocol, TypeVar
 
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
@@ -82,6 +83,13 @@ def row_options(row: Row) -> tuple[str, ...]:
 
 # What the memory probe (measure.memprobe) reads the platform threads' stacks with.
 NATIVE_MEMORY_TRACKING = "-XX:NativeMemoryTracking=summary"
+
+
+class Running(Protocol):
+    def alive(self) -> bool: ...
+
+
+Alive = TypeVar("Alive", bound=Running)  # a target's service JVM: whatever it is, it is running or not
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,16 @@ class Plan:
         if self.arms is not None:
             return arm_of(row, self.arms)
         return ("b" if row.thread_mode == "virtual" else "a") if self.in_turn else ""
+
+    def kept(self, jvms: Mapping[tuple[str, ...], Alive], row: Row, stepped: bool) -> tuple[Alive | None, list[Alive]]:
+        """Of the service JVMs a target keeps up (`jvms`, by family): the one the row steps on, where it may (its
+        staircase's, still running; None where a fresh one starts), and the ones to stop first: its family's, and
+        every other unless the plan keeps its arms' JVMs up together."""
+        family = self.family(row)
+        found = jvms.get(family)
+        if stepped and found is not None and found.alive():
+            return found, []
+        return None, [jvm for key, jvm in jvms.items() if key == family or not self.together]
 
     def partner(self, position: int) -> int | None:
         """A paired plan's row's partner: the position of the other arm's block of its pair (None: not paired)."""
@@ -260,7 +278,10 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
     """The plan of a profile and the flags; `measured`: this machine's calibration, which sizes a sized profile's
     top point (plan.sizing) unless the user gave the users; None keeps the profile's nominal points."""
     profile = profiles()[profile_name]
-    overrides, arms = _paired(overrides)
+    arms = interleave.arms_asked(overrides.__dict__)
+    if arms is not None:  # its blocks are the rows' reps; an A/A measures its one mode
+        overrides = replace(overrides, modes=(arms.a,) if arms.aa else overrides.modes,
+                            reps=overrides.blocks or interleave.DEFAULT_BLOCKS)
     given = {key: value for key, value in overrides.__dict__.items() if value is not None}
     # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).
     setting = {name: given.get(name, getattr(profile, name)) for name in SCALARS}
@@ -325,29 +346,6 @@ def staircases(rows: tuple[Row, ...], stepped: Callable[[Row], bool]) -> tuple[R
         order.setdefault(jvm_family(row) if stepped(row) else ("row", *dimensions.key(row)), []).append(row)
     return tuple(row for family in order.values()
                  for row in sorted(family, key=lambda row: (row.concurrency, row.target_rps)))
-
-
-def _paired(overrides: Overrides) -> tuple[Overrides, Arms | None]:
-    """The overrides a paired plan is built from (its blocks are the rows' reps; an A/A measures its one mode) and its
-    arms; ValueError naming the flag that cannot go with it. Not paired: as given, no arms."""
-    if overrides.blocks is not None and not (overrides.paired or overrides.aa):
-        raise ValueError("--blocks: only a paired plan has blocks; add --paired (or --aa MODE)")
-    if not (overrides.paired or overrides.aa):
-        return overrides, None
-    if overrides.reps is not None:
-        raise ValueError("--reps with --paired: a paired plan repeats each point in --blocks, taken in turn")
-    if overrides.jvm_per_row:
-        raise ValueError("--jvm-per-row with --paired: a paired plan keeps one warm JVM per arm for the run")
-    if overrides.aot == "on":  # its training starts a service on the rig's port, which the other arm's JVM holds
-        raise ValueError("--aot on with --paired: the AOT cache is trained on the service's port, which the other "
-                         "arm's JVM holds; leave --aot out")
-    blocks = overrides.blocks or interleave.DEFAULT_BLOCKS
-    if overrides.aa is not None:
-        if overrides.modes is not None and overrides.modes != (overrides.aa,):
-            raise ValueError(f"--aa {overrides.aa} with --modes {','.join(overrides.modes)}: an A/A measures one "
-                             "mode against itself; leave --modes out")
-        return replace(overrides, modes=(overrides.aa,), reps=blocks), Arms(overrides.aa, overrides.aa)
-    return replace(overrides, reps=blocks), Arms("platform", "virtual")
 
 
 def _java_homes(overrides: Overrides) -> dict[int, str]:

@@ -116,15 +116,15 @@ class OwnService:
         """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a
         fresh one. Every other JVM is stopped first, but for the other arm's where the plan keeps them together (a
         paired plan, a search in turn: Plan.together)."""
-        family = self.plan.family(row)
-        kept = self.jvms.get(family)
-        if stepped and kept is not None and kept.alive():
+        kept, stale = self.plan.kept(self.jvms, row, stepped)
+        if kept is not None:
             return kept
-        for other in [jvm for key, jvm in self.jvms.items() if key == family or not self.plan.together]:
+        for other in stale:
             self._stop_jvm(other)
-        self.jvms[family] = servicejvm.start(self.rig, self.plan, row, slug, java, jfr, stepped,
-                                             {jvm.port for jvm in self.jvms.values()})
-        return self.jvms[family]
+        taken = {up.port for up in self.jvms.values()}  # the other arm's, where the plan keeps it up
+        jvm = servicejvm.start(self.rig, self.plan, row, slug, java, jfr, stepped, taken)
+        self.jvms[self.plan.family(row)] = jvm
+        return jvm
 
     def _stop_jvm(self, jvm: servicejvm.ServiceJvm) -> None:
         self.jvms = {key: kept for key, kept in self.jvms.items() if kept is not jvm}

@@ -149,16 +149,16 @@ class UserService:
         share the user's)."""
         if not self.target.started_by_vtlab:
             return userjvm.attached(self.target)
-        family = self.plan.family(row)
-        kept = self.jvms.get(family)
-        if stepped and kept is not None and kept.alive():
+        kept, stale = self.plan.kept(self.jvms, row, stepped)
+        if kept is not None:
             return kept
-        for other in [jvm for key, jvm in self.jvms.items() if key == family or not self.plan.together]:
+        for other in stale:
             self._stop_jvm(other)
         second = self.plan.arm(row) == "b"
-        self.jvms[family] = userjvm.start(self.rig, self.plan, row, slug, self.target, java,
-                                          self._database(SERVICE_DATABASE + ("_b" if second else "")), jfr, stepped)
-        return self.jvms[family]
+        jvm = userjvm.start(self.rig, self.plan, row, slug, self.target, java,
+                            self._database(SERVICE_DATABASE + ("_b" if second else "")), jfr, stepped)
+        self.jvms[self.plan.family(row)] = jvm
+        return jvm
 
     def _first_request(self, jvm: userjvm.UserJvm, row: Row, java: runtimes.Java, spec: load.LoadSpec,
                        folder: Path) -> None:
