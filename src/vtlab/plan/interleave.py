@@ -4,8 +4,8 @@ in short blocks taken in turn. Block k of one arm and block k of the other are a
 orders come in balanced couples (AB then BA, or BA then AB), each couple's chosen at random, so that neither a
 drift slower than a block nor always going first favours an arm.
 
-This module orders a paired plan's rows that way and finds a block's partner. A row's `rep` is its block; which arm
-it is of, core.arms says."""
+This module reads the flags that ask for it, orders a paired plan's rows that way and finds a block's partner. A
+row's `rep` is its block; which arm it is of, core.arms says."""
 
 from __future__ import annotations
 
