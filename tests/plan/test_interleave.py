@@ -69,3 +69,26 @@ def test_each_block_knows_its_partner_in_the_other_arm():
         other = plan.rows[plan.partner(position)]
         assert (other.concurrency, other.rep) == (row.concurrency, row.rep) and other.thread_mode != row.thread_mode
     assert planner.build("quick", planner.Overrides(conn_modes=("released",))).partner(0) is None
+
+
+class Up:
+    def __init__(self, alive=True):
+        self.running = alive
+
+    def alive(self) -> bool:
+        return self.running
+
+
+def test_a_paired_plan_keeps_the_other_arm_s_jvm_up_where_a_plain_one_stops_it():
+    plan = paired(concurrency=(100, 400), blocks=2)
+    platform, virtual = (next(r for r in plan.rows if r.thread_mode == mode) for mode in ("platform", "virtual"))
+    mine, other = Up(), Up()
+    jvms = {plan.family(platform): mine, plan.family(virtual): other}
+    assert plan.kept(jvms, platform, stepped=True) == (mine, [])
+    assert plan.kept(jvms, platform, stepped=False) == (None, [mine])  # a fresh one: only its own family's goes
+    dead = {plan.family(platform): Up(alive=False), plan.family(virtual): other}
+    assert plan.kept(dead, platform, stepped=True) == (None, [dead[plan.family(platform)]])
+    plain = planner.build("quick", planner.Overrides(conn_modes=("released",), concurrency=(100,)))
+    p_row, v_row = plain.rows[0], plain.rows[-1]
+    up = {plain.family(p_row): mine}
+    assert plain.kept(up, v_row, stepped=True) == (None, [mine])  # one JVM at a time: the other family's stops
