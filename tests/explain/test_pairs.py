@@ -93,3 +93,15 @@ def test_a_block_measured_again_on_resume_is_its_measurement_but_not_adjacent_to
 def test_a_point_only_one_arm_reached_is_told_as_such():
     (point,) = analyze.analyse([block("virtual", 1, 80)], RUN).paired
     assert not point.computed and "arm a not measured" in point.why_not
+
+
+def test_a_block_whose_service_meters_starved_stands_in_its_pair():
+    # a CPU-bound virtual row's scrapes went unanswered: few meter samples, no pool or thread gauge; k6 counted what
+    # it served all the same (seq1: 23 of 116 meter samples, 895 req/s)
+    starved = dict(meter_samples=5, hikari_active_max="", jvm_threads_max="")
+    rows = [block("platform", 1, 40), block("virtual", 1, 80, **starved),
+            block("virtual", 2, 88, **starved), block("platform", 2, 40)]
+    analysis = analyze.analyse(rows, RUN)
+    assert "missing-samples" in analysis.verdicts[1].flags and not analysis.verdicts[1].valid
+    (point,) = analysis.paired
+    assert [pair.why_out for pair in point.pairs] == ["", ""] and point.ratio == pytest.approx(math.sqrt(2.0 * 2.2))

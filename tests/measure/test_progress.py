@@ -86,3 +86,31 @@ def test_without_a_terminal_the_line_is_printed_once_as_the_hold_ends_and_not_ag
     live.tick(runners)
     out = capsys.readouterr().out
     assert out.count("the hold's end") == 1 and "448.0 req/s ok" in out, out
+
+
+class Heard:
+    """A stall watch that keeps what it was fed."""
+
+    def __init__(self):
+        self.fed: list[float] = []
+
+    def observe(self, elapsed_s: float, completed_rps: float) -> None:
+        self.fed.append(completed_rps)
+
+
+STARVED = windows.Series([(t / 2, {"jvm_threads": 40.0}) for t in range(21)])  # its scrapes answered no counter
+
+
+@pytest.mark.parametrize("meters, fed", [(STARVED, 448.0), (OWN, 448.0), (windows.Series(
+    [(t / 2, {"requests_total": 500.0 * t}) for t in range(21)]), 1000.0)], ids=["starved", "own", "counter-more"])
+def test_the_stall_watch_hears_what_completed_by_the_service_s_counter_or_k6_s_whichever_saw_more(tmp_path, meters,
+                                                                                                  fed):
+    # a CPU-bound virtual row served 870 req/s by k6 while its own scrapes starved: by its counter it completed
+    # nothing, and was called stalled (cpu1, seq1); k6's 448 a second here, the counter's 310 or 1,000
+    progress = Progress(2, row_bound_s=100)
+    at_row(progress, 0, time.monotonic() - 12)
+    watch = Heard()
+    now = time.monotonic()
+    series = windows.Series([(now - 10 + t, values) for t, values in meters.points])
+    drive.each_second(drive.LiveLine(progress, now - 10, None), watch, now - 10, two_runners(tmp_path), series)
+    assert watch.fed == [pytest.approx(fed)]

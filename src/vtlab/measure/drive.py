@@ -118,10 +118,12 @@ class LiveLine:
         self.hold_end_s = hold_end_s  # seconds after k6's start; None until a settling warm-up decides the hold
         self.hold_end_shown = False
         self.users_began: float | None = None  # Unix s of k6's first running user, once its live counts show one
+        self.ok_per_s = 0.0  # k6's successes a second lately, as the line last showed them
 
     def tick(self, runners: Sequence[load.Runner]) -> None:
         reading = load.live_reading(runners)  # read once a second: the line's rates and the stall watch's clock
         ok_per_s, failed_per_s = reading.ok_per_s, reading.failed_per_s
+        self.ok_per_s = ok_per_s
         if self.users_began is None:
             self.users_began = reading.users_began
         ended = (not self.hold_end_shown and self.hold_end_s is not None
@@ -135,7 +137,8 @@ def each_second(live: LiveLine, watch: stalls.Watch | None, started: float, runn
     """What the row shows and watches each second: the live line's successes and failures a second from k6's own
     counts, the same for every target (a user's service may have no request counter: the line read 0.0 req/s from
     it), and the stall watch from the service's own counter (a target watches only a service whose counter it
-    reads)."""
+    reads) or k6's, whichever saw more complete: a service whose scrapes go unanswered completes nothing by its own
+    counter, yet served a CPU-bound virtual row's 870 req/s by k6's, its meters starved (2026-11-28, cpu1, seq1)."""
     live.tick(runners)
     if watch is not None:
         # users waiting and nothing completing (a deadlock): a JSON thread dump, taken while it lasts. Its clock is
@@ -143,7 +146,7 @@ def each_second(live: LiveLine, watch: stalls.Watch | None, started: float, runn
         # from k6's start called an 8 s downstream's first answers, at 13 s, a stall (front8, 2026-11-28)
         if live.users_began is not None:
             watch.observe(time.time() - live.users_began,
-                          windows.recent_rate(meters, "requests_total", time.monotonic()))
+                          max(windows.recent_rate(meters, "requests_total", time.monotonic()), live.ok_per_s))
 
 
 def _row_files(run_dir: Path, slug: str) -> tuple[Path, Path, Path, Path]:
