@@ -12,6 +12,7 @@ import pytest
 from rows import RUN, row
 
 from vtlab.cli import calibrate
+from vtlab.explain import analyze
 from vtlab.plan import calibration
 
 NOW = datetime.datetime(2026, 11, 27, 12, 0, tzinfo=datetime.timezone.utc)
@@ -140,6 +141,16 @@ def test_the_summary_says_the_upper_bound_and_the_split():
     assert "service 0.450 ms/request + 60.0 ms/s" in said and "k6 0.200 ms/request + 10.0 ms/s" in said
     assert ("steps: 20 users 190 req/s settled after 24 s, 40 users 380 req/s settled after 24 s, 80 users 760 req/s "
             "settled after 24 s") in said
+
+
+def test_a_step_whose_cpu_another_guest_took_still_prices_a_request():
+    # the VM's steal took 9% of the machine in the cold first step (hypervisor-steal: invalid as a row), yet each
+    # tier's ticks count only while it ran: its CPU per request stands, and the calibration is made
+    stolen = {**PLATFORM[0], "foreign_cpu_pct": "9", "steal_cpu_pct": "8"}
+    found = calibrate.of_rows([stolen, *PLATFORM[1:], *VIRTUAL], 2, run=RUN)
+    assert found.modes["platform"].service_ms == pytest.approx(475 / 190)
+    flags = analyze.analyse([stolen], RUN).verdicts[0].flags
+    assert "hypervisor-steal" in flags
 
 
 def test_a_calibration_is_kept_with_its_split_and_read_back():

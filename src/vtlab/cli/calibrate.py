@@ -17,7 +17,7 @@ from pathlib import Path
 
 from vtlab.cli import run
 from vtlab.core import cores
-from vtlab.explain import analyze, costs
+from vtlab.explain import analyze, costs, validity
 from vtlab.plan import calibration
 from vtlab.results import record, table
 
@@ -88,7 +88,8 @@ def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "",
                              f"{row.get('failure', '')}")
     analysis = analyze.analyse(rows, run or record.from_dict({}))
     for verdict in analysis.verdicts:
-        if not verdict.valid:
+        # another process's or guest's CPU (validity.FOREIGN_CPU) leaves a step's CPU per request as measured
+        if validity.invalidating_beyond(verdict.flags, validity.FOREIGN_CPU):
             raise ValueError(f"the {verdict.row.thread_mode} calibration step at {verdict.row.concurrency} users is "
                              f"invalid ({';'.join(verdict.flags)}): no cost can be fitted through it")
     # the first step, its JVM cold, is the upper bound; the costs are fitted through the steps after it, on code the

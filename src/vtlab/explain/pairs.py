@@ -8,8 +8,8 @@ What leaves a pair out, and so may leave a point without an answer, is written h
 flags say its figure is not the service's at that load (failures over the threshold, a stall, a saturated or
 unpriced generator, the JIT still compiling, a failed row), an arm that served nothing, and two
 blocks not measured one right after the other (a resumed run's block beside its partner from the run before). A
-block that drifted or was noisy because the machine did (DRIFT) stands: the pairing is what answers for it; so does
-one whose samplers missed readings (SAMPLING_GAP): its evidence is short, not its throughput."""
+block that drifted or was noisy because the machine did (MACHINE_DRIFT) stands: the pairing is what answers
+for it; so does one whose samplers missed readings (SAMPLING_GAP): its evidence is short, not its throughput."""
 
 from __future__ import annotations
 
@@ -20,10 +20,8 @@ from collections.abc import Mapping, Sequence
 from vtlab.core.arms import Arms, arm_of, point_key
 from vtlab.core.studentt import t_975
 from vtlab.explain.model import Pair, PairedPoint, Verdict
-from vtlab.explain.validity import invalidating
+from vtlab.explain.validity import MACHINE_DRIFT, invalidating_beyond
 
-# What the machine's own moving does to a block's hold: flags that make a row invalid on its own, never a pair.
-DRIFT = ("not-steady", "too-noisy", "noisy-neighbour", "hypervisor-steal")
 # A sampler's gap (the service's meters unread, a CPU reading short): the row's evidence is missing, not k6's count
 # of what it served, which is all a pair compares. A CPU-bound virtual row's scrapes starved (23 of 116 meter
 # samples) while k6 counted 895 req/s (seq1, 2026-11-28).
@@ -81,10 +79,10 @@ def _k6_ms(verdict: Verdict | None) -> float:
 
 def out_of_pair(verdict: Verdict | None, arm: str) -> str:
     """Why a block counts for nothing in its pair ("" where it counts): not measured, a failed row, or an
-    invalidating flag beside those of the machine's drift (DRIFT) and the samplers' gaps (SAMPLING_GAP)."""
+    invalidating flag beside the machine's drift (MACHINE_DRIFT) and the samplers' gaps (SAMPLING_GAP)."""
     if verdict is None:
         return f"arm {arm} not measured"
     if verdict.failed:
         return f"arm {arm}: {verdict.flags[0]}"
-    kept = [flag for flag in invalidating(verdict.flags) if flag not in DRIFT and not flag.startswith(SAMPLING_GAP)]
+    kept = [flag for flag in invalidating_beyond(verdict.flags, MACHINE_DRIFT) if not flag.startswith(SAMPLING_GAP)]
     return f"arm {arm}: {', '.join(kept)}" if kept else ""

@@ -46,6 +46,20 @@ HOST_SPEED = "host-speed:"
 UNSTEADY = ("not-steady", "too-noisy")
 
 
+# Another process or guest took CPU the tiers would have had: the row's throughput is the shared machine's, while
+# the CPU each tier spent a request stays its own (its ticks count only while it ran). The calibration, a cost per
+# request, stands beside it: on a VM whose steal flagged its first step, CI's calibration failed (2026-11-28, ci94).
+FOREIGN_CPU = ("noisy-neighbour", "hypervisor-steal")
+# What the machine's own moving does to a row's hold: the foreign CPU, and the throughput drifting or swinging with
+# the host's speed. Each makes a row invalid on its own; a comparison measured as one (explain.pairs) stands beside it.
+MACHINE_DRIFT = (*UNSTEADY, *FOREIGN_CPU)
+
+
+def invalidating_beyond(flags: Iterable[str], tolerated: tuple[str, ...]) -> list[str]:
+    """The invalidating flags but the `tolerated` ones (FOREIGN_CPU, MACHINE_DRIFT)."""
+    return [flag for flag in invalidating(flags) if flag not in tolerated]
+
+
 def invalidating(flags: Iterable[str]) -> list[str]:
     """The flags that make a row invalid, in their order: every one but a note, what a user's service does not
     expose, a ceiling the row passed, a profiler attached and the generator's cost priced. A row is valid where
