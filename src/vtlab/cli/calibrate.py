@@ -9,6 +9,7 @@ instead unless --recalibrate."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import math
 import sys
@@ -95,7 +96,11 @@ def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "",
     # the first step, its JVM cold, is the upper bound; the costs are fitted through the steps after it, on code the
     # first compiled (through it as well, the JIT's per-second work made the service's marginal cost come out below
     # zero: -0.168 ms a request + 577 ms/s, 2026-11-28)
-    warm = [verdict for verdict in analysis.verdicts if verdict.measured.jvm_step != 1]
+    # fitted as the steps they are: another's CPU taken off their flags, as off the check above
+    priced = [dataclasses.replace(verdict, flags=tuple(flag for flag in verdict.flags
+                                                       if flag not in validity.FOREIGN_CPU))
+              for verdict in analysis.verdicts]
+    warm = [verdict for verdict in priced if verdict.measured.jvm_step != 1]
     fitted = {family.thread_mode: family for family in costs.families(warm)}
     modes: dict[str, calibration.ModeCost] = {}
     for mode in dict.fromkeys(row["thread_mode"] for row in rows):
