@@ -140,8 +140,8 @@ def test_the_modes_measured_as_one_on_two_warm_jvms_answer_with_the_paired_ratio
         ("platform", "1"), ("platform", "2"), ("virtual", "1"), ("virtual", "2")]
     # the idle arm's JVM sampled as the rig's own, but beside the last block: the other's stopped after its last
     for row in rows[:-1]:
-        slug = f"{row['thread_mode']}-order-summary-c{points.users}-released-normal-pool50-t{points.threads}-d{DELAY_MS}"
-        samples = run_dir / "series" / f"{slug}-rep{row['rep']}.samples.csv.gz"
+        stem = f"c{points.users}-released-normal-pool50-t{points.threads}-d{DELAY_MS}-rep{row['rep']}"
+        samples = run_dir / "series" / f"{row['thread_mode']}-order-summary-{stem}.samples.csv.gz"
         assert ",idle_ticks," in gzip.open(samples, "rt").read(), samples.name
     (point,) = json.loads((run_dir / "report.json").read_text())["paired"]
     counted = [pair for pair in point["pairs"] if pair["left_out"] is None]
