@@ -88,18 +88,18 @@ def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "",
             raise ValueError(f"the {row['thread_mode']} calibration step at {row.get('concurrency')} users failed: "
                              f"{row.get('failure', '')}")
     analysis = analyze.analyse(rows, run or record.from_dict({}))
-    for verdict in analysis.verdicts:
-        # another process's or guest's CPU (validity.FOREIGN_CPU) leaves a step's CPU per request as measured
-        if validity.invalidating_beyond(verdict.flags, validity.FOREIGN_CPU):
+    # another process's or guest's CPU (validity.FOREIGN_CPU) leaves a step's CPU per request as measured: checked and
+    # fitted as the step it is, without those flags
+    priced = [dataclasses.replace(verdict, flags=tuple(flag for flag in verdict.flags
+                                                       if flag not in validity.FOREIGN_CPU))
+              for verdict in analysis.verdicts]
+    for verdict, step in zip(analysis.verdicts, priced, strict=True):
+        if validity.invalidating(step.flags):
             raise ValueError(f"the {verdict.row.thread_mode} calibration step at {verdict.row.concurrency} users is "
                              f"invalid ({';'.join(verdict.flags)}): no cost can be fitted through it")
     # the first step, its JVM cold, is the upper bound; the costs are fitted through the steps after it, on code the
     # first compiled (through it as well, the JIT's per-second work made the service's marginal cost come out below
     # zero: -0.168 ms a request + 577 ms/s, 2026-11-28)
-    # fitted as the steps they are: another's CPU taken off their flags, as off the check above
-    priced = [dataclasses.replace(verdict, flags=tuple(flag for flag in verdict.flags
-                                                       if flag not in validity.FOREIGN_CPU))
-              for verdict in analysis.verdicts]
     warm = [verdict for verdict in priced if verdict.measured.jvm_step != 1]
     fitted = {family.thread_mode: family for family in costs.families(warm)}
     modes: dict[str, calibration.ModeCost] = {}

@@ -16,7 +16,7 @@ from vtlab.core import dimensions
 from vtlab.explain.model import Aggregate, PairedPoint, Verdict
 from vtlab.report import paired, ratio, validrows
 from vtlab.report.document import Answer, HeadlineLine
-from vtlab.report.labels import fmt
+from vtlab.report.labels import fmt, load_of
 
 MODES = ("platform", "virtual")
 # Answers told in full on the first screen: one row of its grid at 1280 px (two answers of 440 px or more side by
@@ -98,10 +98,7 @@ def _paired_ratio(group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...]
 
 def load_words(line: Aggregate | Verdict | None) -> str:
     """ "1,000 users", "150/s offered"."""
-    if line is None:
-        return "–"
-    row = line.row
-    return f"{fmt(row.target_rps)}/s offered" if row.load_model == "open" else f"{fmt(row.concurrency)} users"
+    return "–" if line is None else load_of(line.row)
 
 
 def _wall(mode: str, lines: Sequence[Aggregate]) -> str:

@@ -17,6 +17,11 @@ def fmt(value: object, digits: int = 0) -> str:
     return "–" if math.isnan(number) or math.isinf(number) else f"{number:,.{digits}f}"
 
 
+def load_of(row: Any) -> str:
+    """ "1,000 users", "150/s offered": the row's load in words."""
+    return f"{fmt(row.target_rps)}/s offered" if row.load_model == "open" else f"{fmt(row.concurrency)} users"
+
+
 def row_label(row: Any, threads: int = TOMCAT_THREADS) -> str:
     load = f"{row.target_rps}/s" if row.load_model == "open" else f"{row.concurrency} users"
     return f"{mode_label(row, threads)} {load} {scenario_label(row)}" + (f" rep {row.rep}" if row.rep != 1 else "")

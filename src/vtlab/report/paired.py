@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from vtlab.core.arms import Arms, point_key
 from vtlab.explain.model import Analysis, PairedPoint
 from vtlab.report.document import Answer
-from vtlab.report.labels import fmt, scenario_label
+from vtlab.report.labels import fmt, load_of, scenario_label
 from vtlab.report.scenarios.common import Section
 
 TITLE = "Measured as one: the paired design"
@@ -33,16 +33,11 @@ def ratio_words(point: PairedPoint) -> str:
     return f"{point.ratio:.2f}× [{point.low:.2f}–{point.high:.2f}] paired, {pairs}"
 
 
-def load_words(point: PairedPoint) -> str:
-    row = point.row
-    return f"{fmt(row.target_rps)}/s offered" if row.load_model == "open" else f"{fmt(row.concurrency)} users"
-
-
 def answer_ratio(point: PairedPoint) -> str:
     """The first screen's ratio of a paired point: "virtual ÷ platform at 1,000 users: 4.97× [4.91–5.03] paired, 4
     pairs"."""
     a, b = arm_names(point.arms)
-    return f"{b} ÷ {a} at {load_words(point)}: {ratio_words(point)}"
+    return f"{b} ÷ {a} at {load_of(point.row)}: {ratio_words(point)}"
 
 
 def by_point(points: Sequence[PairedPoint]) -> dict[tuple[str, ...], PairedPoint]:
@@ -84,9 +79,9 @@ def section(analysis: Analysis) -> Section | None:
     blocks = max(pair.block for point in points for pair in point.pairs)
     told = [f"Both arms ({a} and {b}) ran on warm JVMs of their own, up together for the run; each point was measured "
             f"in {blocks} blocks of each arm taken in turn, each pair's order from balanced couples (AB BA or BA AB) "
-            "drawn at random (the seed is in metadata.json). Each pair's b ÷ a cancels a drift of the machine slower "
-            "than a block; the interval is the 95% interval of the pairs' geometric mean (Student t over their log "
-            "ratios)."]
+            "drawn at random (the seed is in metadata.json). A pair's two blocks see the machine nearly alike, and a "
+            "couple's opposite orders cancel what a steady drift moves one block more than the other; the interval is "
+            "the 95% interval of the pairs' geometric mean (Student t over their log ratios)."]
     for point in points:
         out = [pair for pair in point.pairs if pair.why_out]
         left = ("; left out: " + "; ".join(f"block {pair.block} ({pair.why_out})" for pair in out)) if out else ""
@@ -94,7 +89,7 @@ def section(analysis: Analysis) -> Section | None:
         moved = machine_moved(point)
         if moved:
             told.append(moved)
-    lines = [{"point": f"{scenario_label(point.row)}, {load_words(point)}", "block": str(pair.block),
+    lines = [{"point": f"{scenario_label(point.row)}, {load_of(point.row)}", "block": str(pair.block),
               "order": pair.order.upper(), "a": fmt(pair.a_rps, 1), "b": fmt(pair.b_rps, 1),
               "ratio": "–" if pair.ratio != pair.ratio else f"{pair.ratio:.3f}",
               "k6": f"{fmt(pair.a_k6_ms, 3)} / {fmt(pair.b_k6_ms, 3)}",
@@ -110,8 +105,12 @@ def machine_moved(point: PairedPoint) -> str:
     def spread(values: list[float]) -> float:
         found = [value for value in values if value > 0]
         return max(found) / min(found) - 1 if len(found) > 1 else float("nan")
-    k6 = max(spread([pair.a_k6_ms for pair in point.pairs]), spread([pair.b_k6_ms for pair in point.pairs]))
-    rps = max(spread([pair.a_rps for pair in point.pairs]), spread([pair.b_rps for pair in point.pairs]))
+
+    def either(a: list[float], b: list[float]) -> float:  # the larger arm's spread, an unmeasured arm's left aside
+        known = [value for value in (spread(a), spread(b)) if value == value]
+        return max(known, default=float("nan"))
+    k6 = either([pair.a_k6_ms for pair in point.pairs], [pair.b_k6_ms for pair in point.pairs])
+    rps = either([pair.a_rps for pair in point.pairs], [pair.b_rps for pair in point.pairs])
     if k6 != k6 or rps != rps:
         return ""
     ratios = spread([pair.ratio for pair in point.counted])
