@@ -114,3 +114,17 @@ def test_a_step_s_warm_up_is_a_few_of_its_designed_waits_and_never_under_the_ste
         first = capacitypoints.with_load(row, "open", 400, 1)
         higher = capacitypoints.with_load(row, "open", 800, 1)
         assert capacitypoints.warmup_for(plan, [first], higher) == expected
+
+
+@pytest.mark.parametrize("flags, alone, in_turn", [
+    ((), True, True),
+    (("hypervisor-steal",), False, True),                     # the VM's steal: the machine's, not the service's
+    (("noisy-neighbour", "too-noisy", "host-speed:76%"), False, True),  # the hold swung with the host's speed
+    (("not-steady",), False, False),          # unsteady for no named reason: a queue over capacity grows so
+    (("hypervisor-steal", "errors-above-threshold"), False, False),  # failures stay a fault, in turn or not
+    (("generator-limited",), False, False),
+])
+def test_a_point_taken_in_turn_stands_beside_the_machine_s_moving_and_nothing_else(flags, alone, in_turn):
+    verdict = Verdict(row=Row(thread_mode="platform"), measured=Measured(), valid=alone, flags=flags,
+                      bottleneck="thread-pool")
+    assert fromrow.stands_in_turn(verdict) is in_turn

@@ -106,3 +106,13 @@ def test_a_point_over_capacity_fails_though_its_hold_was_not_steady_but_no_other
     # any other fault (a neighbour took the CPU) leaves even a broken objective undecided
     crowded = replace(overloaded, flags=("noisy-neighbour", "too-noisy"))
     assert judge(slo, crowded).outcome == INVALID
+
+
+def test_a_point_measured_in_turn_is_judged_on_its_figures_beside_the_machine_s_drift_and_says_so():
+    slo = objective.parse("p99<=1500ms")
+    # valid beside the VM's steal (fromrow.stands_beside): its figures decide, the steal is said
+    stolen = _point((900.0, 880.0, 920.0), valid=True, flags=("hypervisor-steal", "offered-above-capacity"))
+    seen = judge(slo, stolen)
+    assert seen.outcome == PASS and seen.why.endswith("(beside the machine's drift: hypervisor-steal)")
+    assert judge(slo, _point((900.0, 880.0, 920.0))).why == seen.why.removesuffix(
+        " (beside the machine's drift: hypervisor-steal)")  # a clean point says nothing of it

@@ -13,15 +13,16 @@ from vtlab.core.objective import PERCENTILES
 from vtlab.explain import analyze, evidence
 from vtlab.explain.facts import pool_size
 from vtlab.explain.model import LIMITS, Context, Verdict
-from vtlab.explain.validity import CEILING_EXCEEDED
+from vtlab.explain.validity import CEILING_EXCEEDED, FOREIGN_CPU, HOST_SPEED, UNSTEADY, invalidating_beyond
 from vtlab.results import record, table
 from vtlab.results.cells import num
 from vtlab.series import percentiles, store
 
 
-def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float) -> PointResult:
+def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float, in_turn: bool = False) -> PointResult:
     """The row `slug` of `run_dir` as a point at `load`; `seconds`: what measuring it took (warm-up, hold, the
-    JVM's start where it was fresh). A row a tier died in is an invalid point that says which tier."""
+    JVM's start where it was fresh). A row a tier died in is an invalid point that says which tier. Taken `in_turn`,
+    it stands beside the machine's moving (stands_in_turn), its flags kept to be said."""
     rows = table.read_rows(run_dir / table.CSV_NAME)
     row = next(line for line in reversed(rows) if dimensions.slug(dimensions.parse(line)) == slug)
     if row.get("failed_tier"):
@@ -32,13 +33,27 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float) -> Poi
     requests = [r for r in store.read_k6(store.k6_path(run_dir / "series", slug)).requests if r.phase == "hold"]
     figures = {name: Interval(*percentiles.interval(requests, share)) for name, share in PERCENTILES.items()}
     errors = sum(1 for r in requests if not r.ok)
-    return PointResult(mode, load, figures, errors, len(requests), valid=verdict.valid, flags=verdict.flags,
+    valid = stands_in_turn(verdict) if in_turn else verdict.valid
+    return PointResult(mode, load, figures, errors, len(requests), valid=valid, flags=verdict.flags,
                        throughput_rps=num(row, "throughput_rps"), wall=verdict.bottleneck, evidence=verdict.evidence,
                        ceiling_rps=verdict.ceiling_rps, limit=verdict.limit, ceilings=wall_ceilings(verdict),
                        utilisation=utilisation(row, analysis.context),
                        service_time_ms=verdict.service_time_ms, seconds=seconds,
                        extra={"slug": slug, "p99_ms": num(row, "p99_ms", math.nan),
                               "k6_ms_per_req": num(row, "load_cpu_ms_per_req", math.nan)})
+
+
+def stands_in_turn(verdict: Verdict) -> bool:
+    """Whether the row is valid but for the machine's moving: another's CPU (validity.FOREIGN_CPU), and a hold
+    unsteady where the host's speed is what moved it (a host-speed note beside it). The modes' points taken in turn
+    on two warm JVMs stand beside it, as a paired run's blocks do: each mode's neighbouring points saw the same
+    machine, and each point's host-speed index (k6's CPU a request) puts it on one scale. Alone, a search stopped
+    there: the VM's steal flagged a platform point twice and ended its search (cap1, 2026-11-28). A hold unsteady
+    for no such reason stays invalid: above capacity a queue grows through it, and an unsteady pass is no pass."""
+    if verdict.valid or verdict.failed:
+        return verdict.valid
+    moved = any(flag.startswith(HOST_SPEED) for flag in verdict.flags)
+    return not invalidating_beyond(verdict.flags, FOREIGN_CPU + (UNSTEADY if moved else ()))
 
 
 def wall_ceilings(verdict: Verdict) -> dict[str, float]:

@@ -152,7 +152,9 @@ def judge(objective: Objective, point: PointResult) -> Judgement:
             return invalid
         return seen._replace(why=f"{seen.why} (its hold not steady: {', '.join(invalidating(point.flags))}, as a "
                                  "queue over capacity grows)")
-    return _judged(objective, point)
+    seen = _judged(objective, point)
+    drifted = invalidating(point.flags)  # a valid point's: what it stands beside, measured in turn (fromrow)
+    return seen._replace(why=f"{seen.why} (beside the machine's drift: {', '.join(drifted)})") if drifted else seen
 
 
 def _judged(objective: Objective, point: PointResult) -> Judgement:

@@ -80,7 +80,8 @@ class LivePoints:
         started = time.monotonic()
         self.session.measure(Turn(row, index, index, warmup_for(self.plan, self.measured, row, self.previous_valid)))
         self.measured.append(row)
-        found = fromrow.point(self.run_dir, dimensions.slug(row), mode, load, time.monotonic() - started)
+        found = fromrow.point(self.run_dir, dimensions.slug(row), mode, load, time.monotonic() - started,
+                              self.plan.in_turn)
         self.previous_valid = found.valid
         return found
 
