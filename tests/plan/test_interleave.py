@@ -50,7 +50,22 @@ def test_an_aa_measures_one_mode_against_itself_on_two_marked_jvms():
     assert len({plan.family(row) for row in plan.rows}) == 2
 
 
+def test_a_before_after_measures_one_mode_on_two_jars_its_second_arm_marked_and_recorded():
+    plan = planner.build("service", planner.Overrides(versus=("old.jar", "new.jar"), modes=("platform",),
+                                                      concurrency=(100,), pair_seed=5, blocks=2))
+    assert {row.thread_mode for row in plan.rows} == {"platform"} and len(plan.rows) == 4
+    versus = arms.Arms("platform", "platform", ("old.jar", "new.jar"))
+    assert plan.arms == versus and not versus.aa and versus.same_mode
+    assert sorted(arms.arm_of(row, versus) for row in plan.rows) == ["a", "a", "b", "b"]
+    assert [plan.arm(row) for row in plan.rows].count("b") == 2  # the arm b JVM is the one that runs new.jar
+    assert plan.describe()["paired"]["versus"] == ["old.jar", "new.jar"]
+    assert arms.recorded(plan.describe()["paired"]) == versus
+
+
 @pytest.mark.parametrize("given, words", [
+    (dict(versus=("a.jar", "b.jar")), "--vs compares two jars in one thread mode: add --modes"),
+    (dict(versus=("a.jar", "b.jar"), modes=("platform", "virtual")), "--vs compares two jars in one thread mode"),
+    (dict(versus=("a.jar", "b.jar"), aa="virtual"), "--aa virtual with --vs"),
     (dict(paired=True, reps=3), "--reps with --paired"),
     (dict(paired=True, jvm_per_row=True), "--jvm-per-row with --paired"),
     (dict(blocks=3), "--blocks: only a paired plan"),

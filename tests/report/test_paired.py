@@ -19,12 +19,13 @@ def block(mode: str, rep: int, rps: float, k6_ms: float, **changes):
                   "load_cpu_ms_per_req": k6_ms, **changes})
 
 
-def run_folder(tmp_path, rows, a="platform", b="virtual"):
+def run_folder(tmp_path, rows, a="platform", b="virtual", versus=()):
     run_dir = tmp_path / "run"
     run_dir.mkdir(parents=True)
     plan = {"profile": "quick", "model": "closed", "ramp_s": 5, "warmup_s": 45, "hold_s": 30, "stub_delay_ms": 1000,
             "stub_jitter_ms": 0, "overrides": {}, "rows": [],
-            "paired": {"a": a, "b": b, "aa": a == b, "blocks": 4, "seed": 11}}
+            "paired": {"a": a, "b": b, "aa": a == b and not versus, "blocks": 4, "seed": 11,
+                       **({"versus": list(versus)} if versus else {})}}
     (run_dir / table.METADATA_NAME).write_text(json.dumps({**META, "plan": plan}))
     writer = table.CsvWriter(run_dir / table.CSV_NAME)
     for cells in rows:
@@ -73,3 +74,15 @@ def test_a_point_whose_every_pair_is_out_has_no_answer_and_says_why(tmp_path):
             block("virtual", 2, 80, 0.2), block("platform", 2, 40, 0.3, error_rate=0.5)]
     md = (run_folder(tmp_path, rows) / "report.md").read_text()
     assert "virtual ÷ platform at 100 users: no ratio: no pair of blocks counts (arm a: errors-above-threshold)" in md
+
+
+def test_a_before_after_answers_with_the_change_from_one_jar_to_the_other(tmp_path):
+    # new.jar serves 10% less in every pair but the last (ratios 0.90, 0.90, 0.88, 0.92: geometric mean 0.89989)
+    slower = [block("virtual", 1, 100, 0.2), block("virtual", 1, 90, 0.2, jvm_opts=ARM_B_OPTION),
+              block("virtual", 2, 90, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 2, 100, 0.2),
+              block("virtual", 3, 88, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 3, 100, 0.2),
+              block("virtual", 4, 100, 0.2), block("virtual", 4, 92, 0.2, jvm_opts=ARM_B_OPTION)]
+    md = (run_folder(tmp_path, slower, "virtual", "virtual", ("old.jar", "new.jar")) / "report.md").read_text()
+    assert "new.jar (virtual) ÷ old.jar (virtual) at 100 users: 0.90× [0.87–0.93] paired, 4 pairs" in md
+    assert "new.jar serves 10.0% less than old.jar: the interval lies wholly below 1.00×" in md
+    assert "A/A" not in md  # a before/after is no A/A, though both arms run one mode

@@ -281,3 +281,31 @@ def test_resuming_a_run_of_another_service_is_refused(capsys, tmp_path):
     code = main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--out", str(run), "--resume",
                      "--dry-run"])
     assert code == 2 and "measured /elsewhere/other.jar (GET /y)" in capsys.readouterr().err
+
+
+def test_a_before_after_starts_arm_b_from_the_other_jar_and_arm_a_from_the_first(tmp_path, monkeypatch):
+    from vtlab.targets import user, userjvm
+
+    started = []
+
+    class Jvm:
+        def __init__(self, family):
+            self.family = family
+
+        def alive(self):
+            return True
+
+    def start(rig, plan, row, slug, target, java, database, jfr, stepped):
+        started.append((plan.arm(row), target.jar.name))
+        return Jvm(plan.family(row))
+
+    monkeypatch.setattr(userjvm, "start", start)
+    target = userservice.Target(call=userservice.Call("GET", "/x"), jar=tmp_path / "svc.jar", vs=tmp_path / "new.jar")
+    plan = planner.build("service", planner.Overrides(workloads=(presets.SERVICE_WORKLOAD,), modes=("virtual",),
+                                                      concurrency=(10,), versus=("svc.jar", "new.jar"), blocks=2,
+                                                      pair_seed=1))
+    service = user.UserService(target, {})
+    service.plan, service.rig = plan, None  # no rig: the JVM's start is the fake's
+    for row in plan.rows:
+        service._jvm_for(row, "slug", None, tmp_path / "x.jfr", True)
+    assert sorted(started) == [("a", "svc.jar"), ("b", "new.jar")]  # one JVM per arm, each its own jar

@@ -1,20 +1,22 @@
 """`vtlab compare BASE NEW [NEW…]`: matched rows per metric with the change's interval and a verdict, written as
 compare.md, compare.html and compare.json beside each NEW run (or in --out), printed, gated by --fail-on (exit 1).
-Capacity runs (each folder holding capacity.json) compare their capacities per thread mode instead."""
+Capacity runs (each folder holding capacity.json) compare their capacities per thread mode instead. With
+`--service A.jar --vs B.jar` it measures both jars itself, as one comparison (cli.versus)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from vtlab.cli import flags
+from vtlab.cli import flags, targetflags
 from vtlab.compare.metrics import METRICS
 from vtlab.results import capacityfile
 
 
 def add(sub) -> None:
     compare = sub.add_parser("compare", help="compare runs: each matched row's change per metric, with significance")
-    compare.add_argument("base", type=Path, help="the run folder to compare against (matrix.csv, metadata.json)")
+    compare.add_argument("base", type=Path, nargs="?",
+                         help="the run folder to compare against (matrix.csv, metadata.json)")
     compare.add_argument("new", type=Path, nargs="*", help="one or more run folders compared with BASE")
     compare.add_argument("--across", metavar="DIMENSION",
                          help="compare within one run (BASE alone): its rows of the first value of a dimension it "
@@ -24,19 +26,29 @@ def add(sub) -> None:
                               f"(metrics: {', '.join(m.name for m in METRICS)}; %% of BASE), or for two capacity "
                               "runs 'capacity<-5%%'")
     compare.add_argument("--out", type=Path, metavar="DIR",
-                         help="where compare.md / .html / .json go (default: each NEW run's folder)")
-    compare.set_defaults(func=cmd_compare)
+                         help="where compare.md / .html / .json go (default: each NEW run's folder); with --vs the "
+                              "run folder")
+    # A before/after measured here (--service A.jar --vs B.jar): the run's plan and target flags, as vtlab run's
+    flags.add_plan_flags(compare)
+    targetflags.add(compare, flags.bounded_int(1, 65_535, "a TCP port"))
+    targetflags.add_versus(compare)
+    compare.add_argument("--dry-run", action="store_true", help="with --vs: print the blocks and exit")
+    compare.set_defaults(func=cmd_compare, resume=False, keep=False, k6_dashboard=False, profiles=(), cpus=None)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from vtlab.compare import gate
 
-    if bool(args.new) == bool(args.across):
-        return flags.usage_error("compare: give BASE and NEW run folders, or one run folder and --across DIMENSION")
     try:
         conditions = gate.parse(args.fail_on) if args.fail_on else None
     except ValueError as err:
         return flags.usage_error(str(err))
+    if args.service is not None or args.vs is not None:
+        from vtlab.cli import versus
+        problem = versus.check(args, conditions)
+        return flags.usage_error(problem) if problem else versus.compare(args, conditions)
+    if args.base is None or bool(args.new) == bool(args.across):
+        return flags.usage_error("compare: give BASE and NEW run folders, or one run folder and --across DIMENSION")
     capacity_runs = bool(args.new) and all((path / capacityfile.NAME).exists() for path in (args.base, *args.new))
     # a condition on what the comparison does not measure would never fail: refused, not silently passed
     unmeasured = [str(c) for c in conditions or () if (c.metric == gate.CAPACITY) != capacity_runs]

@@ -250,7 +250,8 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
             given["stub_delay_ms"] = 0  # no downstream of vtlab's: no designed wait in the service time
     given["jvm_per_row"] = getattr(args, "jvm_per_row", True) or None  # no such flag: a JVM (a pod) per row
     paired = {"paired": getattr(args, "paired", False) or None, "blocks": getattr(args, "blocks", None),
-              "aa": getattr(args, "aa", None), "pair_seed": pair_seed}
+              "aa": getattr(args, "aa", None), "pair_seed": pair_seed,
+              "versus": (target.jar.name, target.vs.name) if target is not None and target.vs and target.jar else None}
     home = given.get("java_home")
     profile = args.profile or ("quick" if target is None else "service")
     java_home_jdk = runtimes.major(Path(home)) if home else None

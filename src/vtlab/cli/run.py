@@ -35,6 +35,7 @@ def add(sub) -> None:
                           "under profiles/: any of cpu,alloc,lock,wall (off by default; see docs/costs-and-profiles.md "
                           "for what each costs)")
     targetflags.add(run, flags.bounded_int(1, 65_535, "a TCP port"))
+    targetflags.add_versus(run)
     run.set_defaults(func=cmd_run)
 
 

@@ -61,6 +61,14 @@ def add(command: argparse.ArgumentParser, port_type) -> None:
                        "function inside its own phases and counts its requests as its own")
 
 
+def add_versus(command: argparse.ArgumentParser) -> None:
+    """--vs: the jar a --service jar is measured against, in interleaved blocks (vtlab run, vtlab compare)."""
+    command.add_argument("--vs", type=Path, metavar="JAR",
+                         help="with --service A.jar: another build of the same service (B.jar), measured against it "
+                              "in one thread mode (--modes) on two warm JVMs up together, in interleaved blocks: "
+                              "B ÷ A with a paired interval (docs/paired.md)")
+
+
 def _given(args: argparse.Namespace, dest: str) -> bool:
     value = getattr(args, dest, None)
     return value not in (None, False, [], "")
@@ -68,7 +76,9 @@ def _given(args: argparse.Namespace, dest: str) -> bool:
 
 def target(args: argparse.Namespace) -> userservice.Target | None:
     """The user's service the flags describe, or None for vtlab's own; ValueError names what is wrong."""
-    jar, url = getattr(args, "service", None), getattr(args, "url", None)
+    jar, url, vs = getattr(args, "service", None), getattr(args, "url", None), getattr(args, "vs", None)
+    if vs is not None and jar is None:
+        raise ValueError(f"--vs {vs} needs --service JAR: the jar it is measured against, both started by vtlab")
     if jar is None and url is None:
         for dest, flag in (*_JAR_ONLY, *_CALL, ("metrics", "--metrics")):
             if _given(args, dest):
@@ -102,6 +112,8 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
     if args.db and args.db_url:
         raise ValueError("--db and --db-url: give one (vtlab's PostgreSQL, or your own database)")
     boot = userservice.boot_version(jar) if jar else ""
+    if vs is not None:
+        userservice.boot_version(vs, "--vs")
     if jar is not None and getattr(args, "aot", None) == "on":
         userservice.check_aot(jar, boot)
     env = userservice.parse_env(args.service_env or [])
@@ -112,7 +124,8 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
         db="vtlab" if args.db else "url" if args.db_url else "none", db_url=args.db_url,
         boot_version=boot,
         uses_stub=any("{stub_url}" in value for _, value in env),
-        actuator=userservice.has_actuator(jar) if jar else False, health_given=args.health is not None)
+        actuator=userservice.has_actuator(jar) if jar else False, health_given=args.health is not None,
+        vs=vs.resolve() if vs is not None else None)
 
 
 def _health(path: str | None) -> str:

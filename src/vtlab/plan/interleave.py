@@ -23,11 +23,12 @@ DEFAULT_BLOCKS = 4
 
 def arms_asked(given: Mapping[str, object]) -> Arms | None:
     """The arms the plan's flags (planner.Overrides, by field) ask for: --paired's platform and virtual, --aa's one
-    mode twice, None for neither; ValueError naming a flag that cannot go with them."""
-    paired, aa, modes = given.get("paired"), given.get("aa"), given.get("modes")
-    if given.get("blocks") is not None and not (paired or aa):
+    mode twice, --vs's one mode on two jars, None for none of them; ValueError naming a flag that cannot go with
+    them."""
+    paired, aa, modes, versus = given.get("paired"), given.get("aa"), given.get("modes"), given.get("versus")
+    if given.get("blocks") is not None and not (paired or aa or versus):
         raise ValueError("--blocks: only a paired plan has blocks; add --paired (or --aa MODE)")
-    if not (paired or aa):
+    if not (paired or aa or versus):
         return None
     if given.get("reps") is not None:
         raise ValueError("--reps with --paired: a paired plan repeats each point in --blocks, taken in turn")
@@ -36,6 +37,13 @@ def arms_asked(given: Mapping[str, object]) -> Arms | None:
     if given.get("aot") == "on":  # its training starts a service on the rig's port, which the other arm's JVM holds
         raise ValueError("--aot on with --paired: the AOT cache is trained on the service's port, which the other "
                          "arm's JVM holds; leave --aot out")
+    if versus:
+        if aa is not None:
+            raise ValueError(f"--aa {aa} with --vs: a before/after measures two jars, an A/A one jar against itself; "
+                             "give one of them")
+        if modes is None or len(modes) != 1:
+            raise ValueError("--vs compares two jars in one thread mode: add --modes virtual or --modes platform")
+        return Arms(str(modes[0]), str(modes[0]), tuple(versus))
     if aa is None:
         return Arms("platform", "virtual")
     if modes is not None and modes != (aa,):
@@ -74,9 +82,9 @@ def interleaved(rows: Sequence[Row], arms: Arms, seed: int) -> tuple[Row, ...]:
 
 
 def arranged(rows: tuple[Row, ...], arms: Arms, seed: int) -> tuple[Row, ...]:
-    """A paired plan's rows, an A/A's second arm added, in the order `interleaved` gives them; ValueError where a
+    """A paired plan's rows, the second arm of one mode added, in the order `interleaved` gives them; ValueError where a
     row's mode is of neither arm."""
-    if arms.aa:
+    if arms.same_mode:
         rows = (*rows, *(with_arm_b(row) for row in rows))
     others = sorted({row.thread_mode for row in rows} - {arms.a, arms.b})
     if others:

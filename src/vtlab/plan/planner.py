@@ -73,6 +73,7 @@ class Overrides:
     paired: bool | None = None  # --paired: both modes' JVMs up, measured in interleaved blocks (plan.interleave)
     blocks: int | None = None   # --blocks: each arm's blocks at each point of a paired plan
     aa: str | None = None       # --aa MODE: a paired plan of one mode against itself
+    versus: tuple[str, str] | None = None  # --service A --vs B: one mode on both jars (their names), paired
     pair_seed: int | None = None  # the blocks' order's seed (None: a random one, recorded)
 
 
@@ -279,8 +280,8 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
     top point (plan.sizing) unless the user gave the users; None keeps the profile's nominal points."""
     profile = profiles()[profile_name]
     arms = interleave.arms_asked(overrides.__dict__)
-    if arms is not None:  # its blocks are the rows' reps; an A/A measures its one mode
-        overrides = replace(overrides, modes=(arms.a,) if arms.aa else overrides.modes,
+    if arms is not None:  # its blocks are the rows' reps; an A/A or a before/after measures its one mode
+        overrides = replace(overrides, modes=(arms.a,) if arms.same_mode else overrides.modes,
                             reps=overrides.blocks or interleave.DEFAULT_BLOCKS)
     given = {key: value for key, value in overrides.__dict__.items() if value is not None}
     # Scalars: the flag where given, else the profile's (a flag of 0 counts: --stub-delay 0 is a choice).

@@ -27,9 +27,11 @@ SHOWN = 2
 def answers(lines: Sequence[HeadlineLine], points: Sequence[PairedPoint] = ()) -> list[Answer]:
     """One answer per scenario of the headline, in its order, a scenario's open-model lines their own; all but the
     first screen's SHOWN are folded. A paired run's `points` answer in place of the ratio of two aggregates; an A/A's
-    answer is each point's false difference."""
+    answer is each point's false difference, a before/after's its change."""
     if points and points[0].arms.aa:
         return _placed(paired.aa_answers(points))
+    if points and points[0].arms.versus:
+        return _placed(paired.versus_answers(points))
     groups: dict[str, list[HeadlineLine]] = {}
     for line in lines:
         groups.setdefault(_scenario(line), []).append(line)

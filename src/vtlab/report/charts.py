@@ -308,10 +308,12 @@ def paired(points: Sequence[PairedPoint]) -> tuple[str, dict] | None:
     left.set_ylabel("arm b ÷ arm a, successful req/s")
     left.grid(True, axis="y", alpha=0.3)
     k6 = {arm: [getattr(pair, f"{arm}_k6_ms") for point in points for pair in point.pairs] for arm in ("a", "b")}
-    names = {"a": points[0].arms.a, "b": points[0].arms.b}
+    arms = points[0].arms
+    names = {"a": arms.a, "b": arms.b}
+    jars = dict(zip("ab", arms.versus, strict=True)) if arms.versus else names  # a before/after's arms: its jars
     for arm, marker in (("a", "o"), ("b", "s")):
         right.plot(list(xs), k6[arm], marker=marker, color=COLORS.get(names[arm], "black"),
-                   linestyle="-" if arm == "a" else "--", label=f"arm {arm} ({names[arm]})")
+                   linestyle="-" if arm == "a" else "--", label=f"arm {arm} ({jars[arm]})")
     right.set_xticks(list(xs), labels, fontsize=8)
     right.set_xlabel("pair (block), in the order measured")
     right.set_ylabel("k6 CPU a request (ms)")

@@ -1,6 +1,7 @@
 """A paired run told (explain.pairs): each point's answer is its paired ratio, said on the first screen in place of
 the ratio of two aggregates (report.answer), and a section with every pair of blocks, their order and which counted.
-An A/A's answer is the false difference it found: what "no difference" measures on this machine today."""
+An A/A's answer is the false difference it found: what "no difference" measures on this machine today; a
+before/after's (--vs), the change from one jar to the other and whether the interval shows one."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ COLUMNS = [("point", "point"), ("block", "block"), ("order", "order"), ("a", "ar
 
 
 def arm_names(arms: Arms) -> tuple[str, str]:
-    """ "platform", "virtual"; an A/A's "virtual (arm a)", "virtual (arm b)"."""
+    """ "platform", "virtual"; an A/A's "virtual (arm a)", "virtual (arm b)"; a before/after's "new.jar (virtual)",
+    "old.jar (virtual)" in its arms' order."""
+    if arms.versus:
+        return f"{arms.versus[0]} ({arms.a})", f"{arms.versus[1]} ({arms.b})"
     return (f"{arms.a} (arm a)", f"{arms.b} (arm b)") if arms.aa else (arms.a, arms.b)
 
 
@@ -61,6 +65,23 @@ def aa_answers(points: Sequence[PairedPoint]) -> list[Answer]:
                            tuple(line for line in (f"the interval {held}" if held else "",
                                                    _floor(point)) if line),
                            has_ratio=point.computed))
+    return told
+
+
+def versus_answers(points: Sequence[PairedPoint]) -> list[Answer]:
+    """A before/after's first screen (--vs): each point's change from arm a's jar to arm b's, and whether its interval
+    shows one."""
+    told = []
+    for point in points:
+        a, b = point.arms.versus
+        shown = ""
+        if point.computed and len(point.counted) >= 2:
+            shown = (f"no change shown: the interval holds 1.00× ({b} serves as {a} does, within it)"
+                     if point.contains_one else
+                     f"{b} serves {abs(point.ratio - 1):.1%} {'more' if point.ratio > 1 else 'less'} than {a}: the "
+                     "interval lies wholly " + ("above" if point.low > 1 else "below") + " 1.00×")
+        told.append(Answer(f"{b} against {a}, {scenario_label(point.row)}", answer_ratio(point),
+                           tuple(line for line in (shown, _floor(point)) if line), has_ratio=point.computed))
     return told
 
 

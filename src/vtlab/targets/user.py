@@ -7,6 +7,7 @@ was started with."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from vtlab.core import dimensions
@@ -146,7 +147,7 @@ class UserService:
         """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a
         fresh one, or the service at --url. Every other JVM is stopped first, but for the other arm's where the plan
         keeps them together (Plan.together); with --db the two arms' JVMs get databases of their own (with --db-url they
-        share the user's)."""
+        share the user's). A before/after's arm b runs the --vs jar."""
         if not self.target.started_by_vtlab:
             return userjvm.attached(self.target)
         kept, stale = self.plan.kept(self.jvms, row, stepped)
@@ -155,7 +156,9 @@ class UserService:
         for other in stale:
             self._stop_jvm(other)
         second = self.plan.arm(row) == "b"
-        jvm = userjvm.start(self.rig, self.plan, row, slug, self.target, java,
+        # a before/after's arm b is the other jar (--vs), started as the first is
+        target = replace(self.target, jar=self.target.vs) if second and self.target.vs else self.target
+        jvm = userjvm.start(self.rig, self.plan, row, slug, target, java,
                             self._database(SERVICE_DATABASE + ("_b" if second else "")), jfr, stepped)
         self.jvms[self.plan.family(row)] = jvm
         return jvm

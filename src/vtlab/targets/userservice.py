@@ -86,6 +86,7 @@ class Target:
     uses_stub: bool = False      # a --service-env names {stub_url}: vtlab's stub runs beside it
     actuator: bool = True        # the jar carries Spring Boot's actuator (BOOT-INF/lib)
     health_given: bool = False   # --health was given: its path is the only sign of health
+    vs: Path | None = None       # --vs: the jar measured against `jar` (before/after), arm b of a paired plan
 
     @property
     def started_by_vtlab(self) -> bool:
@@ -93,7 +94,8 @@ class Target:
 
     def describe(self) -> dict[str, object]:
         """What metadata records: never a value of the user's environment (it may hold secrets), only names."""
-        return {"jar": str(self.jar) if self.jar else "", "url": without_secrets(self.url),
+        return {"jar": str(self.jar) if self.jar else "", **({"vs": str(self.vs)} if self.vs else {}),
+                "url": without_secrets(self.url),
                 "metrics_url": without_secrets(self.metrics_url), "call": self.call.describe(),
                 "env_names": [name for name, _ in self.env],
                 "args": [arg.split("=", 1)[0] + ("=…" if "=" in arg else "") for arg in self.args],
@@ -149,22 +151,22 @@ def _numbers(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
 
 
-def boot_version(jar: Path) -> str:
-    """The Spring Boot version an executable jar was built with; TargetError when it is not one."""
+def boot_version(jar: Path, flag: str = "--service") -> str:
+    """The Spring Boot version an executable jar was built with; ValueError naming `flag` when it is not one."""
     if not jar.is_file():
-        raise ValueError(f"--service {jar}: no such file")
+        raise ValueError(f"{flag} {jar}: no such file")
     try:
         with zipfile.ZipFile(jar) as archive:
             manifest = archive.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
     except (zipfile.BadZipFile, KeyError, OSError):
-        raise ValueError(f"--service {jar}: not a jar (no META-INF/MANIFEST.MF)") from None
+        raise ValueError(f"{flag} {jar}: not a jar (no META-INF/MANIFEST.MF)") from None
     found = re.search(r"^Spring-Boot-Version:\s*(\S+)", manifest.replace("\r\n ", "").replace("\n ", ""), re.M)
     if not found or "Start-Class:" not in manifest:
-        raise ValueError(f"--service {jar}: not a Spring Boot executable jar (its manifest names no "
+        raise ValueError(f"{flag} {jar}: not a Spring Boot executable jar (its manifest names no "
                          "Spring-Boot-Version and Start-Class; build it with the Spring Boot Maven or Gradle plugin)")
     version = found.group(1)
     if _numbers(version) < MIN_BOOT:
-        raise ValueError(f"--service {jar}: Spring Boot {version}; flipping to virtual threads needs 3.2 or newer "
+        raise ValueError(f"{flag} {jar}: Spring Boot {version}; flipping to virtual threads needs 3.2 or newer "
                          "(spring.threads.virtual.enabled)")
     return version
 
