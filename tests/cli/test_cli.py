@@ -71,6 +71,8 @@ def test_capacity_searches_in_turn_only_two_modes_and_takes_no_blocks(capsys):
     assert "the modes in turn, point by point" in capsys.readouterr().out
     assert main(["capacity", "--slo", "p99<=100ms", "--paired", "--aot", "on", "--dry-run"]) == 2
     assert "--paired with --aot on" in capsys.readouterr().err
+    assert main(["capacity", "--slo", "p99<=100ms", "--paired", "--pools", "300", "--dry-run"]) == 2
+    assert "--paired: --pools 300: both arms' JVMs, up together, hold 600" in capsys.readouterr().err
     # a cluster's pod a row: nothing to keep up together
     code, err = run_cli(capsys, "k8s", "render", "--out", "/nonexistent", "--paired")
     assert code == 2 and "--paired" in err

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vtlab.cli import flags, targetflags
 from vtlab.core import cores, dimensions, objective
-from vtlab.plan import calibration, planner
+from vtlab.plan import calibration, checks, planner
 
 # A user's service's first load (open model): the rate at which a request of vtlab's own Spring Boot service, at the
 # upper bound of its cost this machine's calibration measured (its first step's, the JIT's and rig's costs a second
@@ -103,6 +103,11 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         clash = "--aot on (its training takes the service's port)" if the_plan.aot == "on" else f"--port {target.port}"
         return flags.usage_error(f"--paired with {clash}: both modes' JVMs are up together and cannot share a port; "
                                  "leave it out")
+    if args.in_turn:
+        try:
+            checks.connections(the_plan.rows, together=True)
+        except ValueError as err:
+            return flags.usage_error(f"--paired: {err}")
     in_turn = "; the modes in turn, point by point" if args.in_turn else ""
     print(f"vtlab capacity: {args.slo} for {', '.join(modes)} ({args.model} model); start {start} {unit} ({why}), "
           f"steps ×{settings.factor:g} (longer toward a capacity the walls predict) until it breaks, then bisection "

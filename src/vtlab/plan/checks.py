@@ -4,6 +4,7 @@ here, naming the flags, before anything starts."""
 from __future__ import annotations
 
 from vtlab.core.dimensions import Row
+from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.plan.presets import JDKS, POOLED_CLIENTS
 
 # What needs a JDK 25 service: these parts live in services/jdk25 (compiled with release 25), and a JDK 21
@@ -18,13 +19,27 @@ NEEDS_JDK25 = (
 
 
 def check(rows: tuple[Row, ...], setting: dict, java_homes: dict[int, str], client_pools: tuple[int, ...] | None,
-          downstream_http: str) -> None:
-    """Every check below; ValueError naming the flags at the first that fails."""
+          downstream_http: str, together: bool = False) -> None:
+    """Every check below; ValueError naming the flags at the first that fails. `together`: both thread modes' JVMs
+    are up at once (a paired plan)."""
+    connections(rows, together)
     shapes(rows, setting)
     jdks(rows, java_homes)
     runners(rows, setting["runners"])
     clients(rows, client_pools, downstream_http)
     servers(rows)
+
+
+def connections(rows: tuple[Row, ...], together: bool) -> None:
+    """vtlab's service opens its whole pool at start: a pool, or two arms' pools up together, beyond what vtlab's
+    PostgreSQL takes would fail the JVM's start mid-run (ValueError naming --pools)."""
+    room = DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS
+    largest = max((row.hikari_pool for row in rows), default=0)
+    held = 2 * largest if together else largest
+    if held > room:
+        both = f"both arms' JVMs, up together, hold {held} connections at once; " if together else ""
+        raise ValueError(f"--pools {largest}: {both}vtlab's PostgreSQL takes {room} for the service (of "
+                         f"{DB_MAX_CONNECTIONS}); give --pools {room // 2 if together else room} or fewer")
 
 
 def jdks(rows: tuple[Row, ...], java_homes: dict[int, str]) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.rig import ownership, prereqs, procs
-from vtlab.core.settings import PG_HOST, SQL
+from vtlab.core.settings import DB_MAX_CONNECTIONS, PG_HOST, SQL
 
 DB_NAME = "vtlab"
 DB_USER = "vtlab"
@@ -26,13 +26,13 @@ SEED_ORDERS = 1_000_000
 WRITTEN_ID_START = 1_000_000_000_000
 
 # Sized for the rig: pools of up to a few hundred connections, a read-mostly working set.
-SERVER_SETTINGS = """
+SERVER_SETTINGS = f"""
 # --- vtlab ---
-listen_addresses = '{host}'
-port = {port}
+listen_addresses = '{{host}}'
+port = {{port}}
 unix_socket_directories = ''
 password_encryption = 'scram-sha-256'
-max_connections = 500
+max_connections = {DB_MAX_CONNECTIONS}
 shared_buffers = '256MB'
 """
 
