@@ -3,13 +3,20 @@ the change and its range from the two brackets. A change is better or worse only
 (every load between an edge and the next is unmeasured: the capacity could be anywhere in its bracket), so the gate
 (`--fail-on 'capacity<-5%'`) fails a build on no difference the search could not resolve. A search that did not
 finish (capacity.json marked incomplete) is compared and said so, but never passes a gate: its brackets are where
-it was cut short, not where it would have ended, so the gate fails it (exit 1) rather than let it through."""
+it was cut short, not where it would have ended, so the gate fails it (exit 1) rather than let it through.
+
+Two runs on a machine whose speed moved between them: a capacity held by the CPU moves with the host's speed, and k6's
+CPU per request at the capacity's point (ModeCapacity.host_index_ms: the same work for k6 whatever the service) moves
+with it, so capacity × that index is the capacity on one scale; the change on that scale is said beside the measured
+one (`on_one_scale`). A capacity held by a sized wall (threads, a pool) does not move with the host: its change is
+the measured one. The gate judges the measured change, the only one with a range from the brackets."""
 
 from __future__ import annotations
 
 import math
 
 from vtlab.compare.stats import BETTER, SAME, UNKNOWN, WORSE, Change
+from vtlab.explain.loadwall import SIZED_WALLS
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity
 
 METRIC = "capacity"  # its name in a gate condition
@@ -50,6 +57,28 @@ def change(base: ModeCapacity, new: ModeCapacity) -> Change:
     return Change(base.capacity, new.capacity, new.capacity - base.capacity, low, high, verdict)
 
 
+def on_one_scale(base: ModeCapacity, new: ModeCapacity) -> float:
+    """NEW's capacity against BASE's with each × its host-speed index, as a share (−0.05: 5% lower); nan unless both
+    capacities were held by the CPU and both indexes were measured."""
+    if base.wall != "cpu" or new.wall != "cpu":
+        return math.nan
+    before, after = base.capacity * base.host_index_ms(), new.capacity * new.host_index_ms()
+    return after / before - 1 if before > 0 and after > 0 else math.nan
+
+
+def scale_words(base: ModeCapacity | None, new: ModeCapacity | None) -> str:
+    """The change on one scale in words ("" where it says nothing more than the measured change)."""
+    if base is None or new is None:
+        return ""
+    scaled = on_one_scale(base, new)
+    if math.isfinite(scaled):
+        index = f"k6 {base.host_index_ms():.3f} -> {new.host_index_ms():.3f} ms a request"
+        return f"; on one scale (× the host's speed index, {index}; both CPU walls): {scaled * 100:+.1f}%"
+    if base.wall == new.wall and base.wall in SIZED_WALLS:
+        return f"; a {base.wall} wall in both: the host's speed does not move it"
+    return ""
+
+
 def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Change]], failed: set[str],
           gated: bool = False) -> list[str]:
     """The comparison in words, a line a mode; `failed`: the modes a gate condition failed on; `gated`: whether a
@@ -62,7 +91,7 @@ def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Chang
         share = f"{moved.share * 100:+.1f}%" if math.isfinite(moved.share) else "?"
         gate = "  FAILS the gate" if mode in failed else ""
         said.append(f"  {mode}: {_n(moved.base)} -> {_n(moved.new)} ({share}, range {_n(moved.low)} to "
-                    f"{_n(moved.high)}) {moved.verdict}{gate}")
+                    f"{_n(moved.high)}) {moved.verdict}{gate}{scale_words(base.mode(mode), new.mode(mode))}")
     return said
 
 
