@@ -9,6 +9,8 @@ const METHOD = __ENV.ENDPOINT_METHOD;
 const PATH = __ENV.ENDPOINT_PATH;
 const FIRST = Number(__ENV.IDS_FROM || 1);
 const LAST = Number(__ENV.IDS_TO || 1);
+// --header: sent on every request (a value may be a secret: it lives here, in k6's environment, only)
+const HEADERS = __ENV.ENDPOINT_HEADERS ? JSON.parse(__ENV.ENDPOINT_HEADERS) : undefined;
 const FROM_FILE = __ENV.IDS_FILE
   ? new SharedArray('ids', () => open(__ENV.IDS_FILE).split('\n').map((line) => line.trim()).filter((line) => line))
   : null;
@@ -23,5 +25,5 @@ function anyId() {
 export default function () {
   const url = BASE_URL + PATH.replaceAll('{id}', encodeURIComponent(anyId()));
   // one metric name for every id: a million ids must not become a million series
-  http.request(METHOD, url, null, { tags: { name: `${METHOD} ${PATH}` }, timeout: '60s' });
+  http.request(METHOD, url, null, { headers: HEADERS, tags: { name: `${METHOD} ${PATH}` }, timeout: '60s' });
 }

@@ -5,6 +5,7 @@ starts."""
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import subprocess
 import tempfile
@@ -28,7 +29,8 @@ OWN_SERVICE_ONLY = (("pools", "--pools"), ("conn_modes", "--conn-mode"), ("path_
 # The target's own flags: (dest, flag, given when)
 _JAR_ONLY = (("service_env", "--service-env"), ("service_args", "--service-args"), ("health", "--health"),
              ("port", "--port"), ("db", "--db"), ("db_url", "--db-url"))
-_CALL = (("endpoint", "--endpoint"), ("ids", "--ids"), ("ids_file", "--ids-file"), ("script", "--script"))
+_CALL = (("endpoint", "--endpoint"), ("ids", "--ids"), ("ids_file", "--ids-file"), ("script", "--script"),
+         ("header", "--header"))
 
 
 def add(command: argparse.ArgumentParser, port_type) -> None:
@@ -57,6 +59,9 @@ def add(command: argparse.ArgumentParser, port_type) -> None:
                        "'GET /api/things/{id}'")
     group.add_argument("--ids", metavar="FIRST-LAST", help="the ids {id} is drawn from, e.g. 1-1000")
     group.add_argument("--ids-file", type=Path, metavar="FILE", help="the ids {id} is drawn from, one per line")
+    group.add_argument("--header", action="append", metavar="'Name: value'",
+                       help="with --endpoint: a header sent on every request, e.g. 'Authorization: Bearer $TOKEN' "
+                            "($NAME read from the environment); repeatable; only its name is ever written down")
     group.add_argument("--script", type=Path, metavar="FILE.js", help="your own k6 script: vtlab runs its default "
                        "function inside its own phases and counts its requests as its own")
 
@@ -141,9 +146,9 @@ def _call(args: argparse.Namespace) -> userservice.Call:
         raise ValueError("say what to call: --endpoint 'GET /path/{id}' (with --ids or --ids-file) or --script "
                          "FILE.js — one of them")
     if args.script:
-        for dest, flag in _CALL[1:3]:
+        for dest, flag in (*_CALL[1:3], _CALL[4]):
             if _given(args, dest):
-                raise ValueError(f"{flag} goes with --endpoint; a --script chooses its own requests")
+                raise ValueError(f"{flag} goes with --endpoint; a --script makes its own requests")
         script = args.script.resolve()
         if not script.is_file():
             raise ValueError(f"--script {args.script}: no such file")
@@ -156,7 +161,8 @@ def _call(args: argparse.Namespace) -> userservice.Call:
     ids_file = args.ids_file.resolve() if args.ids_file else None
     if ids_file and (not ids_file.is_file() or not ids_file.read_text().strip()):
         raise ValueError(f"--ids-file {args.ids_file}: no such file, or it holds no id")
-    return userservice.Call(method, path, userservice.parse_ids(args.ids) if args.ids else (1, 1), ids_file)
+    return userservice.Call(method, path, userservice.parse_ids(args.ids) if args.ids else (1, 1), ids_file,
+                            headers=userservice.parse_headers(args.header or [], os.environ))
 
 
 def check_script(k6: Path, call: userservice.Call, folder: Path) -> None:

@@ -168,7 +168,7 @@ def preflight(tier: Tier, call: Call) -> None:
     if call.ids_file:
         first = next((line.strip() for line in call.ids_file.read_text().splitlines() if line.strip()), first)
     url = tier.base_url + call.path.replace("{id}", urllib.parse.quote(first))
-    request = urllib.request.Request(url, method=call.method)
+    request = urllib.request.Request(url, method=call.method, headers=dict(call.headers))
     try:
         with urllib.request.urlopen(request, timeout=60):
             return

@@ -14,6 +14,7 @@ import json
 import re
 import urllib.parse
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,18 +40,25 @@ class Call:
     ids: tuple[int, int] = (1, 1)
     ids_file: Path | None = None
     script: Path | None = None
+    # --header: sent on every request (the preflight's too); a value may be a secret, so only the names are ever
+    # written (describe) — the values live in k6's environment and the preflight's request alone
+    headers: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         if self.script:
             return f"k6 script {self.script}"
         ids = f"ids from {self.ids_file}" if self.ids_file else f"ids {self.ids[0]}-{self.ids[1]}"
-        return f"{self.method} {self.path}" + (f" ({ids})" if "{id}" in self.path else "")
+        headers = f", headers {', '.join(name for name, _ in self.headers)}" if self.headers else ""
+        return f"{self.method} {self.path}" + (f" ({ids}{headers})" if "{id}" in self.path else
+                                                 f" ({headers[2:]})" if headers else "")
 
     def k6_env(self) -> dict[str, str]:
         if self.script:
             return {}
         env = {"ENDPOINT_METHOD": self.method, "ENDPOINT_PATH": self.path, "IDS_FROM": str(self.ids[0]),
                "IDS_TO": str(self.ids[1])}
+        if self.headers:
+            env["ENDPOINT_HEADERS"] = json.dumps(dict(self.headers))
         return {**env, "IDS_FILE": str(self.ids_file)} if self.ids_file else env
 
     def entry_script(self, folder: Path) -> Path:
@@ -204,6 +212,37 @@ def parse_env(items: list[str]) -> tuple[tuple[str, str], ...]:
             raise ValueError(f"--service-env {name}: vtlab sets it for every row; use {OWNED_SETTINGS[name.upper()]}")
         pairs.append((name, value))
     return tuple(pairs)
+
+
+# A header's name: an HTTP token (RFC 9110 §5.6.2); its value's $NAME or ${NAME}: read from vtlab's environment.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# What the rig sets on every request itself, or what would change what a request is
+_RIG_HEADERS = {"host", "content-length", "connection", "transfer-encoding"}
+
+
+def parse_headers(items: list[str], environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """--header 'Name: value' items as (name, value), each $NAME or ${NAME} in a value read from `environ`. A value
+    may be a secret: an error names the header's position and name, never its value."""
+    headers = []
+    for number, item in enumerate(items, start=1):
+        name, sep, value = item.partition(":")
+        name = name.strip()
+        if not sep or not _TOKEN.fullmatch(name):
+            raise ValueError(f"--header #{number}: give 'Name: value' (a name, a colon, its value), e.g. "
+                             "'Authorization: Bearer $TOKEN'")
+        if name.lower() in _RIG_HEADERS:
+            raise ValueError(f"--header {name}: k6 sets it on every request itself; leave it out")
+        if name.lower() in {given.lower() for given, _ in headers}:
+            raise ValueError(f"--header {name} given twice: give each header once")
+
+        def read(found: re.Match, name: str = name) -> str:
+            variable = found.group(1) or found.group(2)
+            if variable not in environ:
+                raise ValueError(f"--header {name}: ${variable} is not set in the environment")
+            return environ[variable]
+        headers.append((name, _VARIABLE.sub(read, value.strip())))
+    return tuple(headers)
 
 
 def check_url(url: str, flag: str = "--url") -> str:
