@@ -84,5 +84,10 @@ def out_of_pair(verdict: Verdict | None, arm: str) -> str:
         return f"arm {arm} not measured"
     if verdict.failed:
         return f"arm {arm}: {verdict.flags[0]}"
-    kept = [flag for flag in invalidating_beyond(verdict.flags, MACHINE_DRIFT) if not flag.startswith(SAMPLING_GAP)]
+    kept = beyond_drift(verdict.flags)
     return f"arm {arm}: {', '.join(kept)}" if kept else ""
+
+
+def beyond_drift(flags: Sequence[str]) -> list[str]:
+    """The invalidating flags a block counts for nothing with: all but the machine's drift and the samplers' gaps."""
+    return [flag for flag in invalidating_beyond(flags, MACHINE_DRIFT) if not flag.startswith(SAMPLING_GAP)]
