@@ -60,6 +60,8 @@ class Measured:
     pool_waiting_mean: float = NAN      # exact: mean threads waiting for a connection
     # the downstream client's pool (2 Hz gauges): connections per route as it ran (-1: no limit), leased, waiting
     client_pool_max: float = NAN
+    pool_max: float = NAN               # a user's service's pool as its meters read it (vtlab's own: the row's setting)
+    app_cpus: float = NAN               # the CPUs the service's cores gave it, where they were its own
     client_leased_mean: float = NAN
     client_pending_mean: float = NAN
     client_pending_max: float = NAN
@@ -279,6 +281,23 @@ class PairedPoint:
     def half_width_share(self) -> float:
         """The interval's half-width as a share of the ratio (on the log scale, where it is symmetric)."""
         return (math.log(self.high) - math.log(self.low)) / 2 if self.low > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What to change for one scenario and mode (explain.advice): a setting's wall, a CPU wall, or why nothing."""
+    row: Any                    # the line's dimensions (its scenario, mode and load)
+    wall: str                   # what held it: a setting's wall, or cpu
+    setting: str = ""           # the setting in words ("" for a wall no setting moves)
+    value: float = math.nan     # as the service ran it
+    needed: float = math.nan    # what carries the asked rate
+    asked_rps: float = math.nan  # the users' own ceiling: their number over the service time (the open model's rate)
+    predicted_rps: float = math.nan  # the ceiling with the setting at `needed`: the next wall's, or the users'
+    next_wall: str = ""         # which ceiling that is
+    flag: str = ""              # what to try
+    beyond: str = ""            # a limit the needed size meets, or the cost it carries
+    shape: str = ""             # what no setting fixes: the code's shape, the CPU
+    why_not: str = ""           # why nothing is advised (an invalid line, an unexplained wall, a figure missing)
 
 
 @dataclass(frozen=True)

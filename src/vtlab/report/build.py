@@ -43,4 +43,4 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
         costs=tuple(costs.families(analysis.verdicts)),
         answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
-        capacity=capacity, paired=analysis.paired)
+        capacity=capacity, paired=analysis.paired, advice=told.advised(analysis))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vtlab.explain.costs import Family
-from vtlab.explain.model import Aggregate, PairedPoint, Verdict
+from vtlab.explain.model import Advice, Aggregate, PairedPoint, Verdict
 from vtlab.results.capacityfile import CapacityRun
 
 Columns = tuple[tuple[str, str], ...]  # (key into a line, its title)
@@ -120,3 +120,4 @@ class Document:
     main_figure: str = ""               # the figure the first screen shows at full width (a Figure's name)
     capacity: CapacitySection | None = None  # where the run folder holds capacity.json: told before all else
     paired: tuple[PairedPoint, ...] = ()  # a paired run's points (explain.pairs), which the JSON writer quotes
+    advice: tuple[Advice, ...] = ()  # what to change before you flip (explain.advice), which the JSON writer quotes

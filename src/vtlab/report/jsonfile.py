@@ -65,7 +65,12 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   a's first block's dimensions), ``arms`` (``a``, ``b``, ``aa``), ``ratio`` (b ÷ a, the geometric mean of the
   counted pairs' ratios; null where none counts, and ``ratio_not_computed`` says why), ``low``/``high`` (its 95%
   interval; null under two pairs) and ``pairs`` (``block``, ``order``: "ab" or "ba" as they ran, ``a_rps``,
-  ``b_rps``, ``ratio``, ``left_out``: why the pair counts for nothing, null where it counts).
+  ``b_rps``, ``ratio``, ``left_out``: why the pair counts for nothing, null where it counts); ``arms.versus``, a
+  before/after's jars (`--vs`).
+- ``advice``: what to change before you flip (explain.advice), one entry per scenario and mode advised: ``row``,
+  ``wall``, ``setting``, ``value`` (as the service ran it; a CPU wall's cores), ``needed`` (what carries the users'
+  rate, ``asked_rps``; a CPU wall's cores), ``predicted_rps`` and ``next_wall`` (the ceiling then), ``flag`` (what to
+  try), ``beyond`` (the limit it meets), ``shape`` (what no setting fixes) and ``why_not`` (why there is none).
 """
 
 from __future__ import annotations
@@ -77,7 +82,7 @@ from typing import Any
 
 from vtlab.core import dimensions
 from vtlab.explain import costs
-from vtlab.explain.model import Aggregate, PairedPoint, Verdict
+from vtlab.explain.model import Advice, Aggregate, PairedPoint, Verdict
 from vtlab.report import ratio
 from vtlab.report.document import CapacitySection, Document, HeadlineLine
 from vtlab.report.headline import words
@@ -105,8 +110,18 @@ def serialise(document: Document) -> str:
         "cost_differences": [_differences(document.costs, p, v) for p, v in costs.pairs(document.costs)],
         "capacity": _capacity(document.capacity),
         "paired": _paired(document.paired),
+        "advice": [_advice(advice) for advice in document.advice],
     }
     return json.dumps(_plain(report), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _advice(advice: Advice) -> dict[str, Any]:
+    """One line's advice: its row, wall, the setting as it ran and what carries the users' rate, the predicted ceiling,
+    the flag to try, and why there is none where there is none."""
+    return {"row": _row(advice.row), "wall": advice.wall, "setting": advice.setting or None, "value": advice.value,
+            "needed": advice.needed, "asked_rps": advice.asked_rps, "predicted_rps": advice.predicted_rps,
+            "next_wall": advice.next_wall or None, "flag": advice.flag or None, "beyond": advice.beyond or None,
+            "shape": advice.shape or None, "why_not": advice.why_not or None}
 
 
 def _paired(points: tuple[PairedPoint, ...]) -> list[dict[str, Any]] | None:

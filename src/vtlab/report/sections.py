@@ -1,14 +1,16 @@
 """The report's sections in the order it tells them: a paired run's pairs, the run beside the published figures, each
-scenario's section, the memory per waiting request, where the time goes (the one that reads the rows' profiles from
-the run folder), and what a request costs with its fixed and marginal parts apart."""
+scenario's section, what to change before you flip, the memory per waiting request, where the time goes (the one
+that reads the rows' profiles from the run folder), and what a request costs with its fixed and marginal parts
+apart."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
 
-from vtlab.explain.model import Analysis
-from vtlab.report import fixedcosts, memory, paired, published, scenarios, wheretime
+from vtlab.explain.advice import advise as advice_of
+from vtlab.explain.model import Advice, Analysis
+from vtlab.report import advice, fixedcosts, memory, paired, published, scenarios, wheretime
 from vtlab.report.labels import mode_label
 from vtlab.report.scenarios.common import Section
 
@@ -18,9 +20,16 @@ def sections(run_dir: Path, analysis: Analysis) -> list[Section]:
     label = functools.partial(mode_label, default_threads=analysis.rig.tomcat_max_threads)
     pairs = paired.section(analysis)
     told = scenarios.sections(analysis, label)
+    to_change = advice.section(advised(analysis), label)
     beside_published = published.section(analysis.aggregates, published.points())
     held = memory.section(analysis, label)
     costs = wheretime.section(run_dir, analysis)
     apart = fixedcosts.section(analysis)
     return [*([pairs] if pairs else []), *([beside_published] if beside_published else []), *told,
-            *([held] if held else []), *([costs] if costs else []), *([apart] if apart else [])]
+            *([to_change] if to_change else []), *([held] if held else []), *([costs] if costs else []),
+            *([apart] if apart else [])]
+
+
+def advised(analysis: Analysis) -> tuple[Advice, ...]:
+    """What to change before you flip (explain.advice): its section's lines, and report.json's `advice`."""
+    return advice_of(analysis)

@@ -1,0 +1,123 @@
+"""What to change before you flip, from each scenario's evidence (issue 57): for every valid line whose wall is a
+setting — the request threads of platform threads, the connection pool, the downstream client's pool — the setting
+as the service ran it, the size that carries what the users ask (Little's law: the setting scales with the rate it
+must carry, at the time each request holds it), the ceiling then predicted (the next wall's, or the users' own), the
+flag to try, and the limit a larger setting meets where the rig knows one. A CPU wall gets no setting: the cores
+the asked rate needs are said instead. A connection held across the downstream call is named as the code's shape.
+
+Only valid lines are advised, and only walls the evidence named: an invalid line, or one whose wall is unexplained,
+gets no advice and says why not. Nothing here is measured anew: `vtlab compare --service A --vs B` (or a run with the
+flag) is how a change is shown to help."""
+
+from __future__ import annotations
+
+import math
+from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
+from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
+
+# The walls a setting sizes, each with its Ceilings field
+SETTING_WALLS = {"thread-pool": "threads", "connection-pool": "pool", "client-pool": "client_pool"}
+# A platform thread's stack, reserved for each (the JVM's default -Xss on Linux x64): what more threads cost
+THREAD_STACK_MIB = 1
+
+
+def advise(analysis: Analysis) -> tuple[Advice, ...]:
+    """Each aggregate's advice, in the analysis's order; the walls of the users' own wait need none and get none."""
+    return tuple(found for line in analysis.aggregates if (found := _one(line, analysis)) is not None)
+
+
+def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
+    verdict, wall, row = line.line, line.bottleneck, line.row
+    if not line.valid:
+        return Advice(row, wall, why_not="no valid row: no advice is taken from an invalid one")
+    if wall == "unexplained":
+        return Advice(row, wall, why_not="its wall is unexplained: nothing measured says what to change")
+    asked = verdict.ceilings.concurrency
+    if wall == "cpu":
+        cores = analysis.context.host_cpus if analysis.context.shared_cores else verdict.measured.app_cpus
+        needed = asked * verdict.cpu_ms_per_req / 1000
+        return Advice(row, wall, asked_rps=asked, needed=needed, value=cores,
+                      shape=f"no setting and no thread model lifts a CPU wall: {verdict.cpu_ms_per_req:.3f} ms of "
+                            f"CPU a request on the service's cores, so the {_rate(asked)} its users ask need "
+                            f"{needed:.1f} cores (it had {cores:g})")
+    field = SETTING_WALLS.get(wall)
+    if field is None or not (wall != "thread-pool" or row.thread_mode == "platform"):
+        return None  # the users' own wait, the downstream: nothing of the service to change
+    value = _value(wall, line)
+    ceiling = getattr(verdict.ceilings, field)
+    if not (value > 0 and math.isfinite(value) and ceiling > 0 and math.isfinite(asked)):
+        return Advice(row, wall, value=value, why_not=f"not computed: its {_SETTING[wall]} or the users' rate "
+                                                           "was not measured")
+    needed = math.ceil(value * asked / ceiling)
+    others = [(name, getattr(verdict.ceilings, f)) for name, f in LIMITS if f != field
+              and not math.isnan(getattr(verdict.ceilings, f))]
+    next_wall, predicted = min(others, key=lambda pair: pair[1]) if others else ("concurrency", asked)
+    own = row.workload != "service"
+    if wall == "thread-pool" and _offloaded(row, value):  # the work's own pool is the narrower cap (queues)
+        # then Tomcat's request threads, the other cap of the same ceiling, at their own size
+        tomcat = ceiling * row.tomcat_max_threads / value
+        next_wall, predicted = min([(next_wall, predicted), ("thread-pool", tomcat)], key=lambda pair: pair[1])
+        return Advice(row, wall, "offload pool", value, needed, asked, predicted, next_wall,
+                      f"--offload-pool {needed}")
+    return Advice(row, wall, _SETTING[wall], value, needed, asked, predicted, next_wall,
+                  _flag(wall, needed, own), _beyond(wall, needed, own), _shape(wall, row, own))
+
+
+def _offloaded(row: object, threads: float) -> bool:
+    """Whether the request threads' cap is the offload workload's fixed platform pool (explain.queues)."""
+    return (getattr(row, "workload", "") == "offload" and getattr(row, "offload_executor", "") == "platform"
+            and getattr(row, "offload_pool", 0) == threads)
+
+
+_SETTING = {"thread-pool": "request threads", "connection-pool": "connection pool",
+            "client-pool": "downstream client's connections per route"}
+
+
+def _value(wall: str, line: Aggregate) -> float:
+    """The setting as the service ran it: the request threads from their own ceiling (threads ÷ the service time,
+    explain.ceilings), the pool as the row set it (a user's service: as its meters read it), the client's pool as its
+    meters read it (-1 there: no limit)."""
+    verdict, row = line.line, line.row
+    if wall == "thread-pool":
+        return round(verdict.ceilings.threads * verdict.service_time_ms / 1000)
+    if wall == "connection-pool":
+        return verdict.measured.pool_max if row.workload == "service" else row.hikari_pool
+    size = verdict.measured.client_pool_max
+    return math.inf if size < 0 else size
+
+
+def _flag(wall: str, needed: int, own: bool) -> str:
+    if own:
+        return {"thread-pool": f"--tomcat-threads {needed}", "connection-pool": f"--pools {needed}",
+                "client-pool": f"--client-pool {needed}"}[wall]
+    if wall == "thread-pool":
+        return f"--service-env SERVER_TOMCAT_THREADS_MAX={needed}"
+    if wall == "connection-pool":
+        return f"--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE={needed}"
+    return f"your HTTP client's connections per route: {needed}"
+
+
+def _beyond(wall: str, needed: int, own: bool) -> str:
+    """The limit a larger setting meets, or what it costs, where the rig knows it."""
+    room = DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS
+    if wall == "connection-pool":
+        if own and needed > room:
+            return (f"beyond what vtlab's PostgreSQL takes ({room} of its {DB_MAX_CONNECTIONS} connections): "
+                    "the pool cannot grow that far here")
+        return "" if own else "your database's max_connections must hold it (each of the service's JVMs opens its pool)"
+    if wall == "thread-pool":
+        return f"each platform thread reserves a stack: ~{needed * THREAD_STACK_MIB:,} MiB of address space at -Xss1m"
+    return ""
+
+
+def _shape(wall: str, row: object, own: bool) -> str:
+    """What no setting fixes, where the row shows it: a connection held across the downstream call."""
+    if wall == "connection-pool" and own and getattr(row, "conn_mode", "") == "held":
+        return ("the connection is held across the downstream call: every request in flight keeps one, so the pool "
+                "must match the users; releasing it before the call (--conn-mode released) leaves it the query's time "
+                "alone")
+    return ""
+
+
+def _rate(rps: float) -> str:
+    return f"{rps:,.0f} req/s"

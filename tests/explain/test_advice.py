@@ -1,0 +1,96 @@
+"""What to change before you flip, from the rows' own evidence: a setting's wall gets the size that carries what
+the users ask (Little's law), the next wall's ceiling and the flag to try, with the limit it meets; a held
+connection is named as the code's shape; a CPU wall gets the cores its users' rate needs and no setting; an invalid
+line or an unexplained wall gets none and says why. Hand-made rows (tests/rows.py), judged by the analysis."""
+
+import pytest
+
+from vtlab.explain import advice, analyze
+from vtlab.report import advice as told
+
+from rows import RUN, row
+
+PLATFORM_AT_1000 = dict(thread_mode="platform", concurrency=1000, throughput_rps=196, http_reqs=5880, ok_requests=5880,
+                        tomcat_connections_max=1000, p50_ms=5000, p99_ms=5200, throughput_first_half_rps=196,
+                        throughput_second_half_rps=196)
+
+
+def advised(*rows):
+    return advice.advise(analyze.analyse(list(rows), RUN))
+
+
+def by_wall(found, wall):
+    return next(a for a in found if a.wall == wall)
+
+
+def test_platform_threads_at_their_wall_get_the_threads_the_users_ask_and_the_flag():
+    # 200 threads ÷ 1.010 s = 198 req/s; 1,000 users ÷ 1.010 s ask 990: 200 × 990 / 198 = 1,000 threads
+    found = by_wall(advised(row(thread_mode="platform"), row(**PLATFORM_AT_1000)), "thread-pool")
+    assert (found.value, found.needed) == (200, 1000) and found.setting == "request threads"
+    assert found.asked_rps == pytest.approx(1000 / 1.010)
+    assert found.flag == "--tomcat-threads 1000"
+    assert found.beyond == "each platform thread reserves a stack: ~1,000 MiB of address space at -Xss1m"
+    # the next wall once the threads carry the users: the users themselves, or a lower one the row computed
+    assert found.predicted_rps <= found.asked_rps + 1e-9 and found.next_wall
+    said = told.sentence(found, lambda r: r.thread_mode)
+    assert "held by its request threads (200); its users ask 990 req/s, which 1,000 carry, and then" in said
+
+
+def test_a_held_connection_is_the_code_s_shape_and_a_pool_past_the_database_meets_its_limit():
+    held = dict(conn_mode="held", throughput_rps=49, http_reqs=1470, ok_requests=1470, hikari_active_max=50,
+                hikari_pending_max=150, p50_ms=4000, p99_ms=4100, throughput_first_half_rps=49,
+                throughput_second_half_rps=49)
+    found = by_wall(advised(row(conn_mode="held", concurrency=20), row(**held, concurrency=200)), "connection-pool")
+    assert (found.value, found.needed, found.flag) == (50, 200, "--pools 200")
+    assert "held across the downstream call" in found.shape and "--conn-mode released" in found.shape
+    assert found.beyond == ""  # 200 fit in the 490 vtlab's PostgreSQL takes
+    many = by_wall(advised(row(conn_mode="held", concurrency=20),
+                           row(**{**held, "throughput_rps": 49}, concurrency=1000)), "connection-pool")
+    assert many.needed == 1000 and "beyond what vtlab's PostgreSQL takes (490 of its 500" in many.beyond
+
+
+def test_a_cpu_wall_gets_the_cores_its_users_ask_and_no_setting():
+    hot = row(concurrency=3000, throughput_rps=1500, http_reqs=45000, ok_requests=45000, app_cpu_pct=150,
+              host_cpu_pct=97, load_cpu_pct=4, load_cpu_pct_max=5, throughput_first_half_rps=1500,
+              throughput_second_half_rps=1500)
+    found = by_wall(advised(row(), hot), "cpu")
+    # 3,000 users ÷ 1.010 s = 2,970 req/s × 1.0667 ms of CPU a request (all tiers on the shared cores) = 3.17 cores
+    assert found.needed == pytest.approx(3000 / 1.010 * (160 * 10 / 1500) / 1000)
+    assert found.value == 2 and found.flag == ""
+    assert "no setting and no thread model lifts a CPU wall" in found.shape
+    assert "need 3.2 cores (it had 2)" in found.shape
+
+
+def test_an_invalid_line_and_an_unexplained_wall_get_no_advice_and_say_why():
+    failing = advised(row(error_rate=0.2, throughput_rps=78, ok_requests=2340, errors_by_status="503=588"))
+    assert failing[0].why_not == "no valid row: no advice is taken from an invalid one"
+    assert told.sentence(failing[0], lambda r: r.thread_mode).endswith(
+        "no advice — no valid row: no advice is taken from an invalid one.")
+    # the users' own wait needs nothing changed: no advice at all
+    assert advised(row()) == ()
+
+
+def test_a_user_s_service_is_told_spring_boot_s_own_settings():
+    svc = dict(workload="service", stub_delay_ms=0, tomcat_max_threads=0, hikari_pool=0)
+    low = row(thread_mode="platform", **svc, tomcat_threads_config=200, concurrency=10, p50_ms=100,
+              throughput_rps=99, http_reqs=2970, ok_requests=2970, throughput_first_half_rps=99,
+              throughput_second_half_rps=99, mean_ms=100)
+    high = row(thread_mode="platform", **svc, tomcat_threads_config=200, concurrency=1000, throughput_rps=1990,
+               http_reqs=59700, ok_requests=59700, p50_ms=500, p99_ms=520, mean_ms=500, tomcat_connections_max=1000,
+               throughput_first_half_rps=1990, throughput_second_half_rps=1990, tomcat_threads_busy_max=200)
+    # 200 threads ÷ 0.1 s (its p50 at 10 users) = 2,000 req/s; a user's service's users in flight by Little's law,
+    # 1,990 req/s × 0.5 s = 995, ask 995 ÷ 0.1 s = 9,950 req/s: 200 × 9,950 / 2,000 = 995 threads
+    found = by_wall(advised(low, high), "thread-pool")
+    assert (found.value, found.needed) == (200, 995)
+    assert found.flag == "--service-env SERVER_TOMCAT_THREADS_MAX=995"
+
+
+def test_an_offload_pool_narrower_than_tomcat_is_the_setting_and_tomcat_s_threads_the_next_wall():
+    offload = dict(workload="offload", offload_executor="platform", offload_pool=50, thread_mode="platform")
+    high = row(**offload, concurrency=400, throughput_rps=49, http_reqs=1470, ok_requests=1470, p50_ms=8000,
+               p99_ms=8200, tomcat_connections_max=400, throughput_first_half_rps=49, throughput_second_half_rps=49)
+    found = by_wall(advised(row(**offload, concurrency=20), high), "thread-pool")
+    # 50 offload threads ÷ 1.010 s = 49.5 req/s; 400 users ÷ 1.010 s ask 396: 50 × 396 / 49.5 = 400 threads; then
+    # Tomcat's 200 request threads hold it at 200 ÷ 1.010 s = 198 req/s
+    assert (found.setting, found.value, found.needed, found.flag) == ("offload pool", 50, 400, "--offload-pool 400")
+    assert found.next_wall == "thread-pool" and found.predicted_rps == pytest.approx(200 / 1.010)
