@@ -94,3 +94,23 @@ def test_an_offload_pool_narrower_than_tomcat_is_the_setting_and_tomcat_s_thread
     # Tomcat's 200 request threads hold it at 200 ÷ 1.010 s = 198 req/s
     assert (found.setting, found.value, found.needed, found.flag) == ("offload pool", 50, 400, "--offload-pool 400")
     assert found.next_wall == "thread-pool" and found.predicted_rps == pytest.approx(200 / 1.010)
+
+
+def test_a_virtual_line_s_pinned_frames_say_what_removes_each():
+    frames = "demo.Pin.inLock:10=monitor/8/238.2/30.1;demo.Pin$Slow.<clinit>:17=class-init/1/40.1/40.1"
+    on_21 = advised(row(jdk=21, pinned_events=9, pinned_frames=frames))
+    monitor, init = (a for a in on_21 if a.wall == "pinning")
+    assert (monitor.setting, monitor.value, monitor.pin_kind, monitor.flag) == ("demo.Pin.inLock:10", 8, "monitor",
+                                                                                "--jdk 25")
+    assert monitor.pinned_ms == 238.2 and monitor.longest_ms == 30.1 and "JEP 491" in monitor.shape
+    assert init.flag == "" and "no JDK removes it: a class initializer pins" in init.shape
+    said = told.sentence(monitor, lambda r: r.thread_mode)
+    assert said == ("released, pool 50, virtual at 100 users on JDK 21: pinned at demo.Pin.inLock:10 "
+                    "(holding a monitor) 8 times, 238 ms in all, at most 30 ms; JDK 24+ removes it (JEP 491: a "
+                    "virtual thread parks holding a monitor); try --jdk 25.")
+    on_25 = [a for a in advised(row(jdk=25, pinned_events=8, pinned_frames=frames.split(";")[0]))
+             if a.wall == "pinning"]
+    assert on_25[0].flag == "" and "unexplained" in on_25[0].shape  # JEP 491 should have let it park
+    invalid = advised(row(jdk=21, pinned_frames=frames, error_rate=0.2, throughput_rps=78, ok_requests=2340,
+                          errors_by_status="503=588"))
+    assert not [a for a in invalid if a.wall == "pinning"]  # no advice from an invalid row

@@ -148,7 +148,7 @@ def test_sampler_reads_this_process_tree():
 
 
 def test_missing_recording_counts_as_unknown(tmp_path):
-    assert jfr.pinned_by_reason(Path("/bin/false"), tmp_path / "none.jfr") is None
+    assert jfr.pinned(Path("/bin/false"), tmp_path / "none.jfr") is None
 
 
 def test_pinned_events_are_counted_by_reason_and_round_trip_through_the_csv_text():
@@ -365,3 +365,31 @@ def test_a_dumps_pinned_events_are_counted_within_the_rows_window_only():
 def test_jfr_dump_reads_its_window_as_instants():
     from vtlab.measure import jfrdump
     assert jfrdump.instant(1795795210.25) == "2026-11-27T16:00:10.250000Z"
+
+
+def test_a_jdk_21_recording_s_pins_are_grouped_by_the_first_frame_below_the_jdk_and_what_held_the_carrier():
+    """A real recording (tests/fixtures/jfr: eight virtual threads sleeping 30 ms in synchronized, one 40 ms in a
+    class initializer, Temurin 21.0.8): by frame, the longest total first, each with its count, total and longest."""
+    import gzip
+
+    text = gzip.open(Path(__file__).parents[1] / "fixtures" / "jfr" / "pinned-jdk21.json.gz", "rt").read()
+    assert jfr.count_reasons(text) == {jfr.NO_REASON_FIELD: 9}  # JDK 21 names no reason: the stack must
+    monitor, init = jfr.group_frames(text)
+    assert (monitor.frame, monitor.kind, monitor.count) == ("demo.shop.Pin.inLock:10", jfr.MONITOR, 8)
+    assert 8 * 25 < monitor.total_ms < 8 * 40 and 29 < monitor.max_ms < 40  # each slept 30 ms in the lock
+    assert (init.frame, init.kind, init.count) == ("demo.shop.Pin$Slow.<clinit>:17", jfr.CLASS_INIT, 1)
+    assert 39 < init.max_ms == init.total_ms < 50
+    text_cell = cells.format_frames((f.frame, f.kind, f.count, f.total_ms, f.max_ms) for f in (monitor, init))
+    assert text_cell.startswith("demo.shop.Pin.inLock:10=monitor/8/")
+    assert [(frame, kind, count) for frame, kind, count, _, _ in cells.parse_frames(text_cell)] == [
+        ("demo.shop.Pin.inLock:10", "monitor", 8), ("demo.shop.Pin$Slow.<clinit>:17", "class-init", 1)]
+
+
+def test_a_native_frame_on_the_stack_is_what_pinned_and_the_durations_are_read_as_jfr_writes_them():
+    frames = [{"method": {"type": {"name": "java/lang/Thread"}, "name": "sleep"}, "type": "Interpreted"},
+              {"method": {"type": {"name": "com/example/Native"}, "name": "call"}, "type": "Native", "lineNumber": -1},
+              {"method": {"type": {"name": "com/example/Lib"}, "name": "run"}, "type": "JIT compiled",
+               "lineNumber": 42}]
+    event = {"type": "jdk.VirtualThreadPinned", "values": {"duration": "PT1M2.5S", "stackTrace": {"frames": frames}}}
+    [found] = jfr.group_frames(json.dumps({"recording": {"events": [event]}}))
+    assert (found.frame, found.kind, found.total_ms) == ("com.example.Native.call", jfr.NATIVE, 62_500.0)

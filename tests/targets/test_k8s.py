@@ -23,7 +23,7 @@ from vtlab.cli import k8sflags
 from vtlab.cli.flags import plan_of
 from vtlab.cli.main import parser
 from vtlab.targets import k8smanifests, k8srow, k8srun, kubeletstats
-from vtlab.measure import csvrow, loop
+from vtlab.measure import csvrow, jfr, loop
 from vtlab.measure.drive import of_requests
 from vtlab.plan import planner
 from vtlab.results import table
@@ -248,7 +248,8 @@ def test_a_cluster_rows_merged_runners_and_kubelet_readings_make_a_whole_csv_lin
               for t in range(0, spec.duration_s + 5, 2)]
     drive = of_requests(requests, 0, windows.Series(ticks), windows.Series(meters), spec,
                         kubeletstats.CONSTANTS.k6_start_slack_s)
-    values = csvrow.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"}, {}, False,
+    values = csvrow.row_values(row, the_plan, spec, drive, {"availableProcessors": 2, "jdkVersion": "25"},
+                               jfr.Pinned({}, ()), False,
                                "vtlab/k6:1", "kubernetes lab")
     assert values["http_reqs"] == 200 and values["p50_ms"] == 101.5 and values["max_ms"] == 102.0
     assert values["app_cpu_pct"] == pytest.approx(40.0) and values["load_cpu_pct"] == pytest.approx(20.0)

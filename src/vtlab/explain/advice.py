@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
+from vtlab.results import cells
 
 # The walls a setting sizes, each with its Ceilings field
 SETTING_WALLS = {"thread-pool": "threads", "connection-pool": "pool", "client-pool": "client_pool"}
@@ -22,8 +23,34 @@ THREAD_STACK_MIB = 1
 
 
 def advise(analysis: Analysis) -> tuple[Advice, ...]:
-    """Each aggregate's advice, in the analysis's order; the walls of the users' own wait need none and get none."""
-    return tuple(found for line in analysis.aggregates if (found := _one(line, analysis)) is not None)
+    """Each aggregate's advice, in the analysis's order, then each valid virtual line's pinned frames; the walls of
+    the users' own wait need none and get none."""
+    walls = tuple(found for line in analysis.aggregates if (found := _one(line, analysis)) is not None)
+    return (*walls, *(pin for line in analysis.aggregates if line.valid for pin in pinned(line)))
+
+
+# What each kind of pin needs (measure.jfr's kinds): JEP 491 (JDK 24) lets a virtual thread park holding a monitor;
+# a class initializer and a native frame still pin on every JDK
+PIN_FIX = {"monitor": ("JDK 24+ removes it (JEP 491: a virtual thread parks holding a monitor)", "--jdk 25"),
+           "class-init": ("no JDK removes it: a class initializer pins; move the blocking out of the static "
+                          "initializer", ""),
+           "native": ("no JDK removes it: a native frame pins; do not block under it (a java.util.concurrent lock "
+                      "outside it)", "")}
+
+
+def pinned(line: Aggregate) -> tuple[Advice, ...]:
+    """The line's pinned frames (JFR's jdk.VirtualThreadPinned by the first frame below the JDK's own), each with
+    what removes it: on a JDK before 24 a monitor's pin goes with JDK 25; a class initializer's or a native frame's
+    with the code alone."""
+    told = []
+    for frame, kind, count, total_ms, max_ms in cells.parse_frames(line.line.measured.pinned_frames):
+        fix, flag = PIN_FIX.get(kind, ("", ""))
+        if kind == "monitor" and line.row.jdk >= 24:
+            fix, flag = (f"a monitor pinned on JDK {line.row.jdk}, which JEP 491 should have let it leave: "
+                         "unexplained"), ""
+        told.append(Advice(line.row, "pinning", frame, count, flag=flag, shape=fix, pin_kind=kind,
+                           pinned_ms=total_ms, longest_ms=max_ms))
+    return tuple(told)
 
 
 def _one(line: Aggregate, analysis: Analysis) -> Advice | None:

@@ -101,6 +101,7 @@ def measured(row: Mapping[str, object]) -> Measured:
     return Measured(**{**numbers, "throughput_rps": num(row, "throughput_rps", 0),
                        "error_rate": num(row, "error_rate", 0)},
                     pinned_reasons=str(row.get("pinned_reasons") or ""), writes_ok=str(row.get("writes_ok") or ""),
+                    pinned_frames=str(row.get("pinned_frames") or ""),
                     errors_by_status=str(row.get("errors_by_status") or ""),
                     steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""),
                     jdk_version=str(row.get("jdk_version") or ""), stall=str(row.get("stall") or ""),

@@ -108,6 +108,7 @@ class Measured:
     writes_acknowledged: float = NAN
     writes_lost: float = NAN
     pinned_reasons: str = ""
+    pinned_frames: str = ""             # by the first frame below the JDK's own (results.cells.format_frames)
     writes_ok: str = ""             # "true" / "false" / "" (no write check ran)
     errors_by_status: str = ""      # failed responses by HTTP status, e.g. "503=580,0=12"
     # what the load's shape measured (shapestats.py): a spike, a staircase, a soak
@@ -298,6 +299,11 @@ class Advice:
     beyond: str = ""            # a limit the needed size meets, or the cost it carries
     shape: str = ""             # what no setting fixes: the code's shape, the CPU
     why_not: str = ""           # why nothing is advised (an invalid line, an unexplained wall, a figure missing)
+    # a pinned frame's (wall "pinning", its frame the setting, its events the value): what held the carrier there
+    # (measure.jfr: monitor, class-init, native), and the time its events pinned, in all and at most
+    pin_kind: str = ""
+    pinned_ms: float = math.nan
+    longest_ms: float = math.nan
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 from vtlab.core import constants
 from vtlab.core import cores, dimensions
 from vtlab.measure import load, writecheck
-from vtlab.measure.jfr import pinned_by_reason
+from vtlab.measure.jfr import Pinned, pinned as pinned_of
 from vtlab.measure.drive import Drive
 from vtlab.measure.tiers import Rig
 from vtlab.core.dimensions import Row
@@ -21,7 +21,7 @@ from vtlab.rig import procs
 from vtlab.series import holdstats, shapestats
 
 
-def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, pinned: dict[str, int] | None,
+def row_values(row: Row, plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, pinned: Pinned | None,
                proxy: bool, k6_version: str, placement: str) -> dict[str, object]:
     """The CSV line: the row's dimensions, then what was measured during the hold, then the context
     (`placement`: where the tiers ran, a core map or a cluster). Columns a row has no figure for are empty."""
@@ -59,7 +59,7 @@ def local_row_values(rig: Rig, row: Row, plan: Plan, spec: load.LoadSpec, drive:
     names from byte `log_from` on (None: a service vtlab did not start, whose log it cannot read; the offset: where
     the row began on a JVM that served others before it) and, for a write row, the writes counted in the
     database."""
-    pinned = pinned_by_reason(rig.java.jfr, jfr, jfr_window) if jfr else None
+    pinned = pinned_of(rig.java.jfr, jfr, jfr_window) if jfr else None
     values = row_values(row, plan, spec, drive, info, pinned, rig.toxiproxy is not None, rig.k6_version,
                         cores.describe_map(rig.core_map))
     # a stack trace's line and each of its causes': a heap, the metaspace or the threads' native memory ran out
@@ -97,10 +97,17 @@ def _shape_figures(spec: load.LoadSpec, drive: Drive) -> dict[str, object]:
                                  spec.hold_s)}
 
 
-def _pinning(pinned: dict[str, int] | None) -> dict[str, object]:
-    """JFR's jdk.VirtualThreadPinned events of the whole row, by reason; empty when unreadable."""
-    return {"pinned_events": "" if pinned is None else sum(pinned.values()),
-            "pinned_reasons": "" if pinned is None else cells.format_reasons(pinned)}
+# The pinned frames a row keeps, the longest total first: what a reader acts on, not every stack the JFR saw
+FRAMES_KEPT = 5
+
+
+def _pinning(pinned: Pinned | None) -> dict[str, object]:
+    """JFR's jdk.VirtualThreadPinned events of the whole row, by reason and by frame; empty when unreadable."""
+    if pinned is None:
+        return {"pinned_events": "", "pinned_reasons": "", "pinned_frames": ""}
+    return {"pinned_events": sum(pinned.reasons.values()), "pinned_reasons": cells.format_reasons(pinned.reasons),
+            "pinned_frames": cells.format_frames((f.frame, f.kind, f.count, f.total_ms, f.max_ms)
+                                                 for f in pinned.frames[:FRAMES_KEPT])}
 
 
 def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_version: str,

@@ -1,5 +1,7 @@
 """Pinned virtual threads as the service's JFR recording saw them: jdk.VirtualThreadPinned events counted by
-their reason (results.cells.format_reasons writes the counts into the row's pinned_reasons cell)."""
+their reason (results.cells.format_reasons writes the counts into the row's pinned_reasons cell), and grouped by
+the first frame of the application or a library under the JDK's own (results.cells.format_frames: pinned_frames),
+each with what pinned it as its stack shows it: a monitor, a class initializer or a native frame."""
 
 from __future__ import annotations
 
@@ -7,34 +9,101 @@ import datetime as dt
 import json
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 PINNED_EVENT = "jdk.VirtualThreadPinned"
 NO_REASON_FIELD = "no reason recorded (JDK < 24)"
 
 
-def pinned_by_reason(jfr_tool: Path, recording: Path,
-                     window: tuple[float, float] | None = None) -> dict[str, int] | None:
-    """jdk.VirtualThreadPinned events of a recording (those that began within `window`, Unix s, where given: a
-    dump holds the whole chunks its window overlaps), counted by their pinnedReason; None when the recording is
-    missing or unreadable (so "no pinning" and "no data" never look alike)."""
+# Deep enough to reach the application's frame under the JDK's own (sleep, park, the JDBC driver's socket reads)
+STACK_DEPTH = 64
+# The JDK's own frames: what pinned is asked of the first frame below them
+JDK_PACKAGES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
+# What a pinned stack shows held the carrier (JEP 491 removed the first in JDK 24; the others it does not)
+MONITOR, CLASS_INIT, NATIVE = "monitor", "class-init", "native"
+
+
+@dataclass(frozen=True)
+class PinnedFrame:
+    frame: str          # "demo.shop.Pin.inLock:10": the first frame below the JDK's own, its line where known
+    kind: str           # MONITOR, CLASS_INIT or NATIVE
+    count: int
+    total_ms: float
+    max_ms: float
+
+
+@dataclass(frozen=True)
+class Pinned:
+    reasons: dict[str, int]
+    frames: tuple[PinnedFrame, ...]
+
+
+def pinned(jfr_tool: Path, recording: Path, window: tuple[float, float] | None = None) -> Pinned | None:
+    """jdk.VirtualThreadPinned events of a recording (those that began within `window`, Unix s, where given: a dump
+    holds the whole chunks its window overlaps), by reason and by frame; None when the recording is missing or
+    unreadable (so "no pinning" and "no data" never look alike)."""
     if not recording.exists():
         return None
-    result = subprocess.run([str(jfr_tool), "print", "--json", "--stack-depth", "1", "--events", PINNED_EVENT,
-                             str(recording)], capture_output=True, text=True)
+    result = subprocess.run([str(jfr_tool), "print", "--json", "--stack-depth", str(STACK_DEPTH), "--events",
+                             PINNED_EVENT, str(recording)], capture_output=True, text=True)
     if result.returncode != 0:
         return None
-    return count_reasons(result.stdout, window)
+    return Pinned(count_reasons(result.stdout, window), group_frames(result.stdout, window))
+
+
+def _events(jfr_json: str, window: tuple[float, float] | None) -> list[dict]:
+    return [event.get("values", {}) for event in json.loads(jfr_json).get("recording", {}).get("events", [])
+            if event.get("type") == PINNED_EVENT and (window is None or window[0] <= _unix(
+                str(event.get("values", {}).get("startTime", ""))) <= window[1])]
+
+
+def group_frames(jfr_json: str, window: tuple[float, float] | None = None) -> tuple[PinnedFrame, ...]:
+    """The events grouped by their first frame below the JDK's own and what held the carrier, the longest total
+    first. A stack with a class initializer above that frame pinned for it, one with a native frame for that;
+    any other, on a JDK whose event names no reason, for a monitor — the only other thing that pins."""
+    groups: dict[tuple[str, str], list[float]] = {}
+    for values in _events(jfr_json, window):
+        frames = (values.get("stackTrace") or {}).get("frames", [])
+        groups.setdefault((_first_own(frames), _kind(frames, values)), []).append(_ms(values.get("duration")))
+    found = [PinnedFrame(frame, kind, len(times), sum(times), max(times)) for (frame, kind), times in groups.items()]
+    return tuple(sorted(found, key=lambda f: (-f.total_ms, f.frame)))
+
+
+def _name(frame: dict) -> str:
+    method = frame.get("method", {})
+    return f"{method.get('type', {}).get('name', '?')}.{method.get('name', '?')}"
+
+
+def _first_own(frames: list[dict]) -> str:
+    """The first frame below the JDK's own, as "package.Class.method:line"; the top frame where all are the JDK's."""
+    own = next((f for f in frames if not _name(f).startswith(JDK_PACKAGES)), frames[0] if frames else None)
+    if own is None:
+        return "no stack recorded"
+    line = own.get("lineNumber", -1)
+    return _name(own).replace("/", ".") + (f":{line}" if isinstance(line, int) and line >= 0 else "")
+
+
+def _kind(frames: list[dict], values: dict) -> str:
+    reason = str(values.get("pinnedReason") or "")
+    if any(f.get("method", {}).get("name") == "<clinit>" for f in frames):
+        return CLASS_INIT
+    if "native" in reason.lower() or any(f.get("type") == "Native" for f in frames):
+        return NATIVE
+    return MONITOR
+
+
+def _ms(duration: object) -> float:
+    """JFR's ISO 8601 duration ("PT0.027747504S") in ms; 0 where unreadable."""
+    match = re.fullmatch(r"PT(?:(\d+)M)?(?:([\d.]+)S)?", str(duration or ""))
+    if match is None:
+        return 0.0
+    return (int(match.group(1) or 0) * 60 + float(match.group(2) or 0)) * 1000
 
 
 def count_reasons(jfr_json: str, window: tuple[float, float] | None = None) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for event in json.loads(jfr_json).get("recording", {}).get("events", []):
-        if event.get("type") != PINNED_EVENT:
-            continue
-        values = event.get("values", {})
-        if window is not None and not window[0] <= _unix(str(values.get("startTime", ""))) <= window[1]:
-            continue
+    for values in _events(jfr_json, window):
         # JDK 21's event has no pinnedReason field (added in JDK 24 with JEP 491): say so, not "unknown"
         reason = str(values.get("pinnedReason") or "unknown") if "pinnedReason" in values else NO_REASON_FIELD
         counts[reason] = counts.get(reason, 0) + 1

@@ -23,11 +23,19 @@ def sentence(advice: Advice, mode: Callable[[object], str]) -> str:
         return f"{where}: no advice — {advice.why_not}."
     if advice.wall == "cpu":
         return f"{where}: {advice.shape}."
+    if advice.wall == "pinning":
+        where = f"{scenario_label(advice.row)}, {mode(advice.row)} at {load_of(advice.row)} on JDK {advice.row.jdk}"
+        return (f"{where}: pinned at {advice.setting} ({_KIND_WORDS.get(advice.pin_kind, advice.pin_kind)}) "
+                f"{fmt(advice.value)} times, {fmt(advice.pinned_ms)} ms in all, at most {fmt(advice.longest_ms)} ms; "
+                f"{advice.shape}" + (f"; try {advice.flag}" if advice.flag else "") + ".")
     asking = "its arrivals ask" if getattr(advice.row, "load_model", "") == "open" else "its users ask"
     said = (f"{where}: held by its {advice.setting} ({fmt(advice.value)}); {asking} "
             f"{fmt(advice.asked_rps)} req/s, which {fmt(advice.needed)} carry, and then {_next(advice)} would hold it "
             f"at {fmt(advice.predicted_rps)} req/s; try {advice.flag}")
     return said + "".join(f"; {extra}" for extra in (advice.beyond, advice.shape) if extra) + "."
+
+
+_KIND_WORDS = {"monitor": "holding a monitor", "class-init": "in a class initializer", "native": "under a native frame"}
 
 
 def _next(advice: Advice) -> str:
@@ -46,9 +54,20 @@ def section(advised: Sequence[Advice], mode: Callable[[object], str]) -> Section
             "then set; only valid rows are advised, and nothing here was measured anew: `vtlab compare --service "
             "A.jar --vs B.jar` or a run with the flag shows whether it helps."]
     told += [sentence(advice, mode) for advice in advised]
-    table = [{"scenario": f"{scenario_label(a.row)}, {load_of(a.row)}", "mode": mode(a.row), "wall": a.wall,
-              "now": "–" if a.why_not else (f"{fmt(a.value)} cores" if a.wall == "cpu" else fmt(a.value)),
-              "needed": "–" if a.why_not else (f"{a.needed:.1f} cores" if a.wall == "cpu" else fmt(a.needed)),
-              "predicted": "–" if a.why_not or a.wall == "cpu" else f"{fmt(a.predicted_rps)} req/s ({_next(a)})",
-              "try": a.flag or ("no setting" if a.wall == "cpu" else "–")} for a in advised]
+    table = [_cells(a, mode) for a in advised]
     return Section("advice", TITLE, told, table, columns=COLUMNS)
+
+
+def _cells(a: Advice, mode: Callable[[object], str]) -> dict[str, str]:
+    """One line of the advice table."""
+    told = {"scenario": f"{scenario_label(a.row)}, {load_of(a.row)}", "mode": mode(a.row), "wall": a.wall,
+            "try": a.flag or ("no setting" if a.wall in ("cpu", "pinning") else "–")}
+    if a.why_not:
+        return {**told, "now": "–", "needed": "–", "predicted": "–"}
+    if a.wall == "pinning":
+        return {**told, "now": f"{a.setting}: {fmt(a.value)} pins, {fmt(a.pinned_ms)} ms", "needed": "–",
+                "predicted": "–"}
+    if a.wall == "cpu":
+        return {**told, "now": f"{fmt(a.value)} cores", "needed": f"{a.needed:.1f} cores", "predicted": "–"}
+    return {**told, "now": fmt(a.value), "needed": fmt(a.needed),
+            "predicted": f"{fmt(a.predicted_rps)} req/s ({_next(a)})"}

@@ -70,7 +70,9 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
 - ``advice``: what to change before you flip (explain.advice), one entry per scenario and mode advised: ``row``,
   ``wall``, ``setting``, ``value`` (as the service ran it; a CPU wall's cores), ``needed`` (what carries the users'
   rate, ``asked_rps``; a CPU wall's cores), ``predicted_rps`` and ``next_wall`` (the ceiling then), ``flag`` (what to
-  try), ``beyond`` (the limit it meets), ``shape`` (what no setting fixes) and ``why_not`` (why there is none).
+  try), ``beyond`` (the limit it meets), ``shape`` (what no setting fixes) and ``why_not`` (why there is none); a
+  pinned frame's (``wall`` "pinning"): ``setting`` (the frame), ``value`` (its events), ``pin_kind`` (monitor,
+  class-init, native), ``pinned_ms`` and ``longest_ms``.
 """
 
 from __future__ import annotations
@@ -121,7 +123,8 @@ def _advice(advice: Advice) -> dict[str, Any]:
     return {"row": _row(advice.row), "wall": advice.wall, "setting": advice.setting or None, "value": advice.value,
             "needed": advice.needed, "asked_rps": advice.asked_rps, "predicted_rps": advice.predicted_rps,
             "next_wall": advice.next_wall or None, "flag": advice.flag or None, "beyond": advice.beyond or None,
-            "shape": advice.shape or None, "why_not": advice.why_not or None}
+            "shape": advice.shape or None, "why_not": advice.why_not or None,
+            "pin_kind": advice.pin_kind or None, "pinned_ms": advice.pinned_ms, "longest_ms": advice.longest_ms}
 
 
 def _paired(points: tuple[PairedPoint, ...]) -> list[dict[str, Any]] | None:

@@ -6,7 +6,7 @@ same thing everywhere."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 
 def format_value(value: object) -> str:
@@ -38,6 +38,23 @@ def failed(row: Mapping[str, object]) -> bool:
 def format_reasons(counts: Mapping[str, int]) -> str:
     """'reason=count' pairs, most frequent first; ';' and '=' cannot occur in JFR's reason texts."""
     return ";".join(f"{reason}={count}" for reason, count in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def format_frames(frames: Iterable[tuple[str, str, int, float, float]]) -> str:
+    """(frame, kind, count, total ms, max ms) as 'frame=kind/count/total/max' pairs joined by ';' in their order;
+    a Java frame's name holds no '=' nor ';'."""
+    return ";".join(f"{frame}={kind}/{count}/{total:.1f}/{most:.1f}" for frame, kind, count, total, most in frames)
+
+
+def parse_frames(text: str) -> list[tuple[str, str, int, float, float]]:
+    """format_frames read back; a part that is not one is left out."""
+    found = []
+    for part in text.split(";"):
+        frame, _, figures = part.rpartition("=")
+        fields = figures.split("/")
+        if frame and len(fields) == 4 and fields[1].isdigit():
+            found.append((frame, fields[0], int(fields[1]), float(fields[2]), float(fields[3])))
+    return found
 
 
 def parse_reasons(text: str) -> dict[str, int]:

@@ -153,6 +153,9 @@ EXTRA_COLUMNS = [
     # same batches of the hold, with each mean's 95% half-width: costs a request that the host's speed does not move
     # (series.holdstats._in_k6_units)
     "app_cpu_per_k6_cpu", "app_cpu_per_k6_cpu_ci95", "tiers_cpu_per_k6_cpu", "tiers_cpu_per_k6_cpu_ci95",
+    # the pinned virtual threads by the first frame below the JDK's own and what held the carrier there (monitor,
+    # class-init, native: measure.jfr), "frame=kind/count/total ms/max ms;…", the longest total first
+    "pinned_frames",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

@@ -84,7 +84,7 @@ def measure(kubectl: Kubectl, plan: Plan, row: Row, index: int, documents: list[
     exit_codes = _runner_exit_codes(kubectl, testrun)
     drive = of_requests(requests, max(exit_codes, key=abs) if exit_codes else -1, cpu_series, meter_series, spec,
                         kubeletstats.CONSTANTS.k6_start_slack_s)
-    pinned = jfr.pinned_by_reason(jfr_tool, _recording(kubectl, name, slug, run_dir))
+    pinned = jfr.pinned(jfr_tool, _recording(kubectl, name, slug, run_dir))
     return csvrow.row_values(row, plan, spec, drive, info, pinned, False, k6_image, f"kubernetes {kubectl.context}")
 
 
