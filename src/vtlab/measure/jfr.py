@@ -16,8 +16,10 @@ PINNED_EVENT = "jdk.VirtualThreadPinned"
 NO_REASON_FIELD = "no reason recorded (JDK < 24)"
 
 
-# Deep enough to reach the application's frame under the JDK's own (sleep, park, the JDBC driver's socket reads)
-STACK_DEPTH = 64
+# Deep enough to reach the application's frame under the JDK's own (sleep, park, a socket read: 4 to ~15 frames),
+# shallow enough that a row pinning on every request (thousands of events, each frame ~0.7 KB of JSON) reads back
+# in seconds
+STACK_DEPTH = 24
 # The JDK's own frames: what pinned is asked of the first frame below them
 JDK_PACKAGES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
 # What a pinned stack shows held the carrier (JEP 491 removed the first in JDK 24; the others it does not)
