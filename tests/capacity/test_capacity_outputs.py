@@ -239,20 +239,26 @@ def test_an_edge_too_close_to_call_with_no_failure_above_it_names_the_wall_its_r
 
 
 def test_two_capacity_runs_a_moving_host_set_apart_compare_on_one_scale_where_the_cpu_held_them(tmp_path, capsys):
-    # virtual held by the CPU: 1,130 on a host where k6 spent 0.40 ms a request, 1,573 where it spent 0.29 (a faster
-    # host): +39.2% measured, 1,573 × 0.29 / (1,130 × 0.40) - 1 = +0.9% on one scale. Platform held by its threads:
-    # 190 and 190, its index moved alike and says nothing more.
-    for name, virtual, k6_ms in (("slow", 1130, 0.40), ("fast", 1573, 0.29)):
+    # virtual held by the CPU: 1,130 where k6 spent 0.80 ms a request at the 100 req/s both searches started at, 1,573
+    # where it spent 0.58 there (a faster host): +39.2% measured, 1,573 × 0.58 / (1,130 × 0.80) - 1 = +0.9% on one
+    # scale. Platform held by its threads: 190 and 190, said not to move with the host.
+    def mode(name, low, high, wall, start_ms):
+        points = (PointRecord(100, "pass", "", 100, {}, 0, 100, k6_ms_per_req=start_ms),
+                  PointRecord(low, "pass", "", low, {}, 0, 100, k6_ms_per_req=start_ms / 3),  # amortised: not read
+                  PointRecord(high, "fail", "", high, {}, 0, 100, k6_ms_per_req=start_ms / 3))
+        return ModeCapacity(name, low, low, high, "bracket within 5%", "p99 crossed 1500 ms", wall, "", high, points)
+
+    for name, virtual, start_ms in (("slow", 1130, 0.80), ("fast", 1573, 0.58)):
         (tmp_path / name).mkdir()
         capacityfile.write(tmp_path / name, CapacityRun(
             "p99<=1500ms", "open", "req/s", 0.05, 900.0,
-            (_mode("platform", 190, 199, "thread-pool", k6_ms * 1.6), _mode("virtual", virtual, virtual * 1.04,
-                                                                             "cpu", k6_ms)), in_turn=True))
+            (mode("platform", 190, 199, "thread-pool", start_ms), mode("virtual", virtual, virtual * 1.04, "cpu",
+                                                                       start_ms)), in_turn=True))
     assert main(["compare", str(tmp_path / "slow"), str(tmp_path / "fast")]) == 0
     said = capsys.readouterr().out
     assert ("virtual: 1,130 -> 1,573 (+39.2%, range 398 to 506) better; on one scale (× the host's speed index, k6 "
-            "0.400 -> 0.290 ms a request; both CPU walls): +0.9%") in said
+            "0.800 -> 0.580 ms a request at 100; both CPU walls): +0.9%") in said
     assert "platform: 190 -> 190 (+0.0%, range -9 to 9) ~; a thread-pool wall in both: the host's speed" in said
     written = json.loads((tmp_path / "fast" / "capacity-compare.json").read_text())
     shares = {mode["mode"]: mode["on_one_scale_share"] for mode in written["modes"]}
-    assert shares["platform"] is None and shares["virtual"] == pytest.approx(1573 * 0.29 / (1130 * 0.40) - 1)
+    assert shares["platform"] is None and shares["virtual"] == pytest.approx(1573 * 0.58 / (1130 * 0.80) - 1)

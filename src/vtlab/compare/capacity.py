@@ -6,10 +6,14 @@ finish (capacity.json marked incomplete) is compared and said so, but never pass
 it was cut short, not where it would have ended, so the gate fails it (exit 1) rather than let it through.
 
 Two runs on a machine whose speed moved between them: a capacity held by the CPU moves with the host's speed, and k6's
-CPU per request at the capacity's point (ModeCapacity.host_index_ms: the same work for k6 whatever the service) moves
-with it, so capacity × that index is the capacity on one scale; the change on that scale is said beside the measured
-one (`on_one_scale`). A capacity held by a sized wall (threads, a pool) does not move with the host: its change is
-the measured one. The gate judges the measured change, the only one with a range from the brackets."""
+CPU per request at one load moves with it (k6 does the same work a request whatever the service), so each run's
+capacity × k6's CPU a request at a load both runs measured first (the search's start: a reference load) is the
+capacity on one scale; the change on that scale is said beside the measured one (`on_one_scale`). Not k6's CPU at
+each capacity's own point: k6's fixed cost spreads over more requests at a higher load (capA, 2026-11-28: 0.81 ms a
+request at 100 req/s, 0.37 at 922), so that index would move with the capacity itself. A capacity held by a sized
+wall (threads, a pool) does not move with the host: its change is the measured one. The gate judges the measured
+change, the only one with a range from the brackets.
+"""
 
 from __future__ import annotations
 
@@ -57,12 +61,21 @@ def change(base: ModeCapacity, new: ModeCapacity) -> Change:
     return Change(base.capacity, new.capacity, new.capacity - base.capacity, low, high, verdict)
 
 
+def reference_index(base: ModeCapacity, new: ModeCapacity) -> tuple[int, float, float]:
+    """The load both searches measured first (their start) and k6's CPU a request there in each, ms; nan where they
+    started apart or either did not measure it."""
+    if not (base.points and new.points) or base.points[0].load != new.points[0].load:
+        return 0, math.nan, math.nan
+    return base.points[0].load, base.points[0].k6_ms_per_req, new.points[0].k6_ms_per_req
+
+
 def on_one_scale(base: ModeCapacity, new: ModeCapacity) -> float:
-    """NEW's capacity against BASE's with each × its host-speed index, as a share (−0.05: 5% lower); nan unless both
-    capacities were held by the CPU and both indexes were measured."""
-    if base.wall != "cpu" or new.wall != "cpu":
+    """NEW's capacity against BASE's, each × k6's CPU a request at the reference load both measured first, as a share
+    (−0.05: 5% lower); nan unless both capacities were held by the CPU and both runs measured that load."""
+    _, before_ms, after_ms = reference_index(base, new)
+    if base.wall != "cpu" or new.wall != "cpu" or not (before_ms > 0 and after_ms > 0):
         return math.nan
-    before, after = base.capacity * base.host_index_ms(), new.capacity * new.host_index_ms()
+    before, after = base.capacity * before_ms, new.capacity * after_ms
     return after / before - 1 if before > 0 and after > 0 else math.nan
 
 
@@ -72,7 +85,8 @@ def scale_words(base: ModeCapacity | None, new: ModeCapacity | None) -> str:
         return ""
     scaled = on_one_scale(base, new)
     if math.isfinite(scaled):
-        index = f"k6 {base.host_index_ms():.3f} -> {new.host_index_ms():.3f} ms a request"
+        load, before_ms, after_ms = reference_index(base, new)
+        index = f"k6 {before_ms:.3f} -> {after_ms:.3f} ms a request at {load:,}"
         return f"; on one scale (× the host's speed index, {index}; both CPU walls): {scaled * 100:+.1f}%"
     if base.wall == new.wall and base.wall in SIZED_WALLS:
         return f"; a {base.wall} wall in both: the host's speed does not move it"

@@ -47,7 +47,8 @@ def moves(wall: str) -> str:
     """Whether a capacity held by `wall` moves with the host's speed, in words after the speed index ("" where the
     wall says nothing of it)."""
     if wall == "cpu":
-        return "; a CPU wall: the capacity moves with the host's speed, so runs compare as capacity × this index"
+        return ("; a CPU wall: the capacity moves with the host's speed, so two runs compare on one scale by k6's CPU "
+                "a request at the load both searched first (vtlab compare)")
     if wall in SIZED_WALLS:
         return f"; a {wall} wall, sized by its setting: the host's speed does not move it"
     return ""
