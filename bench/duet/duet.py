@@ -23,6 +23,7 @@ import math
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from vtlab.core.dimensions import Row
@@ -34,7 +35,7 @@ from vtlab.targets import servicejvm
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.csv"
-COLUMNS = ("arms", "round", "design", "arm", "mode", "users", "ok_rps", "error_rate")
+COLUMNS = ("run", "arms", "round", "design", "arm", "mode", "users", "ok_rps", "error_rate")
 
 
 def block(k6: Path, base_url: str, users: int, cpu_work: int, hold_s: int, folder: Path, name: str):
@@ -55,7 +56,7 @@ def measured(k6: Path, jobs: list[tuple[str, str]], users: int, cpu_work: int, h
     return found
 
 
-def experiment(arms: tuple[str, str], rounds: int, users: int, cpu_work: int, hold_s: int, writer) -> None:
+def experiment(arms: tuple[str, str], rounds: int, users: int, cpu_work: int, hold_s: int, writer, run: str) -> None:
     java = prereqs.find_jdk()
     pg = postgres.main_instance()
     if not (pg.initialised and pg.running()):
@@ -84,7 +85,7 @@ def experiment(arms: tuple[str, str], rounds: int, users: int, cpu_work: int, ho
             for arm in "ab":
                 seen[("duet", arm)] = both[f"d{number}{arm}"]
             for (design, arm), result in seen.items():
-                writer.writerow({"arms": ",".join(arms), "round": number, "design": design, "arm": arm,
+                writer.writerow({"run": run, "arms": ",".join(arms), "round": number, "design": design, "arm": arm,
                                  "mode": arms["ab".index(arm)], "users": users,
                                  "ok_rps": f"{result.ok_requests / hold_s:.2f}", "error_rate": result.error_rate})
             print(f"round {number}: " + "; ".join(
@@ -93,20 +94,21 @@ def experiment(arms: tuple[str, str], rounds: int, users: int, cpu_work: int, ho
 
 
 def summarise(lines: list[dict[str, str]]) -> None:
-    print("| arms | design | rounds | b ÷ a (geometric mean) | 95% interval | log ratios' sd |")
-    print("|---|---|---|---|---|---|")
-    for arms in dict.fromkeys(line["arms"] for line in lines):
+    """Each run's designs: its rounds' b ÷ a, their geometric mean, 95% interval and spread."""
+    print("| run | arms | design | rounds | b ÷ a (geometric mean) | 95% interval | log ratios' sd |")
+    print("|---|---|---|---|---|---|---|")
+    for run, arms in dict.fromkeys((line["run"], line["arms"]) for line in lines):
         for design in ("interleaved", "duet"):
             by_round: dict[str, dict[str, float]] = {}
             for line in lines:
-                if line["arms"] == arms and line["design"] == design:
+                if (line["run"], line["arms"], line["design"]) == (run, arms, design):
                     by_round.setdefault(line["round"], {})[line["arm"]] = float(line["ok_rps"])
             logs = [math.log(r["b"] / r["a"]) for r in by_round.values() if r.get("a", 0) > 0 and r.get("b", 0) > 0]
             if len(logs) < 2:
                 continue
             centre, sd = statistics.fmean(logs), statistics.stdev(logs)
             half = t_975(len(logs) - 1) * sd / math.sqrt(len(logs))
-            print(f"| {arms} | {design} | {len(logs)} | {math.exp(centre):.3f}× | "
+            print(f"| {run} | {arms} | {design} | {len(logs)} | {math.exp(centre):.3f}× | "
                   f"{math.exp(centre - half):.3f}–{math.exp(centre + half):.3f} | {sd:.4f} |")
 
 
@@ -128,10 +130,15 @@ def main() -> int:
                 writer.writeheader()
             procs.install_signal_handlers()
             try:
-                experiment(arms, args.rounds, args.users, args.cpu_work, args.hold, writer)
+                experiment(arms, args.rounds, args.users, args.cpu_work, args.hold, writer,
+                           time.strftime("%Y%m%d-%H%M%S"))
             finally:
                 procs.stop_all()
-    summarise(list(csv.DictReader(RESULTS.open())))
+    if not RESULTS.exists():
+        print(f"no results yet: {RESULTS} is written by a run without --summary", file=sys.stderr)
+        return 1
+    with RESULTS.open() as handle:
+        summarise(list(csv.DictReader(handle)))
     return 0
 
 

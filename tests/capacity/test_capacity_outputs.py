@@ -72,9 +72,9 @@ def test_the_capacity_ratio_is_told_with_the_range_both_brackets_allow_and_each_
                            pytest.approx(6.5211, abs=1e-4))
     said = "\n".join(summary.lines(run))
     assert "virtual ÷ platform capacity: 6.25× (the brackets allow 5.96–6.52×); the modes searched in turn" in said
-    assert ("host speed index at the capacity: k6 0.310 ms of CPU a request; a CPU wall: the capacity moves with the "
+    assert ("k6 at the capacity: 0.310 ms of CPU a request; a CPU wall: the capacity moves with the "
             "host's speed") in said
-    assert "k6 0.520 ms of CPU a request; a thread-pool wall, sized by its setting: the host's speed does not" in said
+    assert "k6 at the capacity: 0.520 ms of CPU a request; a thread-pool wall, sized by its setting: the host's" in said
     told = report_capacity.section(run).sentences
     assert ("Virtual threads carry 6.25× the platform threads' capacity; the brackets allow 5.96–6.52× (the modes "
             "searched at once, their points taken in turn on two warm JVMs up together).") in told

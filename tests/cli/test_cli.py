@@ -51,6 +51,8 @@ def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepte
     (["--paired", "--jvm-per-row"], ["--jvm-per-row with --paired"]),
     (["--paired", "--modes", "virtual"], ["--paired", "both arms"]),
     (["--paired", "--aot", "on"], ["--aot on with --paired"]),
+    (["--paired", "--pools", "250"], ["--pools 250: both arms' JVMs, up together, hold 500", "--pools 245 or fewer"]),
+    (["--pools", "600"], ["--pools 600: vtlab's PostgreSQL takes 490"]),
 ])
 def test_a_paired_plan_that_cannot_run_is_refused_naming_the_flag(capsys, tmp_path, argv, words):
     argv = ["run", *argv, "--out", str(tmp_path / "run"), "--dry-run"]

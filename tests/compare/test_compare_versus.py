@@ -77,6 +77,8 @@ def jars(tmp_path):
     (["compare", "--service", "{old}", "--vs", "/no/such.jar", "--endpoint", "GET /x", "--modes", "virtual"],
      "--vs /no/such.jar: no such file"),
     (["run", "--vs", "{new}", "--endpoint", "GET /x"], "--vs {new} needs --service JAR"),
+    (["compare", "{old}", "{new}", "--modes", "virtual"], "--modes measures, and goes with --service A.jar --vs"),
+    (["compare", "{old}", "{new}", "--header", "X-A: 1"], "--header measures"),
     (["run", "--url", "http://127.0.0.1:1", "--vs", "{new}", "--modes", "virtual"], "needs --service JAR"),
 ])
 def test_what_cannot_be_a_before_after_is_refused_naming_the_flag(capsys, tmp_path, jars, argv, words):

@@ -46,7 +46,7 @@ def test_a_held_connection_is_the_code_s_shape_and_a_pool_past_the_database_meet
     assert found.beyond == ""  # 200 fit in the 490 vtlab's PostgreSQL takes
     many = by_wall(advised(row(conn_mode="held", concurrency=20),
                            row(**{**held, "throughput_rps": 49}, concurrency=1000)), "connection-pool")
-    assert many.needed == 1000 and "beyond what vtlab's PostgreSQL takes (490 of its 500" in many.beyond
+    assert many.needed == 1000 and "beyond what vtlab's PostgreSQL takes (490 for the pool, of its 500" in many.beyond
 
 
 def test_a_cpu_wall_gets_the_cores_its_users_ask_and_no_setting():
@@ -97,17 +97,18 @@ def test_an_offload_pool_narrower_than_tomcat_is_the_setting_and_tomcat_s_thread
 
 
 def test_a_virtual_line_s_pinned_frames_say_what_removes_each():
-    frames = "demo.Pin.inLock:10=monitor/8/238.2/30.1;demo.Pin$Slow.<clinit>:17=class-init/1/40.1/40.1"
+    frames = "demo.Pin.inLock:10=monitor-inferred/8/238.2/30.1;demo.Pin$Slow.<clinit>:17=class-init/1/40.1/40.1"
     on_21 = advised(row(jdk=21, pinned_events=9, pinned_frames=frames))
     monitor, init = (a for a in on_21 if a.wall == "pinning")
-    assert (monitor.setting, monitor.value, monitor.pin_kind, monitor.flag) == ("demo.Pin.inLock:10", 8, "monitor",
-                                                                                "--jdk 25")
+    assert (monitor.setting, monitor.value, monitor.pin_kind, monitor.flag) == (
+        "demo.Pin.inLock:10", 8, "monitor-inferred", "--jdk 25")
     assert monitor.pinned_ms == 238.2 and monitor.longest_ms == 30.1 and "JEP 491" in monitor.shape
     assert init.flag == "" and "no JDK removes it: a class initializer pins" in init.shape
     said = told.sentence(monitor, lambda r: r.thread_mode)
     assert said == ("released, pool 50, virtual at 100 users on JDK 21: pinned at demo.Pin.inLock:10 "
-                    "(holding a monitor) 8 times, 238 ms in all, at most 30 ms; JDK 24+ removes it (JEP 491: a "
-                    "virtual thread parks holding a monitor); try --jdk 25.")
+                    "(holding a monitor, inferred) 8 times, 238 ms in all, at most 30 ms; a monitor, as JDK 21's "
+                    "event names no reason and the stack shows neither a class initializer nor a native frame: JDK "
+                    "24+ lets a virtual thread park holding one (JEP 491); try --jdk 25.")
     on_25 = [a for a in advised(row(jdk=25, pinned_events=8, pinned_frames=frames.split(";")[0]))
              if a.wall == "pinning"]
     assert on_25[0].flag == "" and "unexplained" in on_25[0].shape  # JEP 491 should have let it park

@@ -375,14 +375,15 @@ def test_a_jdk_21_recording_s_pins_are_grouped_by_the_first_frame_below_the_jdk_
     text = gzip.open(Path(__file__).parents[1] / "fixtures" / "jfr" / "pinned-jdk21.json.gz", "rt").read()
     assert jfr.count_reasons(text) == {jfr.NO_REASON_FIELD: 9}  # JDK 21 names no reason: the stack must
     monitor, init = jfr.group_frames(text)
-    assert (monitor.frame, monitor.kind, monitor.count) == ("demo.shop.Pin.inLock:10", jfr.MONITOR, 8)
+    # no reason named: a monitor inferred from a stack with neither a class initializer nor a native frame
+    assert (monitor.frame, monitor.kind, monitor.count) == ("demo.shop.Pin.inLock:10", jfr.INFERRED_MONITOR, 8)
     assert 8 * 25 < monitor.total_ms < 8 * 40 and 29 < monitor.max_ms < 40  # each slept 30 ms in the lock
     assert (init.frame, init.kind, init.count) == ("demo.shop.Pin$Slow.<clinit>:17", jfr.CLASS_INIT, 1)
     assert 39 < init.max_ms == init.total_ms < 50
     text_cell = cells.format_frames((f.frame, f.kind, f.count, f.total_ms, f.max_ms) for f in (monitor, init))
-    assert text_cell.startswith("demo.shop.Pin.inLock:10=monitor/8/")
+    assert text_cell.startswith("demo.shop.Pin.inLock:10=monitor-inferred/8/")
     assert [(frame, kind, count) for frame, kind, count, _, _ in cells.parse_frames(text_cell)] == [
-        ("demo.shop.Pin.inLock:10", "monitor", 8), ("demo.shop.Pin$Slow.<clinit>:17", "class-init", 1)]
+        ("demo.shop.Pin.inLock:10", "monitor-inferred", 8), ("demo.shop.Pin$Slow.<clinit>:17", "class-init", 1)]
 
 
 def test_a_native_frame_on_the_stack_is_what_pinned_and_the_durations_are_read_as_jfr_writes_them():
@@ -393,3 +394,10 @@ def test_a_native_frame_on_the_stack_is_what_pinned_and_the_durations_are_read_a
     event = {"type": "jdk.VirtualThreadPinned", "values": {"duration": "PT1M2.5S", "stackTrace": {"frames": frames}}}
     [found] = jfr.group_frames(json.dumps({"recording": {"events": [event]}}))
     assert (found.frame, found.kind, found.total_ms) == ("com.example.Native.call", jfr.NATIVE, 62_500.0)
+    # JDK 24+ names the reason: a monitor said so, another reason kept apart; a hidden JDK frame (dots) is the JDK's
+    hidden = {"method": {"type": {"name": "java.lang.invoke.LambdaForm$MH/0x1"}, "name": "invoke"}, "type": "Inlined"}
+    said = [{"type": "jdk.VirtualThreadPinned", "values": {"pinnedReason": reason, "duration": "PT0.01S",
+                                                          "stackTrace": {"frames": [hidden, frames[2]]}}}
+            for reason in ("Holding monitor(s)", "Timed out waiting")]
+    kinds = {f.kind: f.frame for f in jfr.group_frames(json.dumps({"recording": {"events": said}}))}
+    assert kinds == {jfr.MONITOR: "com.example.Lib.run:42", jfr.OTHER: "com.example.Lib.run:42"}

@@ -66,7 +66,6 @@ def test_a_before_after_measures_one_mode_on_two_jars_its_second_arm_marked_and_
     (dict(versus=("a.jar", "b.jar")), "--vs compares two jars in one thread mode: add --modes"),
     (dict(versus=("a.jar", "b.jar"), modes=("platform", "virtual")), "--vs compares two jars in one thread mode"),
     (dict(versus=("a.jar", "b.jar"), aa="virtual"), "--aa virtual with --vs"),
-    (dict(paired=True, pools=(250,)), "--pools 250: both arms' JVMs, up together, hold 500 connections"),
     (dict(paired=True, reps=3), "--reps with --paired"),
     (dict(paired=True, jvm_per_row=True), "--jvm-per-row with --paired"),
     (dict(blocks=3), "--blocks: only a paired plan"),
@@ -111,7 +110,12 @@ def test_a_paired_plan_keeps_the_other_arm_s_jvm_up_where_a_plain_one_stops_it()
 
 
 def test_a_pool_the_database_cannot_hold_is_refused_alone_and_with_both_arms_up_together():
+    from vtlab.plan import checks
+
+    alone = planner.build("quick", planner.Overrides(conn_modes=("released",), pools=(600,)))
     with pytest.raises(ValueError, match=r"--pools 600: vtlab's PostgreSQL takes 490 for the service \(of 500\)"):
-        planner.build("quick", planner.Overrides(conn_modes=("released",), pools=(600,)))
-    assert planner.build("quick", planner.Overrides(conn_modes=("released",), pools=(490,))).rows  # alone: it fits
-    assert paired(pools=(245,)).rows  # two of 245 fit in 490
+        checks.connections(alone.rows, together=False)
+    checks.connections(planner.build("quick", planner.Overrides(conn_modes=("released",), pools=(490,))).rows, False)
+    with pytest.raises(ValueError, match="--pools 250: both arms' JVMs, up together, hold 500 connections"):
+        checks.connections(paired(pools=(250,)).rows, together=True)
+    checks.connections(paired(pools=(245,)).rows, together=True)  # two of 245 fit in 490

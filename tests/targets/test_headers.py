@@ -29,6 +29,8 @@ def test_a_header_s_variables_are_read_from_the_environment_and_only_its_name_is
     assert SECRET not in call.describe()
     assert json.loads(call.k6_env()["ENDPOINT_HEADERS"]) == {"Authorization": f"Bearer {SECRET}", "X-Tenant": "acme-eu"}
     assert userservice.Call("GET", "/health", headers=headers[1:]).describe() == "GET /health (headers X-Tenant)"
+    assert SECRET not in repr(call)  # nor in a traceback's locals
+    assert userservice.parse_headers(["X-Price: $$5 for $$$TOKEN"], {"TOKEN": "t"}) == (("X-Price", "$5 for $t"),)
 
 
 @pytest.mark.parametrize("items, words", [
@@ -37,10 +39,11 @@ def test_a_header_s_variables_are_read_from_the_environment_and_only_its_name_is
     (["Authorization: Bearer $NOT_SET_HERE"], "--header Authorization: $NOT_SET_HERE is not set"),
     (["Host: example.com"], "--header Host: k6 sets it"),
     (["X-A: 1", "x-a: 2"], "--header x-a given twice"),
+    (["Authorization: Bearer $WITH_NEWLINE"], "--header Authorization: its value holds a line break"),
 ])
 def test_a_header_that_cannot_be_one_is_refused_without_its_value(items, words):
     with pytest.raises(ValueError) as refused:
-        userservice.parse_headers(items, {})
+        userservice.parse_headers(items, {"WITH_NEWLINE": SECRET + "\n"})  # a secret read with its line end
     assert words in str(refused.value) and SECRET not in str(refused.value)
 
 

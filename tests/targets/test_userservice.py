@@ -296,11 +296,12 @@ def test_a_before_after_starts_arm_b_from_the_other_jar_and_arm_a_from_the_first
             return True
 
     def start(rig, plan, row, slug, target, java, database, jfr, stepped):
-        started.append((plan.arm(row), target.jar.name))
+        started.append((plan.arm(row), target.jar.name, target.boot_version, target.actuator))
         return Jvm(plan.family(row))
 
     monkeypatch.setattr(userjvm, "start", start)
-    target = userservice.Target(call=userservice.Call("GET", "/x"), jar=tmp_path / "svc.jar", vs=tmp_path / "new.jar")
+    target = userservice.Target(call=userservice.Call("GET", "/x"), jar=tmp_path / "svc.jar", boot_version="3.5.7",
+                                vs=tmp_path / "new.jar", vs_boot_version="4.1.1", vs_actuator=False)
     plan = planner.build("service", planner.Overrides(workloads=(presets.SERVICE_WORKLOAD,), modes=("virtual",),
                                                       concurrency=(10,), versus=("svc.jar", "new.jar"), blocks=2,
                                                       pair_seed=1))
@@ -308,4 +309,7 @@ def test_a_before_after_starts_arm_b_from_the_other_jar_and_arm_a_from_the_first
     service.plan, service.rig = plan, None  # no rig: the JVM's start is the fake's
     for row in plan.rows:
         service._jvm_for(row, "slug", None, tmp_path / "x.jfr", True)
-    assert sorted(started) == [("a", "svc.jar"), ("b", "new.jar")]  # one JVM per arm, each its own jar
+    # one JVM per arm, each its own jar with what its own manifest and libraries say (its health path follows them)
+    assert sorted(started) == [("a", "svc.jar", "3.5.7", True), ("b", "new.jar", "4.1.1", False)]
+    assert userservice.jar_names(tmp_path / "a" / "app.jar", tmp_path / "b" / "app.jar") == (
+        str(tmp_path / "a" / "app.jar"), str(tmp_path / "b" / "app.jar"))  # one file name twice: their paths

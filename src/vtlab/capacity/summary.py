@@ -32,9 +32,8 @@ def lines(run: CapacityRun) -> list[str]:
 
 
 def host_index(mode: ModeCapacity) -> str:
-    """ "host speed index at the capacity: k6 0.312 ms of CPU a request; a CPU wall: …" (loadwall.moves)."""
-    return (f"host speed index at the capacity: k6 {mode.host_index_ms():.3f} ms of CPU a request"
-            + loadwall.moves(mode.wall))
+    """ "k6 at the capacity: 0.312 ms of CPU a request (0.811 at the first load, 100); a CPU wall: …"."""
+    return loadwall.index_words(mode)
 
 
 def headline(mode: ModeCapacity, unit: str, model: str = "open") -> str:

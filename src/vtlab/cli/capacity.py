@@ -103,11 +103,10 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         clash = "--aot on (its training takes the service's port)" if the_plan.aot == "on" else f"--port {target.port}"
         return flags.usage_error(f"--paired with {clash}: both modes' JVMs are up together and cannot share a port; "
                                  "leave it out")
-    if args.in_turn:
-        try:
-            checks.connections(the_plan.rows, together=True)
-        except ValueError as err:
-            return flags.usage_error(f"--paired: {err}")
+    try:
+        checks.connections(the_plan.rows, together=args.in_turn)
+    except ValueError as err:
+        return flags.usage_error(f"--paired: {err}" if args.in_turn else str(err))
     in_turn = "; the modes in turn, point by point" if args.in_turn else ""
     print(f"vtlab capacity: {args.slo} for {', '.join(modes)} ({args.model} model); start {start} {unit} ({why}), "
           f"steps ×{settings.factor:g} (longer toward a capacity the walls predict) until it breaks, then bisection "

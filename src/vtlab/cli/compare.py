@@ -47,6 +47,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from vtlab.cli import versus
         problem = versus.check(args, conditions)
         return flags.usage_error(problem) if problem else versus.compare(args, conditions)
+    measuring = _measuring_flag(args)
+    if measuring:  # a run's flag: only a before/after measured here uses it, never silently dropped
+        return flags.usage_error(f"compare: {measuring} measures, and goes with --service A.jar --vs B.jar only; two "
+                                 "run folders are compared as they were measured")
     if args.base is None or bool(args.new) == bool(args.across):
         return flags.usage_error("compare: give BASE and NEW run folders, or one run folder and --across DIMENSION")
     capacity_runs = bool(args.new) and all((path / capacityfile.NAME).exists() for path in (args.base, *args.new))
@@ -65,6 +69,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return _compare(args.base, args.new, conditions, args.out, args.across)
     except ValueError as err:
         return flags.usage_error(f"compare: {err}")
+
+
+def _measuring_flag(args: argparse.Namespace) -> str:
+    """The first flag given that measures (the plan's, the target's): "" where none was."""
+    given = [(dest, flag) for flag, dest, _, _ in flags.PLAN_FLAGS]
+    given += [(dest, f"--{dest.replace('_', '-')}") for dest in ("profile", "paired", "blocks", "aa", "jvm_per_row",
+                                                                 "dry_run", *targetflags.TARGET_DESTS)]
+    return next((flag for dest, flag in given if getattr(args, dest, None) not in (None, False, [], "", ())), "")
 
 
 def _compare(base_dir: Path, new_dirs: list[Path], conditions, out: Path | None, across: str | None) -> int:

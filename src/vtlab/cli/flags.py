@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vtlab.core import cores, shapes
 from vtlab.measure import profiler
-from vtlab.plan import calibration, interleave, planner, presets
+from vtlab.plan import calibration, checks, interleave, planner, presets
 from vtlab.rig import runtimes
 from vtlab.targets import userservice
 
@@ -236,12 +236,13 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
 
 
 def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
-            calibrated: bool = False, pair_seed: int | None = None) -> planner.Plan:
+            calibrated: bool = False, pair_seed: int | None = None, on_this_machine: bool = False) -> planner.Plan:
     """The plan the profile and flags describe; ValueError names a flag combination that cannot run. For a user's
     service (`target`) every row calls it: the service workload, whatever the profile's. `calibrated`: this machine's
     cached calibration (if any) sizes a sized profile's points on vtlab's own service (plan.sizing); read here, never
     measured: without one the profile's nominal points are planned. `pair_seed`: a paired plan's order, where a resumed
-    run recorded it (else drawn anew)."""
+    run recorded it (else drawn anew). `on_this_machine`: a run on vtlab's own PostgreSQL, whose connections the
+    service's pools must fit (plan.checks.connections)."""
     given = {dest: getattr(args, dest) for _, dest, _, _ in PLAN_FLAGS}
     given.update({dest: tuple(given[dest]) for dest in REPEATED if given[dest] is not None})
     if target is not None:
@@ -251,12 +252,16 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
     given["jvm_per_row"] = getattr(args, "jvm_per_row", True) or None  # no such flag: a JVM (a pod) per row
     paired = {"paired": getattr(args, "paired", False) or None, "blocks": getattr(args, "blocks", None),
               "aa": getattr(args, "aa", None), "pair_seed": pair_seed,
-              "versus": (target.jar.name, target.vs.name) if target is not None and target.vs and target.jar else None}
+              "versus": userservice.jar_names(target.jar, target.vs) if target is not None and target.vs and target.jar
+              else None}
     home = given.get("java_home")
     profile = args.profile or ("quick" if target is None else "service")
     java_home_jdk = runtimes.major(Path(home)) if home else None
     measured = calibration.load(len(cores.available())) if calibrated and target is None else None
-    return planner.build(profile, planner.Overrides(**given, **paired, java_home_jdk=java_home_jdk), measured)
+    plan = planner.build(profile, planner.Overrides(**given, **paired, java_home_jdk=java_home_jdk), measured)
+    if on_this_machine and target is None:  # vtlab's own service on vtlab's PostgreSQL: its pools must fit it
+        checks.connections(plan.rows, together=plan.arms is not None)
+    return plan
 
 
 def usage_error(message: str) -> int:

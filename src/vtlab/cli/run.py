@@ -44,7 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         target = targetflags.target(args)
-        the_plan = flags.plan_of(args, target, calibrated=True)
+        the_plan = flags.plan_of(args, target, calibrated=True, on_this_machine=True)
     except ValueError as err:
         return flags.usage_error(str(err))
     if args.k6_dashboard and the_plan.runners > 1:
@@ -64,7 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return flags.usage_error(problem)
     seed = _recorded_seed(run_dir) if args.resume and the_plan.arms is not None else None
     if seed is not None:  # the paired plan's blocks in the order the run began them
-        the_plan = flags.plan_of(args, target, calibrated=True, pair_seed=seed)
+        the_plan = flags.plan_of(args, target, calibrated=True, pair_seed=seed, on_this_machine=True)
     run_dir = run_dir or loop.default_run_dir(RESULTS)
     problem = None if args.dry_run else table.why_not_writable(run_dir)
     if problem:

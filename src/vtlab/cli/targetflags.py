@@ -29,8 +29,11 @@ OWN_SERVICE_ONLY = (("pools", "--pools"), ("conn_modes", "--conn-mode"), ("path_
 # The target's own flags: (dest, flag, given when)
 _JAR_ONLY = (("service_env", "--service-env"), ("service_args", "--service-args"), ("health", "--health"),
              ("port", "--port"), ("db", "--db"), ("db_url", "--db-url"))
-_CALL = (("endpoint", "--endpoint"), ("ids", "--ids"), ("ids_file", "--ids-file"), ("script", "--script"),
-         ("header", "--header"))
+_HEADER = ("header", "--header")
+# Every flag of the target's (the --service and --url group), by dest
+TARGET_DESTS = ("url", "metrics", "service_env", "service_args", "health", "port", "db", "db_url", "endpoint", "ids",
+                "ids_file", "header", "script")
+_CALL = (("endpoint", "--endpoint"), ("ids", "--ids"), ("ids_file", "--ids-file"), ("script", "--script"), _HEADER)
 
 
 def add(command: argparse.ArgumentParser, port_type) -> None:
@@ -117,8 +120,7 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
     if args.db and args.db_url:
         raise ValueError("--db and --db-url: give one (vtlab's PostgreSQL, or your own database)")
     boot = userservice.boot_version(jar) if jar else ""
-    if vs is not None:
-        userservice.boot_version(vs, "--vs")
+    vs_boot = userservice.boot_version(vs, "--vs") if vs is not None else ""
     if jar is not None and getattr(args, "aot", None) == "on":
         userservice.check_aot(jar, boot)
     env = userservice.parse_env(args.service_env or [])
@@ -130,7 +132,8 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
         boot_version=boot,
         uses_stub=any("{stub_url}" in value for _, value in env),
         actuator=userservice.has_actuator(jar) if jar else False, health_given=args.health is not None,
-        vs=vs.resolve() if vs is not None else None)
+        vs=vs.resolve() if vs is not None else None, vs_boot_version=vs_boot,
+        vs_actuator=userservice.has_actuator(vs) if vs is not None else True)
 
 
 def _health(path: str | None) -> str:
@@ -146,7 +149,7 @@ def _call(args: argparse.Namespace) -> userservice.Call:
         raise ValueError("say what to call: --endpoint 'GET /path/{id}' (with --ids or --ids-file) or --script "
                          "FILE.js — one of them")
     if args.script:
-        for dest, flag in (*_CALL[1:3], _CALL[4]):
+        for dest, flag in (*_CALL[1:3], _HEADER):
             if _given(args, dest):
                 raise ValueError(f"{flag} goes with --endpoint; a --script makes its own requests")
         script = args.script.resolve()

@@ -39,8 +39,8 @@ def compare(args: argparse.Namespace, conditions: tuple[gate.Condition, ...] | N
 
     args.out = args.out or loop.default_run_dir(RESULTS)
     code = run.cmd_run(args)
-    if args.dry_run or not (args.out / table.CSV_NAME).exists():
-        return code
+    if code == 2 or args.dry_run or not (args.out / table.CSV_NAME).exists():
+        return code  # refused (a folder holding another run among the reasons), or nothing measured
     points = analyze.analyse(table.read_rows(args.out / table.CSV_NAME), record.read(args.out)).paired
     found = paired.changes(points)
     breaches = gate.breaches(conditions, found) if conditions else []

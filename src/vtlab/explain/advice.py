@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
+from vtlab.explain.validity import CEILING_EXCEEDED
 from vtlab.results import cells
 
 # The walls a setting sizes, each with its Ceilings field
@@ -22,9 +23,13 @@ SETTING_WALLS = {"thread-pool": "threads", "connection-pool": "pool", "client-po
 THREAD_STACK_MIB = 1
 
 
+# Walls that are the users' own wait: nothing of the service to change, so no advice and nothing to say
+USERS_OWN = ("concurrency", "downstream", "users")
+
+
 def advise(analysis: Analysis) -> tuple[Advice, ...]:
-    """Each aggregate's advice, in the analysis's order, then each valid virtual line's pinned frames; the walls of
-    the users' own wait need none and get none."""
+    """Each aggregate's advice, in the analysis's order, then each valid line's pinned frames; the users' own wait
+    needs none and gets none."""
     walls = tuple(found for line in analysis.aggregates if (found := _one(line, analysis)) is not None)
     return (*walls, *(pin for line in analysis.aggregates if line.valid for pin in pinned(line)))
 
@@ -32,6 +37,10 @@ def advise(analysis: Analysis) -> tuple[Advice, ...]:
 # What each kind of pin needs (measure.jfr's kinds): JEP 491 (JDK 24) lets a virtual thread park holding a monitor;
 # a class initializer and a native frame still pin on every JDK
 PIN_FIX = {"monitor": ("JDK 24+ removes it (JEP 491: a virtual thread parks holding a monitor)", "--jdk 25"),
+           "monitor-inferred": ("a monitor, as JDK 21's event names no reason and the stack shows neither a class "
+                                "initializer nor a native frame: JDK 24+ lets a virtual thread park holding one (JEP "
+                                "491)", "--jdk 25"),
+           "other": ("a reason JEP 491 does not name: unexplained", ""),
            "class-init": ("no JDK removes it: a class initializer pins; move the blocking out of the static "
                           "initializer", ""),
            "native": ("no JDK removes it: a native frame pins; do not block under it (a java.util.concurrent lock "
@@ -45,7 +54,7 @@ def pinned(line: Aggregate) -> tuple[Advice, ...]:
     told = []
     for frame, kind, count, total_ms, max_ms in cells.parse_frames(line.line.measured.pinned_frames):
         fix, flag = PIN_FIX.get(kind, ("", ""))
-        if kind == "monitor" and line.row.jdk >= 24:
+        if kind in ("monitor", "monitor-inferred") and line.row.jdk >= 24:
             fix, flag = (f"a monitor pinned on JDK {line.row.jdk}, which JEP 491 should have let it leave: "
                          "unexplained"), ""
         told.append(Advice(line.row, "pinning", frame, count, flag=flag, shape=fix, pin_kind=kind,
@@ -59,41 +68,66 @@ def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
         return Advice(row, wall, why_not="no valid row: no advice is taken from an invalid one")
     if wall == "unexplained":
         return Advice(row, wall, why_not="its wall is unexplained: nothing measured says what to change")
+    if wall in USERS_OWN:
+        return None
     asked = verdict.ceilings.concurrency
     if wall == "cpu":
-        cores = analysis.context.host_cpus if analysis.context.shared_cores else verdict.measured.app_cpus
-        needed = asked * verdict.cpu_ms_per_req / 1000
-        return Advice(row, wall, asked_rps=asked, needed=needed, value=cores,
-                      shape=f"no setting and no thread model lifts a CPU wall: {verdict.cpu_ms_per_req:.3f} ms of "
-                            f"CPU a request on the service's cores, so the {_rate(asked)} its users ask need "
-                            f"{needed:.1f} cores (it had {cores:g})")
+        return _cpu(line, analysis, asked)
     field = SETTING_WALLS.get(wall)
-    if field is None or not (wall != "thread-pool" or row.thread_mode == "platform"):
-        return None  # the users' own wait, the downstream: nothing of the service to change
+    if field is None or (wall == "thread-pool" and row.thread_mode != "platform" and not _offloaded(row, math.nan)):
+        # gc, overload, a stall, the heap, a virtual thread's carriers or server cap: no size vtlab can compute
+        return Advice(row, wall, why_not=f"no setting vtlab sizes moves a {wall} wall: its section says what held it")
     value = _value(wall, line)
     ceiling = getattr(verdict.ceilings, field)
     if not (value > 0 and math.isfinite(value) and ceiling > 0 and math.isfinite(asked)):
         return Advice(row, wall, value=value, why_not=f"not computed: its {_SETTING[wall]} or the users' rate "
                                                            "was not measured")
     needed = math.ceil(value * asked / ceiling)
-    others = [(name, getattr(verdict.ceilings, f)) for name, f in LIMITS if f != field
+    # the next wall: every other ceiling the row computed but one it passed (a prediction its throughput proved wrong)
+    passed = {flag.removeprefix(CEILING_EXCEEDED) for flag in verdict.flags if flag.startswith(CEILING_EXCEEDED)}
+    others = [(name, getattr(verdict.ceilings, f)) for name, f in LIMITS if f != field and name not in passed
               and not math.isnan(getattr(verdict.ceilings, f))]
+    if wall == "thread-pool":  # the same ceiling's other cap, at its own size: Tomcat's threads or the offload pool
+        others += [("thread-pool", ceiling * other / value) for other in _other_caps(row, value)]
     next_wall, predicted = min(others, key=lambda pair: pair[1]) if others else ("concurrency", asked)
     own = row.workload != "service"
     if wall == "thread-pool" and _offloaded(row, value):  # the work's own pool is the narrower cap (queues)
-        # then Tomcat's request threads, the other cap of the same ceiling, at their own size
-        tomcat = ceiling * row.tomcat_max_threads / value
-        next_wall, predicted = min([(next_wall, predicted), ("thread-pool", tomcat)], key=lambda pair: pair[1])
         return Advice(row, wall, "offload pool", value, needed, asked, predicted, next_wall,
                       f"--offload-pool {needed}")
+    together = bool(analysis.paired)  # a paired run's two arms hold two pools at once
     return Advice(row, wall, _SETTING[wall], value, needed, asked, predicted, next_wall,
-                  _flag(wall, needed, own), _beyond(wall, needed, own), _shape(wall, row, own))
+                  _flag(wall, needed, own), _beyond(wall, needed, own, together), _shape(wall, row, own))
+
+
+def _cpu(line: Aggregate, analysis: Analysis, asked: float) -> Advice:
+    """A CPU wall: no setting, the cores its users' rate needs at its CPU a request (the cores it had: the host's
+    where the tiers share them, as explain.ceilings counts them)."""
+    verdict, row = line.line, line.row
+    own_cores = verdict.measured.app_cpus
+    cores = analysis.context.host_cpus if analysis.context.shared_cores or not own_cores > 0 else own_cores
+    needed = asked * verdict.cpu_ms_per_req / 1000
+    if not (needed > 0 and math.isfinite(needed)):
+        return Advice(row, "cpu", why_not="not computed: the users' rate or the CPU a request was not measured")
+    return Advice(row, "cpu", asked_rps=asked, needed=needed, value=cores,
+                  shape=f"no setting and no thread model lifts a CPU wall: {verdict.cpu_ms_per_req:.3f} ms of CPU a "
+                        f"request on the service's cores, so the {_rate(asked)} its users ask need {needed:.1f} "
+                        f"cores (it had {cores:g})")
+
+
+def _other_caps(row: object, cap: float) -> list[float]:
+    """The request threads' caps beside the one that held the row (explain.queues.request_thread_cap): Tomcat's
+    threads and an offload workload's platform pool, each larger than `cap`."""
+    caps = [float(getattr(row, "tomcat_max_threads", 0) or 0)]
+    if getattr(row, "workload", "") == "offload" and getattr(row, "offload_executor", "") == "platform":
+        caps.append(float(getattr(row, "offload_pool", 0) or 0))
+    return [other for other in caps if other > cap]
 
 
 def _offloaded(row: object, threads: float) -> bool:
-    """Whether the request threads' cap is the offload workload's fixed platform pool (explain.queues)."""
-    return (getattr(row, "workload", "") == "offload" and getattr(row, "offload_executor", "") == "platform"
-            and getattr(row, "offload_pool", 0) == threads)
+    """Whether the request threads' cap is the offload workload's fixed platform pool (explain.queues); with `threads`
+    NaN, whether the row hands its work to one at all."""
+    offloads = getattr(row, "workload", "") == "offload" and getattr(row, "offload_executor", "") == "platform"
+    return offloads and (math.isnan(threads) or getattr(row, "offload_pool", 0) == threads)
 
 
 _SETTING = {"thread-pool": "request threads", "connection-pool": "connection pool",
@@ -124,14 +158,17 @@ def _flag(wall: str, needed: int, own: bool) -> str:
     return f"your HTTP client's connections per route: {needed}"
 
 
-def _beyond(wall: str, needed: int, own: bool) -> str:
-    """The limit a larger setting meets, or what it costs, where the rig knows it."""
-    room = DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS
+def _beyond(wall: str, needed: int, own: bool, together: bool = False) -> str:
+    """The limit a larger setting meets, or what it costs, where the rig knows it; `together`: a paired run, whose
+    two arms' JVMs hold two pools at once."""
+    room = (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (2 if together else 1)
     if wall == "connection-pool":
         if own and needed > room:
-            return (f"beyond what vtlab's PostgreSQL takes ({room} of its {DB_MAX_CONNECTIONS} connections): "
-                    "the pool cannot grow that far here")
-        return "" if own else "your database's max_connections must hold it (each of the service's JVMs opens its pool)"
+            held = "each of the two arms' pools up together" if together else "the pool"
+            return (f"beyond what vtlab's PostgreSQL takes ({room} for {held}, of its {DB_MAX_CONNECTIONS} "
+                    "connections): it cannot grow that far here")
+        return "" if own else (f"the database's max_connections must hold it, every JVM's pool at once (vtlab's "
+                               f"PostgreSQL, with --db: {room})")
     if wall == "thread-pool":
         return f"each platform thread reserves a stack: ~{needed * THREAD_STACK_MIB:,} MiB of address space at -Xss1m"
     return ""

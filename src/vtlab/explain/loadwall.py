@@ -7,6 +7,8 @@ its bracket's upper edge where that edge was too close to call and nothing above
 
 from __future__ import annotations
 
+import math
+
 from vtlab.results.capacityfile import ModeCapacity
 
 LOAD_WALL = "users"  # bottleneck.BOTTLENECKS' name for the load itself
@@ -41,6 +43,16 @@ def edge(mode: ModeCapacity, unit: str, model: str) -> str:
 # Walls a setting sizes (Little's law: the setting's count over the time a request holds it): the host's speed does
 # not move them; a CPU wall moves with it.
 SIZED_WALLS = ("thread-pool", "connection-pool", "client-pool", "connection-limit")
+
+
+def index_words(mode: ModeCapacity) -> str:
+    """ "k6 at the capacity: 0.312 ms of CPU a request (0.811 at the first load, 100); a CPU wall: …": k6's CPU a
+    request at the capacity and at the search's first load (the one two runs compare by, compare.capacity), and
+    whether the mode's wall moves with the host's speed (moves)."""
+    first = mode.points[0] if mode.points else None
+    start = (f" ({first.k6_ms_per_req:.3f} at the first load, {first.load:,})"
+             if first is not None and math.isfinite(first.k6_ms_per_req) and first.load != mode.capacity else "")
+    return f"k6 at the capacity: {mode.host_index_ms():.3f} ms of CPU a request{start}" + moves(mode.wall)
 
 
 def moves(wall: str) -> str:

@@ -20,10 +20,14 @@ NO_REASON_FIELD = "no reason recorded (JDK < 24)"
 # shallow enough that a row pinning on every request (thousands of events, each frame ~0.7 KB of JSON) reads back
 # in seconds
 STACK_DEPTH = 24
-# The JDK's own frames: what pinned is asked of the first frame below them
-JDK_PACKAGES = ("java/", "javax/", "jdk/", "sun/", "com/sun/")
-# What a pinned stack shows held the carrier (JEP 491 removed the first in JDK 24; the others it does not)
-MONITOR, CLASS_INIT, NATIVE = "monitor", "class-init", "native"
+# The JDK's own frames (names in dots: JFR writes a hidden class's with dots, the others with slashes): what pinned is
+# asked of the first frame below them
+JDK_PACKAGES = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
+# What held the carrier: a monitor where the event's reason says so (JDK 24+), or where a JDK 21 event, which names
+# no reason, shows neither of the others on its stack (inferred: the only other thing that pins there); a class
+# initializer or a native frame on the stack; another reason the event names. JEP 491 removed the monitor's pin in
+# JDK 24; the others it does not.
+MONITOR, INFERRED_MONITOR, CLASS_INIT, NATIVE, OTHER = "monitor", "monitor-inferred", "class-init", "native", "other"
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,8 @@ def pinned(jfr_tool: Path, recording: Path, window: tuple[float, float] | None =
                              PINNED_EVENT, str(recording)], capture_output=True, text=True)
     if result.returncode != 0:
         return None
-    return Pinned(count_reasons(result.stdout, window), group_frames(result.stdout, window))
+    events = _events(result.stdout, window)  # the largest output the rig reads back: parsed once
+    return Pinned(_reasons(events), _frames(events))
 
 
 def _events(jfr_json: str, window: tuple[float, float] | None) -> list[dict]:
@@ -61,11 +66,14 @@ def _events(jfr_json: str, window: tuple[float, float] | None) -> list[dict]:
 
 
 def group_frames(jfr_json: str, window: tuple[float, float] | None = None) -> tuple[PinnedFrame, ...]:
-    """The events grouped by their first frame below the JDK's own and what held the carrier, the longest total
-    first. A stack with a class initializer above that frame pinned for it, one with a native frame for that;
-    any other, on a JDK whose event names no reason, for a monitor — the only other thing that pins."""
+    """The events grouped by their first frame below the JDK's own and what held the carrier (_kind), the longest
+    total first."""
+    return _frames(_events(jfr_json, window))
+
+
+def _frames(events: list[dict]) -> tuple[PinnedFrame, ...]:
     groups: dict[tuple[str, str], list[float]] = {}
-    for values in _events(jfr_json, window):
+    for values in events:
         frames = (values.get("stackTrace") or {}).get("frames", [])
         groups.setdefault((_first_own(frames), _kind(frames, values)), []).append(_ms(values.get("duration")))
     found = [PinnedFrame(frame, kind, len(times), sum(times), max(times)) for (frame, kind), times in groups.items()]
@@ -73,8 +81,9 @@ def group_frames(jfr_json: str, window: tuple[float, float] | None = None) -> tu
 
 
 def _name(frame: dict) -> str:
+    """ "package.Class.method", in dots whichever way JFR wrote the class."""
     method = frame.get("method", {})
-    return f"{method.get('type', {}).get('name', '?')}.{method.get('name', '?')}"
+    return f"{method.get('type', {}).get('name', '?')}.{method.get('name', '?')}".replace("/", ".")
 
 
 def _first_own(frames: list[dict]) -> str:
@@ -83,16 +92,20 @@ def _first_own(frames: list[dict]) -> str:
     if own is None:
         return "no stack recorded"
     line = own.get("lineNumber", -1)
-    return _name(own).replace("/", ".") + (f":{line}" if isinstance(line, int) and line >= 0 else "")
+    return _name(own) + (f":{line}" if isinstance(line, int) and line >= 0 else "")
 
 
 def _kind(frames: list[dict], values: dict) -> str:
-    reason = str(values.get("pinnedReason") or "")
+    """What held the carrier: the event's reason where it names one (JDK 24+), else what the stack shows (JDK 21); a
+    class initializer anywhere on the recorded stack, then a native frame."""
+    reason = str(values.get("pinnedReason") or "").lower()
     if any(f.get("method", {}).get("name") == "<clinit>" for f in frames):
         return CLASS_INIT
-    if "native" in reason.lower() or any(f.get("type") == "Native" for f in frames):
+    if "native" in reason or any(f.get("type") == "Native" for f in frames):
         return NATIVE
-    return MONITOR
+    if "monitor" in reason:
+        return MONITOR
+    return OTHER if reason else INFERRED_MONITOR
 
 
 def _ms(duration: object) -> float:
@@ -104,8 +117,12 @@ def _ms(duration: object) -> float:
 
 
 def count_reasons(jfr_json: str, window: tuple[float, float] | None = None) -> dict[str, int]:
+    return _reasons(_events(jfr_json, window))
+
+
+def _reasons(events: list[dict]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for values in _events(jfr_json, window):
+    for values in events:
         # JDK 21's event has no pinnedReason field (added in JDK 24 with JEP 491): say so, not "unknown"
         reason = str(values.get("pinnedReason") or "unknown") if "pinnedReason" in values else NO_REASON_FIELD
         counts[reason] = counts.get(reason, 0) + 1

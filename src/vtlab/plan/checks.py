@@ -19,10 +19,9 @@ NEEDS_JDK25 = (
 
 
 def check(rows: tuple[Row, ...], setting: dict, java_homes: dict[int, str], client_pools: tuple[int, ...] | None,
-          downstream_http: str, together: bool = False) -> None:
-    """Every check below; ValueError naming the flags at the first that fails. `together`: both thread modes' JVMs
-    are up at once (a paired plan)."""
-    connections(rows, together)
+          downstream_http: str) -> None:
+    """Every check below but connections (which only a run on vtlab's own PostgreSQL needs); ValueError naming the
+    flags at the first that fails."""
     shapes(rows, setting)
     jdks(rows, java_homes)
     runners(rows, setting["runners"])
@@ -32,7 +31,8 @@ def check(rows: tuple[Row, ...], setting: dict, java_homes: dict[int, str], clie
 
 def connections(rows: tuple[Row, ...], together: bool) -> None:
     """vtlab's service opens its whole pool at start: a pool, or two arms' pools up together, beyond what vtlab's
-    PostgreSQL takes would fail the JVM's start mid-run (ValueError naming --pools)."""
+    PostgreSQL takes would fail the JVM's start mid-run (ValueError naming --pools). For a run on this machine's
+    PostgreSQL (vtlab run, vtlab capacity); a cluster's database is the cluster's."""
     room = DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS
     largest = max((row.hikari_pool for row in rows), default=0)
     held = 2 * largest if together else largest

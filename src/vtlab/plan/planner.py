@@ -307,7 +307,7 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
     rows = tuple(dict.fromkeys(row for row in candidates if row is not None))  # first occurrence, in order
     if not rows:
         raise ValueError("the plan has no rows: --modes webflux measures only --workload order-summary")
-    checks.check(rows, setting, java_homes, overrides.client_pools, setting["downstream_http"], arms is not None)
+    checks.check(rows, setting, java_homes, overrides.client_pools, setting["downstream_http"])
     jvm_per_row = bool(given.get("jvm_per_row"))
     if not jvm_per_row:
         rows = staircases(rows, lambda row: setting["warmup_until"] == "settled" and row.load_model == "closed"

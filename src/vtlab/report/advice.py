@@ -35,7 +35,8 @@ def sentence(advice: Advice, mode: Callable[[object], str]) -> str:
     return said + "".join(f"; {extra}" for extra in (advice.beyond, advice.shape) if extra) + "."
 
 
-_KIND_WORDS = {"monitor": "holding a monitor", "class-init": "in a class initializer", "native": "under a native frame"}
+_KIND_WORDS = {"monitor": "holding a monitor", "monitor-inferred": "holding a monitor, inferred",
+               "class-init": "in a class initializer", "native": "under a native frame", "other": "for another reason"}
 
 
 def _next(advice: Advice) -> str:

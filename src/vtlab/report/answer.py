@@ -70,8 +70,7 @@ def _answer(scenario: str, group: Sequence[HeadlineLine], points: Mapping[tuple[
     by_mode = {mode: [a for line in group if (a := getattr(line, mode))] for mode in MODES}
     row = (group[0].platform or group[0].virtual).row  # type: ignore[union-attr]  # a line holds a mode at least
     words, has_ratio = _paired_ratio(group, points) if points else _ratio(group)
-    drift_only = _paired_computed(group, points)
-    return Answer(scenario, words, tuple(_wall(mode, by_mode[mode], drift_only) for mode in MODES if by_mode[mode]),
+    return Answer(scenario, words, tuple(_wall(mode, by_mode[mode], points) for mode in MODES if by_mode[mode]),
                   tuple(_apart(a) for line in group for mode in MODES
                         if (a := getattr(line, mode)) and not a.valid),
                   main=row.workload == "order-summary" and not dimensions.is_variant(row), has_ratio=has_ratio)
@@ -105,19 +104,15 @@ def load_words(line: Aggregate | Verdict | None) -> str:
     return "–" if line is None else load_of(line.row)
 
 
-def _paired_computed(group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...], PairedPoint]) -> bool:
-    """Whether a point of the group has a paired ratio: its blocks stand beside the machine's drift."""
-    return any((point := paired.of_line(points, (line.platform or line.virtual).row)) and point.computed
-               for line in group)
-
-
-def _wall(mode: str, lines: Sequence[Aggregate], beside_drift: bool = False) -> str:
-    """Where the mode's best valid line stood and what held it, with the ceiling the analysis predicted. Where the
-    scenario has a paired ratio (`beside_drift`), a line whose every block was flagged only for the machine's moving
-    stands as its pairs do, said so (hero, 2026-11-28: 5.72× paired while every platform block was noisy-neighbour,
-    and the mode's line said only that no valid row was left)."""
+def _wall(mode: str, lines: Sequence[Aggregate], points: Mapping[tuple[str, ...], PairedPoint] | None = None) -> str:
+    """Where the mode's best valid line stood and what held it, with the ceiling the analysis predicted. A line of a
+    paired point with a ratio (`points`) whose every block was flagged only for the machine's moving stands as its
+    pairs do, said so (hero, 2026-11-28: 5.72× paired while every platform block was noisy-neighbour, and the mode's
+    line said only that no valid row was left)."""
     valid = validrows.valid(lines)
-    drifted = [line for line in lines if not beyond_drift(line.flags)] if beside_drift and not valid else []
+    drifted = [] if valid or not points else [
+        line for line in lines if (point := paired.of_line(points, line.row)) is not None and point.computed
+        and not beyond_drift(line.flags)]
     if not valid and not drifted:
         return f"{mode} threads: {validrows.none_valid(mode, lines, load_words)}"
     best = max(valid or drifted, key=lambda a: a.throughput_median)

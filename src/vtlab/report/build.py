@@ -22,7 +22,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     `capacity`: the section a capacity run's capacity.json tells (report.capacity), told before all else."""
     threads = analysis.rig.tomcat_max_threads
     measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
-    sections = told.sections(run_dir, analysis)
+    advised = told.advised(analysis)
+    sections = told.sections(run_dir, analysis, advised)
     pairs = headline.lines(analysis.aggregates, threads)
     figures = tuple(drawn.figures(measured, analysis, others, run.cpus_available)) if measured else ()
     answers = answer.answers(pairs, analysis.paired)
@@ -43,4 +44,4 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
         costs=tuple(costs.families(analysis.verdicts)),
         answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
-        capacity=capacity, paired=analysis.paired, advice=told.advised(analysis))
+        capacity=capacity, paired=analysis.paired, advice=advised)

@@ -76,8 +76,7 @@ def host_index(mode: ModeCapacity) -> str:
     index = mode.host_index_ms()
     if not math.isfinite(index):
         return ""
-    return (f"{mode.mode}: at its capacity k6 spent {index:.3f} ms of CPU a request, the host's speed index"
-            f"{loadwall.moves(mode.wall)}.")
+    return f"{mode.mode}: {loadwall.index_words(mode)}."
 
 
 def stopped(mode: ModeCapacity) -> str:

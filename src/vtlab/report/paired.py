@@ -19,8 +19,8 @@ COLUMNS = [("point", "point"), ("block", "block"), ("order", "order"), ("a", "ar
 
 
 def arm_names(arms: Arms) -> tuple[str, str]:
-    """ "platform", "virtual"; an A/A's "virtual (arm a)", "virtual (arm b)"; a before/after's "new.jar (virtual)",
-    "old.jar (virtual)" in its arms' order."""
+    """ "platform", "virtual"; an A/A's "virtual (arm a)", "virtual (arm b)"; a before/after's "old.jar (virtual)"
+    (arm a, the --service jar), "new.jar (virtual)" (arm b, the --vs jar)."""
     if arms.versus:
         return f"{arms.versus[0]} ({arms.a})", f"{arms.versus[1]} ({arms.b})"
     return (f"{arms.a} (arm a)", f"{arms.b} (arm b)") if arms.aa else (arms.a, arms.b)

@@ -15,12 +15,14 @@ from vtlab.report.labels import mode_label
 from vtlab.report.scenarios.common import Section
 
 
-def sections(run_dir: Path, analysis: Analysis) -> list[Section]:
+def sections(run_dir: Path, analysis: Analysis, advice_given: tuple[Advice, ...] | None = None) -> list[Section]:
+    """Every section the run has, in the order the report tells them; `advice_given`: what advised() gave, where the
+    caller has it already."""
     # a mode in words, platform threads' pool said where it is not the run's own Tomcat default
     label = functools.partial(mode_label, default_threads=analysis.rig.tomcat_max_threads)
     pairs = paired.section(analysis)
     told = scenarios.sections(analysis, label)
-    to_change = advice.section(advised(analysis), label)
+    to_change = advice.section(advised(analysis) if advice_given is None else advice_given, label)
     beside_published = published.section(analysis.aggregates, published.points())
     held = memory.section(analysis, label)
     costs = wheretime.section(run_dir, analysis)

@@ -86,11 +86,12 @@ class UserService:
     jar: str = ""
     url: str = ""
     call: str = ""
+    vs: str = ""   # a before/after's other jar (--vs)
 
     @classmethod
     def of(cls, described: Mapping[str, object]) -> UserService:
         """From userservice.Target.describe(), as written or as read back."""
-        return cls(*(str(described.get(key) or "") for key in ("jar", "url", "call")))
+        return cls(*(str(described.get(key) or "") for key in ("jar", "url", "call", "vs")))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ was started with."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from vtlab.core import dimensions
@@ -157,7 +156,7 @@ class UserService:
             self._stop_jvm(other)
         second = self.plan.arm(row) == "b"
         # a before/after's arm b is the other jar (--vs), started as the first is
-        target = replace(self.target, jar=self.target.vs) if second and self.target.vs else self.target
+        target = self.target.arm_b() if second and self.target.vs else self.target
         jvm = userjvm.start(self.rig, self.plan, row, slug, target, java,
                             self._database(SERVICE_DATABASE + ("_b" if second else "")), jfr, stepped)
         self.jvms[self.plan.family(row)] = jvm

@@ -178,6 +178,9 @@ def preflight(tier: Tier, call: Call) -> None:
                           f"The response:\n{body}") from None
     except OSError as err:
         raise TargetError(f"preflight: {call.method} {url} failed ({getattr(err, 'reason', err)})") from None
+    except ValueError:  # the request could not be made: a header's value never said (it may be a secret)
+        raise TargetError(f"preflight: {call.method} {url} could not be sent: a --header value is not one a request "
+                          "may carry") from None
 
 
 def script_preflight(k6: Path, spec: load.LoadSpec, folder: Path) -> None:

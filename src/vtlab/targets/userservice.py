@@ -15,7 +15,7 @@ import re
 import urllib.parse
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vtlab.core.settings import LOAD
@@ -42,7 +42,7 @@ class Call:
     script: Path | None = None
     # --header: sent on every request (the preflight's too); a value may be a secret, so only the names are ever
     # written (describe) — the values live in k6's environment and the preflight's request alone
-    headers: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def describe(self) -> str:
         if self.script:
@@ -95,6 +95,12 @@ class Target:
     actuator: bool = True        # the jar carries Spring Boot's actuator (BOOT-INF/lib)
     health_given: bool = False   # --health was given: its path is the only sign of health
     vs: Path | None = None       # --vs: the jar measured against `jar` (before/after), arm b of a paired plan
+    vs_boot_version: str = ""    # ... and what its manifest and BOOT-INF/lib say of it, as `jar`'s above
+    vs_actuator: bool = True
+
+    def arm_b(self) -> Target:
+        """A before/after's arm b: the --vs jar, with its own Spring Boot version and actuator."""
+        return replace(self, jar=self.vs, boot_version=self.vs_boot_version, actuator=self.vs_actuator)
 
     @property
     def started_by_vtlab(self) -> bool:
@@ -214,9 +220,15 @@ def parse_env(items: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def jar_names(a: Path, b: Path) -> tuple[str, str]:
+    """How a before/after's two jars are told apart: their file names, or, where those are one (two builds of
+    app-0.0.1-SNAPSHOT.jar), their paths."""
+    return (a.name, b.name) if a.name != b.name else (str(a), str(b))
+
+
 # A header's name: an HTTP token (RFC 9110 §5.6.2); its value's $NAME or ${NAME}: read from vtlab's environment.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_VARIABLE = re.compile(r"\$(?:\$|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # What the rig sets on every request itself, or what would change what a request is
 _RIG_HEADERS = {"host", "content-length", "connection", "transfer-encoding"}
 
@@ -238,10 +250,15 @@ def parse_headers(items: list[str], environ: Mapping[str, str]) -> tuple[tuple[s
 
         def read(found: re.Match, name: str = name) -> str:
             variable = found.group(1) or found.group(2)
+            if variable is None:  # $$: a $ of the value's own
+                return "$"
             if variable not in environ:
                 raise ValueError(f"--header {name}: ${variable} is not set in the environment")
             return environ[variable]
-        headers.append((name, _VARIABLE.sub(read, value.strip())))
+        expanded = _VARIABLE.sub(read, value.strip())
+        if any(char in expanded for char in "\r\n\0"):  # a secret read with its trailing newline, say
+            raise ValueError(f"--header {name}: its value holds a line break or NUL, which no header may; trim it")
+        headers.append((name, expanded))
     return tuple(headers)
 
 
