@@ -128,3 +128,5 @@ def test_a_point_taken_in_turn_stands_beside_the_machine_s_moving_and_nothing_el
     verdict = Verdict(row=Row(thread_mode="platform"), measured=Measured(), valid=alone, flags=flags,
                       bottleneck="thread-pool")
     assert fromrow.stands_in_turn(verdict) is in_turn
+    # a point the CPU held stands beside none of it: what another took is the capacity it lost
+    assert fromrow.stands_in_turn(replace(verdict, bottleneck="cpu")) is alone

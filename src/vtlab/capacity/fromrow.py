@@ -49,8 +49,11 @@ def stands_in_turn(verdict: Verdict) -> bool:
     on two warm JVMs stand beside it, as a paired run's blocks do: each mode's neighbouring points saw the same
     machine, and each point's host-speed index (k6's CPU a request) puts it on one scale. Alone, a search stopped
     there: the VM's steal flagged a platform point twice and ended its search (cap1, 2026-11-28). A hold unsteady
-    for no such reason stays invalid: above capacity a queue grows through it, and an unsteady pass is no pass."""
-    if verdict.valid or verdict.failed:
+    for no such reason stays invalid: above capacity a queue grows through it, and an unsteady pass is no pass. So does
+    a point the CPU held: the CPU another took is the capacity it lost, which taking turns does not give back (capA,
+    2026-11-28: virtual points at 998-1,127 req/s failed with 20-29% of the machine another's, 922 found; capB, the
+    next search, under 1% another's: 1,593)."""
+    if verdict.valid or verdict.failed or verdict.bottleneck == "cpu":
         return verdict.valid
     moved = any(flag.startswith(HOST_SPEED) for flag in verdict.flags)
     return not invalidating_beyond(verdict.flags, FOREIGN_CPU + (UNSTEADY if moved else ()))
