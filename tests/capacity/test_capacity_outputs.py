@@ -164,8 +164,7 @@ def test_compare_writes_the_capacity_comparison_as_json_and_html_beside_the_mark
                                                               "bracket_high": 210.0, "stop": "bracket within 5%"},
                                  "new": {"capacity": 170.0, "bracket_low": 170.0, "bracket_high": 178.0,
                                          "stop": "bracket within 5%"},
-                                 "delta": -30.0, "low": -40.0, "high": -22.0, "share": -0.15, "verdict": "worse",
-                                 "on_one_scale_share": None}]  # no wall, no index: no scale to put them on
+                                 "delta": -30.0, "low": -40.0, "high": -22.0, "share": -0.15, "verdict": "worse"}]
     assert written["gate"] == {"failed": True, "breaches": [{"mode": "platform", "condition": "capacity<-5%",
                                                              "share": -0.15}], "incomplete": []}
     assert written["complete"] == {"base": True, "new": True}
@@ -236,29 +235,3 @@ def test_an_edge_too_close_to_call_with_no_failure_above_it_names_the_wall_its_r
     # a row that saw only its own load names nothing; a failure above names its own wall, not the edge's
     assert "too close to call" not in summary.headline(_edge_mode("users"), "req/s")
     assert "too close to call" not in summary.headline(_edge_mode("cpu", crossed="p99 crossed 1500 ms"), "req/s")
-
-
-def test_two_capacity_runs_a_moving_host_set_apart_compare_on_one_scale_where_the_cpu_held_them(tmp_path, capsys):
-    # virtual held by the CPU: 1,130 where k6 spent 0.80 ms a request at the 100 req/s both searches started at, 1,573
-    # where it spent 0.58 there (a faster host): +39.2% measured, 1,573 × 0.58 / (1,130 × 0.80) - 1 = +0.9% on one
-    # scale. Platform held by its threads: 190 and 190, said not to move with the host.
-    def mode(name, low, high, wall, start_ms):
-        points = (PointRecord(100, "pass", "", 100, {}, 0, 100, k6_ms_per_req=start_ms),
-                  PointRecord(low, "pass", "", low, {}, 0, 100, k6_ms_per_req=start_ms / 3),  # amortised: not read
-                  PointRecord(high, "fail", "", high, {}, 0, 100, k6_ms_per_req=start_ms / 3))
-        return ModeCapacity(name, low, low, high, "bracket within 5%", "p99 crossed 1500 ms", wall, "", high, points)
-
-    for name, virtual, start_ms in (("slow", 1130, 0.80), ("fast", 1573, 0.58)):
-        (tmp_path / name).mkdir()
-        capacityfile.write(tmp_path / name, CapacityRun(
-            "p99<=1500ms", "open", "req/s", 0.05, 900.0,
-            (mode("platform", 190, 199, "thread-pool", start_ms), mode("virtual", virtual, virtual * 1.04, "cpu",
-                                                                       start_ms)), in_turn=True))
-    assert main(["compare", str(tmp_path / "slow"), str(tmp_path / "fast")]) == 0
-    said = capsys.readouterr().out
-    assert ("virtual: 1,130 -> 1,573 (+39.2%, range 398 to 506) better; on one scale (× the host's speed index, k6 "
-            "0.800 -> 0.580 ms a request at 100; both CPU walls): +0.9%") in said
-    assert "platform: 190 -> 190 (+0.0%, range -9 to 9) ~; a thread-pool wall in both: the host's speed" in said
-    written = json.loads((tmp_path / "fast" / "capacity-compare.json").read_text())
-    shares = {mode["mode"]: mode["on_one_scale_share"] for mode in written["modes"]}
-    assert shares["platform"] is None and shares["virtual"] == pytest.approx(1573 * 0.58 / (1130 * 0.80) - 1)

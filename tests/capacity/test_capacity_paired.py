@@ -62,8 +62,7 @@ def test_a_host_slowing_part_way_moves_the_modes_alike_when_they_take_turns(at_s
     paired = error(search.search_paired(["platform", "virtual"], 50, TwoModes(slowing), settings()))
     # at 300 s: 179 and 734 req/s one after the other (4.10x, 18% off), 160 and 734 in turn (4.59x, 8%); at 600 s:
     # 3.99x (20%) against 4.47x (11%). Taking turns spreads both searches over the same stretch of the host's time;
-    # it does not cancel a drift the way pairs of blocks do (a search's decisive points are its last): the speed
-    # index measured beside each capacity is what puts two runs on one scale.
+    # it does not cancel a drift the way pairs of blocks do (a search's decisive points are its last).
     assert sequential > 0.15 and paired < sequential * 0.6
 
 

@@ -47,7 +47,7 @@ def stands_in_turn(verdict: Verdict) -> bool:
     """Whether the row is valid but for the machine's moving: another's CPU (validity.FOREIGN_CPU), and a hold
     unsteady where the host's speed is what moved it (a host-speed note beside it). The modes' points taken in turn
     on two warm JVMs stand beside it, as a paired run's blocks do: each mode's neighbouring points saw the same
-    machine, and each point's host-speed index (k6's CPU a request) puts it on one scale. Alone, a search stopped
+    machine. Alone, a search stopped
     there: the VM's steal flagged a platform point twice and ended its search (cap1, 2026-11-28). A hold unsteady
     for no such reason stays invalid: above capacity a queue grows through it, and an unsteady pass is no pass. So does
     a point the CPU held: the CPU another took is the capacity it lost, which taking turns does not give back (capA,

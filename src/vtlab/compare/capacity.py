@@ -3,24 +3,13 @@ the change and its range from the two brackets. A change is better or worse only
 (every load between an edge and the next is unmeasured: the capacity could be anywhere in its bracket), so the gate
 (`--fail-on 'capacity<-5%'`) fails a build on no difference the search could not resolve. A search that did not
 finish (capacity.json marked incomplete) is compared and said so, but never passes a gate: its brackets are where
-it was cut short, not where it would have ended, so the gate fails it (exit 1) rather than let it through.
-
-Two runs on a machine whose speed moved between them: a capacity held by the CPU moves with the host's speed, and k6's
-CPU per request at one load moves with it (k6 does the same work a request whatever the service), so each run's
-capacity × k6's CPU a request at a load both runs measured first (the search's start: a reference load) is the
-capacity on one scale; the change on that scale is said beside the measured one (`on_one_scale`). Not k6's CPU at
-each capacity's own point: k6's fixed cost spreads over more requests at a higher load (capA, 2026-11-28: 0.81 ms a
-request at 100 req/s, 0.37 at 922), so that index would move with the capacity itself. A capacity held by a sized
-wall (threads, a pool) does not move with the host: its change is the measured one. The gate judges the measured
-change, the only one with a range from the brackets.
-"""
+it was cut short, not where it would have ended, so the gate fails it (exit 1) rather than let it through."""
 
 from __future__ import annotations
 
 import math
 
 from vtlab.compare.stats import BETTER, SAME, UNKNOWN, WORSE, Change
-from vtlab.explain.loadwall import SIZED_WALLS
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity
 
 METRIC = "capacity"  # its name in a gate condition
@@ -61,38 +50,6 @@ def change(base: ModeCapacity, new: ModeCapacity) -> Change:
     return Change(base.capacity, new.capacity, new.capacity - base.capacity, low, high, verdict)
 
 
-def reference_index(base: ModeCapacity, new: ModeCapacity) -> tuple[int, float, float]:
-    """The load both searches measured first (their start) and k6's CPU a request there in each, ms; nan where they
-    started apart or either did not measure it."""
-    if not (base.points and new.points) or base.points[0].load != new.points[0].load:
-        return 0, math.nan, math.nan
-    return base.points[0].load, base.points[0].k6_ms_per_req, new.points[0].k6_ms_per_req
-
-
-def on_one_scale(base: ModeCapacity, new: ModeCapacity) -> float:
-    """NEW's capacity against BASE's, each × k6's CPU a request at the reference load both measured first, as a share
-    (−0.05: 5% lower); nan unless both capacities were held by the CPU and both runs measured that load."""
-    _, before_ms, after_ms = reference_index(base, new)
-    if base.wall != "cpu" or new.wall != "cpu" or not (before_ms > 0 and after_ms > 0):
-        return math.nan
-    before, after = base.capacity * before_ms, new.capacity * after_ms
-    return after / before - 1 if before > 0 and after > 0 else math.nan
-
-
-def scale_words(base: ModeCapacity | None, new: ModeCapacity | None) -> str:
-    """The change on one scale in words ("" where it says nothing more than the measured change)."""
-    if base is None or new is None:
-        return ""
-    scaled = on_one_scale(base, new)
-    if math.isfinite(scaled):
-        load, before_ms, after_ms = reference_index(base, new)
-        index = f"k6 {before_ms:.3f} -> {after_ms:.3f} ms a request at {load:,}"
-        return f"; on one scale (× the host's speed index, {index}; both CPU walls): {scaled * 100:+.1f}%"
-    if base.wall == new.wall and base.wall in SIZED_WALLS:
-        return f"; a {base.wall} wall in both: the host's speed does not move it"
-    return ""
-
-
 def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Change]], failed: set[str],
           gated: bool = False) -> list[str]:
     """The comparison in words, a line a mode; `failed`: the modes a gate condition failed on; `gated`: whether a
@@ -105,7 +62,7 @@ def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Chang
         share = f"{moved.share * 100:+.1f}%" if math.isfinite(moved.share) else "?"
         gate = "  FAILS the gate" if mode in failed else ""
         said.append(f"  {mode}: {_n(moved.base)} -> {_n(moved.new)} ({share}, range {_n(moved.low)} to "
-                    f"{_n(moved.high)}) {moved.verdict}{gate}{scale_words(base.mode(mode), new.mode(mode))}")
+                    f"{_n(moved.high)}) {moved.verdict}{gate}")
     return said
 
 

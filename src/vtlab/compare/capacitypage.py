@@ -9,7 +9,7 @@ import math
 from html import escape
 from pathlib import Path
 
-from vtlab.compare.capacity import on_one_scale, unfinished
+from vtlab.compare.capacity import unfinished
 from vtlab.compare.gate import Breach
 from vtlab.compare.stats import Change
 from vtlab.report import capacitychart, html
@@ -33,9 +33,7 @@ def as_json(base_dir: Path, new_dir: Path, base: CapacityRun, new: CapacityRun, 
         "unit": base.unit, "complete": {"base": base.complete, "new": new.complete},
         "modes": [{"mode": mode, "base": side(base, mode), "new": side(new, mode), "delta": number(moved.delta),
                    "low": number(moved.low), "high": number(moved.high), "share": number(moved.share),
-                   "verdict": moved.verdict,
-                   "on_one_scale_share": number(on_one_scale(base.mode(mode), new.mode(mode)))}
-                  for mode, _, moved in found],
+                   "verdict": moved.verdict} for mode, _, moved in found],
     }
     if breaches is not None:
         # a search that did not finish fails the gate whatever its brackets say (compare.capacity)

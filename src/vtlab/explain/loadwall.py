@@ -47,8 +47,8 @@ SIZED_WALLS = ("thread-pool", "connection-pool", "client-pool", "connection-limi
 
 def index_words(mode: ModeCapacity) -> str:
     """ "k6 at the capacity: 0.312 ms of CPU a request (0.811 at the first load, 100); a CPU wall: …": k6's CPU a
-    request at the capacity and at the search's first load (the one two runs compare by, compare.capacity), and
-    whether the mode's wall moves with the host's speed (moves)."""
+    request at the capacity and at the search's first load (at one load it moves with the host's speed; across loads it
+    falls as k6's own costs spread), and whether the mode's wall moves with the host's speed (moves)."""
     first = mode.points[0] if mode.points else None
     start = (f" ({first.k6_ms_per_req:.3f} at the first load, {first.load:,})"
              if first is not None and math.isfinite(first.k6_ms_per_req) and first.load != mode.capacity else "")
@@ -59,8 +59,7 @@ def moves(wall: str) -> str:
     """Whether a capacity held by `wall` moves with the host's speed, in words after the speed index ("" where the
     wall says nothing of it)."""
     if wall == "cpu":
-        return ("; a CPU wall: the capacity moves with the host's speed, so two runs compare on one scale by k6's CPU "
-                "a request at the load both searched first (vtlab compare)")
+        return "; a CPU wall: the capacity moves with the host's speed and with the CPU another process takes"
     if wall in SIZED_WALLS:
         return f"; a {wall} wall, sized by its setting: the host's speed does not move it"
     return ""

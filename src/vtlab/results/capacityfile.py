@@ -98,8 +98,8 @@ class ModeCapacity:
 
     def host_index_ms(self) -> float:
         """k6's CPU per request at the capacity's own point (the bracket's low edge); nan where no load passed or the
-        point did not measure it. Lower at a higher load as k6's fixed cost spreads: the host's speed index two runs
-        compare by is the one at the load both searched first (compare.capacity.reference_index)."""
+        point did not measure it. Lower at a higher load as k6's own costs spread: at one load it moves with the host's
+        speed, across loads it is no index of it (docs/capacity.md)."""
         at = [point.k6_ms_per_req for point in self.points if point.load == self.capacity and point.outcome == "pass"]
         return at[-1] if at else math.nan
 
