@@ -67,7 +67,7 @@ def experiment(arms: tuple[str, str], rounds: int, users: int, cpu_work: int, ho
         folder = Path(scratch)
         urls = {}
         for arm, mode in zip("ab", arms, strict=True):
-            row = Row(thread_mode=mode, workload="cpu", concurrency=users)
+            row = Row(thread_mode=mode, workload="cpu", concurrency=users, hikari_pool=10, tomcat_max_threads=200)
             port = procs.free_port(APP_HOST)
             app = services.start_app(java, port, servicejvm.app_config(row, 2 * users), pg.credentials().service_env(),
                                      "http://127.0.0.1:9", folder / f"app-{arm}.log", folder / f"app-{arm}.jfr", None)

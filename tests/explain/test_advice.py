@@ -3,6 +3,8 @@ the users ask (Little's law), the next wall's ceiling and the flag to try, with 
 connection is named as the code's shape; a CPU wall gets the cores its users' rate needs and no setting; an invalid
 line or an unexplained wall gets none and says why. Hand-made rows (tests/rows.py), judged by the analysis."""
 
+from dataclasses import replace
+
 import pytest
 
 from vtlab.explain import advice, analyze
@@ -115,3 +117,16 @@ def test_a_virtual_line_s_pinned_frames_say_what_removes_each():
     invalid = advised(row(jdk=21, pinned_frames=frames, error_rate=0.2, throughput_rps=78, ok_requests=2340,
                           errors_by_status="503=588"))
     assert not [a for a in invalid if a.wall == "pinning"]  # no advice from an invalid row
+
+
+def test_a_thread_wall_whose_limit_the_service_did_not_expose_gets_no_figure_and_says_why():
+    # a user's service named thread-pool bound from its gauges with no Tomcat max threads exposed: the threads'
+    # ceiling is NaN (vs1, 2026-11-28: the report's advice raised on it and the run's report was not written)
+    svc = dict(workload="service", stub_delay_ms=0, tomcat_max_threads=0, hikari_pool=0)
+    low = row(thread_mode="platform", **svc, concurrency=10, p50_ms=100, throughput_rps=99, http_reqs=2970,
+              ok_requests=2970, throughput_first_half_rps=99, throughput_second_half_rps=99, mean_ms=100)
+    analysis = analyze.analyse([low], RUN)
+    line = analysis.aggregates[0]
+    blind = replace(line, bottleneck="thread-pool", line=replace(line.line, bottleneck="thread-pool"))
+    [found] = advice.advise(replace(analysis, aggregates=(blind,)))
+    assert found.why_not.startswith("not computed: its request threads") and found.flag == ""

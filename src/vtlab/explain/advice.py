@@ -140,7 +140,8 @@ def _value(wall: str, line: Aggregate) -> float:
     meters read it (-1 there: no limit)."""
     verdict, row = line.line, line.row
     if wall == "thread-pool":
-        return round(verdict.ceilings.threads * verdict.service_time_ms / 1000)
+        cap = verdict.ceilings.threads * verdict.service_time_ms / 1000
+        return round(cap) if math.isfinite(cap) else math.nan  # a user's service that exposes no thread limit
     if wall == "connection-pool":
         return verdict.measured.pool_max if row.workload == "service" else row.hikari_pool
     size = verdict.measured.client_pool_max
