@@ -104,3 +104,14 @@ def test_a_mode_whose_every_block_the_machine_moved_is_told_as_its_pairs_are_and
                block("virtual", 2, 80, 0.20), block("platform", 2, 40, 0.30, error_rate=0.5)]
     md = (run_folder(tmp_path / "failing", failing) / "report.md").read_text()
     assert "platform threads: no valid platform row" in md and "stands beside" not in md
+
+
+def test_a_before_after_s_second_arm_is_labelled_apart_and_no_step_of_the_first_arm_s_staircase(tmp_path):
+    # two jars of platform threads at 400 users: 180 and 200 threads' worth (vs1, 2026-11-28); the story once read
+    # the other jar's 179 req/s as a step of the first's staircase ("throughput did not flatten: 179 ... 200")
+    b = dict(jvm_opts=ARM_B_OPTION)
+    rows = [block("platform", 1, 200, 0.3, concurrency=400), block("platform", 1, 179, 0.3, concurrency=400, **b),
+            block("platform", 2, 179, 0.3, concurrency=400, **b), block("platform", 2, 199, 0.3, concurrency=400)]
+    md = (run_folder(tmp_path, rows, "platform", "platform", ("old.jar", "new.jar")) / "report.md").read_text()
+    assert "did not flatten" not in md
+    assert "new.jar (platform) ÷ old.jar (platform) at 400 users: 0.90×" in md

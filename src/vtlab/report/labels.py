@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import math
+import shlex
 from typing import Any
 
 from vtlab.core import constants
+from vtlab.core.arms import ARM_B_OPTION
 
 # only where no run's record is at hand; the report passes the run's
 TOMCAT_THREADS = constants.CURRENT.tomcat_max_threads
@@ -28,10 +30,17 @@ def row_label(row: Any, threads: int = TOMCAT_THREADS) -> str:
 
 
 def mode_label(row: Any, default_threads: int = TOMCAT_THREADS) -> str:
-    """'platform' with Tomcat's default pool, 'platform (2 threads)' with another size, 'virtual'."""
+    """'platform' with Tomcat's default pool, 'platform (2 threads)' with another size, 'virtual'; the second arm of
+    one mode (an A/A's, a before/after's --vs jar) ', arm b' after it."""
+    arm = ", arm b" if is_arm_b(row) else ""
     if row.thread_mode == "platform" and row.tomcat_max_threads not in (default_threads, 0):  # 0: a user's service
-        return f"platform ({row.tomcat_max_threads} threads)"
-    return str(row.thread_mode)
+        return f"platform ({row.tomcat_max_threads} threads){arm}"
+    return f"{row.thread_mode}{arm}"
+
+
+def is_arm_b(row: Any) -> bool:
+    """Whether the row is the second arm of one mode in a paired run (its JVM marked: core.arms.ARM_B_OPTION)."""
+    return ARM_B_OPTION in shlex.split(getattr(row, "jvm_opts", "") or "")
 
 
 def scenario_label(row: Any) -> str:

@@ -15,7 +15,7 @@ from vtlab.explain.bottleneck import CEILING_OF
 from vtlab.explain.model import Aggregate, Analysis, Verdict
 from vtlab.explain.validity import CEILING_EXCEEDED, NOT_EXPOSED
 from vtlab.report import equalspeed, ratio, sharedcores, validrows
-from vtlab.report.labels import TOMCAT_THREADS, fmt, row_label
+from vtlab.report.labels import TOMCAT_THREADS, fmt, is_arm_b, row_label
 from vtlab.report.scenarios.common import against, separated
 from vtlab.report.validrows import load
 
@@ -26,8 +26,10 @@ def explain(analysis: Analysis) -> list[str]:
     main = main_rows(analysis.aggregates, threads)
 
     def lines(conn: str, mode: str) -> list[Aggregate]:
+        # one arm's: a paired run's second arm of one mode (an A/A's, a before/after's other jar) is the same mode's
+        # other JVM, told beside the first in the paired section, never a step of its staircase
         return sorted((a for a in main if a.row.conn_mode == conn and a.row.thread_mode == mode
-                       and a.row.path_mode == "normal" and a.row.load_model == "closed"),
+                       and a.row.path_mode == "normal" and a.row.load_model == "closed" and not is_arm_b(a.row)),
                       key=lambda a: a.row.concurrency)
 
     platform, virtual = lines("released", "platform"), lines("released", "virtual")
