@@ -12,6 +12,7 @@ flag) is how a change is shown to help."""
 from __future__ import annotations
 
 import math
+
 from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
 from vtlab.explain.validity import CEILING_EXCEEDED
@@ -21,8 +22,6 @@ from vtlab.results import cells
 SETTING_WALLS = {"thread-pool": "threads", "connection-pool": "pool", "client-pool": "client_pool"}
 # A platform thread's stack, reserved for each (the JVM's default -Xss on Linux x64): what more threads cost
 THREAD_STACK_MIB = 1
-
-
 # Walls that are the users' own wait: nothing of the service to change, so no advice and nothing to say
 USERS_OWN = ("concurrency", "downstream", "users")
 
