@@ -18,7 +18,7 @@ import * as vtlab from 'k6/x/vtlab';
 
 // Bound once: every use of an imported name goes through the module's bindings, a lookup each time, and these run
 // in every iteration (the load generator shares the machine with the service it measures).
-const { enter, holdStartUnixMs, leave, stopping } = vtlab;
+const { awaitTurn, enter, holdStartUnixMs, leave, stopping } = vtlab;
 
 const MODEL = __ENV.MODEL || 'closed';
 const RAMP = Number(__ENV.RAMP_S);
@@ -36,11 +36,21 @@ const HOLD_STAGES = JSON.parse(__ENV.HOLD_STAGES);
 const HOLD_START_MS = (RAMP + WARMUP) * 1000;
 const HOLD_DECIDED_BY_HARNESS = Boolean(__ENV.VTLAB_HOLD_FILE);
 
+// Turns (a paired plan's blocks on one k6 per arm, vtlab's k6 module): the users run for the whole point, each
+// iteration waits for its arm's turn, and the harness cuts each block from the series by its time. Every request is
+// the warm-up's here; the harness tags a block's hold when it cuts it.
+const TURNS = Boolean(__ENV.VTLAB_TURN_FILE);
+const TURNS_S = Number(__ENV.TURNS_S || 0);
+const TURN_SPREAD_MS = Number(__ENV.TURN_SPREAD_MS || 0);
+
 // The hold's failed requests by status (0: no response at all, e.g. refused or timed out): the statuses the
 // services answer with, and 'other' for anything else.
 export const FAILURE_STATUSES = ['0', '400', '404', '500', '502', '503', '504', 'other'];
 
 function closedModel() {
+  if (TURNS) {
+    return { orders: { executor: 'constant-vus', vus: VUS, duration: `${TURNS_S}s`, gracefulStop: '10s' } };
+  }
   return {
     orders: {
       executor: 'ramping-vus',
@@ -123,6 +133,7 @@ function phaseAt(sinceHoldMs) {
 
 // Where the iteration starting now belongs: one of the four above.
 export function phaseNow() {
+  if (TURNS) return PHASE_WARMUP;
   if (HOLD_DECIDED_BY_HARNESS) {
     const holdStart = holdStartUnixMs();
     return holdStart < 0 ? PHASE_WARMUP : phaseAt(Date.now() - holdStart);
@@ -135,6 +146,7 @@ export function phaseNow() {
 // of any iteration. Once the harness is ending the row an iteration makes no request. (A function and its argument
 // rather than a closure: nothing is allocated per iteration for it.)
 export function counted(now, iteration, argument) {
+  if (TURNS) awaitTurn(TURN_SPREAD_MS); // blocks while the other arm has the turn
   if (HOLD_DECIDED_BY_HARNESS && stopping()) {
     sleep(0.1); // nothing to send: the row is over (an idle user, not a busy loop)
     return undefined;

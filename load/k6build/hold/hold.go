@@ -10,9 +10,18 @@
 // stopped: a write the service stored would go unacknowledged), then stops k6. Without VTLAB_HOLD_FILE (a
 // fixed warm-up, a cluster's runners) both stay unknown and the load script counts its phases from its own
 // fixed times.
+//
+// Turns (a paired plan's blocks, VTLAB_TURN_FILE): one k6 per arm keeps its users and their connections for a
+// whole point, and the arms take turns. The harness writes the turn's id (its start in Unix ms) to the file while
+// this k6's users may go and 0 while they wait; awaitTurn, called before every iteration, blocks a user until its
+// arm's turn, and at the first iteration of each turn first waits a random share of the spread the harness names,
+// so that the users' requests are spread over one request's wait as a ramp spreads them (all at once, every user
+// would keep the phase of the one moment). k6 v2's own pause (the REST API's) no longer stops any executor once
+// it has started: the externally-controlled executor it served is gone.
 package hold
 
 import (
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -27,12 +36,18 @@ import (
 // how often the watcher looks for the harness's file: the hold begins within this of the harness's decision
 const pollEvery = 50 * time.Millisecond
 
+// how often a runner looks for its arm's turn: a turn begins and ends within this of the harness's word
+const turnPoll = 20 * time.Millisecond
+
 var (
 	watchOnce sync.Once
 	startMs   atomic.Int64 // the hold's start in Unix ms; 0 while unknown
 	stopMs    atomic.Int64 // when the harness ends the row, in Unix ms; 0 while it has not
 	inFlight  atomic.Int64 // iterations that began in the hold and have not ended
 	running   atomic.Int64 // iterations of any phase that have not ended
+	turnOnce  sync.Once
+	turnID    atomic.Int64                  // the running turn's id (Unix ms of its start) while this k6's users may go; 0: they wait
+	gate      atomic.Pointer[chan struct{}] // closed while a turn runs: what waiting users sleep on
 )
 
 func init() {
@@ -42,12 +57,14 @@ func init() {
 type module struct{}
 
 type instance struct {
-	vu modules.VU
+	vu       modules.VU
+	lastTurn int64 // the turn this VU last began an iteration in (awaitTurn)
 }
 
 // NewModuleInstance is called once per VU; the one watcher starts with the first.
 func (*module) NewModuleInstance(vu modules.VU) modules.Instance {
 	watchOnce.Do(watch)
+	turnOnce.Do(watchTurns)
 	return &instance{vu: vu}
 }
 
@@ -64,6 +81,10 @@ func (i *instance) Exports() modules.Exports {
 			if call.Argument(0).ToBoolean() {
 				inFlight.Add(1)
 			}
+			return sobek.Undefined()
+		},
+		"awaitTurn": func(call sobek.FunctionCall) sobek.Value {
+			i.awaitTurn(time.Duration(call.Argument(0).ToInteger()) * time.Millisecond)
 			return sobek.Undefined()
 		},
 		"leave": func(call sobek.FunctionCall) sobek.Value {
@@ -114,4 +135,82 @@ func watch() {
 			time.Sleep(pollEvery)
 		}
 	}()
+}
+
+// awaitTurn returns once this k6's arm has the turn, at a turn's first iteration after a random share of
+// `spread`; at once without VTLAB_TURN_FILE. A turn that ends during the spread is waited out again: no request
+// is sent outside one. k6 stopping the VU ends the wait. A waiting user costs nothing: it sleeps on the gate.
+func (i *instance) awaitTurn(spread time.Duration) {
+	if os.Getenv("VTLAB_TURN_FILE") == "" {
+		return
+	}
+	done := i.vu.Context().Done()
+	for {
+		id := turnID.Load()
+		if id == 0 {
+			open := *gate.Load()
+			if turnID.Load() == 0 {
+				select {
+				case <-done:
+					return
+				case <-open:
+				}
+			}
+			continue
+		}
+		if id == i.lastTurn {
+			return
+		}
+		i.lastTurn = id
+		if spread > 0 {
+			select {
+			case <-done:
+				return
+			case <-time.After(rand.N(spread)):
+			}
+		}
+		if turnID.Load() == id {
+			return
+		}
+	}
+}
+
+// watchTurns follows the harness's turn file: a turn's id opens the gate (closing its channel wakes every waiting
+// user), 0 shuts it (a new channel first, then the id: a user that reads 0 waits on a gate not yet opened).
+func watchTurns() {
+	path := os.Getenv("VTLAB_TURN_FILE")
+	if path == "" {
+		return
+	}
+	shut := make(chan struct{})
+	gate.Store(&shut)
+	go func() {
+		for {
+			// the harness renames a complete file into place: a partial number is never read
+			if text, err := os.ReadFile(path); err == nil {
+				if fields := strings.Fields(string(text)); len(fields) > 0 {
+					if id, err := strconv.ParseInt(fields[0], 10, 64); err == nil && id >= 0 {
+						turn(id)
+					}
+				}
+			}
+			time.Sleep(turnPoll)
+		}
+	}()
+}
+
+func turn(id int64) {
+	was := turnID.Load()
+	switch {
+	case id == was:
+	case id == 0:
+		shut := make(chan struct{})
+		gate.Store(&shut)
+		turnID.Store(0)
+	case was == 0:
+		turnID.Store(id)
+		close(*gate.Load())
+	default: // one turn straight after another: the gate is open already
+		turnID.Store(id)
+	}
 }

@@ -136,3 +136,8 @@ def _conditions(plan: Plan, spec: load.LoadSpec, drive: Drive, info: dict, k6_ve
 
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def at(unix_s: float) -> str:
+    """A moment as the CSV's ts_iso: a block measured in turns is written when its point ends, and dated when it did."""
+    return dt.datetime.fromtimestamp(unix_s, dt.timezone.utc).isoformat(timespec="seconds")

@@ -149,6 +149,19 @@ def runner_arguments(index: int, count: int) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Turns:
+    """A k6 that takes turns with another (measure.turns): its users wait for its arm's turn, written to `file` (vtlab's
+    k6 module reads it), begin each turn spread over `spread_ms`, and run for at most `duration_s`."""
+    file: Path
+    spread_ms: int
+    duration_s: int
+
+    def env(self) -> dict[str, str]:
+        return {"VTLAB_TURN_FILE": str(self.file), "TURN_SPREAD_MS": str(self.spread_ms),
+                "TURNS_S": str(self.duration_s)}
+
+
+@dataclass(frozen=True)
 class Runner:
     """One k6 process of a row and its files: its series, its summary, its log, and its live counts (a line a
     second: measure.livecounts)."""
@@ -181,10 +194,12 @@ def live_reading(runners: Sequence[Runner]) -> LiveReading:
 
 
 def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path, cpus: set[int] | None,
-                  series: Path, dashboard: Path | None = None, hold_file: Path | None = None) -> list[Runner]:
+                  series: Path, dashboard: Path | None = None, hold_file: Path | None = None,
+                  turns: Turns | None = None) -> list[Runner]:
     """The row's `count` k6 processes, each on its execution segment. One writes the row's own files; several each
     their own beside them (`<name>.runner-2-of-3.<ext>`), for the caller to merge (series.store.merge) and keep.
-    `hold_file`: where the harness will write the hold's start (a warm-up that settles), which every runner reads."""
+    `hold_file`: where the harness will write the hold's start (a warm-up that settles), which every runner reads;
+    `turns`: the runner's users take turns with another's."""
     def own(path: Path, index: int) -> Path:
         stem, ext = ((path.name.removesuffix(".k6.csv.gz"), ".csv.gz") if path.name.endswith(".k6.csv.gz")
                      else (path.stem, path.suffix))
@@ -196,13 +211,13 @@ def start_runners(k6: Path, spec: LoadSpec, count: int, summary: Path, log: Path
         for stale in (*paths[:2], live_path(paths[0])):
             stale.unlink(missing_ok=True)
         runners.append(Runner(start(k6, spec, paths[1], paths[2], cpus, paths[0], dashboard, (index, count),
-                                    hold_file, live=True), *paths))
+                                    hold_file, live=True, turns=turns), *paths))
     return runners
 
 
 def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | None, series: Path,
           dashboard: Path | None = None, runner: tuple[int, int] = (0, 1), hold_file: Path | None = None,
-          live: bool = False):
+          live: bool = False, turns: Turns | None = None):
     """k6 for one row: its summary to `summary`, every request to `series` (vtlab's k6 output), and k6's own
     web dashboard exported to `dashboard` as its self-contained HTML report (no server: port -1). `runner`:
     this process's index and the number of processes sharing the row's load (runner_arguments). `hold_file`:
@@ -213,6 +228,8 @@ def start(k6: Path, spec: LoadSpec, summary: Path, log: Path, cpus: set[int] | N
         env["VTLAB_LIVE_FILE"] = str(live_path(series))
     if hold_file is not None:
         env["VTLAB_HOLD_FILE"] = str(hold_file)
+    if turns is not None:
+        env.update(turns.env())
     if dashboard is not None:
         # a point per second, like vtlab's own series (k6's default of 10 s skips a short row's report)
         env.update({"K6_WEB_DASHBOARD": "true", "K6_WEB_DASHBOARD_PORT": "-1", "K6_WEB_DASHBOARD_PERIOD": "1s",

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vtlab.core import dimensions
-from vtlab.measure import neighbours
+from vtlab.core.arms import point_key
+from vtlab.measure import neighbours, turns
 from vtlab.measure.progress import Progress
 from vtlab.measure.csvrow import failed_row, now
-from vtlab.measure.target import (OnThisMachine, Reporter, Revives, RowRefused, SetsUpLate, ShowsItsRows, Target,
-                                  Turn)
+from vtlab.measure.target import (OnThisMachine, Reporter, Revives, RowRefused, SetsUpLate, ShowsItsRows,
+                                  TakesTurns, Target, Turn)
 from vtlab.plan.planner import Plan, estimated_row_s
 from vtlab.results import table
 from vtlab.rig import procs
@@ -74,22 +75,46 @@ class Session:
             values = target.measure(turn, self.progress)
         except procs.TierDied as died:
             self.writer.append(failed_row(turn.row, died))
-            self.progress.failed(died)
-            self.failed, self.consecutive = self.failed + 1, self.consecutive + 1
-            if isinstance(target, Revives):
-                if self.consecutive >= MAX_CONSECUTIVE_FAILURES:
-                    _stop(died, self.consecutive)
-                target.revive(died)
+            self._failed(died, 1)
             return None
         self.consecutive = 0
         self.writer.append(values)
         self.progress.end(values)
-        learned = target.describe()  # what the row taught the target: its runtime, its meters' source
+        self._learned()
+        return values
+
+    def measure_point(self, point: list[Turn]) -> None:
+        """A paired point's blocks measured in turns (target.TakesTurns) and appended in their order; where a tier died
+        in it, every block of the point is a failed row (none was kept) and the run goes on as after a failed row."""
+        target = self.target
+        assert isinstance(target, TakesTurns)
+        try:
+            rows = target.measure_point(point, self.progress)
+        except procs.TierDied as died:
+            for turn in point:
+                self.writer.append(failed_row(turn.row, died))
+            self._failed(died, len(point))
+            return
+        self.consecutive = 0
+        for values in rows:
+            self.writer.append(values)
+            self.progress.end(values)
+        self._learned()
+
+    def _failed(self, died: procs.TierDied, rows: int) -> None:
+        self.progress.failed(died)
+        self.failed, self.consecutive = self.failed + rows, self.consecutive + 1
+        if isinstance(self.target, Revives):
+            if self.consecutive >= MAX_CONSECUTIVE_FAILURES:
+                _stop(died, self.consecutive)
+            self.target.revive(died)
+
+    def _learned(self) -> None:
+        learned = self.target.describe()  # what the row taught the target: its runtime, its meters' source
         if learned != self.described:
             self.described = learned
             self.meta.update(learned)
             table.write_metadata(self.run_dir, self.meta)
-        return values
 
     def finish(self) -> Outcome:
         self.meta["finished"] = now()
@@ -110,11 +135,30 @@ def run(target: Target, plan: Plan, run_dir: Path) -> Outcome:
         progress = session.show(len(todo))
         if len(todo) < len(plan.rows):
             progress.resumed(len(plan.rows) - len(todo), len(plan.rows))
-        for index, (position, row) in enumerate(todo):
-            session.measure(Turn(row, position, index, warmup_for(plan, index)))
+        todo_turns = [Turn(row, position, index, warmup_for(plan, index))
+                      for index, (position, row) in enumerate(todo)]
+        for point in points(todo_turns, plan, isinstance(target, TakesTurns)):
+            if len(point) > 1:
+                session.measure_point(point)
+            else:
+                session.measure(point[0])
         return session.finish()
     finally:
         session.close()
+
+
+def points(todo: list[Turn], plan: Plan, takes_turns: bool) -> list[list[Turn]]:
+    """The turns as the loop measures them: a paired point's blocks together where the target takes them in turns and
+    the plan allows it (turns.fits), every other row alone."""
+    if not (takes_turns and turns.fits(plan)):
+        return [[turn] for turn in todo]
+    grouped: list[list[Turn]] = []
+    for turn in todo:
+        if grouped and point_key(grouped[-1][0].row) == point_key(turn.row):
+            grouped[-1].append(turn)
+        else:
+            grouped.append([turn])
+    return grouped
 
 
 def _reporter(target: Target, plan: Plan, rows: int) -> Reporter:

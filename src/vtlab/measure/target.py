@@ -85,6 +85,14 @@ class SetsUpLate(Protocol):
 
 
 @runtime_checkable
+class TakesTurns(Protocol):
+    """A target that measures a paired point's blocks in turns (measure.turns: one k6 per arm for the point, each
+    block its arm's turn), where the plan allows it (turns.fits): every block's CSV values, in the turns' order."""
+
+    def measure_point(self, turns: list[Turn], progress: Reporter) -> list[dict[str, object]]: ...
+
+
+@runtime_checkable
 class ShowsItsRows(Protocol):
     """A target that shows its rows its own way instead of the live line (the cluster's one line per row)."""
 

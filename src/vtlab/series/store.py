@@ -129,6 +129,20 @@ def merge(parts: Sequence[Path], into: Path) -> None:
             out.write(f"v,{at_ms:.3f},{sum(last)}\n")
 
 
+def write_k6(path: Path, k6: K6Series, start_unix_ms: int, note: str = "") -> None:
+    """A series in the form vtlab's k6 output writes it (times in ms since `start_unix_ms`): a block cut from a run
+    that measured several (measure.turns), kept as a row's own so that a re-cut reads it like any other."""
+    with gzip.open(path, "wt") as out:
+        out.write(f"# vtlab series v1 start_unix_ms={start_unix_ms}{' ' + note if note else ''}\n{K6_COLUMNS}")
+        for r in k6.requests:
+            out.write(f"r,{r.end_s * 1000:.3f},{r.duration_ms!r},{r.status},{r.phase},{r.half},"
+                      f"{'true' if r.ok else 'false'}\n")
+        for at, vus in k6.vus:
+            out.write(f"v,{at * 1000:.3f},{vus}\n")
+        for at, scenario, count in k6.dropped:
+            out.write(f"d,{at * 1000:.3f},{scenario},{count}\n")
+
+
 def write_samples(path: Path, cpu: Series, meters: Series, origin_unix_s: float) -> None:
     """Every sampler reading, long form (source, t, name, value), t already in seconds since k6 started and
     written to the bit, so that a re-cut computes on exactly the numbers the row did; the header keeps that
