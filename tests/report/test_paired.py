@@ -115,3 +115,16 @@ def test_a_before_after_s_second_arm_is_labelled_apart_and_no_step_of_the_first_
     md = (run_folder(tmp_path, rows, "platform", "platform", ("old.jar", "new.jar")) / "report.md").read_text()
     assert "did not flatten" not in md
     assert "new.jar (platform) ÷ old.jar (platform) at 400 users: 0.90×" in md
+
+
+def test_the_section_says_how_the_blocks_were_loaded_in_turns_or_each_a_k6_run(tmp_path):
+    def point(**changes):
+        return [block("platform", 1, 40, 0.3, **changes), block("virtual", 1, 80, 0.2, **changes),
+                block("virtual", 2, 82, 0.2, **changes), block("platform", 2, 41, 0.3, **changes)]
+    in_turns = (run_folder(tmp_path / "t", point(taken_in_turns="yes")) / "report.md").read_text()
+    assert "a block was its arm's turn" in in_turns and "a k6 run of its own" not in in_turns
+    runs = (run_folder(tmp_path / "r", point()) / "report.md").read_text()
+    assert "Each block was a k6 run of its own" in runs and "its arm's turn" not in runs
+    # a point that could not take turns beside one that did (a resumed point's last block was a k6 run): named
+    told = (run_folder(tmp_path / "m", point(taken_in_turns="yes") + point(concurrency=400)) / "report.md").read_text()
+    assert "a block was its arm's turn" in told and "released, pool 50, 400 users: each block a k6 run of its own" in told

@@ -106,7 +106,8 @@ def measured(row: Mapping[str, object]) -> Measured:
                     steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""),
                     jdk_version=str(row.get("jdk_version") or ""), stall=str(row.get("stall") or ""),
                     thread_dump=str(row.get("thread_dump") or ""),
-                    probe_top_classes=str(row.get("probe_top_classes") or ""))
+                    probe_top_classes=str(row.get("probe_top_classes") or ""),
+                    taken_in_turns=row.get("taken_in_turns") == "yes")
 
 
 def failed_verdict(row: Mapping[str, object]) -> Verdict:

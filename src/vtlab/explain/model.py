@@ -135,6 +135,7 @@ class Measured:
     probe_stack_reserved_mb: float = NAN
     probe_stack_committed_mb: float = NAN
     probe_top_classes: str = ""
+    taken_in_turns: bool = False    # a paired block taken in turns on one k6 per arm (measure.turns)
 
 
 MEASURED_NUMBERS = tuple(f.name for f in fields(Measured) if f.type in ("float", float))
@@ -265,6 +266,7 @@ class PairedPoint:
     low: float = math.nan    # NaN where fewer than two pairs count: one ratio has no spread to bound it
     high: float = math.nan
     why_not: str = ""
+    in_turns: bool = False   # its blocks were turns of one k6 per arm (measure.turns), not k6 runs of their own
 
     @property
     def counted(self) -> tuple[Pair, ...]:

@@ -48,15 +48,17 @@ def _point(by_arm: Mapping[str, Mapping[int, tuple[int, Verdict]]], arms: Arms) 
     pairs = tuple(_pair(block, by_arm["a"].get(block), by_arm["b"].get(block))
                   for block in sorted(set(by_arm["a"]) | set(by_arm["b"])))
     counted = [pair for pair in pairs if not pair.why_out]
+    turns = all(verdict.measured.taken_in_turns for arm in by_arm.values() for _, verdict in arm.values())
     if not counted:
         whys = "; ".join(dict.fromkeys(pair.why_out for pair in pairs))
-        return PairedPoint(first.row, arms, pairs, why_not=f"no pair of blocks counts ({whys})")
+        return PairedPoint(first.row, arms, pairs, why_not=f"no pair of blocks counts ({whys})", in_turns=turns)
     logs = [math.log(pair.ratio) for pair in counted]
     centre = statistics.fmean(logs)
     if len(logs) < 2:
-        return PairedPoint(first.row, arms, pairs, math.exp(centre))
+        return PairedPoint(first.row, arms, pairs, math.exp(centre), in_turns=turns)
     half = t_975(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return PairedPoint(first.row, arms, pairs, math.exp(centre), math.exp(centre - half), math.exp(centre + half))
+    return PairedPoint(first.row, arms, pairs, math.exp(centre), math.exp(centre - half), math.exp(centre + half),
+                       in_turns=turns)
 
 
 def _pair(block: int, a: tuple[int, Verdict] | None, b: tuple[int, Verdict] | None) -> Pair:

@@ -90,6 +90,21 @@ def _floor(point: PairedPoint) -> str:
     return "" if share != share else f"a paired ratio on this machine today is known to ±{share * 100:.1f}%"
 
 
+def _how_blocks_ran(points: Sequence[PairedPoint]) -> list[str]:
+    """How the blocks were loaded: turns of one k6 per arm, or each a k6 run of its own (a point that could not take
+    turns: the open model, a shaped or a write load, several runners, a resumed point's last block)."""
+    in_turns = [point for point in points if point.in_turns]
+    if not in_turns:
+        return ["Each block was a k6 run of its own: a ramp, a warm-up and a cool-down beside its hold."]
+    told = ("Each arm's users ran in one k6 for the whole point, its connections kept; a block was its arm's turn: "
+            "the users' first requests spread over one request's wait, a settle, the hold, then the arm's last "
+            "requests drained while the other's users waited.")
+    if len(in_turns) < len(points):
+        told += " " + "; ".join(f"{scenario_label(point.row)}, {load_of(point.row)}" for point in points
+                                if not point.in_turns) + ": each block a k6 run of its own."
+    return [told]
+
+
 def section(analysis: Analysis) -> Section | None:
     """The design in words, each point's answer and the pairs left out with why, and every pair in a table; None
     for a run not paired."""
@@ -102,7 +117,8 @@ def section(analysis: Analysis) -> Section | None:
             f"in {blocks} blocks of each arm taken in turn, each pair's order from balanced couples (AB BA or BA AB) "
             "drawn at random (the seed is in metadata.json). A pair's two blocks see the machine nearly alike, and a "
             "couple's opposite orders cancel what a steady drift moves one block more than the other; the interval is "
-            "the 95% interval of the pairs' geometric mean (Student t over their log ratios)."]
+            "the 95% interval of the pairs' geometric mean (Student t over their log ratios).",
+            *_how_blocks_ran(points)]
     for point in points:
         out = [pair for pair in point.pairs if pair.why_out]
         left = ("; left out: " + "; ".join(f"block {pair.block} ({pair.why_out})" for pair in out)) if out else ""

@@ -156,6 +156,10 @@ EXTRA_COLUMNS = [
     # the pinned virtual threads by the first frame below the JDK's own and what held the carrier there (monitor,
     # class-init, native: measure.jfr), "frame=kind/count/total ms/max ms;…", the longest total first
     "pinned_frames",
+    # "yes" for a paired point's block taken in turns (measure.turns: one k6 per arm for the point, the block its
+    # arm's turn: its ramp_s the spread of its users' first requests, its warm-up the turn's settle, its cool-down
+    # the drain of its last iterations); empty for a row that was a k6 run of its own
+    "taken_in_turns",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

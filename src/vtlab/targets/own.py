@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from vtlab.core import dimensions
-from vtlab.measure import csvrow, drive, jfrdump, load, samplers, stalls, turns
+from vtlab.measure import csvrow, drive, jfrdump, load, samplers
 from vtlab.measure.target import Reporter, Turn
 from vtlab.core.dimensions import Row
 from vtlab.plan import planner
 from vtlab.rig import procs, runtimes
-from vtlab.targets import local, prewarm, servicejvm
+from vtlab.targets import inturns, local, prewarm, servicejvm
 
 
 class OwnService:
@@ -63,9 +63,7 @@ class OwnService:
             rig.pg.discard_written_orders()  # count from zero: only this row's writes
         try:
             # quiet through the ramp and one request's wait: on an 8 s downstream nothing can complete sooner
-            watch = stalls.Watch(max(spec.ramp_s, plan.wait_s(row)), java, app.pid,
-                                 rig.run_dir / "threads" / f"{slug}.json",
-                                 fallback_jcmd=[rig.java.home / "bin" / "jcmd"])
+            watch = servicejvm.stall_watch(app, rig, max(spec.ramp_s, plan.wait_s(row)), java, slug)
             meters = samplers.meters_reader(app.management_url + "/actuator/prometheus")
             driven, window = jfrdump.recorded(
                 lambda: drive.drive(rig, app, spec, slug, progress, watch, meters, rig.jcmds(java), jvm.jit_burst),
@@ -85,55 +83,26 @@ class OwnService:
         return values
 
     def measure_point(self, point: list[Turn], progress: Reporter) -> list[dict[str, object]]:
-        """A paired point's blocks in turns (measure.turns): each arm's JVM ready in its first block's configuration
-        (kept from its earlier steps, or fresh and pre-warmed), one k6 for each, every block its arm's turn; each
-        block's row a step of its arm's JVM, with its JFR recording's window."""
+        """A paired point's blocks in turns (targets.inturns): each block's row a step of its arm's JVM."""
         rig, plan = self.rig, self.plan
-        firsts: dict[str, Turn] = {}
-        for turn in point:
-            firsts.setdefault(plan.arm(turn.row), turn)
-        ready = {}
-        try:
-            for arm, turn in firsts.items():
-                ready[arm] = self._ready(turn.row, turn.position, turn.warmup_s)
-            arms = list(firsts)
-            loads = [turns.ArmLoad(ready[arm][0].app, ready[arm][1],
-                                   samplers.meters_reader(ready[arm][0].app.management_url + "/actuator/prometheus"),
-                                   f"turns-{dimensions.slug(firsts[arm].row)}", _spread_s(plan, firsts[arm].row))
-                     for arm in arms]
-            log_from = {arm: csvrow.log_offset(ready[arm][0].app.log) for arm in arms}
-            seen: set[str] = set()
-            blocks = []
-            for turn in point:
-                arm = plan.arm(turn.row)
-                blocks.append(turns.Block(arms.index(arm), dimensions.slug(turn.row),
-                                          turns.settle_s(loads[arms.index(arm)].spread_s, plan.wait_s(turn.row),
-                                                         first=arm not in seen)))
-                seen.add(arm)
-            taken = turns.take(rig, loads, blocks, plan.hold_s, lambda i: progress.begin(point[i]), progress)
-        except BaseException:
-            for jvm, _ in ready.values():
-                self._stop_jvm(jvm)
-            raise
+
+        def ready(turn: Turn) -> inturns.Armed:
+            jvm, spec = self._ready(turn.row, turn.position, turn.warmup_s)
+            return inturns.Armed(jvm, jvm.app, spec,
+                                 samplers.meters_reader(jvm.app.management_url + "/actuator/prometheus"),
+                                 csvrow.log_offset(jvm.app.log))
+
         rows = []
-        for turn, (ran, driven) in zip(point, taken, strict=True):
-            arm = arms[ran.block.arm]
-            jvm, spec = ready[arm]
+        for block in inturns.take(rig, plan, point, progress, ready, self._stop_jvm):
+            jvm = block.armed.jvm
             jvm.steps += 1
-            java = runtimes.java_for(turn.row.jdk, plan.java_homes)
-            jfr = rig.run_dir / "jfr" / f"{ran.block.slug}.jfr"
-            jfrdump.dump(rig.jcmds(java), jvm.app.pid, ran.on, ran.drained, jfr)
-            values = csvrow.local_row_values(rig, turn.row, plan, spec, driven, jvm.info, jfr, jvm.app.log,
-                                             log_from[arm], (ran.on, ran.drained))
-            rows.append({**values, "ts_iso": csvrow.at(ran.drained), "ramp_s": loads[ran.block.arm].spread_s,
+            values = csvrow.local_row_values(rig, block.turn.row, plan, block.armed.spec, block.driven, jvm.info,
+                                             block.jfr, jvm.app.log, block.armed.log_from, block.window)
+            rows.append({**values, **block.cells(),
                          "aot_cache": jvm.start.outcome(rig.run_dir / "logs" / f"aot-{jvm.slug}.log"),
                          "jvm_step": jvm.steps, "prewarm_users": jvm.prewarmed_users or ""})
             if self.service is None:
                 self.service = jvm.info
-        for arm, (jvm, _) in ready.items():
-            last = max(turn.position for turn in point if plan.arm(turn.row) == arm)
-            if not plan.next_step_follows(last):
-                self._stop_jvm(jvm)
         return rows
 
     def _ready(self, row: Row, position: int, warmup_s: int) -> tuple[servicejvm.ServiceJvm, load.LoadSpec]:
@@ -192,8 +161,3 @@ class OwnService:
             self._stop_jvm(jvm)
 
 
-
-def _spread_s(plan: planner.Plan, row: Row) -> float:
-    """How widely a turn spreads its users' first requests: over the ramp a k6 run of the row would spread them over
-    (Plan.spread_ramp_s: one request's wait, or the platform threads' turn at it), one second at the least."""
-    return float(max(plan.spread_ramp_s(row), 1))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from vtlab.core.dimensions import Row
 from vtlab.core.settings import APP_HOST, APP_PORT
-from vtlab.measure import settle
+from vtlab.measure import settle, stalls
 from vtlab.measure.tiers import Rig
 from vtlab.plan import planner
 from vtlab.rig import procs, runtimes, services
@@ -118,3 +118,10 @@ def app_config(row: Row, users: int, downstream_http: str = "http1") -> services
 def mismatches(info: dict, row: Row, users: int, downstream_http: str = "http1") -> list[str]:
     """How a running service's runtime-info differs from the row's configuration (empty: it runs the row)."""
     return services.check_effective(info, app_config(row, users, downstream_http))
+
+
+def stall_watch(app: services.Tier, rig: Rig, quiet_s: float, java: runtimes.Java, slug: str) -> stalls.Watch:
+    """A row's stall watch on vtlab's service, quiet for its first `quiet_s` (the ramp and one request's wait: on an
+    8 s downstream nothing can complete sooner), its thread dump kept as the row's."""
+    return stalls.Watch(quiet_s, java, app.pid, rig.run_dir / "threads" / f"{slug}.json",
+                        fallback_jcmd=[rig.java.home / "bin" / "jcmd"])

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from vtlab.core import dimensions
 from vtlab.core.dimensions import Row
-from vtlab.measure import csvrow, drive, jfrdump, load, tiers
-from vtlab.measure.target import Reporter, RowRefused, Turn
+from vtlab.measure import csvrow, drive, jfrdump, load
+from vtlab.measure.target import Reporter, Turn
 from vtlab.plan import planner
 from vtlab.rig import procs, runtimes
-from vtlab.targets import local, userjvm, userrow
+from vtlab.targets import inturns, local, userjvm, userrow
 from vtlab.targets.userservice import Target, TargetError
 
 # The database a user's service gets in vtlab's PostgreSQL (--db), made afresh for every row.
@@ -60,11 +60,40 @@ class UserService:
         except TargetError as err:
             if turn.index == 0:
                 raise
-            log = self.rig.run_dir / "logs" / f"app-{dimensions.slug(turn.row)}.log"
-            raise RowRefused(tiers.SERVICE, str(err).splitlines()[0], log if log.exists() else None, err) from err
+            raise userrow.refused(self.rig.run_dir, turn, err) from err
         if self.service is None:
             self.service = info
         return values
+
+    def measure_point(self, point: list[Turn], progress: Reporter) -> list[dict[str, object]]:
+        """A paired point's blocks in turns (targets.inturns): each block's row a step of its arm's JVM of the jar. A
+        JVM that would not start or answer fails the point as it fails a row (the run's first stops the run)."""
+        rig, plan, target = self.rig, self.plan, self.target
+
+        def ready(turn: Turn) -> inturns.Armed:
+            jvm, spec, log_from = self._ready(turn.row, turn.position, turn.warmup_s)
+            return inturns.Armed(jvm, jvm.app, spec, jvm.read_meters, log_from)
+
+        try:
+            blocks = inturns.take(rig, plan, point, progress, ready, self._stop_jvm)
+        except TargetError as err:
+            if point[0].index == 0:
+                raise
+            raise userrow.refused(rig.run_dir, point[0], err) from err
+        rows = []
+        for block in blocks:
+            jvm, row = block.armed.jvm, block.turn.row
+            jvm.steps += 1
+            self.meter_sources[dimensions.slug(row)] = jvm.meter_source
+            java = runtimes.java_for(row.jdk, plan.java_homes)
+            info = userrow.runtime_facts(target, java, rig.core_map["app"])
+            values = csvrow.local_row_values(rig, row, plan, block.armed.spec, block.driven, info, block.jfr,
+                                             jvm.app.log, block.armed.log_from, block.window)
+            rows.append({**values, **block.cells(), "aot_cache": jvm.start.outcome(userjvm.aot_log(rig, jvm.slug)),
+                         "jvm_step": jvm.steps, "prewarm_users": jvm.prewarmed_users or ""})
+            if self.service is None:
+                self.service = info
+        return rows
 
     def revive(self, died: procs.TierDied) -> None:
         self.rig.revive(died.tier, False)  # --keep is refused with a user's service

@@ -13,10 +13,11 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from vtlab.core import constants
+from vtlab.core import constants, dimensions
 from vtlab.core.constants import PINNING_SETTINGS
 from vtlab.core.settings import APP_HOST, LOAD, Java
-from vtlab.measure import load, samplers
+from vtlab.measure import load, samplers, tiers
+from vtlab.measure.target import RowRefused, Turn
 from vtlab.rig import procs, runtimes, services
 from vtlab.rig.services import Tier
 from vtlab.series import store
@@ -259,3 +260,11 @@ def runtime_facts(target: Target, java: Java, cpus: set[int] | None) -> dict:
     """The runtime-info vtlab's own service reports about itself, as far as it is known from outside."""
     return {"jdkVersion": runtimes.version(java.home), "springBootVersion": target.boot_version,
             "availableProcessors": len(cpus) if cpus else "", "pool": {}}
+
+
+def refused(run_dir: Path, turn: Turn, err: TargetError) -> RowRefused:
+    """A later row (or paired point, by its first block) the service would not start or answer for: a refusal that
+    fails it, the run going on (the run's first row raises its own error, which stops the run: the jar, its settings
+    or the call are wrong, not the moment)."""
+    log = run_dir / "logs" / f"app-{dimensions.slug(turn.row)}.log"
+    return RowRefused(tiers.SERVICE, str(err).splitlines()[0], log if log.exists() else None, err)

@@ -1,0 +1,98 @@
+"""A paired point's blocks in turns (measure.turns) on a target's JVMs, vtlab's own service's and a user's jar's
+alike: each arm's JVM made ready by the target for its first block (kept from its earlier steps, or fresh, proven
+and pre-warmed), one k6 for each arm, every block its arm's turn; then each block's window of its JVM's JFR recording
+dumped, and every JVM whose staircase has no later step stopped. The target turns each block into its CSV line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vtlab.core import dimensions
+from vtlab.measure import csvrow, jfrdump, load, turns
+from vtlab.measure.drive import Drive
+from vtlab.measure.target import Reporter, Turn
+from vtlab.measure.tiers import Rig
+from vtlab.core.dimensions import Row
+from vtlab.plan.planner import Plan
+from vtlab.rig import runtimes, services
+
+
+@dataclass(frozen=True)
+class Armed:
+    """An arm's JVM as the target made it ready: its handle (the target's own), its service, the load on it, its
+    meters and where the point's lines begin in its log."""
+    jvm: Any
+    app: services.Tier
+    spec: load.LoadSpec
+    read_meters: Callable[[], dict[str, float] | None] | None
+    log_from: int
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block as measured in its arm's turn: its turn, how it ran, its load's Drive, its arm and its JFR window."""
+    turn: Turn
+    ran: turns.Taken
+    driven: Drive
+    armed: Armed
+    jfr: Path
+
+    @property
+    def window(self) -> tuple[float, float]:
+        return self.ran.on, self.ran.drained
+
+    def cells(self) -> dict[str, object]:
+        """What a block in turns writes besides a row's: when it ran, its users' spread (its ramp) and the mark."""
+        return {"ts_iso": csvrow.at(self.ran.drained), "ramp_s": self.ran.block.spread_s, "taken_in_turns": "yes"}
+
+
+def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready: Callable[[Turn], Armed],
+         stop: Callable[[Any], None]) -> list[Block]:
+    """The point's blocks measured in turns, in order. `ready` makes an arm's JVM ready for the turn given (its first
+    block), `stop` stops a JVM: every arm's where the point fails, and after it each one no later step needs."""
+    firsts: dict[str, Turn] = {}
+    for turn in point:
+        firsts.setdefault(plan.arm(turn.row), turn)
+    arms = list(firsts)
+    armed: dict[str, Armed] = {}
+    try:
+        for arm in arms:
+            armed[arm] = ready(firsts[arm])
+        loads = [turns.ArmLoad(armed[arm].app, armed[arm].spec, armed[arm].read_meters,
+                               f"turns-{dimensions.slug(firsts[arm].row)}", spread_s(plan, firsts[arm].row))
+                 for arm in arms]
+        blocks, seen = [], set()
+        for turn in point:
+            arm = plan.arm(turn.row)
+            spread = loads[arms.index(arm)].spread_s
+            # an arm's first turn at the point settles until its JIT has, within the plan's warm-up
+            blocks.append(turns.Block(arms.index(arm), dimensions.slug(turn.row), spread,
+                                      turns.settle_s(spread, plan.wait_s(turn.row)),
+                                      0.0 if arm in seen else float(max(plan.warmup_s, turns.JIT_WINDOW_S))))
+            seen.add(arm)
+        taken = turns.take(rig, loads, blocks, plan.hold_s, lambda index: progress.begin(point[index]), progress)
+        measured = []
+        for turn, (ran, driven) in zip(point, taken, strict=True):
+            block_armed = armed[arms[ran.block.arm]]
+            jfr = rig.run_dir / "jfr" / f"{ran.block.slug}.jfr"
+            java = runtimes.java_for(turn.row.jdk, plan.java_homes)
+            jfrdump.dump(rig.jcmds(java), block_armed.app.pid, ran.on, ran.drained, jfr)
+            measured.append(Block(turn, ran, driven, block_armed, jfr))
+    except BaseException:
+        for ready_arm in armed.values():
+            stop(ready_arm.jvm)
+        raise
+    for arm, ready_arm in armed.items():
+        if not plan.next_step_follows(max(turn.position for turn in point if plan.arm(turn.row) == arm)):
+            stop(ready_arm.jvm)
+    return measured
+
+
+def spread_s(plan: Plan, row: Row) -> float:
+    """How widely a turn spreads its users' first requests: over the ramp a k6 run of the row would spread them over
+    (Plan.spread_ramp_s: one request's wait, or the platform threads' turn at it), one second at the least (a user's
+    service, whose wait vtlab does not know)."""
+    return float(max(plan.spread_ramp_s(row), 1))
