@@ -119,6 +119,17 @@ def wait_for_row(proc: subprocess.Popen, run_dir: Path, written: int, deadline: 
     raise AssertionError(f"row {written + 1} never started loading")
 
 
+def wait_for_turns(proc: subprocess.Popen, deadline: float) -> set[int]:
+    """Wait until two k6 processes are loading at once (a paired point's arms in turns: measure.turns); the harness's
+    tiers then."""
+    while time.monotonic() < deadline and proc.poll() is None:
+        tiers = descendants(proc.pid)
+        if len([pid for pid in tiers if "orders.js" in cmdline(pid)]) == 2:
+            return tiers
+        time.sleep(0.3)
+    raise AssertionError("the arms' k6 never took turns")
+
+
 @contextlib.contextmanager
 def answering(answer: Callable[[], tuple[int, bytes]]) -> Iterator[str]:
     """A service vtlab did not start, on a free loopback port: each GET answered with `answer()`'s status and JSON

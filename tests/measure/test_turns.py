@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from vtlab.core.arms import point_key
-from vtlab.measure import jit, load, loop, turncut, turns
+from vtlab.measure import load, loop, turncut
 from vtlab.measure.target import TakesTurns, Turn
-from vtlab.plan import planner
+from vtlab.plan import blockturns, planner
 from vtlab.rig import build, ownership
-from vtlab.series import holdstats, store
+from vtlab.series import store
 
 ON = 1_800_000_000.0  # a turn's start, Unix s
 
@@ -65,11 +65,11 @@ def paired(**given) -> planner.Plan:
 
 
 def test_a_paired_plan_of_steady_closed_loads_takes_turns_and_one_that_cannot_does_not():
-    assert turns.fits(paired())
-    assert not turns.fits(planner.build("quick", planner.Overrides(concurrency=(100,), conn_modes=("released",))))
-    assert not turns.fits(paired(runners=2))       # one k6 per arm
-    assert not turns.fits(paired(workloads=("write",)))  # a block's writes are counted in the shared database
-    assert not turns.fits(planner.build("quick", planner.Overrides(paired=True, model="open", rates=(100,),
+    assert blockturns.fits(paired())
+    assert not blockturns.fits(planner.build("quick", planner.Overrides(concurrency=(100,), conn_modes=("released",))))
+    assert not blockturns.fits(paired(runners=2))       # one k6 per arm
+    assert not blockturns.fits(paired(workloads=("write",)))  # a block's writes are counted in the shared database
+    assert not blockturns.fits(planner.build("quick", planner.Overrides(paired=True, model="open", rates=(100,),
                                                                    conn_modes=("released",), blocks=2)))
 
 
@@ -97,30 +97,7 @@ def test_the_loop_takes_a_paired_points_blocks_together_in_the_plans_order():
 
 
 def test_a_turns_unrecorded_start_is_the_spread_one_wait_and_a_margin():
-    assert turns.settle_s(2.0, 1.05) == pytest.approx(2.0 + 1.05 + turns.TURN_SETTLE_S)
-
-
-def cpu(t: float, app_s: float, jit_s: float) -> tuple[float, dict[str, float]]:
-    return t, {"app_ticks": app_s * jit.CLOCK_TICKS, holdstats.JIT_CPU: jit_s}
-
-
-def test_the_jits_recent_share_is_its_cpu_over_the_jvms_over_the_last_window_and_none_on_too_little():
-    points = [cpu(t, app_s=0.5 * t, jit_s=0.2 * t if t < 10 else 2.0 + 0.01 * (t - 10)) for t in range(0, 21)]
-    assert jit.recent_share(points, 9.0, 5.0) == pytest.approx(0.2 / 0.5)   # compiling: 40% of its CPU
-    assert jit.recent_share(points, 20.0, 5.0) == pytest.approx(0.01 / 0.5)  # settled: 2%
-    assert jit.recent_share(points[:3], 2.0, 5.0) is None  # 2 s of readings judge no 5 s window
-    assert jit.recent_share([cpu(t, 1.0, 0.0) for t in range(10)], 9.0, 5.0) is None  # a JVM that used no CPU
-
-
-def test_a_first_turns_warm_up_is_settled_or_bound_by_the_jit_and_a_later_turns_fixed():
-    later = turncut.Taken(turncut.Block(0, "b", 1.0, 4.0), ON, (ON + 4, ON + 14), ON + 14, ON + 15)
-    assert later.warmup().cells()["warmup_end"] == "fixed"
-    first = turncut.Block(0, "b", 1.0, 4.0, bound_s=45.0)
-    settled = turncut.Taken(first, ON, (ON + 12, ON + 22), ON + 22, ON + 23, jit_share=0.02)
-    bound = turncut.Taken(first, ON, (ON + 45, ON + 55), ON + 55, ON + 56, jit_share=0.3)
-    assert (settled.warmup().cells()["warmup_end"], settled.warmup().cells()["warmup_s"]) == ("settled", 12.0)
-    cells = bound.warmup().cells()
-    assert (cells["warmup_end"], cells["warmup_unsettled"], cells["warmup_jit_share_pct"]) == ("bound", "jit", 30.0)
+    assert blockturns.settle_s(2.0, 1.05) == pytest.approx(2.0 + 1.05 + blockturns.TURN_SETTLE_S)
 
 
 class _Slow(http.server.BaseHTTPRequestHandler):

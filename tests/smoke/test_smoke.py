@@ -20,7 +20,7 @@ from pathlib import Path
 import proofs
 import pytest
 from liverig import (REPO, answering, assert_nothing_left, assert_opens_in_chromium, cmdline, isolated_rig, rows_of,
-                     wait_for_row)
+                     wait_for_row, wait_for_turns)
 
 from vtlab.core import cores
 from vtlab.plan import calibration
@@ -125,7 +125,7 @@ def test_the_modes_measured_as_one_on_two_warm_jvms_answer_with_the_paired_ratio
             "--out", str(run_dir)]
     proc = subprocess.Popen(argv, env=rig_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        tiers = wait_for_row(proc, run_dir, 1, time.monotonic() + 600)  # the first pair's second block is loading
+        tiers = wait_for_turns(proc, time.monotonic() + 600)  # one k6 per arm, taking turns
         assert len([pid for pid in tiers if "app.jar" in cmdline(pid)]) == 2  # both arms' JVMs up together
         out, err = proc.communicate(timeout=600)
     finally:
@@ -138,6 +138,7 @@ def test_the_modes_measured_as_one_on_two_warm_jvms_answer_with_the_paired_ratio
     assert sorted((r["rep"], r["thread_mode"]) for r in rows[2:]) == [("2", "platform"), ("2", "virtual")]
     assert sorted((r["thread_mode"], r["jvm_step"]) for r in rows) == [
         ("platform", "1"), ("platform", "2"), ("virtual", "1"), ("virtual", "2")]
+    assert {r["taken_in_turns"] for r in rows} == {"yes"}  # each block its arm's turn, not a k6 run of its own
     # the idle arm's JVM sampled as the rig's own, but beside the last block: the other's stopped after its last
     for row in rows[:-1]:
         stem = f"c{points.users}-released-normal-pool50-t{points.threads}-d{DELAY_MS}-rep{row['rep']}"

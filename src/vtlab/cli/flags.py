@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vtlab.core import cores, shapes
 from vtlab.measure import profiler
-from vtlab.plan import calibration, checks, interleave, planner, presets
+from vtlab.plan import blockturns, calibration, checks, interleave, planner, presets
 from vtlab.rig import runtimes
 from vtlab.targets import userservice
 
@@ -227,6 +227,9 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
                          help="measure the thread modes as one comparison: both modes' JVMs up for the run, each "
                               "point measured in --blocks short blocks taken in turn in a randomized balanced order "
                               "(ABBA/BAAB), answered by the paired ratio of adjacent blocks (docs/paired.md)")
+    command.add_argument("--sequential", action="store_true",
+                         help="measure each thread mode in its own stretch of time, one JVM after the other (the "
+                              "default profile pairs them: docs/paired.md)")
     command.add_argument("--blocks", type=bounded_int(2, 50, "blocks per arm"),
                          help=f"with --paired or --aa: each arm's blocks at each point (default "
                               f"{interleave.DEFAULT_BLOCKS}); each block is a row, its rep")
@@ -250,7 +253,11 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
         if not target.uses_stub:
             given["stub_delay_ms"] = 0  # no downstream of vtlab's: no designed wait in the service time
     given["jvm_per_row"] = getattr(args, "jvm_per_row", True) or None  # no such flag: a JVM (a pod) per row
-    paired = {"paired": getattr(args, "paired", False) or None, "blocks": getattr(args, "blocks", None),
+    if getattr(args, "paired", False) and getattr(args, "sequential", False):
+        raise ValueError("--paired with --sequential: give one of them (the paired design, or each mode in its own "
+                         "stretch of time)")
+    chosen = True if getattr(args, "paired", False) else False if getattr(args, "sequential", False) else None
+    paired = {"paired": chosen, "blocks": getattr(args, "blocks", None),
               "aa": getattr(args, "aa", None), "pair_seed": pair_seed,
               "versus": userservice.jar_names(target.jar, target.vs) if target is not None and target.vs and target.jar
               else None}
@@ -268,3 +275,18 @@ def usage_error(message: str) -> int:
     """A flag, or a combination of them, that cannot run: said as argparse says its own, with its exit code."""
     print(f"vtlab: error: {message}", file=sys.stderr)
     return 2
+
+
+def bound_and_design(plan: planner.Plan) -> tuple[float, str]:
+    """The run's first line's bound, in minutes (its rows at their longest: blocks in turns, or k6 runs with the
+    run's first row's extra warm-up), and how its modes are measured: paired (its blocks and holds), or each in its
+    own stretch of time because a flag asked for what cannot be paired ("" where the profile never pairs)."""
+    from vtlab.measure import loop
+
+    seconds = (blockturns.bound_s(plan) if blockturns.fits(plan) else
+               len(plan.rows) * planner.estimated_row_s(plan) + loop.warmup_for(plan, 0) - plan.warmup_s)
+    blocks = max(row.rep for row in plan.rows)
+    design = (f"both modes' JVMs up, {blocks} blocks of {plan.hold_s} s each at every point, taken in turn"
+              if plan.arms is not None else
+              f"each mode in its own stretch of time ({plan.sequential})" if plan.sequential else "")
+    return seconds / 60, design

@@ -11,7 +11,6 @@ from vtlab.cli.doctor import examine, largest_row
 from vtlab.cli.report import report_and_headline
 from vtlab.core import cores, dimensions
 from vtlab.core.settings import RESULTS
-from vtlab.plan import planner
 from vtlab.results import record, table
 from vtlab.rig import doctor, procs
 from vtlab.targets import userservice
@@ -75,8 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if problem:
             return flags.usage_error(problem)
 
-    minutes = (len(the_plan.rows) * planner.estimated_row_s(the_plan) + loop.warmup_for(the_plan, 0)
-               - the_plan.warmup_s) / 60
+    minutes, design = flags.bound_and_design(the_plan)
     jitter = f" + 0–{the_plan.stub_jitter_ms} ms" if the_plan.stub_jitter_ms else ""
     measured = (f"stub delay {the_plan.stub_delay_ms} ms{jitter}" if target is None or target.uses_stub else "")
     if target is not None:
@@ -84,7 +82,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             f", {measured}" if measured else "")
     sized = the_plan.sized_words()
     print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, at most ~{minutes:.0f} min; {measured}; "
-          + (f"{sized}; " if sized else "") + f"cores {cores.describe_map(mapping)}; results in {run_dir}")
+          + (f"{design}; " if design else "") + (f"{sized}; " if sized else "")
+          + f"cores {cores.describe_map(mapping)}; results in {run_dir}")
     if args.dry_run:
         for row in the_plan.rows:
             print("  " + dimensions.label(row))

@@ -64,18 +64,6 @@ def with_compiler_cpu(read: Callable[[], dict[str, float]], pid: int | None,
     return read_with
 
 
-def recent_share(points: list[tuple[float, dict[str, float]]], now: float, window_s: float) -> float | None:
-    """The compiler threads' share of the JVM's CPU over the CPU sampler's last `window_s` before `now` (its readings,
-    with_compiler_cpu's); None where the readings span less of it than three quarters, or the JVM used no CPU."""
-    recent = [(t, reading) for t, reading in points
-              if now - window_s <= t <= now and holdstats.JIT_CPU in reading and "app_ticks" in reading]
-    if len(recent) < 2 or recent[-1][0] - recent[0][0] < 0.75 * window_s:
-        return None
-    app_s = (recent[-1][1]["app_ticks"] - recent[0][1]["app_ticks"]) / CLOCK_TICKS
-    jit_s = recent[-1][1][holdstats.JIT_CPU] - recent[0][1][holdstats.JIT_CPU]
-    return jit_s / app_s if app_s > 0 else None
-
-
 class JitMeter:
     """The JIT's progress in a JVM of ours, a reading a tick: its compile time from HotSpot's counters (perfdata)
     where the JVM keeps them, else its compiler threads' CPU (/proc), which counts no compile count; and its compiler

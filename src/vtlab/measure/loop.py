@@ -10,11 +10,12 @@ from pathlib import Path
 
 from vtlab.core import dimensions
 from vtlab.core.arms import point_key
-from vtlab.measure import neighbours, turns
+from vtlab.measure import neighbours
 from vtlab.measure.progress import Progress
 from vtlab.measure.csvrow import failed_row, now
 from vtlab.measure.target import (OnThisMachine, Reporter, Revives, RowRefused, SetsUpLate, ShowsItsRows,
                                   TakesTurns, Target, Turn)
+from vtlab.plan import blockturns
 from vtlab.plan.planner import Plan, estimated_row_s
 from vtlab.results import table
 from vtlab.rig import procs
@@ -150,7 +151,7 @@ def run(target: Target, plan: Plan, run_dir: Path) -> Outcome:
 def points(todo: list[Turn], plan: Plan, takes_turns: bool) -> list[list[Turn]]:
     """The turns as the loop measures them: a paired point's blocks together where the target takes them in turns and
     the plan allows it (turns.fits), every other row alone."""
-    if not (takes_turns and turns.fits(plan)):
+    if not (takes_turns and blockturns.fits(plan)):
         return [[turn] for turn in todo]
     grouped: list[list[Turn]] = []
     for turn in todo:
@@ -162,8 +163,11 @@ def points(todo: list[Turn], plan: Plan, takes_turns: bool) -> list[list[Turn]]:
 
 
 def _reporter(target: Target, plan: Plan, rows: int) -> Reporter:
-    return (target.reporter(rows) if isinstance(target, ShowsItsRows)
-            else Progress(rows, estimated_row_s(plan), warmup_for(plan, 0) - plan.warmup_s))
+    if isinstance(target, ShowsItsRows):
+        return target.reporter(rows)
+    if isinstance(target, TakesTurns) and blockturns.fits(plan):  # a block in turns: its settle, hold and drain
+        return Progress(rows, blockturns.bound_s(plan) / len(plan.rows))
+    return Progress(rows, estimated_row_s(plan), warmup_for(plan, 0) - plan.warmup_s)
 
 
 def _stop(died: procs.TierDied, consecutive: int) -> None:

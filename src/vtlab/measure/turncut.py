@@ -5,7 +5,6 @@ the row computes on the numbers a re-cut of the run reads."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,8 +24,8 @@ class Block:
     slug: str
     spread_s: float
     settle_s: float
-    # an arm's first turn at a point: its settle goes on until the JIT has settled (measure.turns), at most this long
-    # from the turn's start; 0: the settle is settle_s
+    # an arm's first turn at a point: its settle goes on until the row has settled by the warm-up's criterion
+    # (measure.settle, over a later step's windows), at most this long from the turn's start; 0: it is settle_s
     bound_s: float = 0.0
 
 
@@ -38,22 +37,9 @@ class Taken:
     hold: tuple[float, float]
     off: float
     drained: float
-    jit_share: float | None = None  # the compiler's share of the JVM's CPU as the hold began, where it was judged
-
-    def warmup(self) -> settle.Warmup:
-        """The turn's settle as a row's warm-up: fixed, or judged on the JIT (settled, or its bound reached)."""
-        seconds = self.hold[0] - self.on
-        if not self.block.bound_s:
-            return settle.Warmup(seconds, settle.FIXED)
-        settled = jit_settled(self.jit_share)
-        return settle.Warmup(seconds, settle.SETTLED if settled else settle.BOUND,
-                             settle.Judgement(math.nan, self.jit_share, unmet=() if settled else ("jit",)),
-                             "compiler-threads")
-
-
-def jit_settled(share: float | None) -> bool:
-    """Whether the compiler's share of the JVM's CPU meets the warm-up's criterion (settle.JIT_SHARE)."""
-    return share is not None and share <= settle.JIT_SHARE
+    # the turn's settle as a row's warm-up, from its users' spread to its hold: fixed, or (an arm's first turn at a
+    # point) ended once the row settled by the warm-up's own criterion (measure.settle), or at its bound
+    warmup: settle.Warmup = settle.Warmup(0.0, settle.FIXED)
 
 
 def whole_series(k6_dir: Path, slug: str) -> Path:
@@ -103,6 +89,6 @@ def block_drive(t: Taken, arm_requests: tuple[store.K6Series, int], series: tupl
     store.write_samples(store.samples_path(series_dir, t.block.slug), cpu, meters, t.on)
     hold_start, hold_end = t.hold[0] - t.on, t.hold[1] - t.on
     return Drive(store.load_result(requests, exit_code), cpu, meters, pids, hold_start, hold_start, hold_end, requests,
-                 {"stall": "", "thread_dump": ""}, warmup=t.warmup(),
+                 {"stall": "", "thread_dump": ""}, warmup=t.warmup,
                  cooldown_s=round(t.drained - t.hold[1], 1))
 

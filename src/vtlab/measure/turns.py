@@ -19,23 +19,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab.measure import jit, liveness, livecounts, load, samplers, sampling, turncut
+from vtlab.measure import liveness, livecounts, load, samplers, sampling, settle, turncut
 from vtlab.measure.drive import Drive
 from vtlab.measure.target import Reporter
 from vtlab.measure.tiers import LOAD, Rig
 from vtlab.measure.turncut import Block, Taken
-from vtlab.plan.planner import Plan
 from vtlab.rig import ownership, procs, services
 
-# A turn's unrecorded start beyond its users' spread and one request's wait (the last spread user's first answer):
-# the live line's second and the samplers' first readings at the new load.
-TURN_SETTLE_S = 2.0
 # An arm's first turn at a point is its JVM's first run at that load since its last step (or its pre-warm): its
-# settle goes on until the compiler's share of the JVM's CPU over the last JIT_WINDOW_S is at most the warm-up's
-# criterion (settle.JIT_SHARE), at most to the plan's warm-up bound; a hold begun at the bound is jit-not-settled, as
-# a row's is. Seen without it (a fixed 10 s more, 10 s holds): a virtual arm's first block at 1,000 users with its
-# compiler at 40% of a core and 825 req/s, its next three 885, 905 and 946 (2026-11-28, p2).
-JIT_WINDOW_S = 5.0
+# settle goes on until the row has settled by the warm-up's own criterion (measure.settle.HoldDecider, over a later
+# step's windows: the rate steady, the CPU per request no longer falling, the JIT's burst over), at most to the plan's
+# warm-up bound; a hold begun at the bound with the JIT unmet is jit-not-settled, as a row's is. Seen without it (a
+# fixed 10 s more, 10 s holds): a virtual arm's first block at 1,000 users with its compiler at 40% of a core and 825
+# req/s, its next three 885, 905 and 946 (2026-11-28, p2); an A/A's first block 800 req/s against 937 (aat1).
 # How long an ended turn's last iterations may drain: k6's request timeout (60 s, the load scripts') and a margin.
 DRAIN_BOUND_S = 70.0
 # k6 sets up every user before the first waits for its turn: thousands take seconds (10,000: ~5 s here).
@@ -51,20 +47,6 @@ class ArmLoad:
     read_meters: Callable[[], dict[str, float] | None] | None
     slug: str
     spread_s: float
-
-
-def fits(plan: Plan) -> bool:
-    """Whether a plan's paired points take turns: a paired plan of steady closed-model loads (a user held back by the
-    gate is one arrival late in an open model, a shape's stages are k6's own clock), one k6 per arm, no writes (a
-    block's writes are counted in the database, which both arms share), a JVM kept between blocks."""
-    return (plan.arms is not None and plan.search_peak_users == 0 and plan.runners == 1 and not plan.jvm_per_row
-            and all(row.load_model == "closed" and row.shape == "steady" and row.workload != "write"
-                    for row in plan.rows))
-
-
-def settle_s(spread_s: float, wait_s: float) -> float:
-    """A turn's unrecorded start at the least: the spread, one request's wait and TURN_SETTLE_S."""
-    return spread_s + wait_s + TURN_SETTLE_S
 
 
 def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int, begin: Callable[[int], None],
@@ -98,7 +80,7 @@ def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int
         for index, block in enumerate(blocks):
             begin(index)
             taken.append(_turn(block, gates[block.arm], runners, probes, hold_s, progress,
-                               arm_samplers[block.arm][1]))
+                               arm_samplers[block.arm][1], arms[block.arm].app.pid))
         for runner in runners:
             runner.proc.send_signal(signal.SIGINT)  # k6 ends as on Ctrl-C: its summary is written
         stopped = True
@@ -147,9 +129,9 @@ def _users_ready(runners: Sequence[load.Runner], probes: Sequence[liveness.Probe
 
 
 def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe], hold_s: int,
-          progress: Reporter, cpu: samplers.Sampler) -> Taken:
-    """One block: its arm's turn through its settle (judged on the JIT in an arm's first turn: JIT_WINDOW_S) and
-    hold, then ended and its iterations drained."""
+          progress: Reporter, cpu: samplers.Sampler, pid: int | None) -> Taken:
+    """One block: its arm's turn through its settle (in an arm's first turn at a point, until the row has settled:
+    settle.HoldDecider) and hold, then ended and its iterations drained."""
     runner = runners[block.arm]
     on = time.time()
     started = time.monotonic()
@@ -160,20 +142,22 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
         reading = load.live_reading([runner])
         progress.tick(started, reading.ok_per_s, reading.failed_per_s, ended)
 
-    share = None
-    while True:
-        waited = time.time() - on
-        if waited >= block.settle_s:
-            if not block.bound_s or waited >= block.bound_s:
-                break
-            # the turn's own readings: the JIT's share of an idle JVM's CPU says nothing of the load's
-            share = jit.recent_share([p for p in list(cpu.series.points) if p[0] >= started], time.monotonic(),
-                                     JIT_WINDOW_S)
-            if turncut.jit_settled(share):
+    decider = (settle.HoldDecider(gate.with_name(f"{block.slug}.hold"), [runner.live], block.spread_s,
+                                  block.bound_s - block.spread_s, hold_s, 0, on, pid, window_s=settle.STEP_WINDOW_S)
+               if block.bound_s else None)
+    begins = on + block.settle_s
+    while time.time() < begins or decider is not None:
+        if decider is not None and time.time() >= begins:
+            decided = decider.tick(cpu.series, time.time() - time.monotonic())
+            if decided is not None:
+                begins = decided
+                decider.hold_file.unlink(missing_ok=True)
                 break
         tick()
         time.sleep(0.5)
-    hold = (time.time(), time.time() + hold_s)
+    while time.time() < begins:
+        time.sleep(max(0.0, begins - time.time()))
+    hold = (begins, begins + hold_s)
     shown = False
     while time.time() < hold[1]:
         ended = not shown and time.time() >= hold[1] - 1
@@ -182,7 +166,8 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
         time.sleep(min(1.0, max(0.05, hold[1] - time.time())))
     _write_gate(gate, 0)
     off = time.time()
-    return Taken(block, on, hold, off, _drained(runner, runners, probes, off), share)
+    warmup = decider.warmup() if decider is not None else settle.Warmup(hold[0] - on - block.spread_s, settle.FIXED)
+    return Taken(block, on, hold, off, _drained(runner, runners, probes, off), warmup)
 
 
 def _drained(runner: load.Runner, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe],

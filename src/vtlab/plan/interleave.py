@@ -52,6 +52,25 @@ def arms_asked(given: Mapping[str, object]) -> Arms | None:
     return Arms(str(aa), str(aa))
 
 
+def by_profile(blocks: int, hold_s: int, given: Mapping[str, object]) -> tuple[dict[str, object], str]:
+    """What a profile that pairs by default (Profile.pair_blocks: its blocks per arm, `hold_s` a block's hold) adds to
+    the flags (planner.Overrides, by field): --paired with its blocks and holds, unless given; nothing where the
+    profile does not pair or the flags chose a design (--paired, --sequential, --aa, --vs). Where a flag asks for what
+    a paired plan cannot be, nothing either, and why the plan measures each mode in its own stretch of time."""
+    if not blocks or given.get("paired") is not None or given.get("aa") or given.get("versus"):
+        return {}, ""
+    modes = given.get("modes")
+    if modes is not None and set(modes) != {"platform", "virtual"}:  # type: ignore[arg-type]
+        return {}, f"--modes {','.join(modes)}: not both thread modes, so nothing to pair"  # type: ignore[arg-type]
+    for flag, dest, why in (("--reps", "reps", "repeats each mode in its own stretch of time"),
+                            ("--jvm-per-row", "jvm_per_row", "starts a JVM per row, not one per mode for the run")):
+        if given.get(dest):
+            return {}, f"{flag} {why}"
+    if given.get("aot") == "on":
+        return {}, "--aot on trains on the service's port, which the other mode's JVM would hold"
+    return {"paired": True, "blocks": given.get("blocks") or blocks, "hold_s": given.get("hold_s") or hold_s}, ""
+
+
 def couples(pairs: int, rng: random.Random) -> tuple[str, ...]:
     """The order of each of `pairs` pairs, "ab" or "ba": balanced couples (ab, ba) or (ba, ab), each chosen by
     `rng`; an odd last pair's order chosen alone."""

@@ -130,6 +130,7 @@ class Plan:
     pair_seed: int = 0
     # A search whose modes take turns point by point (vtlab capacity --paired): every mode's JVM kept up together.
     in_turn: bool = False
+    sequential: str = ""  # why a profile that pairs by default measures each mode in its own stretch of time here
 
     @property
     def together(self) -> bool:
@@ -268,7 +269,8 @@ class Plan:
                 "rows": [dimensions.values(row) for row in self.rows],
                 **({"sizing": self.sizing} if self.sizing else {}),
                 **({"paired": {**self.arms.describe(), "blocks": max(row.rep for row in self.rows),
-                               "seed": self.pair_seed}} if self.arms is not None else {})}
+                               "seed": self.pair_seed}} if self.arms is not None else {}),
+                **({"sequential": self.sequential} if self.sequential else {})}
 
     def sized_words(self) -> str:
         """What the calibration sized, as the run's first line says it ("" where the plan's points are not sized)."""
@@ -279,6 +281,8 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
     """The plan of a profile and the flags; `measured`: this machine's calibration, which sizes a sized profile's
     top point (plan.sizing) unless the user gave the users; None keeps the profile's nominal points."""
     profile = profiles()[profile_name]
+    pairing, sequential = interleave.by_profile(profile.pair_blocks, profile.pair_hold_s, overrides.__dict__)
+    overrides = replace(overrides, **pairing)
     arms = interleave.arms_asked(overrides.__dict__)
     if arms is not None:  # its blocks are the rows' reps; an A/A or a before/after measures its one mode
         overrides = replace(overrides, modes=(arms.a,) if arms.same_mode else overrides.modes,
@@ -321,7 +325,7 @@ def build(profile_name: str, overrides: Overrides, measured: Calibration | None 
                 tuple(setting["jvm_opts"]), setting["runners"], setting["warmup_until"],
                 setting["aot"], setting["memory_probe"], setting["downstream_http"], jvm_per_row,
                 sizing=sizing.describe(sized, moved) if sized is not None else {}, prewarm=setting["prewarm"],
-                arms=arms, pair_seed=seed if arms is not None else 0)
+                arms=arms, pair_seed=seed if arms is not None else 0, sequential=sequential)
 
 
 # What vtlab's blocking service switches at run time (targets.servicejvm.run_as): rows differing only in it are

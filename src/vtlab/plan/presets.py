@@ -113,6 +113,10 @@ class Profile:
     memory_probe: str = "off"  # MEMORY_PROBE
     downstream_http: str = "http1"  # DOWNSTREAM_HTTP
     prewarm: str = "on"  # PREWARM
+    # A profile that measures its thread modes as one comparison by default (plan.interleave.by_profile): each arm's
+    # blocks at each point, each block's hold; 0: each mode in its own stretch of time unless --paired
+    pair_blocks: int = 0
+    pair_hold_s: int = 0
 
 
 # The published experiment `--profile headline` repeats (reference/published.csv, tucanoo-springboot-virtualthreads):
@@ -156,9 +160,14 @@ PRESETS: dict[str, Profile] = {
         # a cohort whose ~1.04 s cycle slips past a second's edge empties that second: the 1,000-user virtual step
         # swung 703-1,000 req/s a second and came out too-noisy in four default runs of five (trend half-width
         # 9-17%). The same step with the jitter: 927-1,010 req/s a second, half-width 2.7% (2026-11-28, /tmp/w1).
+        # Paired by default (plan.interleave.by_profile): both modes' JVMs up for the run, every point in 3 blocks of
+        # 10 s a mode taken in turn (measure.turns), the answer the pairs' ratio. Three pairs of 10 s: the first run
+        # no longer than the sequential one's 8 rows (~9 min of blocks against ~8.7 min of rows), its interval from
+        # pairs the machine's drift moves alike (a 10 s pair at 1,000 users spread ~1%, 2026-11-28, p3).
         blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
                 Block(("held",), (50,), (100,))),
-        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100),
+        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100, pair_blocks=3,
+        pair_hold_s=10),
     "lean": Profile(
         name="lean",
         summary="released only: both modes at 400 and 1000 users, shorter phases",

@@ -15,7 +15,7 @@ from vtlab.measure import csvrow, jfrdump, load, turns
 from vtlab.measure.drive import Drive
 from vtlab.measure.target import Reporter, Turn
 from vtlab.measure.tiers import Rig
-from vtlab.core.dimensions import Row
+from vtlab.plan import blockturns
 from vtlab.plan.planner import Plan
 from vtlab.rig import runtimes, services
 
@@ -62,16 +62,16 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready:
         for arm in arms:
             armed[arm] = ready(firsts[arm])
         loads = [turns.ArmLoad(armed[arm].app, armed[arm].spec, armed[arm].read_meters,
-                               f"turns-{dimensions.slug(firsts[arm].row)}", spread_s(plan, firsts[arm].row))
+                               f"turns-{dimensions.slug(firsts[arm].row)}", blockturns.spread_s(plan, firsts[arm].row))
                  for arm in arms]
         blocks, seen = [], set()
         for turn in point:
             arm = plan.arm(turn.row)
             spread = loads[arms.index(arm)].spread_s
-            # an arm's first turn at the point settles until its JIT has, within the plan's warm-up
+            # an arm's first turn at the point settles as a row's warm-up does, within the plan's bound
             blocks.append(turns.Block(arms.index(arm), dimensions.slug(turn.row), spread,
-                                      turns.settle_s(spread, plan.wait_s(turn.row)),
-                                      0.0 if arm in seen else float(max(plan.warmup_s, turns.JIT_WINDOW_S))))
+                                      blockturns.settle_s(spread, plan.wait_s(turn.row)),
+                                      0.0 if arm in seen else spread + plan.warmup_s))
             seen.add(arm)
         taken = turns.take(rig, loads, blocks, plan.hold_s, lambda index: progress.begin(point[index]), progress)
         measured = []
@@ -90,9 +90,3 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready:
             stop(ready_arm.jvm)
     return measured
 
-
-def spread_s(plan: Plan, row: Row) -> float:
-    """How widely a turn spreads its users' first requests: over the ramp a k6 run of the row would spread them over
-    (Plan.spread_ramp_s: one request's wait, or the platform threads' turn at it), one second at the least (a user's
-    service, whose wait vtlab does not know)."""
-    return float(max(plan.spread_ramp_s(row), 1))
