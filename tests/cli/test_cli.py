@@ -45,14 +45,16 @@ def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepte
 @pytest.mark.parametrize("argv, words", [
     (["--aa", "virtual", "--modes", "platform,virtual"], ["--aa virtual with --modes platform,virtual"]),
     (["--aa", "webflux"], ["--aa", "platform", "virtual"]),
-    (["--blocks", "3"], ["--blocks", "--paired"]),
+    (["--sequential", "--blocks", "3"], ["--blocks", "--paired"]),
+    (["--paired", "--sequential"], ["--paired with --sequential", "give one of them"]),
+    (["--pools", "250"], ["--pools 250: both arms' JVMs, up together, hold 500"]),  # the default profile pairs
     (["--paired", "--blocks", "1"], ["--blocks", "from 2 to 50"]),
     (["--paired", "--reps", "2"], ["--reps with --paired", "--blocks"]),
     (["--paired", "--jvm-per-row"], ["--jvm-per-row with --paired"]),
     (["--paired", "--modes", "virtual"], ["--paired", "both arms"]),
     (["--paired", "--aot", "on"], ["--aot on with --paired"]),
     (["--paired", "--pools", "250"], ["--pools 250: both arms' JVMs, up together, hold 500", "--pools 245 or fewer"]),
-    (["--pools", "600"], ["--pools 600: vtlab's PostgreSQL takes 490"]),
+    (["--sequential", "--pools", "600"], ["--pools 600: vtlab's PostgreSQL takes 490"]),
 ])
 def test_a_paired_plan_that_cannot_run_is_refused_naming_the_flag(capsys, tmp_path, argv, words):
     argv = ["run", *argv, "--out", str(tmp_path / "run"), "--dry-run"]
@@ -180,3 +182,15 @@ def test_a_resumed_paired_run_keeps_the_order_it_began_with(capsys, tmp_path):
     assert main([*argv, "--resume"]) == 0
     listed = [line.strip() for line in capsys.readouterr().out.splitlines()[1:]]
     assert listed == [dimensions.label(row) for row in began.rows]
+
+
+def test_the_run_says_how_its_modes_are_measured_paired_or_why_not(capsys):
+    assert main(["run", "--dry-run"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "both modes' JVMs up, 3 blocks of 10 s each at every point, taken in turn" in first
+    assert main(["run", "--dry-run", "--reps", "2"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "each mode in its own stretch of time (--reps repeats each mode in its own stretch of time)" in first
+    assert main(["run", "--dry-run", "--sequential"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "taken in turn" not in first and "own stretch of time" not in first

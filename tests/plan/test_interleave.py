@@ -6,7 +6,7 @@ import random
 import pytest
 
 from vtlab.core import arms
-from vtlab.plan import interleave, planner
+from vtlab.plan import interleave, planner, presets
 
 
 def paired(**given) -> planner.Plan:
@@ -119,3 +119,35 @@ def test_a_pool_the_database_cannot_hold_is_refused_alone_and_with_both_arms_up_
     with pytest.raises(ValueError, match="--pools 250: both arms' JVMs, up together, hold 500 connections"):
         checks.connections(paired(pools=(250,)).rows, together=True)
     checks.connections(paired(pools=(245,)).rows, together=True)  # two of 245 fit in 490
+
+
+def test_the_default_profile_pairs_where_vtlab_run_lets_it_and_no_flag_chose_otherwise():
+    quick = presets.profiles()["quick"]
+    plan = planner.build("quick", planner.Overrides(profile_pairs=True, conn_modes=("released",)))
+    assert plan.arms == arms.Arms("platform", "virtual") and not plan.sequential
+    assert max(row.rep for row in plan.rows) == quick.pair_blocks > 0 and plan.hold_s == quick.pair_hold_s
+    given = planner.build("quick", planner.Overrides(profile_pairs=True, blocks=5, hold_s=7))
+    assert (max(row.rep for row in given.rows), given.hold_s) == (5, 7)
+    # a command that lets no profile pair (a cluster's run, a capacity search), or --sequential: one mode after the
+    # other, with nothing to explain
+    for overrides in (planner.Overrides(), planner.Overrides(profile_pairs=True, paired=False)):
+        sequential = planner.build("quick", overrides)
+        assert sequential.arms is None and not sequential.sequential
+    assert planner.build("lean", planner.Overrides(profile_pairs=True)).arms is None  # a profile that does not pair
+
+
+@pytest.mark.parametrize("given, why", [
+    (dict(reps=2), "--reps repeats each mode in its own stretch of time"),
+    (dict(jvm_per_row=True), "--jvm-per-row starts a JVM per row"),
+    (dict(aot="on"), "--aot on trains on the service's port"),
+    (dict(modes=("virtual",)), "--modes virtual: not both thread modes"),
+])
+def test_a_flag_that_cannot_be_paired_makes_the_default_run_sequential_and_says_so(given, why):
+    plan = planner.build("quick", planner.Overrides(profile_pairs=True, **given))
+    assert plan.arms is None and plan.sequential.startswith(why)
+    assert plan.describe()["sequential"] == plan.sequential
+
+
+def test_an_aa_or_a_before_after_is_its_own_design_not_the_profiles():
+    assert interleave.by_profile(3, 10, {"profile_pairs": True, "aa": "virtual"}) == ({}, "")
+    assert interleave.by_profile(3, 10, {"profile_pairs": True, "versus": ("a.jar", "b.jar")}) == ({}, "")

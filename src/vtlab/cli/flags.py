@@ -257,7 +257,8 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
         raise ValueError("--paired with --sequential: give one of them (the paired design, or each mode in its own "
                          "stretch of time)")
     chosen = True if getattr(args, "paired", False) else False if getattr(args, "sequential", False) else None
-    paired = {"paired": chosen, "blocks": getattr(args, "blocks", None),
+    # only a command with both flags (vtlab run) lets the profile pair by default: a cluster's run, a capacity search
+    paired = {"paired": chosen, "profile_pairs": hasattr(args, "sequential"), "blocks": getattr(args, "blocks", None),
               "aa": getattr(args, "aa", None), "pair_seed": pair_seed,
               "versus": userservice.jar_names(target.jar, target.vs) if target is not None and target.vs and target.jar
               else None}

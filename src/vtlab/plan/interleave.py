@@ -55,9 +55,11 @@ def arms_asked(given: Mapping[str, object]) -> Arms | None:
 def by_profile(blocks: int, hold_s: int, given: Mapping[str, object]) -> tuple[dict[str, object], str]:
     """What a profile that pairs by default (Profile.pair_blocks: its blocks per arm, `hold_s` a block's hold) adds to
     the flags (planner.Overrides, by field): --paired with its blocks and holds, unless given; nothing where the
-    profile does not pair or the flags chose a design (--paired, --sequential, --aa, --vs). Where a flag asks for what
-    a paired plan cannot be, nothing either, and why the plan measures each mode in its own stretch of time."""
-    if not blocks or given.get("paired") is not None or given.get("aa") or given.get("versus"):
+    profile does not pair, the command lets no profile pair (profile_pairs: only `vtlab run` does) or the flags chose
+    a design (--paired, --sequential, --aa, --vs). Where a flag asks for what a paired plan cannot be, nothing either,
+    and why the plan measures each mode in its own stretch of time."""
+    if (not blocks or not given.get("profile_pairs") or given.get("paired") is not None or given.get("aa")
+            or given.get("versus")):
         return {}, ""
     modes = given.get("modes")
     if modes is not None and set(modes) != {"platform", "virtual"}:  # type: ignore[arg-type]

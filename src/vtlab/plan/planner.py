@@ -75,6 +75,7 @@ class Overrides:
     aa: str | None = None       # --aa MODE: a paired plan of one mode against itself
     versus: tuple[str, str] | None = None  # --service A --vs B: one mode on both jars (their names), paired
     pair_seed: int | None = None  # the blocks' order's seed (None: a random one, recorded)
+    profile_pairs: bool = False  # `vtlab run`: a profile that pairs by default does, unless a flag chose otherwise
 
 
 def row_options(row: Row) -> tuple[str, ...]:
