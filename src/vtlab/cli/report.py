@@ -53,12 +53,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         return flags.usage_error(str(err))
 
 
-def report_and_headline(run_dir: Path, others: list[Path]) -> int:
-    """The report rendered, and its markdown printed: what `run` and `k8s run` end with too."""
-    from vtlab.report import render
+def report_and_headline(run_dir: Path, others: list[Path], verbose: bool = True) -> int:
+    """The report rendered, and its markdown printed — or, not `verbose`, its answer and flagged rows in a screenful
+    (report.terminal): what `run` and `k8s run` end with too."""
+    from vtlab.report import render, terminal
 
     paths = render.render(run_dir, others)
     print()
-    print(paths["markdown"].read_text())
+    markdown = paths["markdown"].read_text()
+    print(markdown if verbose else terminal.summary(markdown, paths["analysis"]))
     print(f"report: {paths['html']}\nanalysis: {paths['analysis']}")
     return 0

@@ -33,6 +33,9 @@ def add(sub) -> None:
                      help="profile each row's service during the hold with async-profiler and keep the flame graphs "
                           "under profiles/: any of cpu,alloc,lock,wall (off by default; see docs/costs-and-profiles.md "
                           "for what each costs)")
+    run.add_argument("--verbose", action="store_true",
+                     help="print the whole report as the run ends (by default: its answer and the rows set apart, "
+                          "report.md beside them)")
     targetflags.add(run, flags.bounded_int(1, 65_535, "a TCP port"))
     targetflags.add_versus(run)
     run.set_defaults(func=cmd_run)
@@ -99,7 +102,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         outcome = loop.run(measured, the_plan, run_dir)
     finally:
         procs.stop_all()
-    report_and_headline(outcome.csv.parent, [])
+    report_and_headline(outcome.csv.parent, [], args.verbose)
     if outcome.failed_rows:
         print(f"vtlab: {outcome.failed_rows} row(s) failed: a tier died (see the report's failed rows); "
               "--resume measures them again", file=sys.stderr)

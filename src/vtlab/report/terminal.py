@@ -1,0 +1,59 @@
+"""What a run prints as it ends: a screenful, not the report. The report's answer (each scenario's ratio with its
+interval and each mode's wall in words), the rows set apart with what flagged them, and where the whole report is;
+`--verbose` prints the report itself. pyperf's and hyperfine's summaries are the model: the figure a user came for
+first, the rest a file away."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+# The answer's lines shown at most: a profile of many scenarios says how many more the report holds.
+ANSWER_LINES = 14
+# The flags named in the line that sets rows apart, the most frequent first.
+FLAGS_NAMED = 4
+
+
+def summary(markdown: str, analysis_csv: Path) -> str:
+    """The report's title and answer, the flagged rows counted by flag, and a pointer to the rest."""
+    lines = markdown.splitlines()
+    title = next((line for line in lines if line.startswith("# ")), "")
+    # a capacity search answers in its own section first (report.capacity)
+    answer = [*(line for heading in lines if heading.startswith("## Capacity") for line in [heading, *_section(lines,
+              heading)]), *_section(lines, "## The answer")]
+    while answer and not answer[0].strip():
+        answer = answer[1:]
+    while answer and not answer[-1].strip():
+        answer = answer[:-1]
+    shown = answer[:ANSWER_LINES]
+    more = len([line for line in answer[ANSWER_LINES:] if line.startswith("- ")])
+    told = [title, "", *shown]
+    if more:
+        told.append(f"- … {more} more in the report")
+    told += ["", flagged(analysis_csv), "the whole report: --verbose, or `vtlab report RUN` (report.md beside it)"]
+    return "\n".join(told)
+
+
+def flagged(analysis_csv: Path) -> str:
+    """One line: how many rows are set apart (not valid), by flag, the most frequent first; or that every row is
+    valid."""
+    with open(analysis_csv, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    invalid = [row for row in rows if row.get("valid", "").lower() != "true"]
+    if not invalid:
+        return f"Every row is valid ({len(rows)} of {len(rows)})."
+    counts = Counter(flag.split(":")[0] for row in invalid for flag in (row.get("flags") or "").split(";") if flag)
+    named = ", ".join(f"{flag} {count}" for flag, count in counts.most_common(FLAGS_NAMED))
+    others = len(counts) - FLAGS_NAMED
+    return (f"{len(invalid)} of {len(rows)} rows set apart (not published as answers): {named}"
+            + (f" and {others} more flags" if others > 0 else "") + "; each is named in the report.")
+
+
+def _section(lines: list[str], heading: str) -> list[str]:
+    """A section's lines without its heading, up to the next heading of its level; none where it is absent."""
+    if heading not in lines:
+        return []
+    start = lines.index(heading) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return lines[start:end]

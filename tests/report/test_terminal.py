@@ -1,0 +1,59 @@
+"""What a run prints as it ends: the report's answer and the rows set apart by flag, not the whole report; a long
+answer cut with how many more, a capacity search's own section first. Fed made-up reports and analyses, so the data
+could say otherwise."""
+
+import csv
+
+from vtlab.report import terminal
+
+REPORT = """# vtlab: platform vs virtual threads
+
+## The answer
+
+- **released, pool 50** · virtual ÷ platform at 1,000 users: 4.95× [4.82–5.09] paired, 3 pairs
+  - platform threads: 190 req/s at 1,000 users, held by the server's 200 request threads
+  - virtual threads: 948 req/s at 1,000 users, held by the users themselves
+
+## Headline
+
+| scenario | concurrency |
+|---|---|
+| released, pool 50 | 1000 |
+"""
+
+
+def analysis(path, *rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["thread_mode", "valid", "flags"])
+        writer.writeheader()
+        for valid, flags in rows:
+            writer.writerow({"thread_mode": "virtual", "valid": valid, "flags": flags})
+    return path
+
+
+def test_the_run_ends_with_its_answer_and_the_rows_set_apart_by_flag_not_the_tables(tmp_path):
+    csv_path = analysis(tmp_path / "a.csv", ("true", ""), ("false", "noisy-neighbour;too-noisy"),
+                        ("false", "hypervisor-steal"), ("false", "generator-priced:16%±19%;noisy-neighbour"))
+    told = terminal.summary(REPORT, csv_path)
+    assert told.splitlines()[0] == "# vtlab: platform vs virtual threads"
+    assert "4.95× [4.82–5.09] paired, 3 pairs" in told and "held by the users themselves" in told
+    assert "| scenario |" not in told and "## Headline" not in told
+    assert "3 of 4 rows set apart (not published as answers): noisy-neighbour 2," in told
+    assert "hypervisor-steal 1" in told and "generator-priced 1" in told and "too-noisy 1" in told
+    assert len(told.splitlines()) <= 20
+
+
+def test_every_row_valid_is_said_and_a_long_answer_is_cut_with_how_many_more(tmp_path):
+    many = "\n".join(f"- **scenario {i}** · virtual ÷ platform: 1.0{i}×" for i in range(20))
+    report = f"# vtlab\n\n## The answer\n\n{many}\n\n## Headline\n"
+    told = terminal.summary(report, analysis(tmp_path / "a.csv", ("true", ""), ("true", "")))
+    assert "Every row is valid (2 of 2)." in told
+    assert f"- … {20 - terminal.ANSWER_LINES} more in the report" in told
+    assert "scenario 19" not in told and len(told.splitlines()) <= 20
+
+
+def test_a_capacity_searchs_answer_comes_first(tmp_path):
+    report = ("# vtlab capacity\n\n## Capacity at p99<=1500ms\n\n- virtual threads: 1,187 req/s [1,137–1,239]\n\n"
+              "## The answer\n\n- **released** · 1.00×\n\n## Headline\n")
+    told = terminal.summary(report, analysis(tmp_path / "a.csv", ("true", "")))
+    assert told.index("1,187 req/s") < told.index("1.00×")
