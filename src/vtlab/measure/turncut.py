@@ -40,6 +40,7 @@ class Taken:
     # the turn's settle as a row's warm-up, from its users' spread to its hold: fixed, or (an arm's first turn at a
     # point) ended once the row settled by the warm-up's own criterion (measure.settle), or at its bound
     warmup: settle.Warmup = settle.Warmup(0.0, settle.FIXED)
+    burst: settle.Burst | None = None  # its JVM's JIT at its busiest by the turn's end (the next point's reference)
 
 
 def whole_series(k6_dir: Path, slug: str) -> Path:

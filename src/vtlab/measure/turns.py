@@ -40,13 +40,16 @@ START_BOUND_S = 120.0
 
 @dataclass(frozen=True)
 class ArmLoad:
-    """One arm's side of a point: its service, the load on it, its meters, the name of its k6's files and how widely
-    a turn spreads its users' first requests."""
+    """One arm's side of a point: its service, the load on it, its meters, the name of its k6's files, how widely
+    a turn spreads its users' first requests, and its JVM's JIT at its busiest so far (its pre-warm, earlier points:
+    the first turn's settle judges the compiler's burst over against it, as a later step's warm-up does; None: none
+    read)."""
     app: services.Tier
     spec: load.LoadSpec
     read_meters: Callable[[], dict[str, float] | None] | None
     slug: str
     spread_s: float
+    burst: settle.Burst | None = None
 
 
 def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int, begin: Callable[[int], None],
@@ -80,7 +83,7 @@ def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int
         for index, block in enumerate(blocks):
             begin(index)
             taken.append(_turn(block, gates[block.arm], runners, probes, hold_s, progress,
-                               arm_samplers[block.arm][1], arms[block.arm].app.pid))
+                               arm_samplers[block.arm][1], arms[block.arm]))
         for runner in runners:
             runner.proc.send_signal(signal.SIGINT)  # k6 ends as on Ctrl-C: its summary is written
         stopped = True
@@ -129,7 +132,7 @@ def _users_ready(runners: Sequence[load.Runner], probes: Sequence[liveness.Probe
 
 
 def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe], hold_s: int,
-          progress: Reporter, cpu: samplers.Sampler, pid: int | None) -> Taken:
+          progress: Reporter, cpu: samplers.Sampler, arm: ArmLoad) -> Taken:
     """One block: its arm's turn through its settle (in an arm's first turn at a point, until the row has settled:
     settle.HoldDecider) and hold, then ended and its iterations drained."""
     runner = runners[block.arm]
@@ -143,7 +146,8 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
         progress.tick(started, reading.ok_per_s, reading.failed_per_s, ended)
 
     decider = (settle.HoldDecider(gate.with_name(f"{block.slug}.hold"), [runner.live], block.spread_s,
-                                  block.bound_s - block.spread_s, hold_s, 0, on, pid, window_s=settle.STEP_WINDOW_S)
+                                  block.bound_s - block.spread_s, hold_s, 0, on, arm.app.pid,
+                                  window_s=settle.STEP_WINDOW_S, burst=arm.burst)
                if block.bound_s else None)
     begins = on + block.settle_s
     while time.time() < begins or decider is not None:
@@ -167,7 +171,8 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
     _write_gate(gate, 0)
     off = time.time()
     warmup = decider.warmup() if decider is not None else settle.Warmup(hold[0] - on - block.spread_s, settle.FIXED)
-    return Taken(block, on, hold, off, _drained(runner, runners, probes, off), warmup)
+    return Taken(block, on, hold, off, _drained(runner, runners, probes, off), warmup,
+                 decider.burst() if decider is not None else arm.burst)
 
 
 def _drained(runner: load.Runner, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe],

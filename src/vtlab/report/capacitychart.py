@@ -51,8 +51,7 @@ def curve(run: CapacityRun) -> tuple[str, dict]:
                            **{figure_key(c): [figure_value(p, c) for p in points] for c in conditions},
                            "bracket": [mode.bracket_low, mode.bracket_high]}
     if run.model == "open" and loads:
-        rate.plot([min(loads), max(loads)], [min(loads), max(loads)], color="grey", linestyle=":",
-                  label="offered rate")
+        data["offered"] = charts.offered_rate(rate, loads)
     for ax, condition in zip(limits, conditions, strict=True):
         ax.axhline(data["objective"][figure_key(condition)], color="black", linestyle="--",
                    label=f"objective: {condition}")
@@ -91,10 +90,11 @@ def _label(rate, axes, run: CapacityRun, loads: list[float]) -> None:
     rate.set_ylabel("successful requests / s")
     rate.set_title(f"Throughput against the load: capacity at {run.objective}")
     finite = [v for v in loads if v > 0]
+    edges = [edge for mode in run.modes for edge in (mode.bracket_low, mode.bracket_high) if math.isfinite(edge)]
     for ax in axes:
         if finite and max(finite) / min(finite) >= 10:
             ax.set_xscale("log")
-        charts.at_loads(ax, finite)
+        charts.at_loads(ax, finite, kept=edges)
         ax.set_xlabel("offered requests / s (open model)" if run.model == "open" else "concurrent users (closed model)")
         ax.grid(True, alpha=0.3)
         if ax.get_legend_handles_labels()[0]:  # a mode searched without a point draws nothing to name

@@ -33,7 +33,9 @@ Series = dict[str, list[float]]
 
 
 def svg(fig) -> str:
-    """The figure as inline SVG, closed (compare.html draws its own with it too)."""
+    """The figure as inline SVG, closed (compare.html draws its own with it too); its load axes' labels thinned where
+    they would overprint (readable_loads)."""
+    readable_loads(fig)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
@@ -69,9 +71,10 @@ def _plain_log(ax) -> None:
     ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def at_loads(ax, loads: Sequence[float]) -> list[str]:
+def at_loads(ax, loads: Sequence[float], kept: Sequence[float] = ()) -> list[str]:
     """The x axis ticked at the loads measured and written out ("100, 400, 1,000"), on a log axis too, where
-    matplotlib would write powers of ten between them; the labels drawn."""
+    matplotlib would write powers of ten between them; the labels drawn. Where neighbours would overprint, svg keeps
+    a readable subset's text (readable_loads), `kept` (a bracket's edges) first."""
     ticks = sorted({v for v in loads if v > 0 and not math.isnan(v)})
     if not ticks:
         return []
@@ -79,9 +82,59 @@ def at_loads(ax, loads: Sequence[float]) -> list[str]:
     ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
     ax.xaxis.set_major_formatter(ticker.FixedFormatter(labels))
     ax.xaxis.set_minor_locator(ticker.NullLocator())
-    if len(ticks) > 8:  # a staircase's many steps: slanted, so neighbours on a log axis do not overlap
-        ax.tick_params(axis="x", labelrotation=45)
+    ax.vtlab_loads = (ticks, labels, {float(v) for v in kept})
     return labels
+
+
+# Air between two neighbouring labels of a load axis, in points: less, and they read as one number.
+LABEL_GAP_PT = 4.0
+
+
+def readable_loads(fig) -> dict[int, list[str]]:
+    """Every load axis of `fig` (at_loads) with the labels that would overprint left without text, their ticks kept:
+    the kept loads first, then from the left, each label shown only where its box, measured by matplotlib's renderer
+    with LABEL_GAP_PT of air, meets no label shown. The labels shown per axis (by its index in fig.axes): what a
+    test reads back."""
+    axes = [(index, ax) for index, ax in enumerate(fig.axes) if getattr(ax, "vtlab_loads", None)]
+    if not axes:
+        return {}
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    gap = LABEL_GAP_PT * fig.dpi / 72
+    shown_by_axis = {}
+    for index, ax in axes:
+        ticks, labels, kept = ax.vtlab_loads
+        boxes = [text.get_window_extent(renderer) for text in ax.get_xticklabels()]
+        if len(boxes) != len(ticks):
+            continue
+        order = sorted(range(len(ticks)), key=lambda i: (ticks[i] not in kept, i))
+        shown: list[int] = []
+        for i in order:
+            box = boxes[i].expanded(1.0, 1.0).padded(gap / 2)
+            if not any(box.overlaps(boxes[j].padded(gap / 2)) for j in shown):
+                shown.append(i)
+        texts = [labels[i] if i in shown else "" for i in range(len(ticks))]
+        ax.xaxis.set_major_formatter(ticker.FixedFormatter(texts))
+        shown_by_axis[index] = texts
+    return shown_by_axis
+
+
+def offered_rate(ax, loads: Sequence[float]) -> list[float]:
+    """The offered rate, y = x, drawn through every load from the least to the most, with enough points between that
+    it is y = x on a log axis too (two end points joined by a straight segment bow far above the points there); its
+    x values."""
+    finite = sorted({v for v in loads if v > 0 and not math.isnan(v)})
+    if not finite:
+        return []
+    low, high = finite[0], finite[-1]
+    between = [low * (high / low) ** (i / OFFERED_STEPS) for i in range(OFFERED_STEPS + 1)] if high > low else []
+    xs = sorted({*finite, *between})
+    ax.plot(xs, xs, color="grey", linestyle=":", label="offered rate")
+    return xs
+
+
+# The offered rate's points between its ends: each ~1/64 of the span's logarithm apart, a straight line to the eye.
+OFFERED_STEPS = 64
 
 
 def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int,
@@ -125,9 +178,10 @@ def hero(aggregates: Sequence[Aggregate], others: Sequence[Source], threads: int
                          label=f"{mode}: invalid row")
         data[mode] = {x_key: x, "throughput_rps": rps, "ceiling_rps": ceiling, "p99_ms": p99}
     every_x += _overlay(rate, latency, others, data)
-    if model == "open" and every_x:
-        rate.plot([0, max(every_x)], [0, max(every_x)], color="grey", linestyle=":", label="offered rate")
+    offered = offered_rate(rate, every_x) if model == "open" else []
     _label_hero(rate, latency, data, every_x, model)
+    if offered:
+        data["offered"] = {"offered_rps": offered}
     fig.tight_layout()
     return svg(fig), data
 

@@ -62,7 +62,8 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready:
         for arm in arms:
             armed[arm] = ready(firsts[arm])
         loads = [turns.ArmLoad(armed[arm].app, armed[arm].spec, armed[arm].read_meters,
-                               f"turns-{dimensions.slug(firsts[arm].row)}", blockturns.spread_s(plan, firsts[arm].row))
+                               f"turns-{dimensions.slug(firsts[arm].row)}", blockturns.spread_s(plan, firsts[arm].row),
+                               armed[arm].jvm.jit_burst)
                  for arm in arms]
         blocks, seen = [], set()
         for turn in point:
@@ -77,6 +78,8 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready:
         measured = []
         for turn, (ran, driven) in zip(point, taken, strict=True):
             block_armed = armed[arms[ran.block.arm]]
+            if ran.block.bound_s:  # a first turn: the next point's first turn judges its JIT against its burst
+                block_armed.jvm.jit_burst = ran.burst
             jfr = rig.run_dir / "jfr" / f"{ran.block.slug}.jfr"
             java = runtimes.java_for(turn.row.jdk, plan.java_homes)
             jfrdump.dump(rig.jcmds(java), block_armed.app.pid, ran.on, ran.drained, jfr)
