@@ -194,3 +194,26 @@ def test_the_run_says_how_its_modes_are_measured_paired_or_why_not(capsys):
     assert main(["run", "--dry-run", "--sequential"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert "taken in turn" not in first and "own stretch of time" not in first
+
+
+def test_a_run_is_resumed_only_as_it_measured_its_modes_paired_or_one_after_the_other(capsys, tmp_path):
+    import json
+    import shutil
+    from pathlib import Path
+
+    from vtlab.results import table
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "quick-run"  # a default run of before: one mode after the other
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    shutil.copy(fixture / table.METADATA_NAME, run_dir / table.METADATA_NAME)
+    table.CsvWriter(run_dir / table.CSV_NAME)  # this version's columns, no row yet
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run"]) == 2
+    assert "resume it with --sequential" in capsys.readouterr().err
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run", "--sequential"]) == 0
+    capsys.readouterr()
+    meta = json.loads((run_dir / table.METADATA_NAME).read_text())
+    meta["plan"]["paired"] = {"a": "platform", "b": "virtual", "aa": False, "blocks": 3, "seed": 5}
+    (run_dir / table.METADATA_NAME).write_text(json.dumps(meta))
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run", "--sequential"]) == 2
+    assert "resume it with --paired" in capsys.readouterr().err

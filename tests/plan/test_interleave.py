@@ -151,3 +151,15 @@ def test_a_flag_that_cannot_be_paired_makes_the_default_run_sequential_and_says_
 def test_an_aa_or_a_before_after_is_its_own_design_not_the_profiles():
     assert interleave.by_profile(3, 10, {"profile_pairs": True, "aa": "virtual"}) == ({}, "")
     assert interleave.by_profile(3, 10, {"profile_pairs": True, "versus": ("a.jar", "b.jar")}) == ({}, "")
+
+
+@pytest.mark.parametrize("given, why", [
+    (dict(model="open", rates=(100,)), "--model open: arrivals do not wait for a turn"),
+    (dict(shapes=("spike",)), "--shape: a shape's stages run on k6's clock"),
+    (dict(workloads=("write",)), "--workload write: both modes' writes"),
+    (dict(runners=2), "--runners: a turn is one k6 per mode"),
+    (dict(memory_probe="on"), "--memory-probe on: the probe is taken as a k6 run's hold ends"),
+])
+def test_what_blocks_in_turns_cannot_take_leaves_the_default_run_sequential_and_says_why(given, why):
+    plan = planner.build("quick", planner.Overrides(profile_pairs=True, **given))
+    assert plan.arms is None and plan.sequential.startswith(why)

@@ -90,7 +90,8 @@ def test_report_json_holds_capacity_json_and_the_section_s_words(rendered):
     assert (platform["capacity"], platform["bracket_high"], platform["crossed_at"]) == (141, 200, 200)
     assert platform["bracket_share"] == pytest.approx(59 / 141)
     assert virtual["bracket_high"] is None and virtual["bracket_share"] is None and virtual["usl"] is None
-    assert found["sentences"][0].startswith("platform: 141–200 req/s")
+    assert found["sentences"][0].startswith("Virtual threads carry 2.84× the platform threads' capacity")  # first
+    assert found["sentences"][1].startswith("platform: 141–200 req/s")
 
 
 def test_a_damaged_capacity_json_stops_the_report_naming_it(tmp_path, capsys):

@@ -48,6 +48,8 @@ var (
 	turnOnce  sync.Once
 	turnID    atomic.Int64                  // the running turn's id (Unix ms of its start) while this k6's users may go; 0: they wait
 	gate      atomic.Pointer[chan struct{}] // closed while a turn runs: what waiting users sleep on
+	// VTLAB_TURN_FILE was given: set once, before any VU's first iteration (NewModuleInstance)
+	takesTurns bool
 )
 
 func init() {
@@ -84,8 +86,7 @@ func (i *instance) Exports() modules.Exports {
 			return sobek.Undefined()
 		},
 		"awaitTurn": func(call sobek.FunctionCall) sobek.Value {
-			i.awaitTurn(time.Duration(call.Argument(0).ToInteger()) * time.Millisecond)
-			return sobek.Undefined()
+			return rt.ToValue(i.awaitTurn(time.Duration(call.Argument(0).ToInteger()) * time.Millisecond))
 		},
 		"leave": func(call sobek.FunctionCall) sobek.Value {
 			running.Add(-1)
@@ -137,12 +138,13 @@ func watch() {
 	}()
 }
 
-// awaitTurn returns once this k6's arm has the turn, at a turn's first iteration after a random share of
-// `spread`; at once without VTLAB_TURN_FILE. A turn that ends during the spread is waited out again: no request
-// is sent outside one. k6 stopping the VU ends the wait. A waiting user costs nothing: it sleeps on the gate.
-func (i *instance) awaitTurn(spread time.Duration) {
-	if os.Getenv("VTLAB_TURN_FILE") == "" {
-		return
+// awaitTurn returns true once this k6's arm has the turn, at a turn's first iteration after a random share of
+// `spread`; at once without a turn file. A turn that ends during the spread is waited out again: no request is sent
+// outside one. k6 stopping the VU ends the wait, and false says the iteration sends nothing. A waiting user costs
+// nothing: it sleeps on the gate.
+func (i *instance) awaitTurn(spread time.Duration) bool {
+	if !takesTurns {
+		return true
 	}
 	done := i.vu.Context().Done()
 	for {
@@ -152,25 +154,25 @@ func (i *instance) awaitTurn(spread time.Duration) {
 			if turnID.Load() == 0 {
 				select {
 				case <-done:
-					return
+					return false
 				case <-open:
 				}
 			}
 			continue
 		}
 		if id == i.lastTurn {
-			return
+			return true
 		}
 		i.lastTurn = id
 		if spread > 0 {
 			select {
 			case <-done:
-				return
+				return false
 			case <-time.After(rand.N(spread)):
 			}
 		}
 		if turnID.Load() == id {
-			return
+			return true
 		}
 	}
 }
@@ -182,6 +184,7 @@ func watchTurns() {
 	if path == "" {
 		return
 	}
+	takesTurns = true
 	shut := make(chan struct{})
 	gate.Store(&shut)
 	go func() {

@@ -11,6 +11,7 @@ from vtlab.cli.doctor import examine, largest_row
 from vtlab.cli.report import report_and_headline
 from vtlab.core import cores, dimensions
 from vtlab.core.settings import RESULTS
+from vtlab.plan import planner
 from vtlab.results import record, table
 from vtlab.rig import doctor, procs
 from vtlab.targets import userservice
@@ -64,6 +65,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_dir, problem = _resolved_run_dir(args, target)
     if problem:
         return flags.usage_error(problem)
+    differs = _other_design(run_dir, the_plan) if args.resume else None
+    if differs:
+        return flags.usage_error(f"--resume: {run_dir} {differs}")
     seed = _recorded_seed(run_dir) if args.resume and the_plan.arms is not None else None
     if seed is not None:  # the paired plan's blocks in the order the run began them
         the_plan = flags.plan_of(args, target, calibrated=True, pair_seed=seed, on_this_machine=True)
@@ -133,6 +137,19 @@ def _resolved_run_dir(args: argparse.Namespace,
         if problem:
             return None, f"--resume: {run_dir} measured {problem}; resume it with the same service and call"
     return run_dir, None
+
+
+def _other_design(run_dir: Path | None, plan: planner.Plan) -> str | None:
+    """How a run being resumed measured its modes, where the flags now ask the other way (paired against one mode
+    after the other): its rows would not pair with the new ones. None where they agree, or nothing was recorded."""
+    if run_dir is None or not (run_dir / table.METADATA_NAME).exists():
+        return None
+    recorded = record.read(run_dir)
+    was_paired = bool(recorded.plan and recorded.plan.paired)
+    if was_paired == (plan.arms is not None):
+        return None
+    return ("measured its modes paired: resume it with --paired and its --blocks" if was_paired else
+            "measured each mode in its own stretch of time: resume it with --sequential")
 
 
 def _recorded_seed(run_dir: Path | None) -> int | None:

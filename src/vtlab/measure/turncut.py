@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vtlab.core import constants
-from vtlab.measure import load, settle
+from vtlab.measure import holdwatch, load, settle
 from vtlab.measure.drive import K6_EXTERNAL_ABORT, Drive
 from vtlab.measure.tiers import LOAD
 from vtlab.rig import procs
@@ -41,6 +41,7 @@ class Taken:
     # point) ended once the row settled by the warm-up's own criterion (measure.settle), or at its bound
     warmup: settle.Warmup = settle.Warmup(0.0, settle.FIXED)
     burst: settle.Burst | None = None  # its JVM's JIT at its busiest by the turn's end (the next point's reference)
+    watched: holdwatch.Watched = holdwatch.NOTHING  # its JVM's threads (and profile) over the hold
 
 
 def whole_series(k6_dir: Path, slug: str) -> Path:
@@ -90,6 +91,6 @@ def block_drive(t: Taken, arm_requests: tuple[store.K6Series, int], series: tupl
     store.write_samples(store.samples_path(series_dir, t.block.slug), cpu, meters, t.on)
     hold_start, hold_end = t.hold[0] - t.on, t.hold[1] - t.on
     return Drive(store.load_result(requests, exit_code), cpu, meters, pids, hold_start, hold_start, hold_end, requests,
-                 {"stall": "", "thread_dump": ""}, warmup=t.warmup,
+                 {"stall": "", "thread_dump": ""}, watched=t.watched, warmup=t.warmup,
                  cooldown_s=round(t.drained - t.hold[1], 1))
 

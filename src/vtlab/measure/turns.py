@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab.measure import liveness, livecounts, load, samplers, sampling, settle, turncut
+from vtlab.measure import holdwatch, liveness, livecounts, load, samplers, sampling, settle, turncut
 from vtlab.measure.drive import Drive
 from vtlab.measure.target import Reporter
 from vtlab.measure.tiers import LOAD, Rig
@@ -61,7 +61,9 @@ def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int
     series_dir, k6_dir = rig.run_dir / "series", rig.run_dir / "k6"
     series_dir.mkdir(exist_ok=True)
     k6_dir.mkdir(parents=True, exist_ok=True)
-    budget = math.ceil(START_BOUND_S + sum(block.settle_s + hold_s + DRAIN_BOUND_S for block in blocks))
+    # k6's users run at most this long: every turn at its longest (a first turn's settle to its bound)
+    budget = math.ceil(START_BOUND_S + sum(max(block.settle_s, block.bound_s) + hold_s + DRAIN_BOUND_S
+                                           for block in blocks))
     gates = [k6_dir / f"{arm.slug}.turn" for arm in arms]
     runners: list[load.Runner] = []
     arm_samplers: list[tuple[dict, samplers.Sampler, samplers.Sampler]] = []
@@ -75,6 +77,7 @@ def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int
                                           rig.run_dir / "logs" / f"k6-{arm.slug}.log", rig.core_map["load"],
                                           turncut.whole_series(k6_dir, arm.slug), turns=turns)
         arm_samplers = [_samplers(rig, arms, runners, index) for index in range(len(arms))]
+        origin = time.time() - time.monotonic()  # the samplers' monotonic clock in Unix seconds, read once
         for _, cpu, meters in arm_samplers:
             cpu.start()
             meters.start()
@@ -83,7 +86,7 @@ def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int
         for index, block in enumerate(blocks):
             begin(index)
             taken.append(_turn(block, gates[block.arm], runners, probes, hold_s, progress,
-                               arm_samplers[block.arm][1], arms[block.arm]))
+                               arm_samplers[block.arm][1], arms[block.arm], rig))
         for runner in runners:
             runner.proc.send_signal(signal.SIGINT)  # k6 ends as on Ctrl-C: its summary is written
         stopped = True
@@ -92,7 +95,6 @@ def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int
         series = [(sampling.stopped(cpu), sampling.stopped(meters)) for _, cpu, meters in arm_samplers]
         pids = [tiers_sampled for tiers_sampled, _, _ in arm_samplers]
         _release(runners, gates)
-    origin = time.time() - time.monotonic()  # the samplers' monotonic clock in Unix seconds
     requests = [turncut.read_back(runner, stopped) for runner in runners]
     return [(t, turncut.block_drive(t, requests[t.block.arm], series[t.block.arm], pids[t.block.arm], origin,
                                     series_dir)) for t in taken]
@@ -132,9 +134,10 @@ def _users_ready(runners: Sequence[load.Runner], probes: Sequence[liveness.Probe
 
 
 def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe], hold_s: int,
-          progress: Reporter, cpu: samplers.Sampler, arm: ArmLoad) -> Taken:
+          progress: Reporter, cpu: samplers.Sampler, arm: ArmLoad, rig: Rig) -> Taken:
     """One block: its arm's turn through its settle (in an arm's first turn at a point, until the row has settled:
-    settle.HoldDecider) and hold, then ended and its iterations drained."""
+    settle.HoldDecider) and hold — the JVM's threads counted and, where asked for, profiled over it, as a row's
+    (holdwatch) — then ended and its iterations drained."""
     runner = runners[block.arm]
     on = time.time()
     started = time.monotonic()
@@ -147,7 +150,8 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
 
     decider = (settle.HoldDecider(gate.with_name(f"{block.slug}.hold"), [runner.live], block.spread_s,
                                   block.bound_s - block.spread_s, hold_s, 0, on, arm.app.pid,
-                                  window_s=settle.STEP_WINDOW_S, burst=arm.burst)
+                                  window_s=settle.STEP_WINDOW_S if arm.spec.warm_step else settle.WINDOW_S,
+                                  burst=arm.burst)
                if block.bound_s else None)
     begins = on + block.settle_s
     while time.time() < begins or decider is not None:
@@ -162,17 +166,26 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
     while time.time() < begins:
         time.sleep(max(0.0, begins - time.time()))
     hold = (begins, begins + hold_s)
+    watch = (holdwatch.HoldWatch(arm.app.pid, rig.profiler, rig.run_dir / "profiles", block.slug, hold[0] - on,
+                                 hold[1] - on) if arm.app.pid else None)
     shown = False
-    while time.time() < hold[1]:
-        ended = not shown and time.time() >= hold[1] - 1
-        shown |= ended
-        tick(ended)
-        time.sleep(min(1.0, max(0.05, hold[1] - time.time())))
+    try:
+        while time.time() < hold[1]:
+            ended = not shown and time.time() >= hold[1] - 1
+            shown |= ended
+            tick(ended)
+            if watch is not None:
+                watch.tick(time.monotonic() - started)
+            time.sleep(min(1.0, max(0.05, hold[1] - time.time())))
+    finally:
+        if watch is not None:
+            watch.stop(time.monotonic() - started)  # never raises: a turn cut short leaves the JVM unprofiled
     _write_gate(gate, 0)
     off = time.time()
     warmup = decider.warmup() if decider is not None else settle.Warmup(hold[0] - on - block.spread_s, settle.FIXED)
     return Taken(block, on, hold, off, _drained(runner, runners, probes, off), warmup,
-                 decider.burst() if decider is not None else arm.burst)
+                 decider.burst() if decider is not None else arm.burst,
+                 watch.close() if watch is not None else holdwatch.NOTHING)
 
 
 def _drained(runner: load.Runner, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe],

@@ -16,8 +16,10 @@ TURN_SETTLE_S = 2.0
 def fits(plan: Plan) -> bool:
     """Whether a plan's paired points take turns: a paired plan of steady closed-model loads (a user held back by the
     gate is one arrival late in an open model, a shape's stages are k6's own clock), one k6 per arm, no writes (a
-    block's writes are counted in the database, which both arms share), a JVM kept between blocks."""
+    block's writes are counted in the database, which both arms share), a JVM kept between blocks, no memory probe (it
+    is taken as a k6 run's hold ends)."""
     return (plan.arms is not None and plan.search_peak_users == 0 and plan.runners == 1 and not plan.jvm_per_row
+            and plan.memory_probe != "on"
             and all(row.load_model == "closed" and row.shape == "steady" and row.workload != "write"
                     for row in plan.rows))
 

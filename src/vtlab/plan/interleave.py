@@ -70,6 +70,18 @@ def by_profile(blocks: int, hold_s: int, given: Mapping[str, object]) -> tuple[d
             return {}, f"{flag} {why}"
     if given.get("aot") == "on":
         return {}, "--aot on trains on the service's port, which the other mode's JVM would hold"
+    # what blocks in turns (measure.turns) cannot take, each block a k6 run of its own around a 10 s hold instead
+    shapes = given.get("shapes") or ()
+    for flag, asked, why in (("--model open", given.get("model") == "open", "arrivals do not wait for a turn"),
+                             ("--shape", any(shape != "steady" for shape in shapes), "a shape's stages run on k6's "
+                              "clock, not a turn's"),
+                             ("--workload write", "write" in (given.get("workloads") or ()), "both modes' writes "
+                              "would land in one database"),
+                             ("--runners", (given.get("runners") or 1) > 1, "a turn is one k6 per mode"),
+                             ("--memory-probe on", given.get("memory_probe") == "on", "the probe is taken as a k6 "
+                              "run's hold ends")):
+        if asked:
+            return {}, f"{flag}: {why}"
     return {"paired": True, "blocks": given.get("blocks") or blocks, "hold_s": given.get("hold_s") or hold_s}, ""
 
 

@@ -61,6 +61,17 @@ def folded_line(told: Sequence[Answer]) -> str:
             + (f"; {apart} with rows set apart, not valid" if apart else ""))
 
 
+# A capacity search's ratio at a load both modes were measured at: its first point, as a rule, which says nothing of
+# capacity (both modes carry a load far below their walls alike).
+SEARCH_POINT = (" — at the highest load both searches measured, a point of the search, not its answer: the capacity "
+                "ratio is the section above's")
+
+
+def in_a_search(told: Sequence[Answer]) -> list[Answer]:
+    """A capacity run's answers, each ratio at a common load said for what it is (SEARCH_POINT)."""
+    return [replace(answer, ratio=answer.ratio + SEARCH_POINT) if answer.has_ratio else answer for answer in told]
+
+
 def _scenario(line: HeadlineLine) -> str:
     either = line.platform or line.virtual
     return line.scenario + (", open model" if either and either.row.load_model == "open" else "")

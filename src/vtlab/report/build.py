@@ -27,6 +27,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     pairs = headline.lines(analysis.aggregates, threads)
     figures = tuple(drawn.figures(measured, analysis, others, run.cpus_available)) if measured else ()
     answers = answer.answers(pairs, analysis.paired)
+    if capacity is not None:
+        answers = answer.in_a_search(answers)
     return Document(
         title=TITLE, run_name=run_dir.name, started=run.started,
         headline_lines=tuple(pairs),

@@ -24,8 +24,9 @@ OUTCOME_WORDS = {"pass": "passed", "fail": "failed", "unsure": "too close to cal
 
 def section(run: CapacityRun) -> CapacitySection:
     svg, data = capacitychart.curve(run)
+    # the capacity ratio first: what a capacity search answers (issue 60), then each mode's capacity and wall
     sentences = ([] if run.complete else [INCOMPLETE]) + (
-        [answer(mode, run.unit, run.model) for mode in run.modes] + ratio(run)
+        ratio(run) + [answer(mode, run.unit, run.model) for mode in run.modes]
         + [index for mode in run.modes if (index := host_index(mode))] + [stopped(mode) for mode in run.modes]
         + [told for mode in run.modes for told in (little(mode, run.unit), usl(mode, run.unit)) if told]
         + [searched(run)])

@@ -59,6 +59,7 @@ def curve(run: CapacityRun) -> tuple[str, dict]:
         ax.set_title(f"{condition.metric} against the load; dashed: the objective")
     _label(rate, axes, run, loads)
     fig.tight_layout()
+    data["x_labels"] = charts.readable_loads(fig).get(0, [])  # the load axis's labels as drawn ("": a tick alone)
     return charts.svg(fig), data
 
 

@@ -87,36 +87,50 @@ def at_loads(ax, loads: Sequence[float], kept: Sequence[float] = ()) -> list[str
 
 
 # Air between two neighbouring labels of a load axis, in points: less, and they read as one number.
-LABEL_GAP_PT = 4.0
+LABEL_GAP_PT = 2.0
 
 
 def readable_loads(fig) -> dict[int, list[str]]:
     """Every load axis of `fig` (at_loads) with the labels that would overprint left without text, their ticks kept:
     the kept loads first, then from the left, each label shown only where its box, measured by matplotlib's renderer
-    with LABEL_GAP_PT of air, meets no label shown. The labels shown per axis (by its index in fig.axes): what a
-    test reads back."""
+    with LABEL_GAP_PT of air, meets no label shown; where kept ones would overprint each other, every label upright.
+    The labels shown per axis (by its index in fig.axes): what a test reads back."""
     axes = [(index, ax) for index, ax in enumerate(fig.axes) if getattr(ax, "vtlab_loads", None)]
+    done = {index: ax.vtlab_shown for index, ax in axes if getattr(ax, "vtlab_shown", None) is not None}
+    axes = [(index, ax) for index, ax in axes if index not in done]
     if not axes:
-        return {}
+        return done
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     gap = LABEL_GAP_PT * fig.dpi / 72
-    shown_by_axis = {}
+    shown_by_axis: dict[int, list[str]] = {}
     for index, ax in axes:
         ticks, labels, kept = ax.vtlab_loads
-        boxes = [text.get_window_extent(renderer) for text in ax.get_xticklabels()]
-        if len(boxes) != len(ticks):
+        shown = _shown(ax, renderer, ticks, kept, gap)
+        if shown is None:
             continue
-        order = sorted(range(len(ticks)), key=lambda i: (ticks[i] not in kept, i))
-        shown: list[int] = []
-        for i in order:
-            box = boxes[i].expanded(1.0, 1.0).padded(gap / 2)
-            if not any(box.overlaps(boxes[j].padded(gap / 2)) for j in shown):
-                shown.append(i)
+        if any(ticks[i] in kept for i in set(range(len(ticks))) - set(shown)):
+            # the edges themselves would overprint each other: upright labels are a line's height wide
+            ax.tick_params(axis="x", labelrotation=90)
+            fig.canvas.draw()
+            shown = _shown(ax, renderer, ticks, kept, gap) or shown
         texts = [labels[i] if i in shown else "" for i in range(len(ticks))]
         ax.xaxis.set_major_formatter(ticker.FixedFormatter(texts))
-        shown_by_axis[index] = texts
-    return shown_by_axis
+        ax.vtlab_shown = shown_by_axis[index] = texts  # once: measured again, a blank label overlaps nothing
+    return {**done, **shown_by_axis}
+
+
+def _shown(ax, renderer, ticks: Sequence[float], kept: set[float], gap: float) -> list[int] | None:
+    """The labels' indices that can be shown without overprinting: the kept ones first, then from the left, each
+    where its box (with `gap` of air) meets no box shown; None where the labels are not the ticks'."""
+    boxes = [text.get_window_extent(renderer) for text in ax.get_xticklabels()]
+    if len(boxes) != len(ticks):
+        return None
+    shown: list[int] = []
+    for i in sorted(range(len(ticks)), key=lambda i: (ticks[i] not in kept, i)):
+        if not any(boxes[i].padded(gap / 2).overlaps(boxes[j].padded(gap / 2)) for j in shown):
+            shown.append(i)
+    return shown
 
 
 def offered_rate(ax, loads: Sequence[float]) -> list[float]:

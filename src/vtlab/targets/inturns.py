@@ -69,10 +69,12 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready:
         for turn in point:
             arm = plan.arm(turn.row)
             spread = loads[arms.index(arm)].spread_s
-            # an arm's first turn at the point settles as a row's warm-up does, within the plan's bound
+            # an arm's first turn at the point settles as a row's warm-up does (where the plan's warm-up settles),
+            # within the turn's bound (the run's first with the first row's extra)
+            judged = arm not in seen and plan.settles(turn.row)
             blocks.append(turns.Block(arms.index(arm), dimensions.slug(turn.row), spread,
                                       blockturns.settle_s(spread, plan.wait_s(turn.row)),
-                                      0.0 if arm in seen else spread + plan.warmup_s))
+                                      spread + turn.warmup_s if judged else 0.0))
             seen.add(arm)
         taken = turns.take(rig, loads, blocks, plan.hold_s, lambda index: progress.begin(point[index]), progress)
         measured = []
