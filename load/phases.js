@@ -146,8 +146,9 @@ export function phaseNow() {
 // of any iteration. Once the harness is ending the row an iteration makes no request. (A function and its argument
 // rather than a closure: nothing is allocated per iteration for it.)
 export function counted(now, iteration, argument) {
-  // blocks while the other arm has the turn; false: k6 is stopping this user, which sends nothing more
-  if (TURNS && !awaitTurn(TURN_SPREAD_MS)) return undefined;
+  // blocks while the other arm has the turn; false (only that: a module of before answered nothing) says k6 is
+  // stopping this user, which sends nothing more
+  if (TURNS && awaitTurn(TURN_SPREAD_MS) === false) return undefined;
   if (HOLD_DECIDED_BY_HARNESS && stopping()) {
     sleep(0.1); // nothing to send: the row is over (an idle user, not a busy loop)
     return undefined;
