@@ -51,3 +51,17 @@ def no_calibration_of_this_machine(request, tmp_path_factory, monkeypatch):
     if request.node.get_closest_marker("smoke") or request.node.get_closest_marker("e2e"):
         return
     monkeypatch.setenv("VTLAB_CACHE", str(tmp_path_factory.mktemp("vtlab-cache")))
+
+
+@pytest.fixture
+def pairing_quick(monkeypatch):
+    """The quick profile as one that measures its modes paired by default (Profile.pair_blocks), 3 blocks of 10 s:
+    what a profile that pairs does, whichever profile does."""
+    import dataclasses
+
+    from vtlab.plan import planner, presets
+
+    def profiles():
+        found = presets.profiles()
+        return {**found, "quick": dataclasses.replace(found["quick"], pair_blocks=3, pair_hold_s=10)}
+    monkeypatch.setattr(planner, "profiles", profiles)

@@ -47,7 +47,6 @@ def test_bad_flags_name_the_flag_and_what_it_accepts(capsys, argv, flag, accepte
     (["--aa", "webflux"], ["--aa", "platform", "virtual"]),
     (["--sequential", "--blocks", "3"], ["--blocks", "--paired"]),
     (["--paired", "--sequential"], ["--paired with --sequential", "give one of them"]),
-    (["--pools", "250"], ["--pools 250: both arms' JVMs, up together, hold 500"]),  # the default profile pairs
     (["--paired", "--blocks", "1"], ["--blocks", "from 2 to 50"]),
     (["--paired", "--reps", "2"], ["--reps with --paired", "--blocks"]),
     (["--paired", "--jvm-per-row"], ["--jvm-per-row with --paired"]),
@@ -184,7 +183,7 @@ def test_a_resumed_paired_run_keeps_the_order_it_began_with(capsys, tmp_path):
     assert listed == [dimensions.label(row) for row in began.rows]
 
 
-def test_the_run_says_how_its_modes_are_measured_paired_or_why_not(capsys):
+def test_the_run_says_how_its_modes_are_measured_paired_or_why_not(capsys, pairing_quick):
     assert main(["run", "--dry-run"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert "both modes' JVMs up, 3 blocks of 10 s each at every point, taken in turn" in first
@@ -208,12 +207,12 @@ def test_a_run_is_resumed_only_as_it_measured_its_modes_paired_or_one_after_the_
     run_dir.mkdir()
     shutil.copy(fixture / table.METADATA_NAME, run_dir / table.METADATA_NAME)
     table.CsvWriter(run_dir / table.CSV_NAME)  # this version's columns, no row yet
-    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run"]) == 2
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run", "--paired"]) == 2
     assert "resume it with --sequential" in capsys.readouterr().err
-    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run", "--sequential"]) == 0
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run"]) == 0
     capsys.readouterr()
     meta = json.loads((run_dir / table.METADATA_NAME).read_text())
     meta["plan"]["paired"] = {"a": "platform", "b": "virtual", "aa": False, "blocks": 3, "seed": 5}
     (run_dir / table.METADATA_NAME).write_text(json.dumps(meta))
-    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run", "--sequential"]) == 2
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run"]) == 2
     assert "resume it with --paired" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from vtlab.core import arms
-from vtlab.plan import interleave, planner, presets
+from vtlab.plan import interleave, planner
 
 
 def paired(**given) -> planner.Plan:
@@ -121,8 +121,8 @@ def test_a_pool_the_database_cannot_hold_is_refused_alone_and_with_both_arms_up_
     checks.connections(paired(pools=(245,)).rows, together=True)  # two of 245 fit in 490
 
 
-def test_the_default_profile_pairs_where_vtlab_run_lets_it_and_no_flag_chose_otherwise():
-    quick = presets.profiles()["quick"]
+def test_a_profile_that_pairs_does_where_vtlab_run_lets_it_and_no_flag_chose_otherwise(pairing_quick):
+    quick = planner.profiles()["quick"]
     plan = planner.build("quick", planner.Overrides(profile_pairs=True, conn_modes=("released",)))
     assert plan.arms == arms.Arms("platform", "virtual") and not plan.sequential
     assert max(row.rep for row in plan.rows) == quick.pair_blocks > 0 and plan.hold_s == quick.pair_hold_s
@@ -142,7 +142,7 @@ def test_the_default_profile_pairs_where_vtlab_run_lets_it_and_no_flag_chose_oth
     (dict(aot="on"), "--aot on trains on the service's port"),
     (dict(modes=("virtual",)), "--modes virtual: not both thread modes"),
 ])
-def test_a_flag_that_cannot_be_paired_makes_the_default_run_sequential_and_says_so(given, why):
+def test_a_flag_that_cannot_be_paired_makes_the_default_run_sequential_and_says_so(given, why, pairing_quick):
     plan = planner.build("quick", planner.Overrides(profile_pairs=True, **given))
     assert plan.arms is None and plan.sequential.startswith(why)
     assert plan.describe()["sequential"] == plan.sequential
@@ -160,6 +160,6 @@ def test_an_aa_or_a_before_after_is_its_own_design_not_the_profiles():
     (dict(runners=2), "--runners: a turn is one k6 per mode"),
     (dict(memory_probe="on"), "--memory-probe on: the probe is taken as a k6 run's hold ends"),
 ])
-def test_what_blocks_in_turns_cannot_take_leaves_the_default_run_sequential_and_says_why(given, why):
+def test_what_blocks_in_turns_cannot_take_leaves_the_default_run_sequential_and_says_why(given, why, pairing_quick):
     plan = planner.build("quick", planner.Overrides(profile_pairs=True, **given))
     assert plan.arms is None and plan.sequential.startswith(why)

@@ -160,14 +160,12 @@ PRESETS: dict[str, Profile] = {
         # a cohort whose ~1.04 s cycle slips past a second's edge empties that second: the 1,000-user virtual step
         # swung 703-1,000 req/s a second and came out too-noisy in four default runs of five (trend half-width
         # 9-17%). The same step with the jitter: 927-1,010 req/s a second, half-width 2.7% (2026-11-28, /tmp/w1).
-        # Paired by default (plan.interleave.by_profile): both modes' JVMs up for the run, every point in 3 blocks of
-        # 10 s a mode taken in turn (measure.turns), the answer the pairs' ratio. Three pairs of 10 s: the first run
-        # no longer than the sequential one's 8 rows (~9 min of blocks against ~8.7 min of rows), its interval from
-        # pairs the machine's drift moves alike (a 10 s pair at 1,000 users spread ~1%, 2026-11-28, p3).
+        # Not paired by default yet (Profile.pair_blocks): 3 blocks of 10 s a mode in turns took 12.3 min here against
+        # ~9 for the 8 rows, and a 10 s block cannot show its own hold steady (too-noisy in most), which the first
+        # screen then sets apart row by row (2026-11-28, dp2); `--paired` measures it so.
         blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
                 Block(("held",), (50,), (100,))),
-        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100, pair_blocks=3,
-        pair_hold_s=10),
+        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100),
     "lean": Profile(
         name="lean",
         summary="released only: both modes at 400 and 1000 users, shorter phases",
