@@ -9,6 +9,8 @@ import csv
 from collections import Counter
 from pathlib import Path
 
+from vtlab.explain import validity
+
 # The answer's lines shown at most: a profile of many scenarios says how many more the report holds.
 ANSWER_LINES = 14
 # The flags named in the line that sets rows apart, the most frequent first.
@@ -43,7 +45,9 @@ def flagged(analysis_csv: Path) -> str:
     invalid = [row for row in rows if row.get("valid", "").lower() != "true"]
     if not invalid:
         return f"Every row is valid ({len(rows)} of {len(rows)})."
-    counts = Counter(flag.split(":")[0] for row in invalid for flag in (row.get("flags") or "").split(";") if flag)
+    # what set each apart (explain.validity.invalidating), not the notes beside it (jit-busy, host-speed, …)
+    counts = Counter(flag.split(":")[0] for row in invalid
+                     for flag in validity.invalidating((row.get("flags") or "").split(";")) if flag)
     named = ", ".join(f"{flag} {count}" for flag, count in counts.most_common(FLAGS_NAMED))
     others = len(counts) - FLAGS_NAMED
     return (f"{len(invalid)} of {len(rows)} rows set apart (not published as answers): {named}"
