@@ -160,9 +160,9 @@ PRESETS: dict[str, Profile] = {
         # a cohort whose ~1.04 s cycle slips past a second's edge empties that second: the 1,000-user virtual step
         # swung 703-1,000 req/s a second and came out too-noisy in four default runs of five (trend half-width
         # 9-17%). The same step with the jitter: 927-1,010 req/s a second, half-width 2.7% (2026-11-28, /tmp/w1).
-        # Not paired by default yet (Profile.pair_blocks): 3 blocks of 10 s a mode in turns took 12.3 min here against
-        # ~9 for the 8 rows, and a 10 s block cannot show its own hold steady (too-noisy in most), which the first
-        # screen then sets apart row by row (2026-11-28, dp2); `--paired` measures it so.
+        # Not paired by default yet (Profile.pair_blocks): 3 blocks of 10 s a mode in turns took 641 s here against
+        # 533 s for the 8 rows, and a 10 s block cannot show its own hold steady (too-noisy in 9 of 24), which the
+        # first screen then sets apart row by row (2026-11-28, dp3 and ds1: docs/paired.md); `--paired` measures it so.
         blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
                 Block(("held",), (50,), (100,))),
         ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100),
