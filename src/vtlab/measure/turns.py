@@ -26,12 +26,6 @@ from vtlab.measure.tiers import LOAD, Rig
 from vtlab.measure.turncut import Block, Taken
 from vtlab.rig import ownership, procs, services
 
-# An arm's first turn at a point is its JVM's first run at that load since its last step (or its pre-warm): its
-# settle goes on until the row has settled by the warm-up's own criterion (measure.settle.HoldDecider, over a later
-# step's windows: the rate steady, the CPU per request no longer falling, the JIT's burst over), at most to the plan's
-# warm-up bound; a hold begun at the bound with the JIT unmet is jit-not-settled, as a row's is. Seen without it (a
-# fixed 10 s more, 10 s holds): a virtual arm's first block at 1,000 users with its compiler at 40% of a core and 825
-# req/s, its next three 885, 905 and 946 (2026-11-28, p2); an A/A's first block 800 req/s against 937 (aat1).
 # How long an ended turn's last iterations may drain: k6's request timeout (60 s, the load scripts') and a margin.
 DRAIN_BOUND_S = 70.0
 # k6 sets up every user before the first waits for its turn: thousands take seconds (10,000: ~5 s here).
@@ -148,6 +142,13 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
         reading = load.live_reading([runner])
         progress.tick(started, reading.ok_per_s, reading.failed_per_s, ended)
 
+    # An arm's first turn at a point is its JVM's first run at that load since its last step (or its pre-warm): its
+    # settle goes on until the row has settled by the warm-up's own criterion (measure.settle.HoldDecider, over a later
+    # step's windows: the rate steady, the CPU per request no longer falling, the JIT's burst over), at most to the
+    # plan's warm-up bound; a hold begun at the bound with the JIT unmet is jit-not-settled, as a row's is. Seen without
+    # it (a fixed 10 s more, 10 s holds): a virtual arm's first block at 1,000 users with its compiler at 40% of a core
+    # and 825 req/s, its next three 885, 905 and 946 (2026-11-28, p2); an A/A's first block 800 req/s against 937
+    # (aat1).
     decider = (settle.HoldDecider(gate.with_name(f"{block.slug}.hold"), [runner.live], block.spread_s,
                                   block.bound_s - block.spread_s, hold_s, 0, on, arm.app.pid,
                                   window_s=settle.STEP_WINDOW_S if arm.spec.warm_step else settle.WINDOW_S,
