@@ -95,7 +95,7 @@ def drive(rig: Rig, app: services.Tier, spec: load.LoadSpec, slug: str, progress
             during_hold.stop(time.monotonic() - started)  # never raises: a row cut short leaves the JVM unprofiled
         # every reading on the clock of k6's start: the row and any later re-cut compute on the same numbers
         cpu_series, meter_series = store.since(cpu.stop(), started), store.since(meters.stop(), started)
-        _release(runners, hold_file)
+        release(runners, hold_file)
         store.write_samples(store.samples_path(series_dir, slug), cpu_series, meter_series, started_unix)
     requests, measured = _read_back(runners, k6_series, started_unix, stopped)
     planned = spec.hold_start_s if decider is None or decider.hold_start is None else decider.hold_start - started_unix
@@ -176,7 +176,7 @@ def _all_running(runners: Sequence[load.Runner]) -> None:
             raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " before the others", runner.log)
 
 
-def _release(runners: Sequence[load.Runner], hold_file: Path | None) -> None:
+def release(runners: Sequence[load.Runner], hold_file: Path | None) -> None:
     """Every runner stopped and crossed off (k6 ends on its own: like a stopped tier), the hold's file and the live
     counts removed."""
     for runner in runners:
@@ -199,7 +199,7 @@ def _read_back(runners: Sequence[load.Runner], k6_series: Path, started_unix: fl
             raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " without a summary", runner.log)
     if len(runners) > 1:  # the row's one series: every runner's requests on one clock
         store.merge([runner.series for runner in runners], k6_series)
-    exit_code = max((_exit_code(runner.proc.returncode, stopped) for runner in runners), key=abs)
+    exit_code = max((exit_code(runner.proc.returncode, stopped) for runner in runners), key=abs)
     writes = sum(load.read_summary(runner.summary, exit_code).acknowledged_writes for runner in runners)
     requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
     return requests, store.load_result(requests, exit_code, acknowledged_writes=writes)
@@ -208,7 +208,7 @@ def _read_back(runners: Sequence[load.Runner], k6_series: Path, started_unix: fl
 K6_EXTERNAL_ABORT = 105  # k6's exit code after SIGINT (errext/exitcodes.ExternalAbort)
 
 
-def _exit_code(returncode: int, stopped: bool) -> int:
+def exit_code(returncode: int, stopped: bool) -> int:
     """k6's exit code, except the one of the stop the harness asked for (its 'external abort' on SIGINT): once the
     hold is over, stopping k6 is how a warm-up that settled ends the row, not a failure."""
     return 0 if stopped and returncode == K6_EXTERNAL_ABORT else returncode

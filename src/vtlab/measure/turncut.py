@@ -10,7 +10,7 @@ from pathlib import Path
 
 from vtlab.core import constants
 from vtlab.measure import holdwatch, load, settle
-from vtlab.measure.drive import K6_EXTERNAL_ABORT, Drive
+from vtlab.measure.drive import Drive, exit_code
 from vtlab.measure.tiers import LOAD
 from vtlab.rig import procs
 from vtlab.series import store, windows
@@ -54,9 +54,8 @@ def read_back(runner: load.Runner, stopped: bool) -> tuple[store.K6Series, int]:
     """An arm's requests in Unix seconds and its k6's exit code (the stop the harness asked for is no failure)."""
     if not runner.summary.exists() or not runner.series.exists():
         raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode or 0) + " without a summary", runner.log)
-    code = runner.proc.returncode or 0
-    code = 0 if stopped and code == K6_EXTERNAL_ABORT else code
-    return store.read_k6(runner.series, store.k6_start_unix_s(runner.series)), code
+    return (store.read_k6(runner.series, store.k6_start_unix_s(runner.series)),
+            exit_code(runner.proc.returncode or 0, stopped))
 
 
 def cut(k6: store.K6Series, t: Taken) -> store.K6Series:

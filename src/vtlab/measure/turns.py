@@ -19,12 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vtlab.measure import holdwatch, liveness, livecounts, load, samplers, sampling, settle, turncut
+from vtlab.measure import drive, holdwatch, liveness, livecounts, load, samplers, sampling, settle, turncut
 from vtlab.measure.drive import Drive
 from vtlab.measure.target import Reporter
 from vtlab.measure.tiers import LOAD, Rig
 from vtlab.measure.turncut import Block, Taken
-from vtlab.rig import ownership, procs, services
+from vtlab.rig import procs, services
 
 # How long an ended turn's last iterations may drain: k6's request timeout (60 s, the load scripts') and a margin.
 DRAIN_BOUND_S = 70.0
@@ -211,10 +211,7 @@ def _wait_ended(runners: Sequence[load.Runner]) -> None:
 
 
 def _release(runners: Sequence[load.Runner], gates: Sequence[Path]) -> None:
-    for runner in runners:
-        if runner.proc.poll() is None:
-            procs.terminate(runner.proc)
-        ownership.release(runner.proc.pid)
-        runner.live.unlink(missing_ok=True)
+    """Every k6 stopped and crossed off as a row's are (drive.release), the gates removed."""
+    drive.release(runners, None)
     for gate in gates:
         gate.unlink(missing_ok=True)

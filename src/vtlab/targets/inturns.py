@@ -40,13 +40,17 @@ class Block:
     armed: Armed
     jfr: Path
 
-    @property
-    def window(self) -> tuple[float, float]:
-        return self.ran.on, self.ran.drained
-
-    def cells(self) -> dict[str, object]:
-        """What a block in turns writes besides a row's: when it ran, its users' spread (its ramp) and the mark."""
-        return {"ts_iso": csvrow.at(self.ran.drained), "ramp_s": self.ran.block.spread_s, "taken_in_turns": "yes"}
+    def row(self, rig: Rig, plan: Plan, info: dict, aot_log: Path) -> dict[str, object]:
+        """The block's CSV line, a step more on its arm's JVM: a row's (csvrow, with its JFR window and its service's
+        log from the point's start), then when it ran, its users' spread (its ramp) and the mark, and its JVM's AOT
+        cache (its training's log `aot_log`), step and pre-warm."""
+        jvm = self.armed.jvm
+        jvm.steps += 1
+        values = csvrow.local_row_values(rig, self.turn.row, plan, self.armed.spec, self.driven, info, self.jfr,
+                                         jvm.app.log, self.armed.log_from, (self.ran.on, self.ran.drained))
+        return {**values, "ts_iso": csvrow.at(self.ran.drained), "ramp_s": self.ran.block.spread_s,
+                "taken_in_turns": "yes", "aot_cache": jvm.start.outcome(aot_log), "jvm_step": jvm.steps,
+                "prewarm_users": jvm.prewarmed_users or ""}
 
 
 def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready: Callable[[Turn], Armed],

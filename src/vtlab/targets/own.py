@@ -95,12 +95,7 @@ class OwnService:
         rows = []
         for block in inturns.take(rig, plan, point, progress, ready, self._stop_jvm):
             jvm = block.armed.jvm
-            jvm.steps += 1
-            values = csvrow.local_row_values(rig, block.turn.row, plan, block.armed.spec, block.driven, jvm.info,
-                                             block.jfr, jvm.app.log, block.armed.log_from, block.window)
-            rows.append({**values, **block.cells(),
-                         "aot_cache": jvm.start.outcome(rig.run_dir / "logs" / f"aot-{jvm.slug}.log"),
-                         "jvm_step": jvm.steps, "prewarm_users": jvm.prewarmed_users or ""})
+            rows.append(block.row(rig, plan, jvm.info, rig.run_dir / "logs" / f"aot-{jvm.slug}.log"))
             if self.service is None:
                 self.service = jvm.info
         return rows

@@ -83,14 +83,9 @@ class UserService:
         rows = []
         for block in blocks:
             jvm, row = block.armed.jvm, block.turn.row
-            jvm.steps += 1
             self.meter_sources[dimensions.slug(row)] = jvm.meter_source
-            java = runtimes.java_for(row.jdk, plan.java_homes)
-            info = userrow.runtime_facts(target, java, rig.core_map["app"])
-            values = csvrow.local_row_values(rig, row, plan, block.armed.spec, block.driven, info, block.jfr,
-                                             jvm.app.log, block.armed.log_from, block.window)
-            rows.append({**values, **block.cells(), "aot_cache": jvm.start.outcome(userjvm.aot_log(rig, jvm.slug)),
-                         "jvm_step": jvm.steps, "prewarm_users": jvm.prewarmed_users or ""})
+            info = userrow.runtime_facts(target, runtimes.java_for(row.jdk, plan.java_homes), rig.core_map["app"])
+            rows.append(block.row(rig, plan, info, userjvm.aot_log(rig, jvm.slug)))
             if self.service is None:
                 self.service = info
         return rows
