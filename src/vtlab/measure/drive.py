@@ -199,10 +199,10 @@ def _read_back(runners: Sequence[load.Runner], k6_series: Path, started_unix: fl
             raise procs.TierDied(LOAD, procs.ended(runner.proc.returncode) + " without a summary", runner.log)
     if len(runners) > 1:  # the row's one series: every runner's requests on one clock
         store.merge([runner.series for runner in runners], k6_series)
-    exit_code = max((exit_code(runner.proc.returncode, stopped) for runner in runners), key=abs)
-    writes = sum(load.read_summary(runner.summary, exit_code).acknowledged_writes for runner in runners)
+    code = max((exit_code(runner.proc.returncode, stopped) for runner in runners), key=abs)
+    writes = sum(load.read_summary(runner.summary, code).acknowledged_writes for runner in runners)
     requests = store.read_k6(k6_series, store.k6_start_unix_s(k6_series) - started_unix)
-    return requests, store.load_result(requests, exit_code, acknowledged_writes=writes)
+    return requests, store.load_result(requests, code, acknowledged_writes=writes)
 
 
 K6_EXTERNAL_ABORT = 105  # k6's exit code after SIGINT (errext/exitcodes.ExternalAbort)

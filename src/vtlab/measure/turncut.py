@@ -79,7 +79,7 @@ def block_drive(t: Taken, arm_requests: tuple[store.K6Series, int], series: tupl
                  pids: dict, origin: float, series_dir: Path) -> Drive:
     """The block as a row's load: its cut written as the row's series and read back (the row computes on the
     numbers a re-cut reads), the samplers' readings of its turn on its clock."""
-    k6, exit_code = arm_requests
+    k6, code = arm_requests
     path = store.k6_path(series_dir, t.block.slug)
     store.write_k6(path, cut(k6, t), round(t.on * 1000), note="turn")
     requests = store.read_k6(path)
@@ -89,7 +89,7 @@ def block_drive(t: Taken, arm_requests: tuple[store.K6Series, int], series: tupl
                                    if -edge <= at - mono_on <= t.drained - t.on + edge]) for readings in series)
     store.write_samples(store.samples_path(series_dir, t.block.slug), cpu, meters, t.on)
     hold_start, hold_end = t.hold[0] - t.on, t.hold[1] - t.on
-    return Drive(store.load_result(requests, exit_code), cpu, meters, pids, hold_start, hold_start, hold_end, requests,
+    return Drive(store.load_result(requests, code), cpu, meters, pids, hold_start, hold_start, hold_end, requests,
                  {"stall": "", "thread_dump": ""}, watched=t.watched, warmup=t.warmup,
                  cooldown_s=round(t.drained - t.hold[1], 1))
 
