@@ -209,10 +209,14 @@ def test_a_run_is_resumed_only_as_it_measured_its_modes_paired_or_one_after_the_
     table.CsvWriter(run_dir / table.CSV_NAME)  # this version's columns, no row yet
     assert main(["run", "--resume", "--out", str(run_dir), "--dry-run", "--paired"]) == 2
     assert "resume it with --sequential" in capsys.readouterr().err
+    # no flag chose a design (the default now pairs): it resumes as it began, one mode after the other
     assert main(["run", "--resume", "--out", str(run_dir), "--dry-run"]) == 0
-    capsys.readouterr()
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "8 rows" in first and "taken in turn" not in first
     meta = json.loads((run_dir / table.METADATA_NAME).read_text())
     meta["plan"]["paired"] = {"a": "platform", "b": "virtual", "aa": False, "blocks": 3, "seed": 5}
     (run_dir / table.METADATA_NAME).write_text(json.dumps(meta))
-    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run"]) == 2
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run", "--sequential"]) == 2
     assert "resume it with --paired" in capsys.readouterr().err
+    assert main(["run", "--resume", "--out", str(run_dir), "--dry-run"]) == 0
+    assert "taken in turn" in capsys.readouterr().out

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from vtlab.explain import analyze, pairs
+from vtlab.explain import analyze, pairs, validity
 from vtlab.core.arms import ARM_B_OPTION, Arms
 from vtlab.results import record
 
@@ -43,10 +43,25 @@ def test_a_block_the_machine_moved_stands_one_that_failed_leaves_its_pair_out():
             block("platform", 2, 40),
             block("platform", 3, 40), block("virtual", 3, 80, error_rate=0.2)]
     analysis = analyze.analyse(rows, RUN)
-    assert not analysis.verdicts[2].valid and "not-steady" in analysis.verdicts[2].flags
     (point,) = analysis.paired
     assert [pair.why_out for pair in point.pairs] == ["", "", "arm b: errors-above-threshold"]
     assert point.ratio == pytest.approx(2.0) and point.low == pytest.approx(2.0)  # two equal ratios: no spread
+    # the drifted block stands as its pair does, its flag said; the failed one's pair is out, its rows as they were
+    drifted, erring = analysis.verdicts[2], analysis.verdicts[5]
+    assert drifted.valid and drifted.flags[-2:] == ("not-steady", validity.IN_A_PAIR)
+    assert not erring.valid and validity.IN_A_PAIR not in erring.flags
+    assert analysis.verdicts[4].valid and validity.IN_A_PAIR not in analysis.verdicts[4].flags  # valid on its own
+    platform = next(line for line in analysis.aggregates if line.row.thread_mode == "virtual")
+    assert platform.valid_reps == 2  # the arm's figure: blocks 1 and 2, not the failed one's
+
+
+def test_a_drifted_block_stands_only_where_its_point_has_an_interval():
+    rows = [block("platform", 1, 40), block("virtual", 1, 80, throughput_first_half_rps=92,
+                                                               throughput_second_half_rps=68),
+            block("virtual", 2, 80, error_rate=0.2), block("platform", 2, 40)]
+    analysis = analyze.analyse(rows, RUN)
+    assert analysis.paired[0].computed and math.isnan(analysis.paired[0].low)  # one pair counts: no interval
+    assert not analysis.verdicts[1].valid and validity.IN_A_PAIR not in analysis.verdicts[1].flags
 
 
 def test_no_counted_pair_is_no_ratio_and_says_why():

@@ -60,8 +60,8 @@ def test_a_cut_block_written_in_the_k6_outputs_form_reads_back_as_it_was_cut(tmp
 
 
 def paired(**given) -> planner.Plan:
-    return planner.build("quick", planner.Overrides(paired=True, concurrency=(100, 400), conn_modes=("released",),
-                                                    blocks=2, **given))
+    return planner.build("quick", planner.Overrides(**{"paired": True, "concurrency": (100, 400),
+                                                       "conn_modes": ("released",), "blocks": 2, **given}))
 
 
 def test_a_paired_plan_of_steady_closed_loads_takes_turns_and_one_that_cannot_does_not():
@@ -98,6 +98,17 @@ def test_the_loop_takes_a_paired_points_blocks_together_in_the_plans_order():
 
 def test_a_turns_unrecorded_start_is_the_spread_one_wait_and_a_margin():
     assert blockturns.settle_s(2.0, 1.05) == pytest.approx(2.0 + 1.05 + blockturns.TURN_SETTLE_S)
+
+
+def test_a_block_its_arms_last_went_on_into_is_bounded_by_its_hold_alone():
+    plan = paired(concurrency=(100,))
+    arms = [plan.arm(row) for row in plan.rows]
+    assert len(arms) == 4 and arms[1] == arms[2] and arms[0] == arms[3] != arms[1]  # AB BA or BA AB
+    wait, hold, warmup = 1.05, plan.hold_s, plan.warmup_s
+    spread = 2  # 100 users over one 1.05 s wait, as a ramp's whole seconds; 100 users fit the platform's 200 threads
+    first = spread + warmup + hold + wait + 1         # an arm's first turn: its settle up to the warm-up's bound
+    later = (spread + wait + 2) + hold + wait + 1     # the spread, one wait and TURN_SETTLE_S; its hold; a drain
+    assert blockturns.bound_s(plan) == pytest.approx(first + first + hold + later)
 
 
 class _Slow(http.server.BaseHTTPRequestHandler):

@@ -88,7 +88,7 @@ def test_a_before_after_answers_with_the_change_from_one_jar_to_the_other(tmp_pa
     assert "A/A" not in md  # a before/after is no A/A, though both arms run one mode
 
 
-def test_a_mode_whose_every_block_the_machine_moved_is_told_as_its_pairs_are_and_said_so(tmp_path):
+def test_a_mode_whose_every_block_the_machine_moved_stands_as_its_pairs_do_and_says_so(tmp_path):
     # every platform block took CPU from a neighbour (foreign 30% > the flag's threshold): no valid platform row,
     # yet each pair counts (the pairing stands beside the machine's drift) — the mode's line tells its figure
     noisy = dict(foreign_cpu_pct=30)
@@ -98,12 +98,13 @@ def test_a_mode_whose_every_block_the_machine_moved_is_told_as_its_pairs_are_and
     assert "virtual ÷ platform at 100 users: 2.00× [2.00–2.00] paired, 2 pairs" in md
     assert ("platform threads: 40.0 req/s at 100 users, held by the users themselves, each waiting on the "
             "downstream call") in md
-    assert "every block flagged only for the machine's moving (noisy-neighbour), which the paired ratio stands" in md
+    assert "2 of its 2 blocks flagged for the machine's moving (noisy-neighbour), counted in their pairs" in md
+    assert "set apart" not in md  # its blocks stand as their pairs do: none is set apart
     # a fault the pairing does not stand beside (failures) leaves no pair and no figure to tell
     failing = [block("platform", 1, 40, 0.30, error_rate=0.5), block("virtual", 1, 80, 0.20),
                block("virtual", 2, 80, 0.20), block("platform", 2, 40, 0.30, error_rate=0.5)]
     md = (run_folder(tmp_path / "failing", failing) / "report.md").read_text()
-    assert "platform threads: no valid platform row" in md and "stands beside" not in md
+    assert "platform threads: no valid platform row" in md and "counted in their pairs" not in md
 
 
 def test_a_before_after_s_second_arm_is_labelled_apart_and_no_step_of_the_first_arm_s_staircase(tmp_path):

@@ -65,6 +65,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_dir, problem = _resolved_run_dir(args, target)
     if problem:
         return flags.usage_error(problem)
+    if args.resume and not args.paired and not args.sequential and _other_design(run_dir, the_plan):
+        # no flag chose a design: the run resumes as it began (a run of before the default paired, one mode after the
+        # other), where its rows would not pair with new ones
+        args.paired, args.sequential = the_plan.arms is None, the_plan.arms is not None
+        try:
+            the_plan = flags.plan_of(args, target, calibrated=True, on_this_machine=True)
+        except ValueError as err:
+            return flags.usage_error(str(err))
     differs = _other_design(run_dir, the_plan) if args.resume else None
     if differs:
         return flags.usage_error(f"--resume: {run_dir} {differs}")

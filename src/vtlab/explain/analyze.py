@@ -36,8 +36,9 @@ def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
     measured_rows = [row for row in rows if not failed(row)]
     ctx = context(measured_rows, run)
     every = [failed_verdict(row) if failed(row) else analyse_row(row, ctx) for row in rows]  # the CSV's order
+    # a paired run's blocks stand as their pairs do (explain.pairs) before their arms' figures are aggregated
+    every, aggregates, paired = repetitions.combined(every, ctx.rig, run.plan.arms if run.plan else None)
     verdicts = tuple(verdict for verdict in every if not verdict.failed)
-    aggregates, paired = repetitions.combined(every, ctx.rig, run.plan.arms if run.plan else None)
     return Analysis(ctx, verdicts, aggregates, tuple(verdict for verdict in every if verdict.failed), paired)
 
 

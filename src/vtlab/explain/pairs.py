@@ -16,16 +16,32 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from vtlab.core.arms import Arms, arm_of, point_key
 from vtlab.core.studentt import t_975
 from vtlab.explain.model import Pair, PairedPoint, Verdict
-from vtlab.explain.validity import MACHINE_DRIFT, invalidating_beyond
+from vtlab.explain.validity import IN_A_PAIR, MACHINE_DRIFT, invalidating_beyond
 
 # A sampler's gap (the service's meters unread, a CPU reading short): the row's evidence is missing, not k6's count
 # of what it served, which is all a pair compares. A CPU-bound virtual row's scrapes starved (23 of 116 meter
 # samples) while k6 counted 895 req/s (seq1, 2026-11-28).
 SAMPLING_GAP = "missing-"
+
+
+def standing(every: Sequence[Verdict], arms: Arms | None) -> tuple[list[Verdict], tuple[PairedPoint, ...]]:
+    """The run's rows with each block that counts in a pair of a point with an interval, and is invalid only for the
+    machine's moving, standing valid (its flags kept, IN_A_PAIR beside them: the pairing answers for them; a sampler's
+    gap still leaves the row's own evidence short), and every point of a paired run with its ratio (points)."""
+    if arms is None:
+        return list(every), ()
+    found = _blocks(every, arms)
+    answered = tuple(_point(by_arm, arms) for by_arm in found.values())
+    stand = {by_arm[arm][pair.block][0] for by_arm, point in zip(found.values(), answered, strict=True)
+             if not math.isnan(point.low) for pair in point.counted for arm in ("a", "b")}
+    return [replace(verdict, valid=True, flags=(*verdict.flags, IN_A_PAIR))
+            if position in stand and not verdict.valid and not invalidating_beyond(verdict.flags, MACHINE_DRIFT)
+            else verdict for position, verdict in enumerate(every)], answered
 
 
 def points(every: Sequence[Verdict], arms: Arms | None) -> tuple[PairedPoint, ...]:
@@ -34,13 +50,18 @@ def points(every: Sequence[Verdict], arms: Arms | None) -> tuple[PairedPoint, ..
     measured again (a failed one, on --resume) is its last measurement, a failed one never over a measured one."""
     if arms is None:
         return ()
+    return tuple(_point(by_arm, arms) for by_arm in _blocks(every, arms).values())
+
+
+def _blocks(every: Sequence[Verdict], arms: Arms) -> dict[tuple[str, ...], dict[str, dict[int, tuple[int, Verdict]]]]:
+    """Each point's blocks by arm and number, each with its position in `every` (points says which one is kept)."""
     blocks: dict[tuple[str, ...], dict[str, dict[int, tuple[int, Verdict]]]] = {}
     for position, verdict in enumerate(every):
         key, arm, block = point_key(verdict.row), arm_of(verdict.row, arms), verdict.row.rep
         kept = blocks.setdefault(key, {"a": {}, "b": {}})[arm]
         if block not in kept or not verdict.failed or kept[block][1].failed:
             kept[block] = (position, verdict)
-    return tuple(_point(by_arm, arms) for by_arm in blocks.values())
+    return blocks
 
 
 def _point(by_arm: Mapping[str, Mapping[int, tuple[int, Verdict]]], arms: Arms) -> PairedPoint:

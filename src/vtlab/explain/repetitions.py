@@ -29,12 +29,13 @@ def most_common(values: Sequence[str]) -> str:
     return max(dict.fromkeys(values), key=values.count) if values else ""
 
 
-def combined(every: Sequence[Verdict], rig: rig_constants.Constants,
-             arms: Arms | None) -> tuple[tuple[Aggregate, ...], tuple[PairedPoint, ...]]:
-    """The run's rows (`every`, failed ones too, in the CSV's order) combined both ways: each scenario's repetitions
-    aggregated (in a paired run, one arm's blocks of a point), and a paired run's blocks paired across its `arms`
-    (explain.pairs)."""
-    return aggregate(every, rig), pairs.points(every, arms)
+def combined(every: Sequence[Verdict], rig: rig_constants.Constants, arms: Arms | None
+             ) -> tuple[list[Verdict], tuple[Aggregate, ...], tuple[PairedPoint, ...]]:
+    """The run's rows (`every`, failed ones too, in the CSV's order) combined both ways: a paired run's blocks paired
+    across its `arms` (explain.pairs: each block the machine moved standing as its pair does), then each scenario's
+    repetitions aggregated (in a paired run, one arm's blocks of a point). The rows as they stand, first."""
+    stood, points = pairs.standing(every, arms)
+    return stood, aggregate(stood, rig), points
 
 
 def aggregate(verdicts: Sequence[Verdict], rig: rig_constants.Constants) -> tuple[Aggregate, ...]:

@@ -22,7 +22,10 @@ ERROR_THRESHOLD = rig_constants.CURRENT.error_rate_max
 # without series or halves). A ceiling the row passed (CEILING_EXCEEDED) is a wrong prediction, not a wrong
 # measurement: also a note.
 STEADINESS_NOT_MEASURED = "steadiness-not-measured"
-NOTES = ("offered-above-capacity", STEADINESS_NOT_MEASURED)
+# A block of a paired point (explain.pairs.standing) flagged only for the machine's moving (MACHINE_DRIFT) whose pair
+# counts at a point with an interval: the pairing answers for its drift, so it stands, its flags said beside this.
+IN_A_PAIR = "counted-in-its-pair"
+NOTES = ("offered-above-capacity", STEADINESS_NOT_MEASURED, IN_A_PAIR)
 CEILING_EXCEEDED = "ceiling-exceeded:"
 # Flags of a user's service that say what it does not expose (its meters, its pool, its CPU behind --url): what
 # could not be measured, reported as such, never a reason to distrust what was.

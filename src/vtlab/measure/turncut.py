@@ -31,7 +31,8 @@ class Block:
 
 @dataclass(frozen=True)
 class Taken:
-    """A block as it ran, in Unix seconds: its turn's start, its hold, its turn's end and its last iteration's end."""
+    """A block as it ran, in Unix seconds: its turn's start, its hold, its turn's end and its last iteration's end
+    (where its arm's next block went on from it: its hold's end, both)."""
     block: Block
     on: float
     hold: tuple[float, float]
@@ -42,6 +43,8 @@ class Taken:
     warmup: settle.Warmup = settle.Warmup(0.0, settle.FIXED)
     burst: settle.Burst | None = None  # its JVM's JIT at its busiest by the turn's end (the next point's reference)
     watched: holdwatch.Watched = holdwatch.NOTHING  # its JVM's threads (and profile) over the hold
+    # its arm's block before went on into it: no spread, no settle, its hold from that one's end
+    went_on: bool = False
 
 
 def whole_series(k6_dir: Path, slug: str) -> Path:

@@ -1,8 +1,10 @@
 """A paired point's blocks measured in turns: one k6 per arm, both started once with every user waiting, each block
 its arm's turn (vtlab's k6 module holds a user until its arm's turn: load.Turns). A turn spreads its users' first
-requests over one request's wait, as a ramp spreads them, settles, holds; then it ends, and the arm's last
-iterations drain before the other arm's turn begins. Each arm's users and their connections live for the whole
-point: a block pays no k6 start, no ramp of new connections and no cool-down of its own.
+requests over one request's wait, as a ramp spreads them, settles, holds; then it ends. The other arm's turn begins
+at once, its users' spread and settle overlapping this arm's last iterations as they drain, its hold not before they
+have. Where an arm's next block follows its own (the middle of AB BA), its turn goes on: the next block's hold begins
+as this one's ends. Each arm's users and their connections live for the whole point: a block pays no k6 start, no
+ramp of new connections and no cool-down of its own.
 
 Every block is then cut from its arm's series and written as a row's own (its requests, its hold tagged; its
 samplers' readings), so that a re-cut of the run computes what the row did. The samplers run per arm for the whole
@@ -16,7 +18,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vtlab.measure import drive, holdwatch, liveness, livecounts, load, samplers, sampling, settle, turncut
@@ -28,6 +30,9 @@ from vtlab.rig import procs, services
 
 # How long an ended turn's last iterations may drain: k6's request timeout (60 s, the load scripts') and a margin.
 DRAIN_BOUND_S = 70.0
+# A turn's hold begins this long after the other arm's last iterations drained (they overlap its settle): the
+# users they slowed have a moment to be back at their pace; one request's wait is ~1 s on the default profile.
+DRAINED_GAP_S = 1.0
 # k6 sets up every user before the first waits for its turn: thousands take seconds (10,000: ~5 s here).
 START_BOUND_S = 120.0
 
@@ -77,10 +82,19 @@ def take(rig: Rig, arms: Sequence[ArmLoad], blocks: Sequence[Block], hold_s: int
             meters.start()
         probes = [probe for arm in arms for probe in rig.probes(arm.app)]
         _users_ready(runners, probes)
+        draining: _Draining | None = None
         for index, block in enumerate(blocks):
             begin(index)
-            taken.append(_turn(block, gates[block.arm], runners, probes, hold_s, progress,
-                               arm_samplers[block.arm][1], arms[block.arm], rig))
+            after = taken[-1] if taken and taken[-1].block.arm == block.arm else None
+            ends = index + 1 == len(blocks) or blocks[index + 1].arm != block.arm
+            ran, drained_before = _turn(block, gates[block.arm], runners, probes, hold_s, progress,
+                                        arm_samplers[block.arm][1], arms[block.arm], rig, after, draining, ends)
+            if draining is not None:
+                taken[-1] = replace(taken[-1], drained=drained_before)
+            draining = _Draining(runner=runners[block.arm], off=ran.off) if ends else None
+            taken.append(ran)
+        if draining is not None:
+            taken[-1] = replace(taken[-1], drained=draining.wait(runners, probes))
         for runner in runners:
             runner.proc.send_signal(signal.SIGINT)  # k6 ends as on Ctrl-C: its summary is written
         stopped = True
@@ -128,14 +142,20 @@ def _users_ready(runners: Sequence[load.Runner], probes: Sequence[liveness.Probe
 
 
 def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe], hold_s: int,
-          progress: Reporter, cpu: samplers.Sampler, arm: ArmLoad, rig: Rig) -> Taken:
+          progress: Reporter, cpu: samplers.Sampler, arm: ArmLoad, rig: Rig, after: Taken | None,
+          draining: _Draining | None, ends: bool) -> tuple[Taken, float]:
     """One block: its arm's turn through its settle (in an arm's first turn at a point, until the row has settled:
     settle.HoldDecider) and hold — the JVM's threads counted and, where asked for, profiled over it, as a row's
-    (holdwatch) — then ended and its iterations drained."""
+    (holdwatch) — then, where the arm's next block does not follow (`ends`), its turn ended. A block `after` its arm's
+    last goes on from that one's hold: its users are at their load already, their next requests begin in its hold
+    (a block counts the requests begun in it). A turn after the other arm's begins as that one's ended, its hold not
+    before the other's last iterations (`draining`) have drained. With when they had (NaN: no other arm drained)."""
     runner = runners[block.arm]
-    on = time.time()
-    started = time.monotonic()
-    _write_gate(gate, int(on * 1000))
+    on = after.hold[1] if after is not None else time.time()
+    started = time.monotonic() - (time.time() - on)
+    if after is None:
+        _write_gate(gate, int(on * 1000))
+    drained_before = math.nan
 
     def tick(ended: bool = False) -> None:
         _check(runners, probes)
@@ -154,16 +174,20 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
                                   window_s=settle.STEP_WINDOW_S if arm.spec.warm_step else settle.WINDOW_S,
                                   burst=arm.burst)
                if block.bound_s else None)
-    begins = on + block.settle_s
-    while time.time() < begins or decider is not None:
-        if decider is not None and time.time() >= begins:
+    begins = on if after is not None else on + block.settle_s
+    judging = decider is not None
+    while time.time() < begins or judging or draining is not None:
+        if draining is not None and (seen := draining.seen()) is not None:
+            # the other arm's last requests took CPU this arm's users would have had: a moment more for them
+            drained_before, draining = seen, None
+            begins = max(begins, seen + DRAINED_GAP_S)
+        if decider is not None and judging and time.time() >= begins:
             decided = decider.tick(cpu.series, time.time() - time.monotonic())
             if decided is not None:
-                begins = decided
+                begins, judging = max(begins, decided), False
                 decider.hold_file.unlink(missing_ok=True)
-                break
         tick()
-        time.sleep(0.5)
+        time.sleep(0.5 if judging else 0.1)
     while time.time() < begins:
         time.sleep(max(0.0, begins - time.time()))
     hold = (begins, begins + hold_s)
@@ -181,27 +205,35 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
     finally:
         if watch is not None:
             watch.stop(time.monotonic() - started)  # never raises: a turn cut short leaves the JVM unprofiled
-    _write_gate(gate, 0)
-    off = time.time()
-    warmup = decider.warmup() if decider is not None else settle.Warmup(hold[0] - on - block.spread_s, settle.FIXED)
-    return Taken(block, on, hold, off, _drained(runner, runners, probes, off), warmup,
-                 decider.burst() if decider is not None else arm.burst,
-                 watch.close() if watch is not None else holdwatch.NOTHING)
+    if ends:
+        _write_gate(gate, 0)
+    off = time.time() if ends else hold[1]
+    warmup = decider.warmup() if decider is not None else settle.Warmup(max(0.0, hold[0] - on - block.spread_s),
+                                                                          settle.FIXED)
+    return (Taken(block, on, hold, off, math.nan if ends else hold[1], warmup,
+                  decider.burst() if decider is not None else arm.burst,
+                  watch.close() if watch is not None else holdwatch.NOTHING, went_on=after is not None),
+            drained_before)
 
 
-def _drained(runner: load.Runner, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe],
-             off: float) -> float:
-    """When the ended turn's last iteration had ended (Unix s): the first of the runner's live lines written after
-    the turn's end with none running; DRAIN_BOUND_S after it at the latest."""
-    while True:
-        lines = livecounts.read([runner.live])[0]
-        done = next((line.at for line in lines if line.at > off and line.running == 0), None)
-        if done is not None:
-            return done
-        if time.time() > off + DRAIN_BOUND_S:
-            return time.time()
-        _check(runners, probes)
-        time.sleep(0.1)
+@dataclass(frozen=True)
+class _Draining:
+    """An ended turn's last iterations: drained at the first of its runner's live lines written after the turn's end
+    with none running, DRAIN_BOUND_S after the end at the latest."""
+    runner: load.Runner
+    off: float
+
+    def seen(self) -> float | None:
+        """When they had drained (Unix s), or None while some still run."""
+        lines = livecounts.read([self.runner.live])[0]
+        done = next((line.at for line in lines if line.at > self.off and line.running == 0), None)
+        return done if done is not None or time.time() <= self.off + DRAIN_BOUND_S else time.time()
+
+    def wait(self, runners: Sequence[load.Runner], probes: Sequence[liveness.Probe]) -> float:
+        while (done := self.seen()) is None:
+            _check(runners, probes)
+            time.sleep(0.1)
+        return done
 
 
 def _wait_ended(runners: Sequence[load.Runner]) -> None:

@@ -33,11 +33,18 @@ def spread_s(plan: Plan, row: Row) -> float:
 
 def bound_s(plan: Plan) -> float:
     """A plan's blocks in turns at their longest: each its settle (an arm's first turn at a point up to the plan's
-    warm-up), its hold and a drain of one wait and a second; what the run's first line and its ETA say."""
-    total, seen = 0.0, set()
+    warm-up) and its hold, and where the other arm's turn follows, a drain of one wait and a second (it overlaps the
+    next turn's settle: counted whole, as an upper bound); a block its arm's last went on into (measure.turns), its
+    hold alone. What the run's first line and its ETA say."""
+    total, seen, before = 0.0, set(), None
     for row in plan.rows:
-        first = (point_key(row), plan.arm(row)) not in seen
-        seen.add((point_key(row), plan.arm(row)))
+        arm = (point_key(row), plan.arm(row))
+        if arm == before:
+            total += plan.hold_s
+            continue
+        first = arm not in seen
+        seen.add(arm)
+        before = arm
         spread = spread_s(plan, row)
         settle = max(settle_s(spread, plan.wait_s(row)), spread + plan.warmup_s if first else 0)
         total += settle + plan.hold_s + plan.wait_s(row) + 1

@@ -160,12 +160,14 @@ PRESETS: dict[str, Profile] = {
         # a cohort whose ~1.04 s cycle slips past a second's edge empties that second: the 1,000-user virtual step
         # swung 703-1,000 req/s a second and came out too-noisy in four default runs of five (trend half-width
         # 9-17%). The same step with the jitter: 927-1,010 req/s a second, half-width 2.7% (2026-11-28, /tmp/w1).
-        # Not paired by default yet (Profile.pair_blocks): 3 blocks of 10 s a mode in turns took 641 s here against
-        # 533 s for the 8 rows, and a 10 s block cannot show its own hold steady (too-noisy in 9 of 24), which the
-        # first screen then sets apart row by row (2026-11-28, dp3 and ds1: docs/paired.md); `--paired` measures it so.
+        # Paired by default (Profile.pair_blocks, plan.interleave): both modes' JVMs up, 3 blocks of 10 s a mode at
+        # each point in turns, the same 30 s of hold a mode as the 8 rows one mode after the other. Those gave no
+        # answer in one sitting where the paired gave 4.98x [4.87-5.10] (2026-11-28, ds1 and dp3: docs/paired.md). A
+        # 10 s block cannot show its own hold steady (too-noisy in 9 of 24): it stands as its pair does.
         blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
                 Block(("held",), (50,), (100,))),
-        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100),
+        ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100,
+        pair_blocks=3, pair_hold_s=10),
     "lean": Profile(
         name="lean",
         summary="released only: both modes at 400 and 1000 users, shorter phases",

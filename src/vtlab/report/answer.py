@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from vtlab.core import dimensions
 from vtlab.explain.model import Aggregate, PairedPoint, Verdict
-from vtlab.explain.pairs import beyond_drift
+from vtlab.explain.validity import IN_A_PAIR, invalidating
 from vtlab.report import paired, ratio, validrows
 from vtlab.report.document import Answer, HeadlineLine
 from vtlab.report.labels import fmt, load_of
@@ -81,7 +81,7 @@ def _answer(scenario: str, group: Sequence[HeadlineLine], points: Mapping[tuple[
     by_mode = {mode: [a for line in group if (a := getattr(line, mode))] for mode in MODES}
     row = (group[0].platform or group[0].virtual).row  # type: ignore[union-attr]  # a line holds a mode at least
     words, has_ratio = _paired_ratio(group, points) if points else _ratio(group)
-    return Answer(scenario, words, tuple(_wall(mode, by_mode[mode], points) for mode in MODES if by_mode[mode]),
+    return Answer(scenario, words, tuple(_wall(mode, by_mode[mode]) for mode in MODES if by_mode[mode]),
                   tuple(_apart(a) for line in group for mode in MODES
                         if (a := getattr(line, mode)) and not a.valid),
                   main=row.workload == "order-summary" and not dimensions.is_variant(row), has_ratio=has_ratio)
@@ -115,23 +115,28 @@ def load_words(line: Aggregate | Verdict | None) -> str:
     return "–" if line is None else load_of(line.row)
 
 
-def _wall(mode: str, lines: Sequence[Aggregate], points: Mapping[tuple[str, ...], PairedPoint] | None = None) -> str:
-    """Where the mode's best valid line stood and what held it, with the ceiling the analysis predicted. A line of a
-    paired point with a ratio (`points`) whose every block was flagged only for the machine's moving stands as its
-    pairs do, said so (hero, 2026-11-28: 5.72× paired while every platform block was noisy-neighbour, and the mode's
-    line said only that no valid row was left)."""
+def _wall(mode: str, lines: Sequence[Aggregate]) -> str:
+    """Where the mode's best valid line stood and what held it, with the ceiling the analysis predicted, and how many
+    of its blocks stand only as their pairs do (explain.pairs.standing)."""
     valid = validrows.valid(lines)
-    drifted = [] if valid or not points else [
-        line for line in lines if (point := paired.of_line(points, line.row)) is not None and point.computed
-        and not beyond_drift(line.flags)]
-    if not valid and not drifted:
+    if not valid:
         return f"{mode} threads: {validrows.none_valid(mode, lines, load_words)}"
-    best = max(valid or drifted, key=lambda a: a.throughput_median)
+    best = max(valid, key=lambda a: a.throughput_median)
     predicted = "" if math.isnan(best.ceiling_rps) else f"; predicted ceiling {fmt(best.ceiling_rps)} req/s"
-    beside = (f", every block flagged only for the machine's moving ({validrows.reasons(best)}), which the paired "
-              "ratio stands beside" if not valid else "")
     return (f"{mode} threads: {fmt(best.throughput_median, 1)} req/s at {load_words(best)}, "
-            f"held by {wall_words(best)} ({best.bottleneck}{predicted}){beside}")
+            f"held by {wall_words(best)} ({best.bottleneck}{predicted}){in_pairs(best)}")
+
+
+def in_pairs(line: Aggregate) -> str:
+    """ ", 2 of its 3 blocks flagged for the machine's moving (hypervisor-steal;too-noisy), counted in their pairs"
+    (hero, 2026-11-28: 5.72× paired while every platform block was noisy-neighbour); "" where no block needed its
+    pair to stand."""
+    stood = [member for member in line.members if IN_A_PAIR in member.flags]
+    if not stood:
+        return ""
+    flags = ";".join(dict.fromkeys(flag for member in stood for flag in invalidating(member.flags)))
+    return (f", {len(stood)} of its {len(line.members)} blocks flagged for the machine's moving ({flags}), counted "
+            "in their pairs")
 
 
 def wall_words(line: Aggregate) -> str:

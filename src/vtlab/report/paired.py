@@ -97,8 +97,9 @@ def _how_blocks_ran(points: Sequence[PairedPoint]) -> list[str]:
     if not in_turns:
         return ["Each block was a k6 run of its own: a ramp, a warm-up and a cool-down beside its hold."]
     told = ("Each arm's users ran in one k6 for the whole point, its connections kept; a block was its arm's turn: "
-            "the users' first requests spread over one request's wait, a settle, the hold, then the arm's last "
-            "requests drained while the other's users waited.")
+            "the users' first requests spread over one request's wait, a settle, the hold. The other arm's turn began "
+            "as one ended, its hold only once the ended arm's last requests had drained; where an arm's next block "
+            "followed its own, its turn went on into it.")
     if len(in_turns) < len(points):
         told += " " + "; ".join(f"{scenario_label(point.row)}, {load_of(point.row)}" for point in points
                                 if not point.in_turns) + ": each block a k6 run of its own."

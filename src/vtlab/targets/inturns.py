@@ -48,7 +48,8 @@ class Block:
         jvm.steps += 1
         values = csvrow.local_row_values(rig, self.turn.row, plan, self.armed.spec, self.driven, info, self.jfr,
                                          jvm.app.log, self.armed.log_from, (self.ran.on, self.ran.drained))
-        return {**values, "ts_iso": csvrow.at(self.ran.drained), "ramp_s": self.ran.block.spread_s,
+        spread = 0 if self.ran.went_on else self.ran.block.spread_s  # a block its arm's last went on into: none
+        return {**values, "ts_iso": csvrow.at(self.ran.drained), "ramp_s": spread,
                 "taken_in_turns": "yes", "aot_cache": jvm.start.outcome(aot_log), "jvm_step": jvm.steps,
                 "prewarm_users": jvm.prewarmed_users or ""}
 
