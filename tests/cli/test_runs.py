@@ -26,7 +26,7 @@ DERIVED = ("analysis.csv", "report.md", "report.html", "report.json", "charts.js
 DAMAGED_TIME = dt.datetime(2026, 11, 27, 13, 45, tzinfo=dt.timezone.utc)
 
 TINY = ["2026-11-27 13:57:16+00:00  quick  2 rows, 2 valid  {dir}/tiny",
-        "    released, pool 50, 20 users: virtual ÷ platform 0.85× [0.75–0.96]"]
+        "    released, pool 50 · virtual ÷ platform at 20 users: 0.85× [0.75–0.96]"]
 URL = ["2026-11-27 13:53:47+00:00  --url http://127.0.0.1:57407 · GET /api/order-summary/{{id}} (ids 1-1000)  "
        "1 row, not reported  {dir}/url",
        "    not reported"]
@@ -35,8 +35,7 @@ DAMAGED = ["2026-11-27 13:45:00+00:00 (matrix.csv's time)  unknown  1 row, not r
            "    damaged: matrix.csv: its last row is cut short",
            "    damaged: metadata.json: not JSON (Unterminated string starting at: line 1 column 13 (char 12))"]
 OVERLOAD = ["2026-11-27 13:37:50+00:00  quick  1 row, 0 valid  {dir}/group/overload",
-            "    held, pool 2, 40 users: no ratio: platform threads not measured here; "
-            "virtual 2.0 ± 2.2 (invalid) · p99 5,907 ms"]
+            "    held, pool 2 · at 40 users: no ratio: platform threads not measured here"]
 
 
 def _copy(recorded: str, to: Path, keep_report: bool = True) -> Path:
@@ -143,25 +142,19 @@ def test_report_without_a_run_folder_and_no_runs_is_a_usage_error(tmp_path, caps
 # four recorded ones, each line read by hand from its metadata.json, matrix.csv, analysis.csv and report.md.
 SEVERAL = {
     "tiny": ("2026-11-27 13:57:16+00:00", "quick", "2", "2",
-             ["released, pool 50, 20 users: virtual ÷ platform 0.85× [0.75–0.96]"]),
+             ["released, pool 50 · virtual ÷ platform at 20 users: 0.85× [0.75–0.96]"]),
     "url": ("2026-11-27 13:53:47+00:00", "--url http://127.0.0.1:57407 · GET /api/order-summary/{id} (ids 1-1000)",
-            "1", "1", ["your service, 10 users: no ratio: platform threads not measured here; "
-                       "virtual 45.5 ± 4.4 · p99 244 ms"]),
+            "1", "1", ["your service · at 10 users: no ratio: platform threads not measured here"]),
     "group/overload": ("2026-11-27 13:37:50+00:00", "quick", "1", "0",
-                       ["held, pool 2, 40 users: no ratio: platform threads not measured here; "
-                        "virtual 2.0 ± 2.2 (invalid) · p99 5,907 ms"]),
+                       ["held, pool 2 · at 40 users: no ratio: platform threads not measured here"]),
     "variants": ("2026-11-27 13:31:28+00:00", "quick", "5", "5",
-                 [f"{scenario}, 20 users: no ratio: platform threads not measured here; virtual {cell}"
-                  for scenario, cell in (("fan-out, sequential", "92.5 ± 6.2 · p99 280 ms"),
-                                         ("fan-out, structured", "163.8 ± 19.3 · p99 182 ms"),
-                                         ("released, pool 50 (agroal), scopedvalue context",
-                                          "166.3 ± 20.9 · p99 194 ms"),
-                                         ("released, pool 50 (agroal), scopedvalue context, PostgreSQL +60 ms each "
-                                          "way", "82.5 ± 3.1 · p99 277 ms"))]),
+                 [f"{scenario} · at 20 users: no ratio: platform threads not measured here"
+                  for scenario in ("fan-out, sequential", "fan-out, structured",
+                                   "released, pool 50 (agroal), scopedvalue context",
+                                   "released, pool 50 (agroal), scopedvalue context, PostgreSQL +60 ms each way")]),
     "quick": ("2026-11-25 03:25:34+00:00", "quick", "8", "8",
-              [*(f"released, pool 50, {load} users: virtual ÷ platform {ratio}" for load, ratio in (
-                  ("100", "0.99× [0.98–1.01]"), ("400", "2.00× [1.97–2.02]"), ("1000", "4.92× [4.85–4.99]"))),
-               "held, pool 50, 100 users: virtual ÷ platform 1.00× [0.99–1.01]"]),
+              ["released, pool 50 · virtual ÷ platform at 1,000 users: 4.92× [4.85–4.99]",
+               "held, pool 50 · virtual ÷ platform at 100 users: 1.00× [0.99–1.01]"]),
 }
 # What Chromium built of the index, written into the page it dumps (a copy beside index.html, so that its links
 # resolve as the index's own; the index itself has no script): each line's cells as drawn, each link resolved.
@@ -197,3 +190,16 @@ def test_chromium_lists_every_run_of_a_folder_with_what_it_measured_and_links_it
                                  "headline": "\n".join(headline), "folder": name}
         assert line["link"] == (several / name / "report.html").as_uri()
         assert (several / name / "report.html").is_file()
+
+
+def test_a_report_of_before_answers_were_written_is_listed_by_its_headline_its_loads_as_the_report_writes_them():
+    from vtlab.report import runsindex
+    from vtlab.results.listing import HeadlineLine, Run
+
+    line = HeadlineLine("released, pool 50", "1000", "closed", "4.92× [4.85–4.99]", True, "190.0", "935.0")
+    run = Run(Path("r"), None, DAMAGED_TIME, "quick", 8, 8, (line,), None, True, ())
+    assert runsindex.headline(run) == ["released, pool 50, 1,000 users: virtual ÷ platform 4.92× [4.85–4.99]"]
+    answered = Run(Path("r"), None, DAMAGED_TIME, "quick", 8, 8, (line,), None, True, (),
+                   answers=("released, pool 50 · virtual ÷ platform at 1,000 users: 4.97× [4.84–5.10] paired",))
+    assert runsindex.headline(answered) == ["released, pool 50 · virtual ÷ platform at 1,000 users: 4.97× [4.84–5.10] "
+                                            "paired"]

@@ -96,8 +96,8 @@ def test_the_loop_takes_a_paired_points_blocks_together_in_the_plans_order():
     assert [len(point) for point in loop.points(todo[3:], plan, takes_turns=True)] == [1, 4]
 
 
-def test_a_turns_unrecorded_start_is_the_spread_one_wait_and_a_margin():
-    assert blockturns.settle_s(2.0, 1.05) == pytest.approx(2.0 + 1.05 + blockturns.TURN_SETTLE_S)
+def test_a_turns_unrecorded_start_is_the_spread_and_a_margin():
+    assert blockturns.settle_s(2.0) == pytest.approx(2.0 + blockturns.TURN_SETTLE_S)
 
 
 def test_a_block_its_arms_last_went_on_into_is_bounded_by_its_hold_alone():
@@ -107,7 +107,7 @@ def test_a_block_its_arms_last_went_on_into_is_bounded_by_its_hold_alone():
     wait, hold, warmup = 1.05, plan.hold_s, plan.warmup_s
     spread = 2  # 100 users over one 1.05 s wait, as a ramp's whole seconds; 100 users fit the platform's 200 threads
     first = spread + warmup + hold + wait + 1         # an arm's first turn: its settle up to the warm-up's bound
-    later = (spread + wait + 2) + hold + wait + 1     # the spread, one wait and TURN_SETTLE_S; its hold; a drain
+    later = (spread + 1) + hold + wait + 1            # the spread and TURN_SETTLE_S; its hold; a drain
     assert blockturns.bound_s(plan) == pytest.approx(first + first + hold + later)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from vtlab.report import answer, charts, render
+from vtlab.report import answer, charts, loadaxis, render
 
 CROWDED = [100, 190, 195, 209, 400, 1090, 1137, 1187, 1239]  # a capacity search's points on 2 cores
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "capacity-run"
@@ -38,16 +38,37 @@ def test_crowded_load_labels_never_overprint_and_the_brackets_edges_keep_theirs(
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     ax.set_xscale("log")
     ax.plot(CROWDED, CROWDED)
-    charts.at_loads(ax, CROWDED, kept=[1137, 1239])
+    loadaxis.at_loads(ax, CROWDED, kept=[1137, 1239])
     before = boxes(fig, ax)
     assert any(a.overlaps(b) for i, (_, a) in enumerate(before) for _, b in before[i + 1:])  # today's overprint
-    shown = charts.readable_loads(fig)[0]
+    shown = loadaxis.readable_loads(fig)[0]
     after = boxes(fig, ax)
     plt.close(fig)
     assert not any(a.overlaps(b) for i, (_, a) in enumerate(after) for _, b in after[i + 1:]), after
     assert "1,137" in shown and "1,239" in shown and "100" in shown
     assert len(shown) == len(CROWDED) and "" in shown  # every load keeps its tick; the crowded ones lose the text
     assert len(ax.get_xticks()) == len(CROWDED)
+
+
+def test_a_brackets_edges_too_close_for_two_labels_read_as_one():
+    # capD (2026-11-28): platform's bracket 190-195 and virtual's 952-989, at 1,280 px: only 190 and 952 kept text
+    loads = [100, 190, 195, 209, 359, 718, 857, 952, 989, 1504]
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    ax.set_xscale("log")
+    ax.plot(loads, loads)
+    loadaxis.at_loads(ax, loads, kept=[190, 195, 952, 989], brackets=[(190, 195), (952, 989)])
+    shown = loadaxis.readable_loads(fig)[0]
+    after = boxes(fig, ax)
+    plt.close(fig)
+    assert "190–195" in shown and "195" not in shown  # the bracket told once, at its low edge
+    assert not any(a.overlaps(b) for i, (_, a) in enumerate(after) for _, b in after[i + 1:]), after
+    assert len(shown) == len(loads)  # every load keeps its tick
+    # edges far enough apart keep a label each
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    ax.set_xscale("log")
+    loadaxis.at_loads(ax, [100, 400, 1000], kept=[100, 1000], brackets=[(100, 1000)])
+    assert loadaxis.readable_loads(fig)[0] == ["100", "400", "1,000"]
+    plt.close(fig)
 
 
 def test_a_capacity_run_tells_its_capacity_ratio_first_and_its_common_load_ratio_for_what_it_is(tmp_path):

@@ -165,3 +165,18 @@ def test_the_answer_and_the_main_chart_fit_the_first_screen_of_a_1280_by_800_win
     assert 0 < boxes["answers"]["top"] < boxes["answers"]["bottom"] <= boxes["chart"]["top"]
     assert boxes["chart"]["bottom"] <= 800
     assert boxes["chart"]["width"] >= 0.95 * boxes["page"]["width"]  # at the page's full width
+
+
+def test_the_folds_line_counts_one_scenario_in_words_and_says_more_only_below_a_shown_answer():
+    from vtlab.report import answer
+    from vtlab.report.document import Answer
+
+    shown = Answer("released, pool 50", "4.98×", ())
+    variant = Answer("sleep", "no ratio: no valid platform row", (), has_ratio=False, folded=True)
+    assert answer.folded_line([shown, variant]) == "1 more scenario, with no ratio"
+    assert answer.folded_line([variant]) == "1 scenario, with no ratio"  # nothing shown above it: no "more"
+    apart = Answer("fan-out", "2.00×", (), apart=("platform 400 users: too-noisy",), folded=True)
+    assert answer.folded_line([shown, apart]) == "1 more scenario, with a ratio; its rows set apart, not valid"
+    assert answer.folded_line([variant, apart]) == ("2 scenarios: 1 with a ratio, 1 without one; 1 with rows set "
+                                                    "apart, not valid")
+    assert answer.folded_line([shown]) == ""

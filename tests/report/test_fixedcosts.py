@@ -83,6 +83,21 @@ def test_a_total_that_falls_as_the_load_rises_is_said_to_be_no_cost_per_request(
     assert cpu["marginal"].endswith("; falling with the load: not a cost per request")
 
 
+def test_a_share_the_fit_cannot_carry_is_said_within_error_never_a_percentage_outside_0_to_100():
+    # 500 ms/s − 0.25 ms a request (above): a fixed part above its total, shares of 105-200% by the fit
+    rows = staircase("platform", 1024, 80)
+    for cells, percent in zip(rows, ("47.5", "40", "25"), strict=True):
+        cells["app_cpu_pct"] = percent
+    (cpu,) = [line for line in section_of(rows).table if line["what"] == "service CPU"]
+    assert cpu["share"] == "100 users within error, 400 users within error, 1000 users within error"
+    # 20 KiB/s fixed beside 80 KiB a request, the steps' noise of ±100 KiB/s: the fixed part's interval holds 0
+    (small,) = [line for line in section_of(staircase("platform", 20, 80)).table if line["what"] == "allocated"]
+    assert small["share"].count("within error") == 3, small
+    # two steps: no interval to carry a share
+    (two,) = [line for line in section_of(staircase("platform", 1024, 80)[:2]).table if line["what"] == "allocated"]
+    assert two["share"] == "100 users within error, 400 users within error"
+
+
 def test_a_run_with_a_jvm_per_row_has_no_such_section():
     assert section_of([row(thread_mode="platform"), row(thread_mode="virtual")]) is None
 

@@ -100,6 +100,8 @@ def test_a_mode_whose_every_block_the_machine_moved_stands_as_its_pairs_do_and_s
             "downstream call") in md
     assert "2 of its 2 blocks flagged for the machine's moving (noisy-neighbour), counted in their pairs" in md
     assert "set apart" not in md  # its blocks stand as their pairs do: none is set apart
+    assert ("Every row is valid; 2 block(s) flagged for the machine's moving stand as their pairs do (noisy-neighbour "
+            "2).") in md
     # a fault the pairing does not stand beside (failures) leaves no pair and no figure to tell
     failing = [block("platform", 1, 40, 0.30, error_rate=0.5), block("virtual", 1, 80, 0.20),
                block("virtual", 2, 80, 0.20), block("platform", 2, 40, 0.30, error_rate=0.5)]

@@ -165,6 +165,15 @@ def test_the_hero_caption_says_what_the_chart_draws():
         assert "95% interval, within the row's hold for one rep" in caption and "min–max" not in caption
 
 
+def test_a_chart_not_drawn_has_its_sentence_and_no_caption(rendered):
+    # the default run holds connections at one pool size and pins nothing: neither chart is drawn
+    html = rendered[1]["html"].read_text()
+    pool = html[html.index("<figure id='fig-pool'>"):]
+    pool = pool[:pool.index("</figure>")]
+    assert "measured at one pool size" in pool and "<figcaption" not in pool
+    assert figures.CAPTIONS["pool"] not in html and "<figcaption" in html  # the drawn ones keep theirs
+
+
 def test_a_check_that_needs_chromium_skips_with_its_reason_where_it_is_missing(monkeypatch):
     monkeypatch.setattr(browser, "CHROMIUM", None)
     monkeypatch.delenv("CI", raising=False)

@@ -187,7 +187,7 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
                 begins, judging = max(begins, decided), False
                 decider.hold_file.unlink(missing_ok=True)
         tick()
-        time.sleep(0.5 if judging else 0.1)
+        time.sleep(0.5 if judging else 0.2)  # a live line a second: the drain is seen within 0.2 s of it
     while time.time() < begins:
         time.sleep(max(0.0, begins - time.time()))
     hold = (begins, begins + hold_s)

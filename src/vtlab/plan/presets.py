@@ -148,7 +148,8 @@ CORES = -1
 PRESETS: dict[str, Profile] = {
     "quick": Profile(
         name="quick",
-        summary="released: both modes at 100/400/1000 users; held: both modes at 100 users (pool 50)",
+        summary="released: both modes at 100/400/1000 users; held: both modes at 100 users (pool 50); paired in 3 "
+                "blocks of 10 s a mode",
         # Held: 100 users share 50 connections held ~1 s each, so a request waits ~1 s for one —
         # the pool is the wall, yet no wait nears the 5 s pool timeout (200 users did: 5-15% 503s).
         # Warm-up: at 1,000 virtual-thread users the JIT was still settling 50 s after start; 45 s is the bound of a

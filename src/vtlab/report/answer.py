@@ -50,14 +50,19 @@ def _placed(told: Sequence[Answer]) -> list[Answer]:
 
 def folded_line(told: Sequence[Answer]) -> str:
     """The fold's one line: "17 more scenarios: 7 with a ratio, 10 without one; 5 with rows set apart, not valid";
-    "" where nothing is folded."""
+    one alone, "1 more scenario, with no ratio"; "more" only where an answer is shown above it; "" where nothing is
+    folded."""
     folded = [answer for answer in told if answer.folded]
     if not folded:
         return ""
     with_ratio = sum(answer.has_ratio for answer in folded)
     apart = sum(bool(answer.apart) for answer in folded)
+    more = "more " if len(folded) < len(told) else ""
+    if len(folded) == 1:
+        return (f"1 {more}scenario, with {'a' if with_ratio else 'no'} ratio"
+                + ("; its rows set apart, not valid" if apart else ""))
     counts = [f"{with_ratio} with a ratio", f"{len(folded) - with_ratio} without one"]
-    return (f"{len(folded)} more scenario{'' if len(folded) == 1 else 's'}: " + ", ".join(counts)
+    return (f"{len(folded)} {more}scenarios: " + ", ".join(counts)
             + (f"; {apart} with rows set apart, not valid" if apart else ""))
 
 

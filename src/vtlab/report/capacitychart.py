@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from vtlab.core import objective
-from vtlab.report import charts
+from vtlab.report import charts, loadaxis
 from vtlab.report.charts import plt  # matplotlib as the report sets it up (no display)
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
 
@@ -59,7 +59,7 @@ def curve(run: CapacityRun) -> tuple[str, dict]:
         ax.set_title(f"{condition.metric} against the load; dashed: the objective")
     _label(rate, axes, run, loads)
     fig.tight_layout()
-    data["x_labels"] = charts.readable_loads(fig).get(0, [])  # the load axis's labels as drawn ("": a tick alone)
+    data["x_labels"] = loadaxis.readable_loads(fig).get(0, [])  # the load axis's labels as drawn ("": a tick alone)
     return charts.svg(fig), data
 
 
@@ -95,7 +95,8 @@ def _label(rate, axes, run: CapacityRun, loads: list[float]) -> None:
     for ax in axes:
         if finite and max(finite) / min(finite) >= 10:
             ax.set_xscale("log")
-        charts.at_loads(ax, finite, kept=edges)
+        loadaxis.at_loads(ax, finite, kept=edges, brackets=[(mode.bracket_low, mode.bracket_high) for mode in run.modes
+                                                          if math.isfinite(mode.bracket_high)])
         ax.set_xlabel("offered requests / s (open model)" if run.model == "open" else "concurrent users (closed model)")
         ax.grid(True, alpha=0.3)
         if ax.get_legend_handles_labels()[0]:  # a mode searched without a point draws nothing to name

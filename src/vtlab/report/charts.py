@@ -18,6 +18,7 @@ from matplotlib import ticker  # noqa: E402
 from vtlab.core import dimensions  # noqa: E402
 from vtlab.results.compare import Source  # noqa: E402
 from vtlab.explain.model import Aggregate, PairedPoint  # noqa: E402
+from vtlab.report import loadaxis  # noqa: E402
 
 COLORS = {"platform": "#c0392b", "virtual": "#2471a3", "webflux": "#229954"}
 TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910", "proxy": "#7f8c8d"}
@@ -35,7 +36,7 @@ Series = dict[str, list[float]]
 def svg(fig) -> str:
     """The figure as inline SVG, closed (compare.html draws its own with it too); its load axes' labels thinned where
     they would overprint (readable_loads)."""
-    readable_loads(fig)
+    loadaxis.readable_loads(fig)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
@@ -60,77 +61,11 @@ def _log_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
             _plain_log(ax)
 
 
-def _number(value: float) -> str:
-    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
-
-
 def _plain_log(ax) -> None:
     """A log y axis read as numbers at 1, 2 and 5 of each decade ("200, 500, 1,000"), not as "10²"."""
     ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: _number(value)))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: loadaxis.number(value)))
     ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-
-
-def at_loads(ax, loads: Sequence[float], kept: Sequence[float] = ()) -> list[str]:
-    """The x axis ticked at the loads measured and written out ("100, 400, 1,000"), on a log axis too, where
-    matplotlib would write powers of ten between them; the labels drawn. Where neighbours would overprint, svg keeps
-    a readable subset's text (readable_loads), `kept` (a bracket's edges) first."""
-    ticks = sorted({v for v in loads if v > 0 and not math.isnan(v)})
-    if not ticks:
-        return []
-    labels = [_number(tick) for tick in ticks]
-    ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(ticker.FixedFormatter(labels))
-    ax.xaxis.set_minor_locator(ticker.NullLocator())
-    ax.vtlab_loads = (ticks, labels, {float(v) for v in kept})
-    return labels
-
-
-# Air between two neighbouring labels of a load axis, in points: less, and they read as one number.
-LABEL_GAP_PT = 2.0
-
-
-def readable_loads(fig) -> dict[int, list[str]]:
-    """Every load axis of `fig` (at_loads) with the labels that would overprint left without text, their ticks kept:
-    the kept loads first, then from the left, each label shown only where its box, measured by matplotlib's renderer
-    with LABEL_GAP_PT of air, meets no label shown; where kept ones would overprint each other, every label upright.
-    The labels shown per axis (by its index in fig.axes): what a test reads back."""
-    axes = [(index, ax) for index, ax in enumerate(fig.axes) if getattr(ax, "vtlab_loads", None)]
-    done = {index: ax.vtlab_shown for index, ax in axes if getattr(ax, "vtlab_shown", None) is not None}
-    axes = [(index, ax) for index, ax in axes if index not in done]
-    if not axes:
-        return done
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    gap = LABEL_GAP_PT * fig.dpi / 72
-    shown_by_axis: dict[int, list[str]] = {}
-    for index, ax in axes:
-        ticks, labels, kept = ax.vtlab_loads
-        shown = _shown(ax, renderer, ticks, kept, gap)
-        if shown is None:
-            continue
-        if any(ticks[i] in kept for i in set(range(len(ticks))) - set(shown)):
-            # the edges themselves would overprint each other: upright labels are a line's height wide
-            ax.tick_params(axis="x", labelrotation=90)
-            fig.canvas.draw()
-            shown = _shown(ax, renderer, ticks, kept, gap) or shown
-        texts = [labels[i] if i in shown else "" for i in range(len(ticks))]
-        ax.xaxis.set_major_formatter(ticker.FixedFormatter(texts))
-        ax.vtlab_shown = shown_by_axis[index] = texts  # once: measured again, a blank label overlaps nothing
-    return {**done, **shown_by_axis}
-
-
-def _shown(ax, renderer, ticks: Sequence[float], kept: set[float], gap: float) -> list[int] | None:
-    """The labels' indices that can be shown without overprinting: the kept ones first, then from the left, each
-    where its box (with `gap` of air) meets no box shown; None where the labels are not the ticks'."""
-    boxes = [text.get_window_extent(renderer) for text in ax.get_xticklabels()]
-    if len(boxes) != len(ticks):
-        return None
-    shown: list[int] = []
-    for i in sorted(range(len(ticks)), key=lambda i: (ticks[i] not in kept, i)):
-        if not any(boxes[i].padded(gap / 2).overlaps(boxes[j].padded(gap / 2)) for j in shown):
-            shown.append(i)
-    return shown
 
 
 def offered_rate(ax, loads: Sequence[float]) -> list[float]:
@@ -222,7 +157,7 @@ def _label_hero(rate, latency, data: dict[str, Series], every_x: list[float], mo
     measured = [x for mode in ("platform", "virtual") for x in data.get(mode, {}).get(x_key, [])]
     for ax in (rate, latency):
         _log_if_wide(ax, every_x)
-        at_loads(ax, measured or every_x)
+        loadaxis.at_loads(ax, measured or every_x)
 
 
 def _overlay(rate, latency, others: Sequence[Source], data: dict[str, Series]) -> list[float]:

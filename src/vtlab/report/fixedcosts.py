@@ -26,6 +26,8 @@ DIFFERENCE = "virtual − platform"
 # A request cannot cost less than nothing: a total per second that fell as the load rose says the JVM changed between
 # the steps (still compiling at the first, or collecting differently), not what a request costs.
 FALLING = "; falling with the load: not a cost per request"
+# A share the fit cannot carry (_share): said, never a percentage outside 0-100%
+WITHIN_ERROR = "within error"
 
 
 class Shown:
@@ -95,13 +97,23 @@ def _interval(value: float, half: float, scale: float, digits: int, why: str, un
 def _line(f: costs.Family, key: str, threads: int) -> dict[str, str]:
     fit, shown = f.fits[key], SHOWN[key]
     shares = ", ".join(f"{validrows.load(v)}" + (f" rep {v.row.rep}" if f.reps > 1 else "")
-                       + f" {fmt(100 * fit.fixed_share(v.measured.throughput_rps))}%" for v in f.steps)
+                       + f" {_share(fit, v.measured.throughput_rps)}" for v in f.steps)
     return {"scenario": _scenario(f), "mode": mode_label(f.row, threads), "what": f.name(key),
             "marginal": _interval(fit.marginal, fit.marginal_half, shown.request_scale, shown.digits, fit.why,
                                   shown.request_unit) + (FALLING if _falling(fit) else ""),
             "fixed": _interval(fit.fixed, fit.fixed_half, shown.second_scale, shown.digits, fit.why,
                                shown.second_unit),
             "share": shares if fit.determined else "–", "fit": f"{fit.points} point(s)"}
+
+
+def _share(fit: costs.Fit, rate: float) -> str:
+    """ "34%", or WITHIN_ERROR where the fit cannot carry a share: a fixed part without an interval (two steps) or
+    whose interval holds 0, or a share outside 0-100% (a fixed part or a total below 0: 1,363% and -149% for the GC's
+    pauses of a 3-step fit, 2026-11-27)."""
+    share = fit.fixed_share(rate)
+    if math.isnan(fit.fixed_half) or fit.fixed - fit.fixed_half <= 0 or not 0 <= share <= 1:
+        return WITHIN_ERROR
+    return f"{fmt(100 * share)}%"
 
 
 def _falling(fit: costs.Fit) -> bool:

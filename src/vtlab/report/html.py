@@ -139,8 +139,10 @@ def _table(table: Table, between_lines: str = "") -> str:
 
 
 def _figure(figure: Figure) -> str:
-    drawn = f"<p class='small'>{escape(figure.instead)}</p>" if figure.instead else figure.svg
-    return (f"<figure id='fig-{figure.name}'>{drawn}<figcaption "
+    """A chart with its caption; a chart not drawn (a sentence instead) without one: a caption reads a chart."""
+    if figure.instead:
+        return f"<figure id='fig-{figure.name}'><p class='small'>{escape(figure.instead)}</p></figure>"
+    return (f"<figure id='fig-{figure.name}'>{figure.svg}<figcaption "
             f"class='small'>{escape(figure.caption)}</figcaption></figure>")
 
 

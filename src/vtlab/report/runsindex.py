@@ -37,17 +37,21 @@ def date(run: Run) -> str:
 
 
 def headline(run: Run) -> list[str]:
-    """The report's answer a scenario a line: the ratio where one was computed, else why not and what was
-    measured; "not reported" where there is no report.json."""
+    """The report's answer a scenario a line, as its first screen says it (a paired run's paired ratio); from a
+    report of before answers were written, its headline a line a load: the ratio where one was computed, else why
+    not and what was measured; "not reported" where there is no report.json."""
     if run.headline is None:
         told = [NOT_REPORTED]
+    elif run.answers:
+        told = list(run.answers)
     else:
         told = [_line(line) for line in run.headline] or ["no headline line (the report holds the rest)"]
     return told + [f"damaged: {why}" for why in run.damage]
 
 
 def _line(line: HeadlineLine) -> str:
-    load = f"{line.load} users" if line.load_model == "closed" else line.load
+    users = f"{int(line.load):,}" if line.load.isdigit() else line.load  # "1,000", as the report writes it
+    load = f"{users} users" if line.load_model == "closed" else line.load
     if line.computed:
         return f"{line.scenario}, {load}: virtual ÷ platform {line.ratio}"
     measured = [f"{mode} {cell}" for mode, cell in (("platform", line.platform), ("virtual", line.virtual))

@@ -6,6 +6,7 @@ and why, its figures set apart."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,7 @@ from vtlab.core import dimensions
 from vtlab.core.constants import Constants
 from vtlab.explain.bottleneck import CEILING_OF
 from vtlab.explain.model import Aggregate, Analysis, Verdict
-from vtlab.explain.validity import CEILING_EXCEEDED, NOT_EXPOSED
+from vtlab.explain.validity import CEILING_EXCEEDED, IN_A_PAIR, NOT_EXPOSED, invalidating
 from vtlab.report import equalspeed, ratio, sharedcores, validrows
 from vtlab.report.labels import TOMCAT_THREADS, fmt, is_arm_b, row_label
 from vtlab.report.scenarios.common import against, separated
@@ -253,13 +254,19 @@ def _validity_story(verdicts: Sequence[Verdict], threads: int) -> list[str]:
         story = [f"{len(invalid)} row(s) cannot be trusted and are marked: "
                  + "; ".join(f"{row_label(a.row, threads)} ({';'.join(a.flags)})" for a in invalid) + "."]
     else:
-        # a flag that leaves a row valid (a note) still says something the sentence below would deny
-        noted = [a for a in verdicts if _notes(a)]
+        # a flag that leaves a row valid (a note) still says something the sentence below would deny; a paired run's
+        # blocks that stand as their pairs do are counted, each mode's in the answer
+        stood = [a for a in verdicts if IN_A_PAIR in a.flags]
+        noted = [a for a in verdicts if _notes(a) and a not in stood]
+        told = (["noted, without making a row invalid: " + "; ".join(
+                    f"{row_label(a.row, threads)} ({';'.join(_notes(a))})" for a in noted)] if noted else [])
+        if stood:
+            flags = Counter(flag for a in stood for flag in invalidating(a.flags))
+            told.append(f"{len(stood)} block(s) flagged for the machine's moving stand as their pairs do ("
+                        + ", ".join(f"{flag} {count}" for flag, count in flags.most_common()) + ")")
         story = (["Every row is valid: the generator kept up (its CPU is in every row), no dropped "
                   "iterations, no counted errors, samplers complete, throughput steady across the hold."]
-                 if not noted else
-                 ["Every row is valid; noted, without making a row invalid: "
-                  + "; ".join(f"{row_label(a.row, threads)} ({';'.join(_notes(a))})" for a in noted) + "."])
+                 if not told else ["Every row is valid; " + "; ".join(told) + "."])
     return story + _not_measured_story(verdicts)
 
 

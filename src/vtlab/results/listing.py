@@ -51,6 +51,7 @@ class Run:
     report: Path | None             # report.html where the run was reported
     finished: bool | None           # False: the run stopped before its last row, or is still going; None: unknown
     damage: tuple[str, ...]         # what could not be read, and why
+    answers: tuple[str, ...] = ()   # the report's first-screen answers, a scenario each; none: a report of before
 
     @property
     def when(self) -> dt.datetime:
@@ -82,7 +83,7 @@ def read(run_dir: Path) -> Run:
     report = run_dir / REPORT_HTML_NAME
     return Run(folder=run_dir, started=started, file_time=_file_time(run_dir / table.CSV_NAME), measured=measured,
                rows=rows, valid_rows=_valid_rows(run_dir / ANALYSIS_NAME, damage),
-               headline=_headline(run_dir / REPORT_JSON_NAME, damage),
+               headline=_headline(run_dir / REPORT_JSON_NAME, damage), answers=_answers(run_dir / REPORT_JSON_NAME),
                report=report if report.is_file() else None, finished=finished, damage=tuple(damage))
 
 
@@ -174,6 +175,17 @@ def _headline(path: Path, damage: list[str]) -> tuple[HeadlineLine, ...] | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         damage.append(f"{path.name} cannot be read ({type(err).__name__}: {err})")
         return None
+
+
+def _answers(path: Path) -> tuple[str, ...]:
+    """report.json's first-screen answers, a scenario each ("released, pool 50 · virtual ÷ platform at 1,000 users:
+    4.98× [4.87–5.10] paired, 3 pairs"); none where it has none (a report of before they were written) or cannot be
+    read (_headline says why)."""
+    try:
+        told = json.loads(path.read_text()).get("answers") or []
+        return tuple(f"{answer['scenario']} · {answer['ratio']}" for answer in told)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ()
 
 
 def _headline_line(line: Mapping[str, object]) -> HeadlineLine:

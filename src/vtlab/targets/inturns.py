@@ -78,7 +78,7 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready:
             # within the turn's bound (the run's first with the first row's extra)
             judged = arm not in seen and plan.settles(turn.row)
             blocks.append(turns.Block(arms.index(arm), dimensions.slug(turn.row), spread,
-                                      blockturns.settle_s(spread, plan.wait_s(turn.row)),
+                                      blockturns.settle_s(spread),
                                       spread + turn.warmup_s if judged else 0.0))
             seen.add(arm)
         taken = turns.take(rig, loads, blocks, plan.hold_s, lambda index: progress.begin(point[index]), progress)
