@@ -193,6 +193,9 @@ def test_the_run_says_how_its_modes_are_measured_paired_or_why_not(capsys, pairi
     assert main(["run", "--dry-run", "--sequential"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert "taken in turn" not in first and "own stretch of time" not in first
+    assert main(["run", "--dry-run", "--aa", "virtual", "--conc", "1000", "--conn-mode", "released"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "two JVMs of one configuration up (an A/A), 4 blocks of 30 s each" in first and "both modes" not in first
 
 
 def test_a_run_is_resumed_only_as_it_measured_its_modes_paired_or_one_after_the_other(capsys, tmp_path):

@@ -289,7 +289,9 @@ def bound_and_design(plan: planner.Plan) -> tuple[float, str]:
     seconds = (blockturns.bound_s(plan) if blockturns.fits(plan) else
                len(plan.rows) * planner.estimated_row_s(plan) + loop.warmup_for(plan, 0) - plan.warmup_s)
     blocks = max(row.rep for row in plan.rows)
-    design = (f"both modes' JVMs up, {blocks} blocks of {plan.hold_s} s each at every point, taken in turn"
+    both = ("two JVMs of one configuration up (an A/A)" if plan.arms is not None and plan.arms.aa else
+            "both jars' JVMs up" if plan.arms is not None and plan.arms.versus else "both modes' JVMs up")
+    design = (f"{both}, {blocks} blocks of {plan.hold_s} s each at every point, taken in turn"
               if plan.arms is not None else
               f"each mode in its own stretch of time ({plan.sequential})" if plan.sequential else "")
     return seconds / 60, design

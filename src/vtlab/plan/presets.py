@@ -162,9 +162,10 @@ PRESETS: dict[str, Profile] = {
         # swung 703-1,000 req/s a second and came out too-noisy in four default runs of five (trend half-width
         # 9-17%). The same step with the jitter: 927-1,010 req/s a second, half-width 2.7% (2026-11-28, /tmp/w1).
         # Paired by default (Profile.pair_blocks, plan.interleave): both modes' JVMs up, 3 blocks of 10 s a mode at
-        # each point in turns, the same 30 s of hold a mode as the 8 rows one mode after the other. Those gave no
-        # answer in one sitting where the paired gave 4.98x [4.87-5.10] (2026-11-28, ds1 and dp3: docs/paired.md). A
-        # 10 s block cannot show its own hold steady (too-noisy in 9 of 24): it stands as its pair does.
+        # each point in turns, the same 30 s of hold a mode as the 8 rows one mode after the other. In one sitting
+        # (2026-11-29, ds5 and dp5: docs/paired.md) those took 516 s and left the held point without an answer (its
+        # virtual row hypervisor-steal); the paired run took 519 s, every row valid, 4.98x [4.90-5.05]. A 10 s block
+        # cannot show its own hold steady (too-noisy): it stands as its pair does (explain.pairs.standing).
         blocks=(Block(("released",), (50,), (100, 400), scaled=(1000,)),
                 Block(("held",), (50,), (100,))),
         ramp_s=5, warmup_s=45, hold_s=30, reps=1, stub_delay_ms=1000, stub_jitter_ms=100,

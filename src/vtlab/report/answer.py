@@ -129,10 +129,10 @@ def _wall(mode: str, lines: Sequence[Aggregate]) -> str:
     best = max(valid, key=lambda a: a.throughput_median)
     predicted = "" if math.isnan(best.ceiling_rps) else f"; predicted ceiling {fmt(best.ceiling_rps)} req/s"
     return (f"{mode} threads: {fmt(best.throughput_median, 1)} req/s at {load_words(best)}, "
-            f"held by {wall_words(best)} ({best.bottleneck}{predicted}){in_pairs(best)}")
+            f"held by {wall_words(best)} ({best.bottleneck}{predicted}){_in_pairs(best)}")
 
 
-def in_pairs(line: Aggregate) -> str:
+def _in_pairs(line: Aggregate) -> str:
     """ ", 2 of its 3 blocks flagged for the machine's moving (hypervisor-steal;too-noisy), counted in their pairs"
     (hero, 2026-11-28: 5.72× paired while every platform block was noisy-neighbour); "" where no block needed its
     pair to stand."""
