@@ -229,7 +229,7 @@ def add_plan_flags(command: argparse.ArgumentParser, renamed: dict[str, str] | N
                               "(ABBA/BAAB), answered by the paired ratio of adjacent blocks (docs/paired.md)")
     command.add_argument("--sequential", action="store_true",
                          help="measure each thread mode in its own stretch of time, one JVM after the other, where "
-                              "a profile would pair them (none does by default yet: docs/paired.md)")
+                              "the profile would pair them (the default one does: docs/paired.md)")
     command.add_argument("--blocks", type=bounded_int(2, 50, "blocks per arm"),
                          help=f"with --paired or --aa: each arm's blocks at each point (default "
                               f"{interleave.DEFAULT_BLOCKS}); each block is a row, its rep")

@@ -65,20 +65,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_dir, problem = _resolved_run_dir(args, target)
     if problem:
         return flags.usage_error(problem)
-    if args.resume and not args.paired and not args.sequential and _other_design(run_dir, the_plan):
-        # no flag chose a design: the run resumes as it began (a run of before the default paired, one mode after the
-        # other), where its rows would not pair with new ones
-        args.paired, args.sequential = the_plan.arms is None, the_plan.arms is not None
-        try:
-            the_plan = flags.plan_of(args, target, calibrated=True, on_this_machine=True)
-        except ValueError as err:
-            return flags.usage_error(str(err))
-    differs = _other_design(run_dir, the_plan) if args.resume else None
-    if differs:
-        return flags.usage_error(f"--resume: {run_dir} {differs}")
-    seed = _recorded_seed(run_dir) if args.resume and the_plan.arms is not None else None
-    if seed is not None:  # the paired plan's blocks in the order the run began them
-        the_plan = flags.plan_of(args, target, calibrated=True, pair_seed=seed, on_this_machine=True)
+    try:
+        the_plan = _as_resumed(args, target, run_dir, the_plan)
+    except ValueError as err:
+        return flags.usage_error(str(err))
     run_dir = run_dir or loop.default_run_dir(RESULTS)
     problem = None if args.dry_run else table.why_not_writable(run_dir)
     if problem:
@@ -89,16 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if problem:
             return flags.usage_error(problem)
 
-    minutes, design = flags.bound_and_design(the_plan)
-    jitter = f" + 0–{the_plan.stub_jitter_ms} ms" if the_plan.stub_jitter_ms else ""
-    measured = (f"stub delay {the_plan.stub_delay_ms} ms{jitter}" if target is None or target.uses_stub else "")
-    if target is not None:
-        measured = f"your service ({target.jar or target.url}): {target.call.describe()}" + (
-            f", {measured}" if measured else "")
-    sized = the_plan.sized_words()
-    print(f"vtlab run: profile {the_plan.profile}, {len(the_plan.rows)} rows, at most ~{minutes:.0f} min; {measured}; "
-          + (f"{design}; " if design else "") + (f"{sized}; " if sized else "")
-          + f"cores {cores.describe_map(mapping)}; results in {run_dir}")
+    print(_first_line(the_plan, target, mapping, run_dir))
     if args.dry_run:
         for row in the_plan.rows:
             print("  " + dimensions.label(row))
@@ -120,6 +101,41 @@ def cmd_run(args: argparse.Namespace) -> int:
               "--resume measures them again", file=sys.stderr)
         return 1
     return 0
+
+
+def _as_resumed(args: argparse.Namespace, target: userservice.Target | None, run_dir: Path | None,
+                plan: planner.Plan) -> planner.Plan:
+    """The plan a run resumes with (`plan` itself for a new run): in the design it began with where no flag chose one
+    (a run of before the default paired, one mode after the other: its rows would not pair with new ones), a paired
+    one's blocks in the order the run began them. ValueError where the flags ask for the other design."""
+    if not args.resume:
+        return plan
+    if not args.paired and not args.sequential and _other_design(run_dir, plan):
+        args.paired, args.sequential = plan.arms is None, plan.arms is not None
+        plan = flags.plan_of(args, target, calibrated=True, on_this_machine=True)
+    differs = _other_design(run_dir, plan)
+    if differs:
+        raise ValueError(f"--resume: {run_dir} {differs}")
+    seed = _recorded_seed(run_dir) if plan.arms is not None else None
+    if seed is None:
+        return plan
+    return flags.plan_of(args, target, calibrated=True, pair_seed=seed, on_this_machine=True)
+
+
+def _first_line(plan: planner.Plan, target: userservice.Target | None, mapping: dict[str, set[int]],
+                run_dir: Path) -> str:
+    """The run's first line: its profile, rows and bound, what it measures, how its modes are measured, what sized its
+    points, its cores and its folder."""
+    minutes, design = flags.bound_and_design(plan)
+    jitter = f" + 0–{plan.stub_jitter_ms} ms" if plan.stub_jitter_ms else ""
+    measured = (f"stub delay {plan.stub_delay_ms} ms{jitter}" if target is None or target.uses_stub else "")
+    if target is not None:
+        measured = f"your service ({target.jar or target.url}): {target.call.describe()}" + (
+            f", {measured}" if measured else "")
+    sized = plan.sized_words()
+    return (f"vtlab run: profile {plan.profile}, {len(plan.rows)} rows, at most ~{minutes:.0f} min; {measured}; "
+            + (f"{design}; " if design else "") + (f"{sized}; " if sized else "")
+            + f"cores {cores.describe_map(mapping)}; results in {run_dir}")
 
 
 def _resolved_run_dir(args: argparse.Namespace,

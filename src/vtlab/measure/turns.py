@@ -155,7 +155,6 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
     started = time.monotonic() - (time.time() - on)
     if after is None:
         _write_gate(gate, int(on * 1000))
-    drained_before = math.nan
 
     def tick(ended: bool = False) -> None:
         _check(runners, probes)
@@ -174,22 +173,7 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
                                   window_s=settle.STEP_WINDOW_S if arm.spec.warm_step else settle.WINDOW_S,
                                   burst=arm.burst)
                if block.bound_s else None)
-    begins = on if after is not None else on + block.settle_s
-    judging = decider is not None
-    while time.time() < begins or judging or draining is not None:
-        if draining is not None and (seen := draining.seen()) is not None:
-            # the other arm's last requests took CPU this arm's users would have had: a moment more for them
-            drained_before, draining = seen, None
-            begins = max(begins, seen + DRAINED_GAP_S)
-        if decider is not None and judging and time.time() >= begins:
-            decided = decider.tick(cpu.series, time.time() - time.monotonic())
-            if decided is not None:
-                begins, judging = max(begins, decided), False
-                decider.hold_file.unlink(missing_ok=True)
-        tick()
-        time.sleep(0.5 if judging else 0.2)  # a live line a second: the drain is seen within 0.2 s of it
-    while time.time() < begins:
-        time.sleep(max(0.0, begins - time.time()))
+    begins, drained_before = _settled(on if after is not None else on + block.settle_s, decider, draining, cpu, tick)
     hold = (begins, begins + hold_s)
     watch = (holdwatch.HoldWatch(arm.app.pid, rig.profiler, rig.run_dir / "profiles", block.slug, hold[0] - on,
                                  hold[1] - on) if arm.app.pid else None)
@@ -214,6 +198,30 @@ def _turn(block: Block, gate: Path, runners: Sequence[load.Runner], probes: Sequ
                   decider.burst() if decider is not None else arm.burst,
                   watch.close() if watch is not None else holdwatch.NOTHING, went_on=after is not None),
             drained_before)
+
+
+def _settled(begins: float, decider: settle.HoldDecider | None, draining: _Draining | None,
+             cpu: samplers.Sampler, tick: Callable[[], None]) -> tuple[float, float]:
+    """When a turn's hold begins (Unix s), once it has: not before `begins`, nor before the row has settled where a
+    `decider` judges it, nor before the other arm's last iterations (`draining`) have drained and a moment more; with
+    when they had (NaN: no other arm drained)."""
+    drained_before = math.nan
+    judging = decider is not None
+    while time.time() < begins or judging or draining is not None:
+        if draining is not None and (seen := draining.seen()) is not None:
+            # the other arm's last requests took CPU this arm's users would have had: a moment more for them
+            drained_before, draining = seen, None
+            begins = max(begins, seen + DRAINED_GAP_S)
+        if decider is not None and judging and time.time() >= begins:
+            decided = decider.tick(cpu.series, time.time() - time.monotonic())
+            if decided is not None:
+                begins, judging = max(begins, decided), False
+                decider.hold_file.unlink(missing_ok=True)
+        tick()
+        time.sleep(0.5 if judging else 0.2)  # a live line a second: the drain is seen within 0.2 s of it
+    while time.time() < begins:
+        time.sleep(max(0.0, begins - time.time()))
+    return begins, drained_before
 
 
 @dataclass(frozen=True)

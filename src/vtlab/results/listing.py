@@ -81,9 +81,10 @@ def read(run_dir: Path) -> Run:
     rows = _rows(run_dir / table.CSV_NAME, damage)
     started, measured, finished = _record(run_dir, damage)
     report = run_dir / REPORT_HTML_NAME
+    valid_rows = _valid_rows(run_dir / ANALYSIS_NAME, damage)
+    headline, answers = _reported(run_dir / REPORT_JSON_NAME, damage)  # its damage after the analysis's, as listed
     return Run(folder=run_dir, started=started, file_time=_file_time(run_dir / table.CSV_NAME), measured=measured,
-               rows=rows, valid_rows=_valid_rows(run_dir / ANALYSIS_NAME, damage),
-               headline=_headline(run_dir / REPORT_JSON_NAME, damage), answers=_answers(run_dir / REPORT_JSON_NAME),
+               rows=rows, valid_rows=valid_rows, headline=headline, answers=answers,
                report=report if report.is_file() else None, finished=finished, damage=tuple(damage))
 
 
@@ -165,27 +166,19 @@ def _valid_rows(path: Path, damage: list[str]) -> int | None:
     return sum(line["valid"] == cells.format_value(True) for line in lines)
 
 
-def _headline(path: Path, damage: list[str]) -> tuple[HeadlineLine, ...] | None:
-    """report.json's headline lines (schema vtlab-report/1); None where the run was not reported."""
+def _reported(path: Path, damage: list[str]) -> tuple[tuple[HeadlineLine, ...] | None, tuple[str, ...]]:
+    """report.json (schema vtlab-report/1), read once: its headline lines (None where the run was not reported, or
+    its report cannot be read: `damage` says why) and its first-screen answers, a scenario each ("released, pool 50 ·
+    virtual ÷ platform at 1,000 users: 4.98× [4.87–5.10] paired, 3 pairs"; none in a report of before them)."""
     if not path.exists():
-        return None
+        return None, ()
     try:
-        lines = json.loads(path.read_text())["headline"]
-        return tuple(_headline_line(line) for line in lines)
+        report = json.loads(path.read_text())
+        return (tuple(_headline_line(line) for line in report["headline"]),
+                tuple(f"{answer['scenario']} · {answer['ratio']}" for answer in report.get("answers") or []))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         damage.append(f"{path.name} cannot be read ({type(err).__name__}: {err})")
-        return None
-
-
-def _answers(path: Path) -> tuple[str, ...]:
-    """report.json's first-screen answers, a scenario each ("released, pool 50 · virtual ÷ platform at 1,000 users:
-    4.98× [4.87–5.10] paired, 3 pairs"); none where it has none (a report of before they were written) or cannot be
-    read (_headline says why)."""
-    try:
-        told = json.loads(path.read_text()).get("answers") or []
-        return tuple(f"{answer['scenario']} · {answer['ratio']}" for answer in told)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return ()
+        return None, ()
 
 
 def _headline_line(line: Mapping[str, object]) -> HeadlineLine:
