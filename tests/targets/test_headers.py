@@ -15,22 +15,27 @@ import pytest
 from vtlab.measure import load
 from vtlab.rig import build, ownership
 from vtlab.rig.services import Tier
-from vtlab.targets import userrow, userservice
+from vtlab.targets import headers as header_values, requestmix, userrow, userservice
 
 SECRET = "s3cr3t-token-value"
 
 
+def _endpoint(path: str, headers=()) -> userservice.Call:
+    return userservice.Call(mix=requestmix.endpoint("GET", path, (1, 9), None, headers))
+
+
 def test_a_header_s_variables_are_read_from_the_environment_and_only_its_name_is_described():
-    headers = userservice.parse_headers(["Authorization: Bearer $TOKEN", "X-Tenant:  ${TENANT}-eu "],
+    headers = header_values.parse(["Authorization: Bearer $TOKEN", "X-Tenant:  ${TENANT}-eu "],
                                         {"TOKEN": SECRET, "TENANT": "acme"})
     assert headers == (("Authorization", f"Bearer {SECRET}"), ("X-Tenant", "acme-eu"))
-    call = userservice.Call("GET", "/api/things/{id}", (1, 9), headers=headers)
+    call = _endpoint("/api/things/{id}", headers)
     assert call.describe() == "GET /api/things/{id} (ids 1-9, headers Authorization, X-Tenant)"
     assert SECRET not in call.describe()
-    assert json.loads(call.k6_env()["ENDPOINT_HEADERS"]) == {"Authorization": f"Bearer {SECRET}", "X-Tenant": "acme-eu"}
-    assert userservice.Call("GET", "/health", headers=headers[1:]).describe() == "GET /health (headers X-Tenant)"
+    assert json.loads(call.k6_env()["VTLAB_MIX"])[0]["headers"] == {"Authorization": f"Bearer {SECRET}",
+                                                                      "X-Tenant": "acme-eu"}
+    assert _endpoint("/health", headers[1:]).describe() == "GET /health (headers X-Tenant)"
     assert SECRET not in repr(call)  # nor in a traceback's locals
-    assert userservice.parse_headers(["X-Price: $$5 for $$$TOKEN"], {"TOKEN": "t"}) == (("X-Price", "$5 for $t"),)
+    assert header_values.parse(["X-Price: $$5 for $$$TOKEN"], {"TOKEN": "t"}) == (("X-Price", "$5 for $t"),)
 
 
 @pytest.mark.parametrize("items, words", [
@@ -43,13 +48,13 @@ def test_a_header_s_variables_are_read_from_the_environment_and_only_its_name_is
 ])
 def test_a_header_that_cannot_be_one_is_refused_without_its_value(items, words):
     with pytest.raises(ValueError) as refused:
-        userservice.parse_headers(items, {"WITH_NEWLINE": SECRET + "\n"})  # a secret read with its line end
+        header_values.parse(items, {"WITH_NEWLINE": SECRET + "\n"})  # a secret read with its line end
     assert words in str(refused.value) and SECRET not in str(refused.value)
 
 
 @pytest.mark.parametrize("argv, words", [
     (["--endpoint", "GET /x", "--header", f"Authorization {SECRET}"], "--header #1: give 'Name: value'"),
-    (["--script", "{script}", "--header", "X-A: 1"], "--header goes with --endpoint"),
+    (["--script", "{script}", "--header", "X-A: 1"], "--header goes with --endpoint or --mix"),
     (["--header", "X-A: 1"], "--header needs --service JAR or --url URL"),
 ])
 def test_header_flags_that_cannot_run_exit_2_naming_the_flag(capsys, tmp_path, argv, words):
@@ -89,18 +94,18 @@ def server():
 
 
 def test_the_preflight_sends_the_headers(server):
-    call = userservice.Call("GET", "/api/things/{id}", (1, 9), headers=(("Authorization", f"Bearer {SECRET}"),))
+    call = _endpoint("/api/things/{id}", (("Authorization", f"Bearer {SECRET}"),))
     tier = Tier("service", None, Path("/dev/null"), server, server)
     userrow.preflight(tier, call)  # a 401 would stop it (TargetError)
     assert _Seen.counts == {"with": 1, "without": 0}
     with pytest.raises(userservice.TargetError, match="answered 401"):
-        userrow.preflight(tier, userservice.Call("GET", "/api/things/{id}", (1, 9)))
+        userrow.preflight(tier, _endpoint("/api/things/{id}"))
 
 
 def test_k6_sends_the_headers_on_every_request_of_the_endpoint(server):
     if build.find_k6() is None:
         pytest.skip("k6 not built yet (./vtlab setup builds it; ./vtlab test builds it before pytest)")
-    call = userservice.Call("GET", "/api/things/{id}", (1, 9), headers=(("Authorization", f"Bearer {SECRET}"),))
+    call = _endpoint("/api/things/{id}", (("Authorization", f"Bearer {SECRET}"),))
     with tempfile.TemporaryDirectory() as folder:
         spec = load.LoadSpec(server, "closed", 2, 0, 1, 1, 2, 1, cooldown_s=1,
                              script=call.entry_script(Path(folder) / "k6"), script_env=tuple(call.k6_env().items()))

@@ -4,8 +4,12 @@ from pathlib import Path
 
 from vtlab.core.settings import Java
 from vtlab.rig import aot
-from vtlab.targets import useraot, userrow
+from vtlab.targets import requestmix, useraot, userrow
 from vtlab.targets.userservice import Call, Target
+
+
+def _get(path: str) -> Call:
+    return Call(mix=requestmix.endpoint("GET", path, (1, 9), None))
 
 
 def cache(tmp_path: Path, target: Target, jvm_opts=()) -> Path:
@@ -21,12 +25,12 @@ def cache(tmp_path: Path, target: Target, jvm_opts=()) -> Path:
 def test_the_cache_of_a_users_jar_changes_with_its_call_script_settings_arguments_and_options(tmp_path):
     script = tmp_path / "load.js"
     script.write_text("export default function () {}")
-    endpoint = Target(call=Call("GET", "/things/{id}", (1, 9)), jar=tmp_path / "svc.jar",
+    endpoint = Target(call=_get("/things/{id}"), jar=tmp_path / "svc.jar",
                       env=(("SPRING_DATASOURCE_PASSWORD", "s3cret"),))
     same = cache(tmp_path, endpoint)
     assert cache(tmp_path, endpoint) == same  # one command line, one cache
     others = [
-        cache(tmp_path, Target(call=Call("GET", "/other/{id}", (1, 9)), jar=endpoint.jar, env=endpoint.env)),
+        cache(tmp_path, Target(call=_get("/other/{id}"), jar=endpoint.jar, env=endpoint.env)),
         cache(tmp_path, Target(call=endpoint.call, jar=endpoint.jar, env=(("SPRING_DATASOURCE_PASSWORD", "x"),))),
         cache(tmp_path, Target(call=endpoint.call, jar=endpoint.jar, env=endpoint.env, args=("--debug",))),
         cache(tmp_path, endpoint, jvm_opts=("-XX:+UseParallelGC",)),

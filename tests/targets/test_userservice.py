@@ -3,30 +3,24 @@ and every bad flag refused before anything starts."""
 
 from __future__ import annotations
 
+import json
 import math
 import socket
-import zipfile
 
 import pytest
 from rows import BASE, META
+from boots import BOOT_MANIFEST, boot_jar
 from clirun import run_cli
 
 from vtlab.explain import analyze
 from vtlab.results import record
 from vtlab.plan import planner, presets
 from vtlab.report import story as report_story
-from vtlab.targets import userrow, userservice
+from vtlab.targets import requestmix, userrow, userservice
 from vtlab.explain.model import Verdict
 
 
-def boot_jar(path, manifest: str):
-    with zipfile.ZipFile(path, "w") as jar:
-        jar.writestr("META-INF/MANIFEST.MF", manifest)
-    return path
-
-
-BOOT_MANIFEST = ("Manifest-Version: 1.0\nMain-Class: org.springframework.boot.loader.launch.JarLauncher\n"
-                 "Start-Class: com.example.Things\nSpring-Boot-Version: {}\n")
+GET_X = userservice.Call(mix=requestmix.endpoint("GET", "/x", None, None))
 
 
 def test_a_spring_boot_jar_is_told_by_its_manifest_and_needs_3_2(tmp_path):
@@ -44,7 +38,7 @@ def test_a_spring_boot_jar_is_told_by_its_manifest_and_needs_3_2(tmp_path):
 
 
 def test_the_service_gets_boots_own_settings_and_the_users_win_except_the_checked_mode():
-    target = userservice.Target(call=userservice.Call("GET", "/x"), env=(
+    target = userservice.Target(call=GET_X, env=(
         ("STUB_URL", "{stub_url}/api"), ("SERVER_TOMCAT_THREADS_MAX", "20"),
         ("MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus,env")))
     env = userrow.service_env(target, True, 8123, 9123, {"SPRING_DATASOURCE_URL": "jdbc:postgresql://h/db"},
@@ -58,7 +52,7 @@ def test_the_service_gets_boots_own_settings_and_the_users_win_except_the_checke
     # nothing of vtlab's own service: a user's service reads Spring Boot's names only
     ours = {"VT_ENABLED", "DB_POOL_MAX", "CONN_MODE", "PATH_MODE", "TOMCAT_MAX_THREADS", "MANAGEMENT_PORT"}
     assert not ours & set(env)
-    default = userrow.service_env(userservice.Target(call=userservice.Call("GET", "/x")), False, 1, 2, {}, None)
+    default = userrow.service_env(userservice.Target(call=GET_X), False, 1, 2, {}, None)
     assert default["MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE"] == "health,prometheus,metrics"  # what the rig reads
     assert default["SPRING_THREADS_VIRTUAL_ENABLED"] == "false"
 
@@ -70,10 +64,11 @@ def test_k6_runs_the_users_script_or_the_endpoint_inside_vtlabs_phases(tmp_path)
     assert f'import * as user from "{script}";' in entry
     assert f'import {{ wrap }} from "{userservice.WRAPPER_SCRIPT}";' in entry
     assert "export default function (data) { run.iteration(data); }" in entry
-    endpoint = userservice.Call("GET", "/api/things/{id}", (5, 9))
-    assert f'from "{userservice.ENDPOINT_SCRIPT}"' in endpoint.entry_script(tmp_path / "e").read_text()
-    assert endpoint.k6_env() == {"ENDPOINT_METHOD": "GET", "ENDPOINT_PATH": "/api/things/{id}", "IDS_FROM": "5",
-                                 "IDS_TO": "9"}
+    endpoint = userservice.Call(mix=requestmix.endpoint("GET", "/api/things/{id}", (5, 9), None))
+    assert f'from "{requestmix.SCRIPT}"' in endpoint.entry_script(tmp_path / "e").read_text()
+    assert json.loads(endpoint.k6_env()["VTLAB_MIX"]) == [
+        {"name": "GET /api/things/{id}", "method": "GET", "path": "/api/things/{id}", "weight": 1.0, "body": None,
+         "headers": {}, "ids": [5, 9], "idsFile": None, "success": [{"min": 200, "max": 299}]}]
     assert endpoint.describe() == "GET /api/things/{id} (ids 5-9)"
 
 
@@ -230,7 +225,7 @@ def test_settings_vtlab_gives_every_row_cannot_be_overridden():
 
 
 def test_the_record_names_a_services_settings_but_never_their_values():
-    target = userservice.Target(call=userservice.Call("GET", "/x"), url="http://me:secret@127.0.0.1:8080/app?token=t",
+    target = userservice.Target(call=GET_X, url="http://me:secret@127.0.0.1:8080/app?token=t",
                                 env=(("SPRING_DATASOURCE_PASSWORD", "hunter2"),),
                                 args=("--spring.datasource.password=hunter2", "--debug"))
     described = str(target.describe())
@@ -300,7 +295,7 @@ def test_a_before_after_starts_arm_b_from_the_other_jar_and_arm_a_from_the_first
         return Jvm(plan.family(row))
 
     monkeypatch.setattr(userjvm, "start", start)
-    target = userservice.Target(call=userservice.Call("GET", "/x"), jar=tmp_path / "svc.jar", boot_version="3.5.7",
+    target = userservice.Target(call=GET_X, jar=tmp_path / "svc.jar", boot_version="3.5.7",
                                 vs=tmp_path / "new.jar", vs_boot_version="4.1.1", vs_actuator=False)
     plan = planner.build("service", planner.Overrides(workloads=(presets.SERVICE_WORKLOAD,), modes=("virtual",),
                                                       concurrency=(10,), versus=("svc.jar", "new.jar"), blocks=2,

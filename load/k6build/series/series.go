@@ -1,6 +1,6 @@
 // Package series is the k6 output vtlab keeps each row's raw series with (`--out vtlab=FILE.csv.gz`):
-// one line per HTTP request — when it ended, how long it took, its status, and the phase and half of the
-// hold it started in — plus k6's active VUs each second and every dropped iteration. From these the
+// one line per HTTP request — when it ended, how long it took, its status, the phase and half of the
+// hold it started in, and a request mix's entry where it has one — plus k6's active VUs each second and every dropped iteration. From these the
 // harness computes the row's aggregates and any other window's, per second or over a re-cut hold,
 // exactly as k6's summary does (same values, same percentile rule).
 //
@@ -85,7 +85,7 @@ func (o *Output) Start() error {
 	}
 	o.start = time.Now()
 	fmt.Fprintf(o.out, "# vtlab series v1 start_unix_ms=%d\n", o.start.UnixMilli())
-	fmt.Fprintln(o.out, "# r,end_ms,duration_ms,status,phase,half,expected | v,t_ms,vus | d,t_ms,scenario,count")
+	fmt.Fprintln(o.out, "# r,end_ms,duration_ms,status,phase,half,expected[,entry] | v,t_ms,vus | d,t_ms,scenario,count")
 	var err error
 	o.flusher, err = output.NewPeriodicFlusher(time.Second, o.flush)
 	return err
@@ -144,8 +144,13 @@ func (o *Output) write(sample metrics.Sample) {
 			o.failed++
 		}
 		// the value as k6's summary holds it: the shortest text that reads back as the same float64
-		fmt.Fprintf(o.out, "r,%s,%s,%s,%s,%s,%s\n", at, strconv.FormatFloat(sample.Value, 'g', -1, 64),
+		fmt.Fprintf(o.out, "r,%s,%s,%s,%s,%s,%s", at, strconv.FormatFloat(sample.Value, 'g', -1, 64),
 			status, phase, half, expected)
+		// a request mix's entry (load/mix.js tags it; its name holds no comma): a field more, where there is one
+		if entry, tagged := sample.Tags.Get("entry"); tagged {
+			fmt.Fprintf(o.out, ",%s", entry)
+		}
+		o.out.WriteByte('\n')
 	case "vus":
 		fmt.Fprintf(o.out, "v,%s,%d\n", at, int64(sample.Value))
 	case "dropped_iterations":

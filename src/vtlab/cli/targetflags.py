@@ -14,7 +14,7 @@ from pathlib import Path
 from vtlab.core.settings import APP_HOST
 from vtlab.measure import load
 from vtlab.rig import build, procs
-from vtlab.targets import own, user, userservice
+from vtlab.targets import headers, own, requestmix, user, userservice
 
 # Plan flags that set parts of vtlab's own service: they mean nothing to a user's service, whose own settings go
 # in with --service-env. (dest, flag)
@@ -32,15 +32,16 @@ _JAR_ONLY = (("service_env", "--service-env"), ("service_args", "--service-args"
 _HEADER = ("header", "--header")
 # Every flag of the target's (the --service and --url group), by dest
 TARGET_DESTS = ("url", "metrics", "service_env", "service_args", "health", "port", "db", "db_url", "endpoint", "ids",
-                "ids_file", "header", "script")
-_CALL = (("endpoint", "--endpoint"), ("ids", "--ids"), ("ids_file", "--ids-file"), ("script", "--script"), _HEADER)
+                "ids_file", "header", "script", "mix")
+_CALL = (("endpoint", "--endpoint"), ("ids", "--ids"), ("ids_file", "--ids-file"), ("script", "--script"), _HEADER,
+         ("mix", "--mix"))
 
 
 def add(command: argparse.ArgumentParser, port_type) -> None:
     group = command.add_argument_group(
         "your own service", "Measure your Spring Boot service instead of vtlab's: --service JAR (vtlab starts it "
         "in both thread modes, one fresh JVM per row) or --url URL (a service already running, one mode), and "
-        "--endpoint or --script for what to call.")
+        "--endpoint, --mix or --script for what to call.")
     group.add_argument("--service", type=Path, metavar="JAR", help="a Spring Boot 3.2+ executable jar")
     group.add_argument("--url", metavar="URL", help="a running service vtlab does not start (say its mode with "
                        "--modes platform or --modes virtual)")
@@ -62,9 +63,14 @@ def add(command: argparse.ArgumentParser, port_type) -> None:
                        "'GET /api/things/{id}'")
     group.add_argument("--ids", metavar="FIRST-LAST", help="the ids {id} is drawn from, e.g. 1-1000")
     group.add_argument("--ids-file", type=Path, metavar="FILE", help="the ids {id} is drawn from, one per line")
+    group.add_argument("--mix", type=Path, metavar="FILE.yaml",
+                       help="a request mix: named entries (method, path, weight, JSON body, headers, ids, the "
+                            "statuses that count as success), one drawn by weight each iteration; each entry's "
+                            "figures reported apart (docs/your-service.md; `vtlab mix --openapi` writes a first one)")
     group.add_argument("--header", action="append", metavar="'Name: value'",
-                       help="with --endpoint: a header sent on every request, e.g. 'Authorization: Bearer $TOKEN' "
-                            "($NAME read from the environment); repeatable; only its name is ever written down")
+                       help="with --endpoint or --mix: a header sent on every request, e.g. 'Authorization: Bearer "
+                            "$TOKEN' ($NAME read from the environment); repeatable; only its name is ever written "
+                            "down")
     group.add_argument("--script", type=Path, metavar="FILE.js", help="your own k6 script: vtlab runs its default "
                        "function inside its own phases and counts its requests as its own")
 
@@ -145,13 +151,20 @@ def _health(path: str | None) -> str:
 
 
 def _call(args: argparse.Namespace) -> userservice.Call:
-    if bool(args.endpoint) == bool(args.script):
-        raise ValueError("say what to call: --endpoint 'GET /path/{id}' (with --ids or --ids-file) or --script "
-                         "FILE.js — one of them")
+    mix = getattr(args, "mix", None)
+    if sum(1 for given in (args.endpoint, args.script, mix) if given) != 1:
+        raise ValueError("say what to call: --endpoint 'GET /path/{id}' (with --ids or --ids-file), --mix FILE.yaml "
+                         "or --script FILE.js — one of them")
+    if mix is not None:
+        for dest, flag in _CALL[1:3]:
+            if _given(args, dest):
+                raise ValueError(f"{flag} goes with --endpoint; a --mix gives each entry its ids (ids: or ids_file:)")
+        read = requestmix.read(mix.resolve(), os.environ)
+        return userservice.Call(mix=read.with_headers(headers.parse(args.header or [], os.environ)))
     if args.script:
         for dest, flag in (*_CALL[1:3], _HEADER):
             if _given(args, dest):
-                raise ValueError(f"{flag} goes with --endpoint; a --script makes its own requests")
+                raise ValueError(f"{flag} goes with --endpoint or --mix; a --script makes its own requests")
         script = args.script.resolve()
         if not script.is_file():
             raise ValueError(f"--script {args.script}: no such file")
@@ -164,8 +177,9 @@ def _call(args: argparse.Namespace) -> userservice.Call:
     ids_file = args.ids_file.resolve() if args.ids_file else None
     if ids_file and (not ids_file.is_file() or not ids_file.read_text().strip()):
         raise ValueError(f"--ids-file {args.ids_file}: no such file, or it holds no id")
-    return userservice.Call(method, path, userservice.parse_ids(args.ids) if args.ids else (1, 1), ids_file,
-                            headers=userservice.parse_headers(args.header or [], os.environ))
+    ids = userservice.parse_ids(args.ids) if args.ids else None
+    return userservice.Call(mix=requestmix.endpoint(method, path, ids, ids_file,
+                                                    headers.parse(args.header or [], os.environ)))
 
 
 def check_script(k6: Path, call: userservice.Call, folder: Path) -> None:

@@ -23,7 +23,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     threads = analysis.rig.tomcat_max_threads
     measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
     advised = told.advised(analysis)
-    sections = told.sections(run_dir, analysis, advised)
+    entries = told.entries(run_dir, analysis) if _mixed(run) else ()  # a request mix's (the user's --mix)
+    sections = told.sections(run_dir, analysis, advised, entries)
     pairs = headline.lines(analysis.aggregates, threads)
     figures = tuple(drawn.figures(measured, analysis, others, run.cpus_available)) if measured else ()
     answers = answer.answers(pairs, analysis.paired)
@@ -46,4 +47,9 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
         costs=tuple(costs.families(analysis.verdicts)),
         answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
-        capacity=capacity, paired=analysis.paired, advice=advised)
+        capacity=capacity, paired=analysis.paired, advice=advised, entries=entries)
+
+
+def _mixed(run: RunRecord) -> bool:
+    """Whether the run called a --mix file (a --endpoint is a mix of one entry: its rows are its figures)."""
+    return run.user_service is not None and run.user_service.call.startswith("mix ")

@@ -64,6 +64,22 @@ class Section:
 
 
 @dataclass(frozen=True)
+class EntryLine:
+    """One entry of a request mix at one point and thread mode (report.byentry)."""
+    scenario: str
+    load: str
+    mode: str
+    entry: str
+    rows: int                   # the point's valid rows its figures are over
+    requests: int
+    share: float                # of the point's requests in those holds
+    throughput_rps: float       # its successes a second, the rows' mean
+    p50_ms: float
+    p99_ms: float
+    failures: tuple[tuple[str, int], ...]  # (status, count)
+
+
+@dataclass(frozen=True)
 class HeadlineLine:
     """One headline line's pair, platform beside virtual (either may be missing), as the table words it."""
     scenario: str
@@ -121,3 +137,4 @@ class Document:
     capacity: CapacitySection | None = None  # where the run folder holds capacity.json: told before all else
     paired: tuple[PairedPoint, ...] = ()  # a paired run's points (explain.pairs), which the JSON writer quotes
     advice: tuple[Advice, ...] = ()  # what to change before you flip (explain.advice), which the JSON writer quotes
+    entries: tuple[EntryLine, ...] = ()  # a request mix's entries, a point and mode at a time (report.byentry)

@@ -73,6 +73,10 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   try), ``beyond`` (the limit it meets), ``shape`` (what no setting fixes) and ``why_not`` (why there is none); a
   pinned frame's (``wall`` "pinning"): ``setting`` (the frame), ``value`` (its events), ``pin_kind`` (monitor,
   class-init, native), ``pinned_ms`` and ``longest_ms``.
+- ``entries``: a request mix's entries (`--mix`), one per point, thread mode and entry over the point's valid rows'
+  holds: ``scenario``, ``load``, ``mode``, ``entry`` (its name), ``rows``, ``requests``, ``share`` (of the point's
+  requests), ``throughput_rps`` (its successes a second, the rows' mean), ``p50_ms``, ``p99_ms`` (of its successful
+  requests) and ``failures`` (status → count; "0": no response); empty for any other run.
 """
 
 from __future__ import annotations
@@ -113,6 +117,7 @@ def serialise(document: Document) -> str:
         "capacity": _capacity(document.capacity),
         "paired": _paired(document.paired),
         "advice": [_advice(advice) for advice in document.advice],
+        "entries": [{**asdict(line), "failures": dict(line.failures)} for line in document.entries],
     }
     return json.dumps(_plain(report), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 

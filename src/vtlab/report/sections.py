@@ -10,26 +10,35 @@ from pathlib import Path
 
 from vtlab.explain.advice import advise as advice_of
 from vtlab.explain.model import Advice, Analysis
-from vtlab.report import advice, fixedcosts, memory, paired, published, scenarios, wheretime
+from vtlab.report import advice, byentry, fixedcosts, memory, paired, published, scenarios, wheretime
+from vtlab.report.document import EntryLine
 from vtlab.report.labels import mode_label
 from vtlab.report.scenarios.common import Section
 
 
-def sections(run_dir: Path, analysis: Analysis, advice_given: tuple[Advice, ...] | None = None) -> list[Section]:
+def sections(run_dir: Path, analysis: Analysis, advice_given: tuple[Advice, ...] | None = None,
+             mixed: tuple[EntryLine, ...] = ()) -> list[Section]:
     """Every section the run has, in the order the report tells them; `advice_given`: what advised() gave, where the
-    caller has it already."""
+    caller has it already; `mixed`: a request mix's entries (entries()), told after the paired design."""
     # a mode in words, platform threads' pool said where it is not the run's own Tomcat default
     label = functools.partial(mode_label, default_threads=analysis.rig.tomcat_max_threads)
     pairs = paired.section(analysis)
+    by_entry = byentry.section(mixed)
     told = scenarios.sections(analysis, label)
     to_change = advice.section(advised(analysis) if advice_given is None else advice_given, label)
     beside_published = published.section(analysis.aggregates, published.points())
     held = memory.section(analysis, label)
     costs = wheretime.section(run_dir, analysis)
     apart = fixedcosts.section(analysis)
-    return [*([pairs] if pairs else []), *([beside_published] if beside_published else []), *told,
+    return [*([pairs] if pairs else []), *([by_entry] if by_entry else []),
+            *([beside_published] if beside_published else []), *told,
             *([to_change] if to_change else []), *([held] if held else []), *([costs] if costs else []),
             *([apart] if apart else [])]
+
+
+def entries(run_dir: Path, analysis: Analysis) -> tuple[EntryLine, ...]:
+    """A request mix's entries, a point and mode at a time (report.byentry): its section, and report.json's."""
+    return byentry.lines(run_dir, analysis.verdicts, analysis.rig.tomcat_max_threads)
 
 
 def advised(analysis: Analysis) -> tuple[Advice, ...]:

@@ -192,8 +192,8 @@ class Postgres:
         if result.returncode != 0:
             raise RuntimeError(f"PostgreSQL refused a statement for the service's database: {result.stderr.strip()}")
 
-    def query(self, sql: str) -> str:
-        result = subprocess.run([*self._psql_argv(), "-tAc", sql], env=self._psql_env(),
+    def query(self, sql: str, database: str = DB_NAME) -> str:
+        result = subprocess.run([*self._psql_argv(database), "-tAc", sql], env=self._psql_env(),
                                 capture_output=True, text=True, check=True)
         return result.stdout.strip()
 

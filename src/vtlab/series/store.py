@@ -27,7 +27,7 @@ K6_SUFFIX = ".k6.csv.gz"
 SAMPLES_SUFFIX = ".samples.csv.gz"
 SOURCES = ("cpu", "meters")
 # The column line under the header of vtlab's k6 output (load/k6build/series), as it writes it.
-K6_COLUMNS = "# r,end_ms,duration_ms,status,phase,half,expected | v,t_ms,vus | d,t_ms,scenario,count\n"
+K6_COLUMNS = "# r,end_ms,duration_ms,status,phase,half,expected[,entry] | v,t_ms,vus | d,t_ms,scenario,count\n"
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Request:
     phase: str            # the phase the request started in (k6's tag): warmup, hold, cooldown
     half: str             # the hold's half it started in (a, b) or "none"
     ok: bool              # k6's expected_response
+    entry: str = ""       # the request mix's entry it was made for ("": a script or vtlab's own load)
 
     @property
     def start_s(self) -> float:
@@ -68,7 +69,8 @@ def read_k6(path: Path, offset_s: float = 0.0) -> K6Series:
         parts = line.rstrip("\n").split(",")
         at = float(parts[1]) / 1000 + offset_s
         if parts[0] == "r":
-            found.requests.append(Request(at, float(parts[2]), parts[3], parts[4], parts[5], parts[6] == "true"))
+            found.requests.append(Request(at, float(parts[2]), parts[3], parts[4], parts[5], parts[6] == "true",
+                                          parts[7] if len(parts) > 7 else ""))
         elif parts[0] == "v":
             found.vus.append((at, int(parts[2])))
         elif parts[0] == "d":
@@ -136,7 +138,7 @@ def write_k6(path: Path, k6: K6Series, start_unix_ms: int, note: str = "") -> No
         out.write(f"# vtlab series v1 start_unix_ms={start_unix_ms}{' ' + note if note else ''}\n{K6_COLUMNS}")
         for r in k6.requests:
             out.write(f"r,{r.end_s * 1000:.3f},{r.duration_ms!r},{r.status},{r.phase},{r.half},"
-                      f"{'true' if r.ok else 'false'}\n")
+                      f"{'true' if r.ok else 'false'}{',' + r.entry if r.entry else ''}\n")
         for at, vus in k6.vus:
             out.write(f"v,{at * 1000:.3f},{vus}\n")
         for at, scenario, count in k6.dropped:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vtlab.core import dimensions
-from vtlab.measure import csvrow, jfrdump, load, turns
+from vtlab.measure import csvrow, jfrdump, load, turncut, turns
 from vtlab.measure.drive import Drive
 from vtlab.measure.target import Reporter, Turn
 from vtlab.measure.tiers import Rig
@@ -39,6 +39,7 @@ class Block:
     driven: Drive
     armed: Armed
     jfr: Path
+    arm_series: Path  # its arm's whole series at the point: every turn's requests (measure.turncut)
 
     def row(self, rig: Rig, plan: Plan, info: dict, aot_log: Path) -> dict[str, object]:
         """The block's CSV line, a step more on its arm's JVM: a row's (csvrow, with its JFR window and its service's
@@ -90,7 +91,8 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready:
             jfr = rig.run_dir / "jfr" / f"{ran.block.slug}.jfr"
             java = runtimes.java_for(turn.row.jdk, plan.java_homes)
             jfrdump.dump(rig.jcmds(java), block_armed.app.pid, ran.on, ran.drained, jfr)
-            measured.append(Block(turn, ran, driven, block_armed, jfr))
+            arm_series = turncut.whole_series(rig.run_dir / "k6", loads[ran.block.arm].slug)
+            measured.append(Block(turn, ran, driven, block_armed, jfr, arm_series))
     except BaseException:
         for ready_arm in armed.values():
             stop(ready_arm.jvm)

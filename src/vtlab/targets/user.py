@@ -69,9 +69,11 @@ class UserService:
         """A paired point's blocks in turns (targets.inturns): each block's row a step of its arm's JVM of the jar. A
         JVM that would not start or answer fails the point as it fails a row (the run's first stops the run)."""
         rig, plan, target = self.rig, self.plan, self.target
+        counted: dict[int, dict[str, int] | None] = {}  # each arm's JVM's (by id) count queries before the point
 
         def ready(turn: Turn) -> inturns.Armed:
             jvm, spec, log_from = self._ready(turn.row, turn.position, turn.warmup_s)
+            counted[id(jvm)] = self._counted(jvm)
             return inturns.Armed(jvm, jvm.app, spec, jvm.read_meters, log_from)
 
         try:
@@ -80,12 +82,16 @@ class UserService:
             if point[0].index == 0:
                 raise
             raise userrow.refused(rig.run_dir, point[0], err) from err
+        # an arm's writes over the point: its k6 ran across all its blocks
+        writes = {id(block.armed.jvm): self._writes(block.armed.jvm, counted.get(id(block.armed.jvm)),
+                                                    userrow.requests_of(block.arm_series))
+                  for block in blocks if counted.get(id(block.armed.jvm)) is not None}
         rows = []
         for block in blocks:
             jvm, row = block.armed.jvm, block.turn.row
             self.meter_sources[dimensions.slug(row)] = jvm.meter_source
             info = userrow.runtime_facts(target, runtimes.java_for(row.jdk, plan.java_homes), rig.core_map["app"])
-            rows.append(block.row(rig, plan, info, userjvm.aot_log(rig, jvm.slug)))
+            rows.append({**block.row(rig, plan, info, userjvm.aot_log(rig, jvm.slug)), **writes.get(id(jvm), {})})
             if self.service is None:
                 self.service = info
         return rows
@@ -110,6 +116,7 @@ class UserService:
         java = runtimes.java_for(row.jdk, plan.java_homes)
         stepped = target.started_by_vtlab and plan.steps_on_one_jvm(row)
         jvm, spec, log_from = self._ready(row, turn.position, turn.warmup_s)
+        before = self._counted(jvm)  # after its preflight and pre-warm, which write too
         jvm.steps += 1
         app = jvm.app
         try:
@@ -128,6 +135,7 @@ class UserService:
         info = userrow.runtime_facts(target, java, rig.core_map["app"]) if target.started_by_vtlab else {}
         values = csvrow.local_row_values(rig, row, plan, spec, driven, info, jfr if target.started_by_vtlab else None,
                                          app.log, log_from, window if stepped else None)
+        values.update(self._writes(jvm, before, driven.k6.requests))
         if target.started_by_vtlab:
             values["aot_cache"] = jvm.start.outcome(userjvm.aot_log(rig, jvm.slug))
             values["jvm_step"] = jvm.steps
@@ -181,8 +189,9 @@ class UserService:
         second = self.plan.arm(row) == "b"
         # a before/after's arm b is the other jar (--vs), started as the first is
         target = self.target.arm_b() if second and self.target.vs else self.target
-        jvm = userjvm.start(self.rig, self.plan, row, slug, target, java,
-                            self._database(SERVICE_DATABASE + ("_b" if second else "")), jfr, stepped)
+        database = SERVICE_DATABASE + ("_b" if second else "")
+        jvm = userjvm.start(self.rig, self.plan, row, slug, target, java, self._database(database), jfr, stepped)
+        jvm.database = database if self.target.db == "vtlab" else ""
         self.jvms[self.plan.family(row)] = jvm
         return jvm
 
@@ -210,6 +219,14 @@ class UserService:
             jvm.mode_proven = True
         if jvm.app.pid is None and not jvm.meter_source:
             jvm.read_meters, jvm.meter_source = userrow.meters(jvm.app, target)
+
+    def _counted(self, jvm: userjvm.UserJvm) -> dict[str, int] | None:
+        """The mix's count queries in the JVM's own database (--db), or None where nothing is counted."""
+        return userrow.writes_before(self.rig.pg, self.target.call, jvm.database)
+
+    def _writes(self, jvm: userjvm.UserJvm, before: dict[str, int] | None, requests: list) -> dict[str, object]:
+        """The write check's columns: the count queries again, against what k6 saw succeed (none: not checked)."""
+        return userrow.writes_after(self.rig.pg, self.target.call, jvm.database, before, requests)
 
     def _stop_jvm(self, jvm: userjvm.UserJvm) -> None:
         self.jvms = {key: kept for key, kept in self.jvms.items() if kept is not jvm}

@@ -49,9 +49,10 @@ def start_for(rig: Rig, target: Target, java: Java, virtual: bool, db_env: dict[
 
 
 def _call_digest(target: Target) -> str:
-    """What the training ran and the service was told: the call (a script by its content), its arguments and its
-    settings."""
-    script = target.call.script.read_bytes() if target.call.script else b""
+    """What the training ran and the service was told: the call (a script or a mix file by its content), its arguments
+    and its settings."""
+    mix = target.call.mix.source if target.call.mix else None
+    script = target.call.script.read_bytes() if target.call.script else mix.read_bytes() if mix else b""
     parts = [target.call.describe(), hashlib.sha256(script).hexdigest(), *target.args,
              *(f"{name}={value}" for name, value in target.env)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]

@@ -34,6 +34,7 @@ class UserJvm:
     jit_burst: settle.Burst | None = None  # its JIT's busiest window so far (pre-warm, steps): the warm-up's reference
     mode_proven: bool = False  # its thread mode checked, by its first row's first request
     request_threads: int = 0   # the request threads it reported then (0: none reported): a pre-warm's cap
+    database: str = ""         # its own database in vtlab's PostgreSQL (--db), where a mix's writes are counted
 
     def alive(self) -> bool:
         return self.app.proc is not None and self.app.proc.poll() is None

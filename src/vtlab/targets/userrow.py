@@ -11,6 +11,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from vtlab.core import constants, dimensions
@@ -21,6 +22,7 @@ from vtlab.measure.target import RowRefused, Turn
 from vtlab.rig import procs, runtimes, services
 from vtlab.rig.services import Tier
 from vtlab.series import store
+from vtlab.targets import requestmix, userwrites
 from vtlab.targets.userservice import Call, Target, TargetError
 
 SERVICE_HEAP = "-Xmx1g"
@@ -162,26 +164,62 @@ def _never_healthy(tier: Tier, how: str) -> str:
 
 
 def preflight(tier: Tier, call: Call) -> None:
-    """One request before the row's load: a 404 or a 500 stops the run with the response shown."""
+    """One request of each entry of the mix before the row's load, each of which must succeed (a write lands once):
+    a 404 or a 500 stops the run with the response shown."""
     if call.script:
         return  # the script's own first iteration is its preflight (script_preflight runs it)
-    first = str(call.ids[0])
-    if call.ids_file:
-        first = next((line.strip() for line in call.ids_file.read_text().splitlines() if line.strip()), first)
-    url = tier.base_url + call.path.replace("{id}", urllib.parse.quote(first))
-    request = urllib.request.Request(url, method=call.method, headers=dict(call.headers))
+    assert call.mix is not None
+    for entry in call.mix.entries:
+        _preflight_entry(tier, entry, call.mix.source is not None)
+
+
+def _preflight_entry(tier: Tier, entry: requestmix.Entry, named: bool) -> None:
+    first = entry.first_id()
+    url = tier.base_url + requestmix.fill(entry.path, first, 0, in_path=True)
+    body = requestmix.fill(entry.body, first, 0, in_path=False).encode() if entry.body is not None else None
+    request = urllib.request.Request(url, data=body, method=entry.method, headers=requestmix.request_headers(entry))
+    said = f"{entry.name!r} ({entry.method} {url})" if named else f"{entry.method} {url}"
     try:
-        with urllib.request.urlopen(request, timeout=60):
-            return
+        with urllib.request.urlopen(request, timeout=60) as response:
+            status, answer = response.status, b""
+            if entry.succeeded(status):
+                return
+            answer = response.read(PREFLIGHT_BODY_CHARS)
     except urllib.error.HTTPError as err:
-        body = err.read()[:PREFLIGHT_BODY_CHARS].decode("utf-8", "replace")
-        raise TargetError(f"preflight: {call.method} {url} answered {err.code}; the row was not started. "
-                          f"The response:\n{body}") from None
+        status, answer = err.code, err.read()[:PREFLIGHT_BODY_CHARS]
+        if entry.succeeded(status):
+            return
     except OSError as err:
-        raise TargetError(f"preflight: {call.method} {url} failed ({getattr(err, 'reason', err)})") from None
+        raise TargetError(f"preflight: {said} failed ({getattr(err, 'reason', err)})") from None
     except ValueError:  # the request could not be made: a header's value never said (it may be a secret)
-        raise TargetError(f"preflight: {call.method} {url} could not be sent: a --header value is not one a request "
-                          "may carry") from None
+        raise TargetError(f"preflight: {said} could not be sent: a header's value is not one a request may "
+                          "carry") from None
+    raise TargetError(f"preflight: {said} answered {status}; the row was not started. The response:\n"
+                      + answer.decode("utf-8", "replace"))
+
+
+def writes_before(pg: Any, call: Call, database: str) -> dict[str, int] | None:
+    """A mix's count queries (userwrites) in the JVM's own database in vtlab's PostgreSQL (`pg`, a rig.postgres
+    Postgres; --db: `database`), before a row's load or a paired point's; None where nothing is counted (no
+    `count:`, or no database of vtlab's)."""
+    asked = userwrites.queries(call.mix)
+    if not asked or not database or pg is None:
+        return None
+    return userwrites.count(pg, database, asked)
+
+
+def writes_after(pg: Any, call: Call, database: str, before: dict[str, int] | None,
+                 requests: list[store.Request]) -> dict[str, object]:
+    """The write check's CSV columns once the load is over: the count queries again against the successful requests
+    of the k6 run (`requests`); none where nothing was counted before."""
+    if before is None or call.mix is None:
+        return {}
+    return userwrites.columns(call.mix, before, userwrites.count(pg, database, tuple(before)), requests)
+
+
+def requests_of(series: Path) -> list[store.Request]:
+    """Every request of a k6 run's series (a paired point's arm's whole run)."""
+    return store.read_k6(series).requests
 
 
 def script_preflight(k6: Path, spec: load.LoadSpec, folder: Path) -> None:

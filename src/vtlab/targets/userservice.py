@@ -3,9 +3,9 @@
 `--service PATH.jar`: any Spring Boot 3.2+ executable jar, one fresh JVM per row, flipped between the thread
 modes the way Boot reads it from the environment (SPRING_THREADS_VIRTUAL_ENABLED), with vtlab's JFR pinning
 capture, its port and actuator on 127.0.0.1 (or VTLAB_APP_HOST), and the database vtlab provides.
-`--url URL`: a service vtlab does not start, called as it is. Either way `--endpoint` or `--script` says what
-to call. Nothing here knows vtlab's own service: no endpoint, meter or setting of it is assumed. A row's service
-is started or attached in userrow.py; the loop's target for it is user.py.
+`--url URL`: a service vtlab does not start, called as it is. Either way `--mix` (requestmix.py), `--endpoint`
+(a mix of one entry) or `--script` says what to call. Nothing here knows vtlab's own service: no endpoint, meter or
+setting of it is assumed. A row's service is started or attached in userrow.py; the loop's target for it is user.py.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ import json
 import re
 import urllib.parse
 import zipfile
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vtlab.core.settings import LOAD
 from vtlab.rig import procs
+from vtlab.targets import requestmix
+from vtlab.targets.requestmix import Mix
 
 MIN_BOOT = (3, 2)           # spring.threads.virtual.enabled arrived in Spring Boot 3.2
 MIN_BOOT_AOT = (3, 3)       # a jar's classes on a plain class path (an AOT cache needs them): -Djarmode=tools, 3.3
-METHODS = ("GET", "HEAD", "DELETE", "POST", "PUT", "PATCH", "OPTIONS")
-ENDPOINT_SCRIPT = LOAD / "endpoint.js"
+METHODS = requestmix.METHODS
 WRAPPER_SCRIPT = LOAD / "custom.js"
 
 
@@ -34,38 +34,24 @@ class TargetError(RuntimeError):
 
 @dataclass(frozen=True)
 class Call:
-    """What each iteration calls: an endpoint with ids, or the user's own k6 script."""
-    method: str = ""
-    path: str = ""              # with {id} where an id goes
-    ids: tuple[int, int] = (1, 1)
-    ids_file: Path | None = None
+    """What each iteration calls: a request mix (--mix, or --endpoint's one entry), or the user's own k6 script."""
+    mix: Mix | None = None
     script: Path | None = None
-    # --header: sent on every request (the preflight's too); a value may be a secret, so only the names are ever
-    # written (describe) — the values live in k6's environment and the preflight's request alone
-    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def describe(self) -> str:
         if self.script:
             return f"k6 script {self.script}"
-        ids = f"ids from {self.ids_file}" if self.ids_file else f"ids {self.ids[0]}-{self.ids[1]}"
-        headers = f", headers {', '.join(name for name, _ in self.headers)}" if self.headers else ""
-        return f"{self.method} {self.path}" + (f" ({ids}{headers})" if "{id}" in self.path else
-                                                 f" ({headers[2:]})" if headers else "")
+        assert self.mix is not None
+        return self.mix.describe()
 
     def k6_env(self) -> dict[str, str]:
-        if self.script:
-            return {}
-        env = {"ENDPOINT_METHOD": self.method, "ENDPOINT_PATH": self.path, "IDS_FROM": str(self.ids[0]),
-               "IDS_TO": str(self.ids[1])}
-        if self.headers:
-            env["ENDPOINT_HEADERS"] = json.dumps(dict(self.headers))
-        return {**env, "IDS_FILE": str(self.ids_file)} if self.ids_file else env
+        return self.mix.k6_env() if self.mix else {}
 
     def entry_script(self, folder: Path) -> Path:
-        """k6's entry point: the user's script (or endpoint.js) inside vtlab's phases, written into `folder`."""
+        """k6's entry point: the user's script (or a mix's, load/mix.js) inside vtlab's phases, written in `folder`."""
         folder.mkdir(parents=True, exist_ok=True)
         entry = folder / "entry.js"
-        user, wrapper = json.dumps(str(self.script or ENDPOINT_SCRIPT)), json.dumps(str(WRAPPER_SCRIPT))
+        user, wrapper = json.dumps(str(self.script or requestmix.SCRIPT)), json.dumps(str(WRAPPER_SCRIPT))
         entry.write_text(
             "// Written by vtlab: the script below inside vtlab's phases (load/custom.js).\n"
             f"import * as user from {user};\nimport {{ wrap }} from {wrapper};\n\n"
@@ -224,42 +210,6 @@ def jar_names(a: Path, b: Path) -> tuple[str, str]:
     """How a before/after's two jars are told apart: their file names, or, where those are one (two builds of
     app-0.0.1-SNAPSHOT.jar), their paths."""
     return (a.name, b.name) if a.name != b.name else (str(a), str(b))
-
-
-# A header's name: an HTTP token (RFC 9110 §5.6.2); its value's $NAME or ${NAME}: read from vtlab's environment.
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_VARIABLE = re.compile(r"\$(?:\$|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-# What the rig sets on every request itself, or what would change what a request is
-_RIG_HEADERS = {"host", "content-length", "connection", "transfer-encoding"}
-
-
-def parse_headers(items: list[str], environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """--header 'Name: value' items as (name, value), each $NAME or ${NAME} in a value read from `environ`. A value
-    may be a secret: an error names the header's position and name, never its value."""
-    headers = []
-    for number, item in enumerate(items, start=1):
-        name, sep, value = item.partition(":")
-        name = name.strip()
-        if not sep or not _TOKEN.fullmatch(name):
-            raise ValueError(f"--header #{number}: give 'Name: value' (a name, a colon, its value), e.g. "
-                             "'Authorization: Bearer $TOKEN'")
-        if name.lower() in _RIG_HEADERS:
-            raise ValueError(f"--header {name}: k6 sets it on every request itself; leave it out")
-        if name.lower() in {given.lower() for given, _ in headers}:
-            raise ValueError(f"--header {name} given twice: give each header once")
-
-        def read(found: re.Match, name: str = name) -> str:
-            variable = found.group(1) or found.group(2)
-            if variable is None:  # $$: a $ of the value's own
-                return "$"
-            if variable not in environ:
-                raise ValueError(f"--header {name}: ${variable} is not set in the environment")
-            return environ[variable]
-        expanded = _VARIABLE.sub(read, value.strip())
-        if any(char in expanded for char in "\r\n\0"):  # a secret read with its trailing newline, say
-            raise ValueError(f"--header {name}: its value holds a line break or NUL, which no header may; trim it")
-        headers.append((name, expanded))
-    return tuple(headers)
 
 
 def check_url(url: str, flag: str = "--url") -> str:
