@@ -21,6 +21,20 @@ import browser
 from vtlab.rig import procs
 
 REPO = Path(__file__).resolve().parents[1]
+BOOT3_APP = REPO / "tests" / "fixtures" / "boot3-app"
+
+
+def boot3_jar() -> Path:
+    """The Spring Boot 3 fixture's jar (tests/fixtures/boot3-app), built with vtlab's Maven where its sources are
+    newer than it: a user's service as most are today, for the smoke only."""
+    from vtlab.rig import build, prereqs
+
+    jar = BOOT3_APP / "target" / "boot3-fixture.jar"
+    sources = [path for path in BOOT3_APP.rglob("*") if path.is_file() and "target" not in path.parts]
+    if not jar.exists() or jar.stat().st_mtime < max(path.stat().st_mtime for path in sources):
+        subprocess.run([str(prereqs.find_maven()), "-B", "-q", "-f", str(BOOT3_APP / "pom.xml"), "-DskipTests",
+                        "package"], env=build.maven_env(), check=True)
+    return jar
 
 
 def isolated_rig(extra: dict[str, str] | None = None):
