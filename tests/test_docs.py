@@ -1,5 +1,6 @@
 """The README and docs/ kept true: the README stays short, every relative link reaches a file (and, with an anchor,
-a heading GitHub would give that anchor), and every `./vtlab …` command they show is one vtlab accepts.
+a heading GitHub would give that anchor), every `./vtlab …` command they show is one vtlab accepts, and no table
+cell or sentence is too long to read at once.
 
 Commands are read from fenced code blocks (a trailing backslash continues a line, `#` starts a comment) and from
 inline code in the prose. Each is parsed with vtlab's own parser, as `vtlab` parses it (cli.main.parse). A `run`
@@ -8,7 +9,13 @@ renders into a temporary folder; `k8s run` has no dry run (it measures on a clus
 the commands that only read runs (`report`, `compare`: their RUN, BASE and NEW are placeholders). A file a `run`
 command names that the repository does not hold (`--service JAR`, `--script`, `--ids-file`) is replaced by a
 stand-in: a jar whose manifest says Spring Boot, a file that exists. A synopsis is expanded into the commands it
-stands for: `[--reseed]` both without and with it, `start|stop` each word, `NEW…` once."""
+stands for: `[--reseed]` both without and with it, `start|stop` each word, `NEW…` once.
+
+Length is read outside fenced code blocks. A heading, a list item, a table cell and a paragraph are each a unit of
+their own; a unit is cut into sentences at '.', '?' or '!' followed by a space (not ':', not inside inline code,
+not after "e.g." or "i.e."), so 3.5.7 and report.md stay whole. A table row is cut into cells at every '|' not
+escaped, as GitHub cuts it. A sentence's words are its whitespace-separated
+tokens, inline code's included."""
 
 from __future__ import annotations
 
@@ -30,6 +37,14 @@ FENCE = re.compile(r"^(```|~~~)", re.M)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$", re.M)
+# A reader takes in a table cell at a glance and a sentence in one breath; past these a rule wants a list or a table.
+CELL_MAX = 300
+SENTENCE_MAX_WORDS = 60
+CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+TABLE_RULE = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$")
+# a sentence ends at . ? or ! (a closing bracket, quote or emphasis may follow) before a space, not after these
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.?!][)\]\"'”’*_]*(?=\s)")
 
 
 def _prose_and_code(text: str) -> tuple[list[str], list[str]]:
@@ -160,3 +175,81 @@ def test_every_command_shown_parses_and_a_run_plans(page, command, tmp_path, cap
         else:
             continue
         assert args.func(args) == 0, f"`./vtlab {' '.join(argv)}` refused:\n{capsys.readouterr().err}"
+
+
+def _masked(text: str) -> str:
+    """The text with inline code's characters other than spaces blanked out, so nothing inside it ends a sentence;
+    the same length, so a place in it is a place in the text."""
+    return CODE_SPAN.sub(lambda span: re.sub(r"\S", "x", span.group()), text)
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells: cut at every '|' not escaped, inline code's too (GitHub cuts there as well)."""
+    row = row.strip()
+    bounds = [i for i, char in enumerate(row) if char == "|" and row[i - 1:i] != "\\"]
+    if not bounds or bounds[0] != 0:
+        bounds.insert(0, -1)
+    if bounds[-1] != len(row) - 1:
+        bounds.append(len(row))
+    return [row[start + 1:end].strip() for start, end in itertools.pairwise(bounds)]
+
+
+def units(page: Path) -> tuple[list[str], list[str]]:
+    """The page's table cells, and its other units outside code blocks: headings, list items and paragraphs."""
+    cells, others = [], []
+    for prose in _prose_and_code(page.read_text())[0]:
+        current: list[str] = []
+        for line in [*prose.splitlines(), ""]:
+            line = re.sub(r"^\s*>\s?", "", line)  # a quote's text is read as any other
+            starts = not line.strip() or line.lstrip().startswith("|") or HEADING.match(line) or LIST_ITEM.match(line)
+            if starts and current:
+                others.append(" ".join(current))
+                current = []
+            if line.lstrip().startswith("|"):
+                if not TABLE_RULE.match(line.strip()):
+                    cells += _cells(line)
+            elif HEADING.match(line):
+                others.append(HEADING.match(line).group(2))
+            elif line.strip():
+                current.append(LIST_ITEM.sub("", line).strip() if LIST_ITEM.match(line) else line.strip())
+    return cells, others
+
+
+def sentences(unit: str) -> list[str]:
+    """A unit cut where a sentence ends, outside inline code."""
+    ends = [match.end() for match in SENTENCE_END.finditer(_masked(unit))]
+    pieces = [unit[start:end].strip() for start, end in itertools.pairwise([0, *ends, len(unit)])]
+    return [piece for piece in pieces if piece]
+
+
+def _opening(text: str) -> str:
+    """The first words of a unit, enough to find it on the page."""
+    return " ".join(text.split()[:8]) + " …"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(REPO)))
+def test_no_table_cell_is_too_long_to_read_at_a_glance(page):
+    long = [f"{len(cell)} characters: {_opening(cell)!r}" for cell in units(page)[0] if len(cell) > CELL_MAX]
+    assert not long, (f"{page.relative_to(REPO)}: {len(long)} of its table cells are over {CELL_MAX} characters "
+                      f"(more rows, or a list below the table, read better):\n" + "\n".join(long))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(REPO)))
+def test_no_sentence_is_too_long_to_read_in_one_breath(page):
+    cells, others = units(page)
+    long = [f"{len(sentence.split())} words: {_opening(sentence)!r}" for unit in [*cells, *others]
+            for sentence in sentences(unit) if len(sentence.split()) > SENTENCE_MAX_WORDS]
+    assert not long, (f"{page.relative_to(REPO)}: {len(long)} of its sentences are over {SENTENCE_MAX_WORDS} words "
+                      f"(cut them, or make the rule a list):\n" + "\n".join(long))
+
+
+def test_a_sentence_ends_at_a_stop_not_at_an_abbreviation_a_version_a_file_name_or_inline_code():
+    assert sentences("Boot 3.5.7 writes report.md, e.g. twice: i.e. once more. Then `a. b` stays! Why? No.") == [
+        "Boot 3.5.7 writes report.md, e.g. twice: i.e. once more.", "Then `a. b` stays!", "Why?", "No."]
+
+
+def test_a_heading_a_list_item_a_table_cell_and_a_paragraph_are_units_of_their_own(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# Title\n\nA paragraph\nwrapped:\n- an item\n  continued\n\n| a | `b\\|c` |\n|---|---|\n"
+                    "| d \\| e | f |\n\n```sh\nnot prose\n```\n")
+    assert units(page) == (["a", "`b\\|c`", "d \\| e", "f"], ["Title", "A paragraph wrapped:", "an item continued"])
