@@ -36,13 +36,25 @@ def test_each_entry_is_told_over_its_points_valid_rows(tmp_path):
     # a: 3 of block 1's 4 successes at 40 req/s (30), 1 of block 2's 2 at 20 (10): 20 req/s the blocks' mean; its
     # successes 10, 20, 30, 40 ms: p50 25 (k6's rule, between the 2nd and 3rd), p99 30 + 0.97 × 10
     # b: 1 of 4 at 40 (10), 1 of 2 at 20 (10): 10 req/s; 100 and 200 ms: p50 150, p99 199; one 500
-    assert [(line.mode, line.entry, line.rows, line.requests, round(line.share, 4), line.throughput_rps,
+    assert [(line.mode, line.entry, line.rows, line.valid, line.requests, round(line.share, 4), line.throughput_rps,
              line.p50_ms, round(line.p99_ms, 6), line.failures) for line in told] == [
-        ("virtual", "a", 2, 4, round(4 / 7, 4), 20.0, 25.0, 39.7, ()),
-        ("virtual", "b", 2, 3, round(3 / 7, 4), 10.0, 150.0, 199.0, (("500", 1),))]
+        ("virtual", "a", 2, True, 4, round(4 / 7, 4), 20.0, 25.0, 39.7, ()),
+        ("virtual", "b", 2, True, 3, round(3 / 7, 4), 10.0, 150.0, 199.0, (("500", 1),)),
+        # a point with no valid row: told over its rows, marked, and never the slowest said
+        ("platform", "a", 1, False, 1, 1.0, 99.0, 1.0, 1.0, ())]
     section = byentry.section(told)
-    assert section is not None and [line["failed"] for line in section.table] == ["none", "1 × 500"]
+    assert section is not None and [line["failed"] for line in section.table] == ["none", "1 × 500", "none"]
+    assert [line["mode"] for line in section.table] == ["virtual", "virtual", "platform, not valid"]
     assert "The slowest p99: b at 199.0 ms (virtual, 10 users)." in section.verdict
+    assert told[0].scenario == "your service"  # the default JDK unsaid
+
+
+def test_one_scenario_on_two_jdks_is_told_apart(tmp_path):
+    on21, on25 = _verdict(rps=10, jdk=21), _verdict(rps=10, jdk=25)
+    for verdict in (on21, on25):
+        _series(tmp_path, verdict, [("a", 10, "200", "hold")])
+    assert [line.scenario for line in byentry.lines(tmp_path, [on21, on25], 200)] == [
+        "your service, JDK 21", "your service"]
 
 
 def test_a_run_whose_requests_carry_no_entry_has_no_section(tmp_path):

@@ -58,3 +58,17 @@ def test_a_capacity_searchs_answer_comes_first(tmp_path):
               "## The answer\n\n- **released** · 1.00×\n\n## Headline\n")
     told = terminal.summary(report, analysis(tmp_path / "a.csv", ("true", "")))
     assert told.index("1,187 req/s") < told.index("1.00×")
+
+
+def test_an_answer_with_no_ratio_ends_with_what_would_give_one(tmp_path):
+    report = ("# vtlab\n\n## The answer\n\n- **your service** · at 400 users: no ratio: no valid platform row "
+              "(too-noisy)\n\n## Headline\n")
+    rows = [("false", "too-noisy;host-speed:74%"), ("false", "not-steady;jit-not-settled"), ("true", "")]
+    told = terminal.summary(report, analysis(tmp_path / "analysis.csv", *rows))
+    assert "To get an answer: --paired, the modes measured as one" in told and "— 2 rows" in told, told
+    # the same rows measured in turns: more and longer blocks, not --paired again
+    with open(tmp_path / "matrix.csv", "w") as handle:
+        handle.write("thread_mode,taken_in_turns\nvirtual,yes\n")
+    assert "To get an answer: --blocks 5 --hold 20" in terminal.summary(report, tmp_path / "analysis.csv")
+    # an answer given: no such line, whatever the rows set apart
+    assert "To get an answer" not in terminal.summary(REPORT, tmp_path / "analysis.csv")

@@ -70,7 +70,8 @@ class EntryLine:
     load: str
     mode: str
     entry: str
-    rows: int                   # the point's valid rows its figures are over
+    rows: int                   # the point's rows its figures are over: its valid ones, or all where none is
+    valid: bool                 # over valid rows (False: no row of the point is valid; figures, not an answer)
     requests: int
     share: float                # of the point's requests in those holds
     throughput_rps: float       # its successes a second, the rows' mean

@@ -74,7 +74,8 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   pinned frame's (``wall`` "pinning"): ``setting`` (the frame), ``value`` (its events), ``pin_kind`` (monitor,
   class-init, native), ``pinned_ms`` and ``longest_ms``.
 - ``entries``: a request mix's entries (`--mix`), one per point, thread mode and entry over the point's valid rows'
-  holds: ``scenario``, ``load``, ``mode``, ``entry`` (its name), ``rows``, ``requests``, ``share`` (of the point's
+  holds (all its rows, ``valid`` false, where none is valid): ``scenario``, ``load``, ``mode``, ``entry`` (its name),
+  ``rows``, ``valid``, ``requests``, ``share`` (of the point's
   requests), ``throughput_rps`` (its successes a second, the rows' mean), ``p50_ms``, ``p99_ms`` (of its successful
   requests) and ``failures`` (status → count; "0": no response); empty for any other run.
 """

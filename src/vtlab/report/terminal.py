@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from vtlab.explain import validity
+from vtlab.report import nextstep
 
 # The answer's lines shown at most: a profile of many scenarios says how many more the report holds.
 ANSWER_LINES = 14
@@ -33,8 +34,27 @@ def summary(markdown: str, analysis_csv: Path) -> str:
     told = [title, "", *shown]
     if more:
         told.append(f"- … {more} more in the report")
-    told += ["", flagged(analysis_csv), "the whole report: --verbose, or `vtlab report RUN` (report.md beside it)"]
+    told += ["", flagged(analysis_csv)]
+    if any("no ratio" in line for line in answer):
+        told += [step] if (step := next_step(analysis_csv)) else []
+    told.append("the whole report: --verbose, or `vtlab report RUN` (report.md beside it)")
     return "\n".join(told)
+
+
+def next_step(analysis_csv: Path) -> str:
+    """What would give the answer a scenario lacks, from the flags of the rows set apart (report.nextstep)."""
+    with open(analysis_csv, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return nextstep.line(((row.get("flags") or "").split(";") for row in rows
+                          if row.get("valid", "").lower() != "true"), _in_turns(analysis_csv.parent / "matrix.csv"))
+
+
+def _in_turns(matrix: Path) -> bool:
+    """Whether the run took its blocks in turns (a paired run): its matrix.csv says so of its rows."""
+    if not matrix.exists():
+        return False
+    with open(matrix, newline="") as handle:
+        return any(row.get("taken_in_turns") == "yes" for row in csv.DictReader(handle))
 
 
 def flagged(analysis_csv: Path) -> str:
