@@ -163,3 +163,19 @@ def test_an_aa_or_a_before_after_is_its_own_design_not_the_profiles():
 def test_what_blocks_in_turns_cannot_take_leaves_the_default_run_sequential_and_says_why(given, why, pairing_quick):
     plan = planner.build("quick", planner.Overrides(profile_pairs=True, **given))
     assert plan.arms is None and plan.sequential.startswith(why)
+
+
+def test_a_users_service_pairs_by_default_but_on_a_fixed_port(tmp_path, capsys):
+    from boots import BOOT_MANIFEST, boot_jar
+
+    from vtlab.cli.main import main
+
+    jar = str(boot_jar(tmp_path / "svc.jar", BOOT_MANIFEST.format("3.5.7")))
+    call = ["run", "--service", jar, "--endpoint", "GET /things/{id}", "--ids", "1-9", "--dry-run"]
+    assert main(call) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "profile service, 18 rows" in first and "both modes' JVMs up, 3 blocks of 10 s each" in first, first
+    assert main([*call, "--port", "18080"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "profile service, 6 rows" in first, first
+    assert "each mode in its own stretch of time (--port 18080: both modes' JVMs cannot listen on one port)" in first

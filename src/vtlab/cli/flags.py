@@ -258,9 +258,13 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
                          "stretch of time)")
     chosen = True if getattr(args, "paired", False) else False if getattr(args, "sequential", False) else None
     # only a command with both flags (vtlab run) lets the profile pair by default: a cluster's run, a capacity search
-    # a --url service or a fixed --port cannot have a second JVM up beside it: one mode after the other
-    pairs = hasattr(args, "sequential") and (target is None or (target.started_by_vtlab and not target.port))
-    paired = {"paired": chosen, "profile_pairs": pairs, "blocks": getattr(args, "blocks", None),
+    # a --url service or a fixed --port cannot have a second JVM up beside it: one mode after the other (the port's
+    # said in the first line: the service profile would have paired)
+    pairs = hasattr(args, "sequential") and (target is None or target.started_by_vtlab)
+    fixed_port = (f"--port {target.port}: both modes' JVMs cannot listen on one port"
+                  if target is not None and target.port else "")
+    paired = {"paired": chosen, "profile_pairs": pairs, "unpairable": fixed_port,
+              "blocks": getattr(args, "blocks", None),
               "aa": getattr(args, "aa", None), "pair_seed": pair_seed,
               "versus": userservice.jar_names(target.jar, target.vs) if target is not None and target.vs and target.jar
               else None}

@@ -61,6 +61,8 @@ def by_profile(blocks: int, hold_s: int, given: Mapping[str, object]) -> tuple[d
     if (not blocks or not given.get("profile_pairs") or given.get("paired") is not None or given.get("aa")
             or given.get("versus")):
         return {}, ""
+    if given.get("unpairable"):
+        return {}, str(given["unpairable"])
     modes = given.get("modes")
     if modes is not None and set(modes) != {"platform", "virtual"}:  # type: ignore[arg-type]
         return {}, f"--modes {','.join(modes)}: not both thread modes, so nothing to pair"  # type: ignore[arg-type]

@@ -76,6 +76,7 @@ class Overrides:
     versus: tuple[str, str] | None = None  # --service A --vs B: one mode on both jars (their names), paired
     pair_seed: int | None = None  # the blocks' order's seed (None: a random one, recorded)
     profile_pairs: bool = False  # `vtlab run`: a profile that pairs by default does, unless a flag chose otherwise
+    unpairable: str = ""  # a target's flag no paired plan can take, and why (a fixed --port): one mode after the other
 
 
 def row_options(row: Row) -> tuple[str, ...]:
@@ -394,7 +395,6 @@ BLOCK_FIELDS = tuple(f.name for f in fields(Block) if f.name in {o.name for o in
 
 
 def estimated_row_s(plan: Plan) -> float:
-    """A row at its longest: a warm-up that settles ends at the latest at warmup_s, and the hold's last requests
-    end within the grace after its cool-down (measure.settle). JVM start + health check and stop + JFR dump take
-    ~15 s on 2 shared cores."""
+    """A row at its longest: a warm-up that settles ends by warmup_s, the hold's last requests within the grace after
+    its cool-down (measure.settle). JVM start + health check and stop + JFR dump take ~15 s on 2 shared cores."""
     return plan.ramp_s + plan.warmup_s + plan.hold_s + plan.cooldown_s + 15

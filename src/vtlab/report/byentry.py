@@ -50,7 +50,8 @@ def _point(series_dir: Path, rows: list[Verdict], threads: int, valid: bool) -> 
             share = figures.ok / ok if ok else 0.0
             rates[figures.name] = rates.get(figures.name, 0.0) + share * verdict.measured.throughput_rps / len(rows)
         requests += held
-    counted = entries.of(requests)
+    # the most requested first: the mix's weights, whichever entry a point's first request happened to be
+    counted = sorted(entries.of(requests), key=lambda figures: -figures.requests)
     total = sum(figures.requests for figures in counted)
     first = rows[0].row
     jdk = f", JDK {first.jdk}" if first.jdk != JDK_DEFAULT else ""  # one scenario on two JDKs: told apart
