@@ -107,7 +107,7 @@ def test_a_virtual_line_s_pinned_frames_say_what_removes_each():
     assert monitor.pinned_ms == 238.2 and monitor.longest_ms == 30.1 and "JEP 491" in monitor.shape
     assert init.flag == "" and "no JDK removes it: a class initializer pins" in init.shape
     said = told.sentence(monitor, lambda r: r.thread_mode)
-    assert said == ("released, pool 50, virtual at 100 users on JDK 21: pinned at demo.Pin.inLock:10 "
+    assert said == ("released, pool 50, JDK 21, virtual at 100 users: pinned at demo.Pin.inLock:10 "
                     "(holding a monitor, inferred) 8 times, 238 ms in all, at most 30 ms; a monitor, as JDK 21's "
                     "event names no reason and the stack shows neither a class initializer nor a native frame: JDK "
                     "24+ lets a virtual thread park holding one (JEP 491); try --jdk 25.")

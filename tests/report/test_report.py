@@ -127,6 +127,17 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
     assert unknown[0]["ratio"] == "4.50×"  # no interval measured: no range claimed
 
 
+def test_one_scenario_on_two_jdks_is_two_headline_lines_neither_overwritten():
+    def line(mode, rps, jdk):
+        return handmade.row(thread_mode=mode, jdk=jdk, concurrency=400, throughput_rps=rps, throughput_ci95_rps=1,
+                            ok_requests="")
+    rows = [line("platform", 100, 21), line("virtual", 200, 21), line("platform", 300, 25), line("virtual", 450, 25)]
+    told = headline.headline(analyze.analyse(rows, handmade.RUN).aggregates)
+    # before, both JDKs' lines were one key: the second JDK's aggregate overwrote the first's cell, silently
+    assert [(line["scenario"], line["platform"][:5], line["virtual"][:5], line["ratio"][:5]) for line in told] == [
+        ("released, pool 50", "300.0", "450.0", "1.50×"), ("released, pool 50, JDK 21", "100.0", "200.0", "2.00×")]
+
+
 def test_the_headline_tells_several_reps_as_the_mean_with_its_t_interval_and_one_rep_with_its_own():
     def line(mode, rps, rep=1, ci=1):
         return handmade.row(thread_mode=mode, rep=rep, concurrency=100, throughput_rps=rps,

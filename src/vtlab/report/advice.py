@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from vtlab.explain.model import Advice
 from vtlab.report.answer import WALL_WORDS
-from vtlab.report.labels import fmt, load_of, scenario_label
+from vtlab.report.labels import JDK_DEFAULT, fmt, load_of, scenario_label
 from vtlab.report.scenarios.common import Section
 
 TITLE = "Before you flip: what to change"
@@ -24,7 +24,8 @@ def sentence(advice: Advice, mode: Callable[[object], str]) -> str:
     if advice.wall == "cpu":
         return f"{where}: {advice.shape}."
     if advice.wall == "pinning":
-        where = f"{scenario_label(advice.row)}, {mode(advice.row)} at {load_of(advice.row)} on JDK {advice.row.jdk}"
+        # the JDK said even where it is the default: JEP 491 makes it the pin's whole story
+        where += "" if advice.row.jdk != JDK_DEFAULT else f" on JDK {advice.row.jdk}"
         return (f"{where}: pinned at {advice.setting} ({_KIND_WORDS.get(advice.pin_kind, advice.pin_kind)}) "
                 f"{fmt(advice.value)} times, {fmt(advice.pinned_ms)} ms in all, at most {fmt(advice.longest_ms)} ms; "
                 f"{advice.shape}" + (f"; try {advice.flag}" if advice.flag else "") + ".")

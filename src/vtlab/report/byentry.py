@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vtlab.core import dimensions
-from vtlab.core.dimensions import DIMENSIONS
 from vtlab.explain.model import Verdict
 from vtlab.report.document import EntryLine
 from vtlab.report.labels import fmt, load_of, mode_label, scenario_label
@@ -17,7 +16,6 @@ from vtlab.report.scenarios.common import Section
 from vtlab.series import entries, store
 
 TITLE = "Requests by entry of the mix"
-JDK_DEFAULT = next(d.default for d in DIMENSIONS if d.name == "jdk")
 COLUMNS = [("point", "point"), ("mode", "mode"), ("entry", "entry"), ("share", "share of requests"),
            ("rps", "req/s"), ("p50", "p50 ms"), ("p99", "p99 ms"), ("failed", "failed (by status)")]
 
@@ -54,8 +52,7 @@ def _point(series_dir: Path, rows: list[Verdict], threads: int, valid: bool) -> 
     counted = sorted(entries.of(requests), key=lambda figures: -figures.requests)
     total = sum(figures.requests for figures in counted)
     first = rows[0].row
-    jdk = f", JDK {first.jdk}" if first.jdk != JDK_DEFAULT else ""  # one scenario on two JDKs: told apart
-    return [EntryLine(scenario=scenario_label(first) + jdk, load=load_of(first), mode=mode_label(first, threads),
+    return [EntryLine(scenario=scenario_label(first), load=load_of(first), mode=mode_label(first, threads),
                       entry=figures.name, rows=len(rows), valid=valid, requests=figures.requests,
                       share=figures.requests / total, throughput_rps=rates.get(figures.name, 0.0),
                       p50_ms=figures.p50_ms, p99_ms=figures.p99_ms, failures=figures.failures)

@@ -9,9 +9,11 @@ from typing import Any
 
 from vtlab.core import constants
 from vtlab.core.arms import ARM_B_OPTION
+from vtlab.core.dimensions import DIMENSIONS
 
 # only where no run's record is at hand; the report passes the run's
 TOMCAT_THREADS = constants.CURRENT.tomcat_max_threads
+JDK_DEFAULT = next(d.default for d in DIMENSIONS if d.name == "jdk")  # the JDK a label leaves unsaid
 
 
 def fmt(value: object, digits: int = 0) -> str:
@@ -44,6 +46,12 @@ def is_arm_b(row: Any) -> bool:
 
 
 def scenario_label(row: Any) -> str:
+    """The scenario in words, a JDK other than the default named: one scenario measured on two JDKs is two lines of
+    the headline, never one line whose cell the other's figures overwrote."""
+    return _scenario_words(row) + ("" if row.jdk == JDK_DEFAULT else f", JDK {row.jdk}")
+
+
+def _scenario_words(row: Any) -> str:
     kind = row.workload
     if kind == "service":
         return "your service" + (f", downstream {fmt(row.stub_delay_ms)} ms" if row.stub_delay_ms else "")
