@@ -1,8 +1,8 @@
 // Package series is the k6 output vtlab keeps each row's raw series with (`--out vtlab=FILE.csv.gz`):
 // one line per HTTP request — when it ended, how long it took, its status, the phase and half of the
-// hold it started in, and a request mix's entry where it has one — plus k6's active VUs each second and every dropped iteration. From these the
-// harness computes the row's aggregates and any other window's, per second or over a re-cut hold,
-// exactly as k6's summary does (same values, same percentile rule).
+// hold it started in, and a request mix's entry where it has one — plus k6's active VUs each second and
+// every dropped iteration. From these the harness computes the row's aggregates and any other window's,
+// per second or over a re-cut hold, exactly as k6's summary does (same values, same percentile rule).
 //
 // k6's own CSV output writes some fourteen samples per request with every tag; at ~1,700 req/s on two
 // shared cores that is CPU the service would have had. This keeps the few fields vtlab reads.

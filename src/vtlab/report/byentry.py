@@ -5,6 +5,7 @@ entry. The report's section and report.json's `entries`."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,10 +44,10 @@ def _point(series_dir: Path, rows: list[Verdict], threads: int, valid: bool) -> 
         if not path.exists():
             continue
         held = [r for r in store.read_k6(path).requests if r.phase == "hold"]
+        succeeded = Counter(r.entry for r in held if r.ok and r.entry)
         ok = sum(1 for r in held if r.ok)
-        for figures in entries.of(held):
-            share = figures.ok / ok if ok else 0.0
-            rates[figures.name] = rates.get(figures.name, 0.0) + share * verdict.measured.throughput_rps / len(rows)
+        for name, count in succeeded.items():
+            rates[name] = rates.get(name, 0.0) + count / ok * verdict.measured.throughput_rps / len(rows)
         requests += held
     # the most requested first: the mix's weights, whichever entry a point's first request happened to be
     counted = sorted(entries.of(requests), key=lambda figures: -figures.requests)

@@ -34,19 +34,20 @@ def summary(markdown: str, analysis_csv: Path) -> str:
     told = [title, "", *shown]
     if more:
         told.append(f"- … {more} more in the report")
-    told += ["", flagged(analysis_csv)]
+    with open(analysis_csv, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    told += ["", flagged(rows)]
     if any("no ratio" in line for line in answer):
-        told += [step] if (step := next_step(analysis_csv)) else []
+        told += [step] if (step := next_step(rows, analysis_csv.parent / "matrix.csv")) else []
     told.append("the whole report: --verbose, or `vtlab report RUN` (report.md beside it)")
     return "\n".join(told)
 
 
-def next_step(analysis_csv: Path) -> str:
-    """What would give the answer a scenario lacks, from the flags of the rows set apart (report.nextstep)."""
-    with open(analysis_csv, newline="") as handle:
-        rows = list(csv.DictReader(handle))
+def next_step(rows: list[dict[str, str]], matrix: Path) -> str:
+    """What would give the answer a scenario lacks, from the flags of analysis.csv's rows set apart
+    (report.nextstep)."""
     return nextstep.line(((row.get("flags") or "").split(";") for row in rows
-                          if row.get("valid", "").lower() != "true"), _in_turns(analysis_csv.parent / "matrix.csv"))
+                          if row.get("valid", "").lower() != "true"), _in_turns(matrix))
 
 
 def _in_turns(matrix: Path) -> bool:
@@ -57,11 +58,9 @@ def _in_turns(matrix: Path) -> bool:
         return any(row.get("taken_in_turns") == "yes" for row in csv.DictReader(handle))
 
 
-def flagged(analysis_csv: Path) -> str:
-    """One line: how many rows are set apart (not valid), by flag, the most frequent first; or that every row is
-    valid."""
-    with open(analysis_csv, newline="") as handle:
-        rows = list(csv.DictReader(handle))
+def flagged(rows: list[dict[str, str]]) -> str:
+    """One line: how many of analysis.csv's rows are set apart (not valid), by flag, the most frequent first; or that
+    every row is valid."""
     invalid = [row for row in rows if row.get("valid", "").lower() != "true"]
     if not invalid:
         return f"Every row is valid ({len(rows)} of {len(rows)})."
