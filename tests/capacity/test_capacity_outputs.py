@@ -235,3 +235,41 @@ def test_an_edge_too_close_to_call_with_no_failure_above_it_names_the_wall_its_r
     # a row that saw only its own load names nothing; a failure above names its own wall, not the edge's
     assert "too close to call" not in summary.headline(_edge_mode("users"), "req/s")
     assert "too close to call" not in summary.headline(_edge_mode("cpu", crossed="p99 crossed 1500 ms"), "req/s")
+
+
+def _at_host(name, low, high, wall, host_us):
+    points = (PointRecord(low, "pass", "", low, {}, 0, 100, k6_ms_per_req=0.3, host_work_us=host_us),
+              PointRecord(high, "fail", "", high, {}, 0, 100, k6_ms_per_req=0.3, host_work_us=host_us * 1.01))
+    return ModeCapacity(name, low, low, high, "bracket within 5%", "p99 crossed 1500 ms", wall, "", high, points)
+
+
+def test_each_capacity_is_told_beside_the_host_s_fixed_work_at_its_point():
+    run = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
+                      (_at_host("platform", 190, 199, "thread-pool", 362.0), _at_host("virtual", 1187, 1239, "cpu",
+                                                                                       371.0)), in_turn=True)
+    said = "\n".join(summary.lines(run))
+    assert ("the host's fixed work there 371 µs of CPU (371–375 over the search's points); a CPU wall: the capacity "
+            "moves with the host's speed") in said
+    assert "the host's fixed work there 362 µs of CPU (362–366 over the search's points); a thread-pool wall" in said
+    assert any("371 µs" in sentence for sentence in report_capacity.section(run).sentences)
+
+
+def test_two_capacity_runs_are_put_on_one_scale_where_a_cpu_wall_held_and_both_read_the_host_s_speed():
+    from vtlab.compare import capacity as compare_capacity
+
+    # NEW's host 20% slower (the fixed work 432 µs against 360): its CPU-held 1,000 req/s is 1,200 on BASE's host;
+    # platform's threads hold it at 190 whatever the host's speed
+    base = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
+                       (_at_host("platform", 190, 199, "thread-pool", 360.0), _at_host("virtual", 1200, 1250, "cpu",
+                                                                                        360.0)))
+    new = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
+                      (_at_host("platform", 190, 199, "thread-pool", 432.0), _at_host("virtual", 1000, 1040, "cpu",
+                                                                                       432.0)))
+    said = "\n".join(compare_capacity.lines(base, new, compare_capacity.changes(base, new), set()))
+    assert ("on BASE's host speed (the host's fixed work 360 µs of CPU in BASE, 432 in NEW; a cpu wall moves with "
+            "it): NEW's 1,000 is 1,200 req/s") in said
+    assert "a thread-pool wall, sized by its setting, which the host's speed does not move" in said
+    unread = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
+                         (_mode("virtual", 1000, 1040, "cpu", 0.31),))
+    assert "host speed" not in "\n".join(compare_capacity.lines(base, unread, compare_capacity.changes(base, unread),
+                                                                set()))

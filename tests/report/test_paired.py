@@ -132,3 +132,15 @@ def test_the_section_says_how_the_blocks_were_loaded_in_turns_or_each_a_k6_run(t
     told = (run_folder(tmp_path / "m", point(taken_in_turns="yes") + point(concurrency=400)) / "report.md").read_text()
     assert "a block was its arm's turn" in told
     assert "released, pool 50, 400 users: each block a k6 run of its own" in told
+
+
+def test_where_the_host_s_speed_was_read_the_section_tells_it_by_the_fixed_work_across_both_arms(tmp_path):
+    # the fixed work took 400 µs under the first couple and 460 µs under the second (+15%, both arms alike); k6's CPU
+    # per request moved 50% within platform's arm (its load's own cost, which is no host index across loads)
+    rows = [block("platform", 1, 40, 0.30, host_work_us=400), block("virtual", 1, 80, 0.20, host_work_us=402),
+            block("virtual", 2, 88, 0.20, host_work_us=404), block("platform", 2, 40, 0.30, host_work_us=401),
+            block("virtual", 3, 72, 0.25, host_work_us=455), block("platform", 3, 40, 0.45, host_work_us=460),
+            block("platform", 4, 45, 0.45, host_work_us=458), block("virtual", 4, 90, 0.25, host_work_us=459)]
+    md = (run_folder(tmp_path, rows) / "report.md").read_text()
+    assert "the host's speed (a fixed work's CPU time) moved up to 15.0%, k6's CPU per request up to 50.0%" in md
+    assert "the host's speed index" not in md

@@ -12,6 +12,7 @@ import pytest
 from vtlab.cli.main import main
 from vtlab.core.constants import CURRENT
 from vtlab.series import holdstats, recut, store, windows
+from vtlab.series.holdstats import HOST_WORK
 from vtlab.results import table
 from vtlab.report import timeline
 
@@ -439,3 +440,18 @@ def test_the_services_cpu_and_every_tiers_are_told_in_k6s_units_which_the_hosts_
     assert moved["app_cpu_per_k6_cpu_ci95"] == pytest.approx(0, abs=1e-6)
     # the service's CPU not sampled: not measured
     assert math.isnan(holdstats.columns(_k6_hold(lambda second: 25.0, lambda second: 1000))["app_cpu_per_k6_cpu"])
+
+
+def test_the_host_s_speed_under_a_hold_is_its_readings_median_inside_the_hold_only():
+    from vtlab.series.loadresult import LoadResult
+
+    measured = LoadResult(ok_requests=1000, ok_half_a=500, ok_half_b=500, requests=1000, error_rate=0.0, p50_ms=10.0,
+                          p95_ms=12.0, p99_ms=15.0, p999_ms=20.0, max_ms=30.0, mean_ms=10.0, p99_all_ms=15.0,
+                          failures_by_status={}, dropped_iterations=0, exit_code=0)
+    # inside 0–10 s: 400, 410, 9,000 (an interrupt in one reading), 405; outside it a slower 800 that is not the hold's
+    cpu = [(-1.0, {HOST_WORK: 800.0}), (1.0, {HOST_WORK: 400.0}), (4.0, {HOST_WORK: 410.0}),
+           (6.0, {HOST_WORK: 9000.0}), (9.0, {HOST_WORK: 405.0}), (11.0, {HOST_WORK: 800.0})]
+    hold = holdstats.Hold(measured, windows.Series(cpu), windows.Series(), 0, 10, 10, ("app",), False)
+    assert holdstats.columns(hold)[HOST_WORK] == pytest.approx(407.5)
+    unread = holdstats.Hold(measured, windows.Series(), windows.Series(), 0, 10, 10, ("app",), False)
+    assert math.isnan(holdstats.columns(unread)[HOST_WORK])  # not measured, never 0

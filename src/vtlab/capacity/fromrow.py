@@ -40,7 +40,8 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float, in_tur
                        utilisation=utilisation(row, analysis.context),
                        service_time_ms=verdict.service_time_ms, seconds=seconds,
                        extra={"slug": slug, "p99_ms": num(row, "p99_ms", math.nan),
-                              "k6_ms_per_req": num(row, "load_cpu_ms_per_req", math.nan)})
+                              "k6_ms_per_req": num(row, "load_cpu_ms_per_req", math.nan),
+                              "host_work_us": num(row, "host_work_us", math.nan)})
 
 
 def stands_in_turn(verdict: Verdict) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from vtlab.compare.stats import BETTER, SAME, UNKNOWN, WORSE, Change
+from vtlab.explain.loadwall import SIZED_WALLS
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity
 
 METRIC = "capacity"  # its name in a gate condition
@@ -63,7 +64,26 @@ def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Chang
         gate = "  FAILS the gate" if mode in failed else ""
         said.append(f"  {mode}: {_n(moved.base)} -> {_n(moved.new)} ({share}, range {_n(moved.low)} to "
                     f"{_n(moved.high)}) {moved.verdict}{gate}")
+        before, after = base.mode(mode), new.mode(mode)
+        if before is not None and after is not None and (scale := on_one_scale(before, after, base.unit)):
+            said.append(f"    {scale}")
     return said
+
+
+def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str) -> str:
+    """NEW's capacity on BASE's host speed, where both read it at their capacities (the fixed work's CPU µs,
+    measure.hostwork) and a CPU wall held NEW's (its capacity moves with the host's speed, in proportion); where a
+    setting's wall held it, that the host's speed does not move it. "" where either did not read the host's speed."""
+    base_us, new_us = base.host_work_us(), new.host_work_us()
+    if not (base_us > 0 and new_us > 0 and math.isfinite(new.capacity)):
+        return ""
+    hosts = f"the host's fixed work {base_us:,.0f} µs of CPU in BASE, {new_us:,.0f} in NEW"
+    if new.wall == "cpu":
+        return (f"on BASE's host speed ({hosts}; a cpu wall moves with it): NEW's {_n(new.capacity)} is "
+                f"{_n(new.capacity * new_us / base_us)} {unit}")
+    if new.wall in SIZED_WALLS:
+        return f"{hosts}: a {new.wall} wall, sized by its setting, which the host's speed does not move"
+    return f"{hosts}; NEW's wall ({new.wall or 'not named'}) says nothing of how the host's speed moves it"
 
 
 def _n(value: float) -> str:

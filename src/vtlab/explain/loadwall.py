@@ -52,7 +52,11 @@ def index_words(mode: ModeCapacity) -> str:
     first = mode.points[0] if mode.points else None
     start = (f" ({first.k6_ms_per_req:.3f} at the first load, {first.load:,})"
              if first is not None and math.isfinite(first.k6_ms_per_req) and first.load != mode.capacity else "")
-    return f"k6 at the capacity: {mode.host_index_ms():.3f} ms of CPU a request{start}" + moves(mode.wall)
+    host = mode.host_work_us()
+    every = [point.host_work_us for point in mode.points if math.isfinite(point.host_work_us)]
+    across = f" ({min(every):,.0f}–{max(every):,.0f} over the search's points)" if len(every) > 1 else ""
+    fixed = f"; the host's fixed work there {host:,.0f} µs of CPU{across}" if math.isfinite(host) else ""
+    return f"k6 at the capacity: {mode.host_index_ms():.3f} ms of CPU a request{start}{fixed}" + moves(mode.wall)
 
 
 def moves(wall: str) -> str:

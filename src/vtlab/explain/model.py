@@ -102,6 +102,7 @@ class Measured:
     tiers_cpu_per_k6_cpu: float = NAN
     tiers_cpu_per_k6_cpu_ci95: float = NAN
     host_cpu_pct: float = NAN
+    host_work_us: float = NAN           # the host's speed under the hold: a fixed work's CPU µs (measure.hostwork)
     vt_parallelism: float = NAN
     pinned_events: float = NAN
     rows_inserted: float = NAN
@@ -249,6 +250,10 @@ class Pair:
     # speed moved (holdstats' host-speed fit reads it the same way); NaN where not measured
     a_k6_ms: float = NAN
     b_k6_ms: float = NAN
+    # the host's speed under each block: a fixed work's CPU µs (measure.hostwork), the same at any load; NaN where not
+    # measured (a run from before it)
+    a_host_us: float = NAN
+    b_host_us: float = NAN
 
     @property
     def ratio(self) -> float:

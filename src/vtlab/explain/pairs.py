@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from vtlab.core.arms import Arms, arm_of, point_key
 from vtlab.core.studentt import t_975
-from vtlab.explain.model import Pair, PairedPoint, Verdict
+from vtlab.explain.model import Measured, Pair, PairedPoint, Verdict
 from vtlab.explain.validity import IN_A_PAIR, MACHINE_DRIFT, invalidating_beyond
 
 # A sampler's gap (the service's meters unread, a CPU reading short): the row's evidence is missing, not k6's count
@@ -93,11 +93,17 @@ def _pair(block: int, a: tuple[int, Verdict] | None, b: tuple[int, Verdict] | No
     if not whys and abs(a[0] - b[0]) != 1:
         whys.append("its blocks not measured one right after the other (a resumed run)")
     order = ("ab" if a[0] < b[0] else "ba") if a is not None and b is not None else ""
-    return Pair(block, order, a_rps, b_rps, "; ".join(whys), _k6_ms(va), _k6_ms(vb))
+    def k6_ms(m: Measured) -> float:
+        return m.load_cpu_ms_per_req
+
+    def host_us(m: Measured) -> float:
+        return m.host_work_us
+    return Pair(block, order, a_rps, b_rps, "; ".join(whys), _figure(va, k6_ms), _figure(vb, k6_ms),
+                _figure(va, host_us), _figure(vb, host_us))
 
 
-def _k6_ms(verdict: Verdict | None) -> float:
-    return verdict.measured.load_cpu_ms_per_req if verdict is not None and not verdict.failed else math.nan
+def _figure(verdict: Verdict | None, of: Callable[[Measured], float]) -> float:
+    return of(verdict.measured) if verdict is not None and not verdict.failed else math.nan
 
 
 def out_of_pair(verdict: Verdict | None, arm: str) -> str:

@@ -26,7 +26,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     entries = told.entries(run_dir, analysis) if _mixed(run) else ()  # a request mix's (the user's --mix)
     sections = told.sections(run_dir, analysis, advised, entries)
     pairs = headline.lines(analysis.aggregates, threads)
-    figures = tuple(drawn.figures(measured, analysis, others, run.cpus_available)) if measured else ()
+    figures = (*drawn.figures(measured, analysis, others, run.cpus_available),
+               *drawn.host_speed(run_dir, analysis)) if measured else ()
     answers = answer.answers(pairs, analysis.paired)
     if capacity is not None:
         answers = answer.in_a_search(answers)

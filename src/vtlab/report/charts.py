@@ -19,6 +19,7 @@ from vtlab.core import dimensions  # noqa: E402
 from vtlab.results.compare import Source  # noqa: E402
 from vtlab.explain.model import Aggregate, PairedPoint  # noqa: E402
 from vtlab.report import loadaxis  # noqa: E402
+from vtlab.report.hostspeed import Strip  # noqa: E402
 
 COLORS = {"platform": "#c0392b", "virtual": "#2471a3", "webflux": "#229954"}
 TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910", "proxy": "#7f8c8d"}
@@ -325,3 +326,24 @@ def paired(points: Sequence[PairedPoint]) -> tuple[str, dict] | None:
     right.grid(True, axis="y", alpha=0.3)
     fig.suptitle("Pairs of blocks: each pair's ratio, and the host's speed index under them", fontsize=10)
     return svg(fig), {"labels": labels, "ratio": ratios, "counted": counted, "k6_ms_a": k6["a"], "k6_ms_b": k6["b"]}
+
+
+def host_speed(strip: Strip) -> tuple[str, dict]:
+    """The host's speed over the run (report.hostspeed): each bin's speed against the run's median, and each row's
+    time under load shaded by its mode (a paired point's blocks one after the other)."""
+    fig, ax = plt.subplots(figsize=(11, 2.6))
+    minutes = [second / 60 for second in strip.seconds]
+    for span in strip.spans:
+        ax.axvspan(span.start_s / 60, span.end_s / 60, color=COLORS.get(span.mode, "#808b96"), alpha=0.15, lw=0)
+    ax.plot(minutes, strip.speed, color="black", marker=".", markersize=3, linewidth=1)
+    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+    for mode in dict.fromkeys(span.mode for span in strip.spans):
+        ax.fill_between([], [], color=COLORS.get(mode, "#808b96"), alpha=0.3, label=f"{mode} under load")
+    slow, fast = strip.moved()
+    ax.set_ylim(min(0.9, slow - 0.02), max(1.1, fast + 0.02))
+    ax.set_xlabel("minutes since the run's first row")
+    ax.set_ylabel("host speed ÷ run median")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return svg(fig), {"minutes": minutes, "speed": list(strip.speed), "median_us": strip.median_us,
+                      "spans": [[span.mode, span.start_s / 60, span.end_s / 60] for span in strip.spans]}

@@ -4,11 +4,12 @@ nothing, the one the first screen shows, and each scenario section's chart."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from vtlab.explain import analyze
 from vtlab.explain.model import Analysis
-from vtlab.report import charts, sections as told
+from vtlab.report import charts, hostspeed, sections as told
 from vtlab.report.document import Figure, Section, Table
 from vtlab.report.labels import row_label
 from vtlab.results.compare import Source
@@ -33,7 +34,12 @@ CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released
                       "successful responses a second (filled: counted; hollow: left out, see Measured as one); the "
                       "line: the point's paired ratio, the geometric mean of the counted pairs; shaded: its 95% "
                       "interval. Right: k6's CPU per request in each arm's block, the same work every time: where it "
-                      "moves, the host's speed moved, and each pair's ratio is what stays."}
+                      "moves, the host's speed moved, and each pair's ratio is what stays.",
+            "host-speed": "The host's speed over the run: the CPU time one fixed piece of work took on the rig's CPU "
+                          "sampler, read four times a second, each point the median of {bin} s, against the run's "
+                          "median (above 1: faster). Its CPU time, not its wall time, so the rows' own load leaves it "
+                          "be. Shaded: each row's time under load by its mode, a paired point's blocks one after the "
+                          "other. {moved}"}
 
 
 def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],
@@ -52,6 +58,16 @@ def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Se
         drawn["paired"] = pairs
     return [Figure(name, svg, CAPTIONS[name].format(threshold=threshold), data, _nothing_to_draw(name, data, threshold))
             for name, (svg, data) in drawn.items()]
+
+
+def host_speed(run_dir: Path, analysis: Analysis) -> list[Figure]:
+    """The strip of the host's speed over the run (report.hostspeed); none for a run that read none."""
+    found = hostspeed.strip(run_dir, analysis.verdicts)
+    if found is None:
+        return []
+    svg, data = charts.host_speed(found)
+    caption = CAPTIONS["host-speed"].format(bin=f"{hostspeed.BIN_S:.0f}", moved=hostspeed.words(found))
+    return [Figure("host-speed", svg, caption.strip(), data)]
 
 
 def _nothing_to_draw(name: str, data: Mapping[str, Any], threshold_ms: int) -> str:

@@ -137,9 +137,10 @@ def section(analysis: Analysis) -> Section | None:
 
 
 def machine_moved(point: PairedPoint) -> str:
-    """How far the host's speed moved under the point's blocks, by k6's CPU per request (the same work in every block
-    of an arm), beside how far the arms' throughputs and the counted pairs' ratios moved: each max ÷ min − 1. ""
-    where fewer than two blocks of an arm were measured."""
+    """How far the host's speed moved under the point's blocks — by the fixed work's CPU time (measure.hostwork), the
+    same work under both arms' blocks, where measured; else by k6's CPU per request (the same work in every block of an
+    arm) — beside how far the arms' throughputs and the counted pairs' ratios moved: each max ÷ min − 1. "" where
+    fewer than two blocks of an arm were measured."""
     def spread(values: list[float]) -> float:
         found = [value for value in values if value > 0]
         return max(found) / min(found) - 1 if len(found) > 1 else float("nan")
@@ -153,5 +154,10 @@ def machine_moved(point: PairedPoint) -> str:
         return ""
     ratios = spread([pair.ratio for pair in point.counted])
     moved = f", the counted pairs' ratios {ratios:.1%}" if ratios == ratios else ""
-    return (f"Under its blocks k6's CPU per request, the host's speed index, moved up to {k6:.1%} within an arm, an "
-            f"arm's throughput up to {rps:.1%}{moved} (each the largest ÷ the smallest − 1).")
+    host = spread([us for pair in point.pairs for us in (pair.a_host_us, pair.b_host_us)])
+    if host != host:
+        return (f"Under its blocks k6's CPU per request, the host's speed index, moved up to {k6:.1%} within an "
+                f"arm, an arm's throughput up to {rps:.1%}{moved} (each the largest ÷ the smallest − 1).")
+    return (f"Under its blocks the host's speed (a fixed work's CPU time) moved up to {host:.1%}, k6's CPU per "
+            f"request up to {k6:.1%} within an arm, an arm's throughput up to {rps:.1%}{moved} (each the largest ÷ "
+            "the smallest − 1).")

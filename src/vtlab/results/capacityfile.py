@@ -38,6 +38,9 @@ class PointRecord:
     # k6's CPU per request at the point (ms; the last measurement's where several are pooled): the same work at
     # every point, so the host's speed index beside the point's figures; nan: not measured, or kept before it was
     k6_ms_per_req: float = math.nan
+    # the host's speed under the point: the fixed work's CPU µs (measure.hostwork), the same work at any load, so an
+    # index across loads and runs alike; nan: not measured, or kept before it was
+    host_work_us: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,12 @@ class ModeCapacity:
         point did not measure it. Lower at a higher load as k6's own costs spread: at one load it moves with the host's
         speed, across loads it is no index of it (docs/capacity.md)."""
         at = [point.k6_ms_per_req for point in self.points if point.load == self.capacity and point.outcome == "pass"]
+        return at[-1] if at else math.nan
+
+    def host_work_us(self) -> float:
+        """The host's speed at the capacity's own point: the fixed work's CPU µs there (measure.hostwork); nan where no
+        load passed or the point did not read it."""
+        at = [point.host_work_us for point in self.points if point.load == self.capacity and point.outcome == "pass"]
         return at[-1] if at else math.nan
 
     def undecided_edge(self) -> PointRecord | None:

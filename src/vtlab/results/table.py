@@ -160,6 +160,9 @@ EXTRA_COLUMNS = [
     # arm's turn: its ramp_s the spread of its users' first requests, its warm-up the turn's settle, its cool-down
     # the drain of its last iterations); empty for a row that was a k6 run of its own
     "taken_in_turns",
+    # the host's speed under the hold: the median CPU µs one fixed piece of work took on the CPU sampler's thread
+    # (measure.hostwork; higher: a slower host). Its CPU time, so the rows' own load on shared cores leaves it be
+    "host_work_us",
 ]
 
 COLUMNS = DESIGN_COLUMNS + EXTRA_COLUMNS

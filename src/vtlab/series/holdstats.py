@@ -17,6 +17,9 @@ from vtlab.series.loadresult import LoadResult
 # The CPU sampler's reading of the service JVM's JIT compiler threads: their CPU seconds so far (measure.jit), where the
 # JVM is vtlab's to read in /proc
 JIT_CPU = "jit_cpu_s"
+# The CPU sampler's reading of the host's speed: the CPU µs one fixed piece of work took on its thread
+# (measure.hostwork)
+HOST_WORK = "host_work_us"
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,8 @@ def _tiers(hold: Hold) -> dict[str, object]:
             "foreign_cpu_pct": windows.foreign_percent(cpu, list(hold.tiers), start, end),
             "steal_cpu_pct": windows.steal_percent(cpu, start, end),
             "cpu_pressure_pct": windows.pressure_percent(cpu, start, end),
+            # the median reading: one landing on an interrupt or a migration moves it no more than any other
+            HOST_WORK: windows.median(cpu, HOST_WORK, start, end),
             # the compiler's CPU is the JVM's, not its requests': what explain.compiler takes apart
             "jit_cpu_ms_per_s": windows.rate_over(cpu, JIT_CPU, start, end) * 1000,
             "app_cpu_ms_per_req": per_request(app_cpu), "pg_cpu_ms_per_req": per_request(pg_cpu),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -104,6 +105,11 @@ def pressure_percent(series: Series, start: float, end: float) -> float:
 def maximum(series: Series, key: str, start: float, end: float) -> float:
     values = [v[key] for _, v in series.window(start, end) if key in v]
     return max(values) if values else float("nan")
+
+
+def median(series: Series, key: str, start: float, end: float) -> float:
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    return statistics.median(values) if values else float("nan")
 
 
 def mean(series: Series, key: str, start: float, end: float) -> float:
