@@ -143,4 +143,5 @@ def test_where_the_host_s_speed_was_read_the_section_tells_it_by_the_fixed_work_
             block("platform", 4, 45, 0.45, host_work_us=458), block("virtual", 4, 90, 0.25, host_work_us=459)]
     md = (run_folder(tmp_path, rows) / "report.md").read_text()
     assert "the host's speed (a fixed work's CPU time) moved up to 15.0%, k6's CPU per request up to 50.0%" in md
+    assert "a pair's two blocks saw the host within 1.1% of each other" in md  # block 3: 460 / 455
     assert "the host's speed index" not in md

@@ -158,6 +158,10 @@ def machine_moved(point: PairedPoint) -> str:
     if host != host:
         return (f"Under its blocks k6's CPU per request, the host's speed index, moved up to {k6:.1%} within an "
                 f"arm, an arm's throughput up to {rps:.1%}{moved} (each the largest ÷ the smallest − 1).")
+    apart = [max(pair.a_host_us, pair.b_host_us) / min(pair.a_host_us, pair.b_host_us) - 1 for pair in point.pairs
+             if pair.a_host_us > 0 and pair.b_host_us > 0]
+    alike = (f"; a pair's two blocks saw the host within {max(apart):.1%} of each other (the least alike)"
+             if apart else "")
     return (f"Under its blocks the host's speed (a fixed work's CPU time) moved up to {host:.1%}, k6's CPU per "
             f"request up to {k6:.1%} within an arm, an arm's throughput up to {rps:.1%}{moved} (each the largest ÷ "
-            "the smallest − 1).")
+            f"the smallest − 1){alike}.")
