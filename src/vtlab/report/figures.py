@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vtlab.explain import analyze
+from vtlab.explain import analyze, costs
 from vtlab.explain.model import Analysis
-from vtlab.report import charts, hostspeed, sections as told
+from vtlab.report import charts, costschart, hostspeed, sections as told
 from vtlab.report.document import Figure, Section, Table
 from vtlab.report.labels import row_label
 from vtlab.results.compare import Source
@@ -35,6 +35,14 @@ CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released
                       "line: the point's paired ratio, the geometric mean of the counted pairs; shaded: its 95% "
                       "interval. Right: k6's CPU per request in each arm's block, the same work every time: where it "
                       "moves, the host's speed moved, and each pair's ratio is what stays.",
+            "costs": "What one request cost each tier, in each mode, at every step of the scenario measured at the "
+                     "most rates (explain.costs, each step's hold): dots, a step's cost ÷ its successful responses "
+                     "(hollow: a step its flags left out of the fit); line, the family's least-squares fit of the "
+                     "cost a second, fixed + marginal × rate, drawn as a request's share of it (fixed ÷ rate + "
+                     "marginal); dashed, the marginal alone, shaded its 95% interval where the fit has one, each over "
+                     "the rates its mode was measured at. Where line and dash part, the per-second costs (the JIT, "
+                     "timers, the rig's scrapes) were spread over few requests. The section \"What a request costs, "
+                     "fixed and marginal apart\" gives the figures.",
             "host-speed": "The host's speed over the run: the CPU time one fixed piece of work took on the rig's CPU "
                           "sampler, read four times a second, each point the median of {bin} s, against the run's "
                           "median (above 1: faster). Its CPU time, not its wall time, so the rows' own load leaves it "
@@ -56,6 +64,9 @@ def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Se
     pairs = charts.paired(analysis.paired)
     if pairs:
         drawn["paired"] = pairs
+    spent = costschart.figure(costs.families(analysis.verdicts))
+    if spent:
+        drawn["costs"] = spent
     return [Figure(name, svg, CAPTIONS[name].format(threshold=threshold), data, _nothing_to_draw(name, data, threshold))
             for name, (svg, data) in drawn.items()]
 
