@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import time
+import zipfile
 from dataclasses import dataclass
 
 import proofs
@@ -180,6 +181,14 @@ def test_a_users_boot3_jar_with_a_mix_on_jdk21_and_a_service_vtlab_did_not_start
     for line in told:
         assert (line["share"] > 0.5) == (line["entry"] == "getThing") and line["failures"] == {}, line
     assert "Requests by entry of the mix" in (tmp_path / "jar" / "report.md").read_text()
+    # its JDBC driver and pool, read from BOOT-INF/lib, told against the JDK 21 rows' pins in their frames
+    with zipfile.ZipFile(jar) as archive:
+        shipped = {name.rsplit("/", 1)[1] for name in archive.namelist() if name.startswith("BOOT-INF/lib/")}
+    libraries = {told["artifact"]: told for told in json.loads((tmp_path / "jar" / "report.json").read_text())
+                 ["libraries"]}
+    assert {"postgresql", "HikariCP"} <= set(libraries), libraries
+    for artifact, told in libraries.items():
+        assert f"{artifact}-{told['version']}.jar" in shipped and told["looked_on"] == [21], told
     # the live line, k6's own counts whatever the service, read at each step's hold's end as its row's rate (a
     # CPU-bound service's rate swings from second to second: 7% apart seen in a 6 s hold)
     for row, shown in zip(rows, proofs.live_at_hold_end(done.stdout), strict=True):

@@ -1,11 +1,14 @@
 """Before you flip, told (explain.advice): for each scenario and mode whose wall is a setting, the setting as it ran,
 the size that carries what the users ask and the ceiling then predicted, the flag to try and the limit it meets; a
-CPU wall's cores; what no setting fixes; and why a line gets no advice."""
+CPU wall's cores; what no setting fixes; why a line gets no advice; and a user's jar's JDBC driver, pool and HTTP
+client against what their projects say of virtual threads (explain.libraries)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from vtlab.explain.libraries import Library
+from vtlab.explain.libraries import sentence as told_library
 from vtlab.explain.model import Advice
 from vtlab.report.answer import WALL_WORDS
 from vtlab.report.labels import JDK_DEFAULT, fmt, load_of, scenario_label
@@ -47,15 +50,21 @@ def _next(advice: Advice) -> str:
     return WALL_WORDS.get(advice.next_wall, advice.next_wall)
 
 
-def section(advised: Sequence[Advice], mode: Callable[[object], str]) -> Section | None:
-    """The advice section; None where no line has any to give or refuse."""
-    if not advised:
+def section(advised: Sequence[Advice], mode: Callable[[object], str], libraries: Sequence[Library] = ()
+            ) -> Section | None:
+    """The advice section, the jar's libraries last (explain.libraries); None where no line has any to give or refuse
+    and the jar carries none of the libraries told."""
+    if not advised and not libraries:
         return None
     told = ["Each wall a setting sizes, with the size that carries what the users ask (their number over the service "
             "time; by Little's law the setting scales with the rate it must carry) and the ceiling the next wall would "
             "then set; only valid rows are advised, and nothing here was measured anew: `vtlab compare --service "
-            "A.jar --vs B.jar` or a run with the flag shows whether it helps."]
+            "A.jar --vs B.jar` or a run with the flag shows whether it helps."] if advised else []
     told += [sentence(advice, mode) for advice in advised]
+    if libraries:
+        told.append("The jar's JDBC driver, pool and HTTP client, each against what its own project says of "
+                    "virtual threads and what this run saw pinned in its frames:")
+        told += [told_library(library) for library in libraries]
     table = [_cells(a, mode) for a in advised]
     return Section("advice", TITLE, told, table, columns=COLUMNS)
 

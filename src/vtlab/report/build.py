@@ -24,7 +24,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
     advised = told.advised(analysis)
     entries = told.entries(run_dir, analysis) if _mixed(run) else ()  # a request mix's (the user's --mix)
-    sections = told.sections(run_dir, analysis, advised, entries)
+    libraries = told.libraries(run.user_service.libraries, analysis) if run.user_service else ()
+    sections = told.sections(run_dir, analysis, advised, entries, libraries)
     pairs = headline.lines(analysis.aggregates, threads)
     figures = (*drawn.figures(measured, analysis, others, run.cpus_available),
                *drawn.host_speed(run_dir, analysis)) if measured else ()
@@ -48,7 +49,7 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
         costs=tuple(costs.families(analysis.verdicts)),
         answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
-        capacity=capacity, paired=analysis.paired, advice=advised, entries=entries)
+        capacity=capacity, paired=analysis.paired, advice=advised, entries=entries, libraries=libraries)
 
 
 def _mixed(run: RunRecord) -> bool:

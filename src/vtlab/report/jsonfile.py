@@ -73,6 +73,10 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   try), ``beyond`` (the limit it meets), ``shape`` (what no setting fixes) and ``why_not`` (why there is none); a
   pinned frame's (``wall`` "pinning"): ``setting`` (the frame), ``value`` (its events), ``pin_kind`` (monitor,
   class-init, native), ``pinned_ms`` and ``longest_ms``.
+- ``libraries``: a user's jar's JDBC driver, pool and HTTP client (explain.libraries): ``artifact``, ``version``,
+  ``friendly`` (its version replaced synchronized around I/O; null: no version of it has), ``friendly_from``,
+  ``source`` (where its project says so), ``pins`` (``jdk``, ``events``, ``ms`` pinned in its frames) and
+  ``looked_on`` (the JDKs before 24 its virtual rows ran on).
 - ``entries``: a request mix's entries (`--mix`), one per point, thread mode and entry over the point's valid rows'
   holds (all its rows, ``valid`` false, where none is valid): ``scenario``, ``load``, ``mode``, ``entry`` (its name),
   ``rows``, ``valid``, ``requests``, ``share`` (of the point's
@@ -118,6 +122,9 @@ def serialise(document: Document) -> str:
         "capacity": _capacity(document.capacity),
         "paired": _paired(document.paired),
         "advice": [_advice(advice) for advice in document.advice],
+        "libraries": [{**asdict(library), "pins": [{"jdk": jdk, "events": count, "ms": ms}
+                                                  for jdk, count, ms in library.pins]}
+                      for library in document.libraries],
         "entries": [{**asdict(line), "failures": dict(line.failures)} for line in document.entries],
     }
     return json.dumps(_plain(report), indent=1, ensure_ascii=False, allow_nan=False) + "\n"

@@ -9,6 +9,8 @@ import functools
 from pathlib import Path
 
 from vtlab.explain.advice import advise as advice_of
+from vtlab.explain import libraries as jarlibs
+from vtlab.explain.libraries import Library
 from vtlab.explain.model import Advice, Analysis
 from vtlab.report import advice, byentry, fixedcosts, memory, paired, published, scenarios, wheretime
 from vtlab.report.document import EntryLine
@@ -17,15 +19,16 @@ from vtlab.report.scenarios.common import Section
 
 
 def sections(run_dir: Path, analysis: Analysis, advice_given: tuple[Advice, ...] | None = None,
-             mixed: tuple[EntryLine, ...] = ()) -> list[Section]:
+             mixed: tuple[EntryLine, ...] = (), libraries: tuple[Library, ...] = ()) -> list[Section]:
     """Every section the run has, in the order the report tells them; `advice_given`: what advised() gave, where the
-    caller has it already; `mixed`: a request mix's entries (entries()), told after the paired design."""
+    caller has it already; `mixed`: a request mix's entries (entries()), told after the paired design; `libraries`: a
+    user's jar's (explain.libraries), told with the advice."""
     # a mode in words, platform threads' pool said where it is not the run's own Tomcat default
     label = functools.partial(mode_label, default_threads=analysis.rig.tomcat_max_threads)
     pairs = paired.section(analysis)
     by_entry = byentry.section(mixed)
     told = scenarios.sections(analysis, label)
-    to_change = advice.section(advised(analysis) if advice_given is None else advice_given, label)
+    to_change = advice.section(advised(analysis) if advice_given is None else advice_given, label, libraries)
     beside_published = published.section(analysis.aggregates, published.points())
     held = memory.section(analysis, label)
     costs = wheretime.section(run_dir, analysis)
@@ -39,6 +42,12 @@ def sections(run_dir: Path, analysis: Analysis, advice_given: tuple[Advice, ...]
 def entries(run_dir: Path, analysis: Analysis) -> tuple[EntryLine, ...]:
     """A request mix's entries, a point and mode at a time (report.byentry): its section, and report.json's."""
     return byentry.lines(run_dir, analysis.verdicts, analysis.rig.tomcat_max_threads)
+
+
+def libraries(found: tuple[tuple[str, str], ...], analysis: Analysis) -> tuple[Library, ...]:
+    """A user's jar's JDBC driver, pool and HTTP client against the rows (explain.libraries): told with the advice, and
+    report.json's `libraries`."""
+    return jarlibs.told(found, analysis.verdicts)
 
 
 def advised(analysis: Analysis) -> tuple[Advice, ...]:

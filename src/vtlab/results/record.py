@@ -87,11 +87,17 @@ class UserService:
     url: str = ""
     call: str = ""
     vs: str = ""   # a before/after's other jar (--vs)
+    # the jar's JDBC drivers, pool and HTTP client (core.libraries) as (artifact, version): what it ran, not what a
+    # resumed run must match (a record from before them has none)
+    libraries: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, described: Mapping[str, object]) -> UserService:
         """From userservice.Target.describe(), as written or as read back."""
-        return cls(*(str(described.get(key) or "") for key in ("jar", "url", "call", "vs")))
+        found = described.get("libraries")
+        libraries = tuple((str(pair[0]), str(pair[1])) for pair in found
+                          if isinstance(pair, (list, tuple)) and len(pair) == 2) if isinstance(found, list) else ()
+        return cls(*(str(described.get(key) or "") for key in ("jar", "url", "call", "vs")), libraries=libraries)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from vtlab.core import libraries
 from vtlab.core.settings import LOAD
 from vtlab.rig import procs
 from vtlab.targets import requestmix
@@ -99,7 +100,8 @@ class Target:
                 "metrics_url": without_secrets(self.metrics_url), "call": self.call.describe(),
                 "env_names": [name for name, _ in self.env],
                 "args": [arg.split("=", 1)[0] + ("=…" if "=" in arg else "") for arg in self.args],
-                "health": self.health, "db": self.db, "spring_boot_version": self.boot_version}
+                "health": self.health, "db": self.db, "spring_boot_version": self.boot_version,
+                "libraries": [list(found) for found in jar_libraries(self.jar)] if self.jar else []}
 
     def local_database_port(self) -> int | None:
         """The port of the --db-url database when it runs on this machine (a loopback host): a tier the rows
@@ -133,6 +135,16 @@ def without_secrets(url: str | None) -> str:
     parsed = urllib.parse.urlsplit(url)
     return urllib.parse.urlunsplit((parsed.scheme, parsed.hostname + (f":{parsed.port}" if parsed.port else ""),
                                     parsed.path, "", ""))
+
+
+def jar_libraries(jar: Path) -> tuple[tuple[str, str], ...]:
+    """The JDBC drivers, pool and HTTP client the jar carries in BOOT-INF/lib (core.libraries); none where it cannot be
+    read as a zip (a plain jar's classes path is the user's to name)."""
+    try:
+        with zipfile.ZipFile(jar) as archive:
+            return libraries.in_jar(archive.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return ()
 
 
 def has_actuator(jar: Path) -> bool:
