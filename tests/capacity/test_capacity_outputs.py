@@ -260,16 +260,33 @@ def test_two_capacity_runs_are_put_on_one_scale_where_a_cpu_wall_held_and_both_r
     # NEW's host 20% slower (the fixed work 432 µs against 360): its CPU-held 1,000 req/s is 1,200 on BASE's host;
     # platform's threads hold it at 190 whatever the host's speed
     base = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
-                       (_at_host("platform", 190, 199, "thread-pool", 360.0), _at_host("virtual", 1200, 1250, "cpu",
+                       (_at_host("platform", 190, 199, "thread-pool", 360.0), _at_host("virtual", 1250, 1300, "cpu",
                                                                                         360.0)))
     new = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
                       (_at_host("platform", 190, 199, "thread-pool", 432.0), _at_host("virtual", 1000, 1040, "cpu",
                                                                                        432.0)))
     said = "\n".join(compare_capacity.lines(base, new, compare_capacity.changes(base, new), set()))
     assert ("on BASE's host speed (the host's fixed work 360 µs of CPU in BASE, 432 in NEW; a cpu wall moves with "
-            "it): NEW's 1,000 is 1,200 req/s") in said
+            "it): NEW's 1,000 is 1,200 req/s: -4.0% from BASE's 1,250 on one scale, against -20.0% as measured") in said
     assert "a thread-pool wall, sized by its setting, which the host's speed does not move" in said
     unread = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
                          (_mode("virtual", 1000, 1040, "cpu", 0.31),))
     assert "host speed" not in "\n".join(compare_capacity.lines(base, unread, compare_capacity.changes(base, unread),
                                                                 set()))
+
+
+def test_a_capacity_whose_upper_edge_was_too_close_to_call_is_scaled_by_that_edge_s_wall():
+    from vtlab.compare import capacity as compare_capacity
+
+    # cap1 and cap2 (2026-12-01): the capacity's edge too close to call with the CPU at its wall, a GC wall failing
+    # further up; NEW 1,138 req/s at 224 µs is 1,175 on BASE's 217 µs host: -11.6% of the -14.4% left on one scale
+    def searched(capacity, edge, failed, host_us):
+        points = (PointRecord(capacity, "pass", "", capacity, {}, 0, 100, wall="cpu", host_work_us=host_us),
+                  PointRecord(failed, "fail", "", failed, {}, 0, 100, wall="gc", host_work_us=host_us),
+                  PointRecord(edge, "unsure", "", edge, {}, 0, 100, wall="cpu", host_work_us=host_us))
+        mode = ModeCapacity("virtual", capacity, capacity, edge, "bracket within 5%", "p99 crossed 1500 ms", "gc", "",
+                            failed, points)
+        return CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (mode,))
+    base, new = searched(1329, 1392, 1506, 217.0), searched(1138, 1185, 1702, 224.0)
+    said = "\n".join(compare_capacity.lines(base, new, compare_capacity.changes(base, new), set()))
+    assert "NEW's 1,138 is 1,175 req/s: -11.6% from BASE's 1,329 on one scale, against -14.4% as measured" in said

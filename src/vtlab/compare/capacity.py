@@ -72,18 +72,31 @@ def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Chang
 
 def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str) -> str:
     """NEW's capacity on BASE's host speed, where both read it at their capacities (the fixed work's CPU µs,
-    measure.hostwork) and a CPU wall held NEW's (its capacity moves with the host's speed, in proportion); where a
-    setting's wall held it, that the host's speed does not move it. "" where either did not read the host's speed."""
+    measure.hostwork) and a CPU wall held NEW's (its capacity moves with the host's speed, in proportion), with the
+    change that is left on one scale; where a setting's wall held it, that the host's speed does not move it. "" where
+    either did not read the host's speed."""
     base_us, new_us = base.host_work_us(), new.host_work_us()
     if not (base_us > 0 and new_us > 0 and math.isfinite(new.capacity)):
         return ""
     hosts = f"the host's fixed work {base_us:,.0f} µs of CPU in BASE, {new_us:,.0f} in NEW"
-    if new.wall == "cpu":
-        return (f"on BASE's host speed ({hosts}; a cpu wall moves with it): NEW's {_n(new.capacity)} is "
-                f"{_n(new.capacity * new_us / base_us)} {unit}")
-    if new.wall in SIZED_WALLS:
-        return f"{hosts}: a {new.wall} wall, sized by its setting, which the host's speed does not move"
-    return f"{hosts}; NEW's wall ({new.wall or 'not named'}) says nothing of how the host's speed moves it"
+    wall = held_by(new)
+    if wall == "cpu":
+        scaled = new.capacity * new_us / base_us
+        left = (f": {scaled / base.capacity - 1:+.1%} from BASE's {_n(base.capacity)} on one scale, against "
+                f"{new.capacity / base.capacity - 1:+.1%} as measured") if base.capacity > 0 else ""
+        return f"on BASE's host speed ({hosts}; a cpu wall moves with it): NEW's {_n(new.capacity)} is {_n(scaled)} " \
+               f"{unit}{left}"
+    if wall in SIZED_WALLS:
+        return f"{hosts}: a {wall} wall, sized by its setting, which the host's speed does not move"
+    return f"{hosts}; NEW's wall ({wall or 'not named'}) says nothing of how the host's speed moves it"
+
+
+def held_by(mode: ModeCapacity) -> str:
+    """The wall at the capacity's upper edge: the row's there where that edge was too close to call (what nearly
+    broke the objective), else the lowest failing point's."""
+    edge = next((point for point in reversed(mode.points) if point.outcome == "unsure"
+                 and point.load == mode.bracket_high), None)
+    return edge.wall if edge is not None and edge.wall else mode.wall
 
 
 def _n(value: float) -> str:

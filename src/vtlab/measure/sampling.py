@@ -18,9 +18,9 @@ def samplers_of(rig: Rig, app: services.Tier, runners: Sequence[load.Runner],
     """The tiers whose CPU is sampled (k6: each runner), the CPU sampler and the meters' (a service that exposes no
     meters, or a --url without --metrics, is sampled for none: its columns stay empty). The CPU sampler also reads the
     service JVM's compiler threads, through the whole row: the hold's compiler CPU is the JVM's, not its requests'
-    (explain.compiler), and the hold is only known once k6's requests are read back; and, each reading, the host's speed
-(measure.hostwork). `idle`: the rig's own processes
-    that wait while this load runs (a paired point's other arm in turns: its JVM and its k6), where not the rig's."""
+    (explain.compiler), and the hold is only known once k6's requests are read back; and, each reading, the host's
+    speed (measure.hostwork). `idle`: the rig's own processes that wait while this load runs (a paired point's other
+    arm in turns: its JVM and its k6), where not the rig's."""
     current = constants.CURRENT
     pids = {**rig.pids(app), "load": tuple(runner.proc.pid for runner in runners),
             "proxy": rig.toxiproxy.pid if rig.toxiproxy else None, **({"idle": idle} if idle is not None else {})}
