@@ -290,3 +290,17 @@ def test_a_capacity_whose_upper_edge_was_too_close_to_call_is_scaled_by_that_edg
     base, new = searched(1329, 1392, 1506, 217.0), searched(1138, 1185, 1702, 224.0)
     said = "\n".join(compare_capacity.lines(base, new, compare_capacity.changes(base, new), set()))
     assert "NEW's 1,138 is 1,175 req/s: -11.6% from BASE's 1,329 on one scale, against -14.4% as measured" in said
+
+
+def test_capacity_runs_whose_host_speed_was_read_in_other_units_are_not_put_on_one_scale():
+    from dataclasses import replace
+
+    from vtlab.compare import capacity as compare_capacity
+
+    base = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (_at_host("virtual", 1250, 1300, "cpu", 360.0),),
+                       host_work_unit="CPython 3.11, 3000 steps")
+    new = replace(base, modes=(_at_host("virtual", 1000, 1040, "cpu", 432.0),),
+                  host_work_unit="CPython 3.13, 3000 steps")
+    said = "\n".join(compare_capacity.lines(base, new, compare_capacity.changes(base, new), set()))
+    assert ("read in other units (CPython 3.11, 3000 steps in BASE, CPython 3.13, 3000 steps in NEW): not put on one "
+            "scale") in said and "on BASE's host speed" not in said

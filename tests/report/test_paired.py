@@ -145,3 +145,10 @@ def test_where_the_host_s_speed_was_read_the_section_tells_it_by_the_fixed_work_
     assert "the host's speed (a fixed work's CPU time) moved up to 15.0%, k6's CPU per request up to 50.0%" in md
     assert "a pair's two blocks saw the host within 1.1% of each other" in md  # block 3: 460 / 455
     assert "the host's speed index" not in md
+
+
+def test_the_host_s_speed_is_told_where_k6_s_cpu_was_not_read(tmp_path):
+    rows = [block("platform", 1, 40, "", host_work_us=400), block("virtual", 1, 80, "", host_work_us=404),
+            block("virtual", 2, 88, "", host_work_us=440), block("platform", 2, 40, "", host_work_us=436)]
+    md = (run_folder(tmp_path, rows) / "report.md").read_text()
+    assert "the host's speed (a fixed work's CPU time) moved up to 10.0%, an arm's throughput up to 10.0%" in md

@@ -63,6 +63,7 @@ class Settings:
     # A step up goes this share of the way to the capacity the passing points' walls predict, where that is more than
     # a step above the last pass: short of it, so a model that predicts well gives a pass to step on from; 0: never
     lead: float = 0.8
+    host_work_unit: str = ""    # what the points' host speed is read in (measure.hostwork.UNIT), kept in capacity.json
 
 
 def search(modes: Sequence[str], start: int, measure: Measure, settings: Settings,
@@ -127,7 +128,7 @@ def _advance(walking: Walking, mode: str, result: PointResult | None, loads: dic
 
 def _run(settings: Settings, modes: tuple[ModeCapacity, ...], complete: bool, in_turn: bool = False) -> CapacityRun:
     return CapacityRun(str(settings.objective), settings.model, UNITS[settings.model], settings.precision,
-                       settings.budget_s, modes, complete, in_turn)
+                       settings.budget_s, modes, complete, in_turn, settings.host_work_unit)
 
 
 class _Walk:

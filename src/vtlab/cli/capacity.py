@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vtlab.cli import flags, targetflags
 from vtlab.core import cores, dimensions, objective
+from vtlab.measure import hostwork
 from vtlab.plan import calibration, checks, planner
 
 # A user's service's first load (open model): the rate at which a request of vtlab's own Spring Boot service, at the
@@ -94,7 +95,8 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         the_plan, left = search_plan(args, target, start)
     except ValueError as err:
         return flags.usage_error(str(err))
-    settings = search.Settings(args.slo, args.model, args.precision, args.budget, max_load=args.max_load)
+    settings = search.Settings(args.slo, args.model, args.precision, args.budget, max_load=args.max_load,
+                               host_work_unit=hostwork.UNIT)
     modes = tuple(dict.fromkeys(row.thread_mode for row in the_plan.rows))
     unit = search.UNITS[args.model]
     if args.in_turn and len(modes) < 2:

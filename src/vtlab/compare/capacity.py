@@ -65,21 +65,25 @@ def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Chang
         said.append(f"  {mode}: {_n(moved.base)} -> {_n(moved.new)} ({share}, range {_n(moved.low)} to "
                     f"{_n(moved.high)}) {moved.verdict}{gate}")
         before, after = base.mode(mode), new.mode(mode)
-        if before is not None and after is not None and (scale := on_one_scale(before, after, base.unit)):
+        units = (base.host_work_unit, new.host_work_unit)
+        if before is not None and after is not None and (scale := on_one_scale(before, after, base.unit, units)):
             said.append(f"    {scale}")
     return said
 
 
-def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str) -> str:
+def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str, units: tuple[str, str] = ("", "")) -> str:
     """NEW's capacity on BASE's host speed, where both read it at their capacities (the fixed work's CPU µs,
-    measure.hostwork) and a CPU wall held NEW's (its capacity moves with the host's speed, in proportion), with the
-    change that is left on one scale; where a setting's wall held it, that the host's speed does not move it. "" where
-    either did not read the host's speed."""
+    measure.hostwork) in one unit (`units`: BASE's and NEW's) and a CPU wall held NEW's at its upper edge (its capacity
+    moves with the host's speed, in proportion), with the change that is left on one scale; where a setting's wall
+    held it, that the host's speed does not move it. "" where either did not read the host's speed."""
     base_us, new_us = base.host_work_us(), new.host_work_us()
     if not (base_us > 0 and new_us > 0 and math.isfinite(new.capacity)):
         return ""
+    if units[0] != units[1]:
+        return (f"the host's fixed work read in other units ({units[0] or 'not recorded'} in BASE, "
+                f"{units[1] or 'not recorded'} in NEW): not put on one scale")
     hosts = f"the host's fixed work {base_us:,.0f} µs of CPU in BASE, {new_us:,.0f} in NEW"
-    wall = held_by(new)
+    wall = new.edge_wall()
     if wall == "cpu":
         scaled = new.capacity * new_us / base_us
         left = (f": {scaled / base.capacity - 1:+.1%} from BASE's {_n(base.capacity)} on one scale, against "
@@ -89,14 +93,6 @@ def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str) -> str:
     if wall in SIZED_WALLS:
         return f"{hosts}: a {wall} wall, sized by its setting, which the host's speed does not move"
     return f"{hosts}; NEW's wall ({wall or 'not named'}) says nothing of how the host's speed moves it"
-
-
-def held_by(mode: ModeCapacity) -> str:
-    """The wall at the capacity's upper edge: the row's there where that edge was too close to call (what nearly
-    broke the objective), else the lowest failing point's."""
-    edge = next((point for point in reversed(mode.points) if point.outcome == "unsure"
-                 and point.load == mode.bracket_high), None)
-    return edge.wall if edge is not None and edge.wall else mode.wall
 
 
 def _n(value: float) -> str:

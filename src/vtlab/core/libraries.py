@@ -49,5 +49,10 @@ def in_jar(names: Iterable[str]) -> tuple[tuple[str, str], ...]:
 
 
 def version_key(version: str) -> tuple[int, ...]:
-    """A version's numbers in order, for comparing ("42.6.0" < "42.10.1"; a qualifier's letters aside)."""
-    return tuple(int(part) for part in re.findall(r"\d+", version.split("-")[0]))
+    """A version's leading numbers for comparing, trailing zeros aside ("9.0" = "9.0.0" < "42.6.0" < "42.10.1"); what
+    follows them (a qualifier such as "-alpha1" or ".jre7") is not compared."""
+    leading = re.match(r"\d+(?:\.\d+)*", version)
+    numbers = [int(part) for part in leading.group(0).split(".")] if leading else []
+    while numbers and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)

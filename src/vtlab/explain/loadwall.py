@@ -56,7 +56,7 @@ def index_words(mode: ModeCapacity) -> str:
     every = [point.host_work_us for point in mode.points if math.isfinite(point.host_work_us)]
     across = f" ({min(every):,.0f}–{max(every):,.0f} over the search's points)" if len(every) > 1 else ""
     fixed = f"; the host's fixed work there {host:,.0f} µs of CPU{across}" if math.isfinite(host) else ""
-    return f"k6 at the capacity: {mode.host_index_ms():.3f} ms of CPU a request{start}{fixed}" + moves(mode.wall)
+    return f"k6 at the capacity: {mode.host_index_ms():.3f} ms of CPU a request{start}{fixed}" + moves(mode.edge_wall())
 
 
 def moves(wall: str) -> str:

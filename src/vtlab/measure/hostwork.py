@@ -1,14 +1,16 @@
 """The host's speed as a row sees it: the CPU time one fixed piece of work takes on the sampler's own thread, read
 with every CPU reading (with_host_work). Its CPU time, not its wall time: a runnable thread waiting for a core (the
 rig's own load on 2 shared cores) adds nothing to it, while what slows every instruction on the host — another guest
-on the physical core, a lower clock, a shared cache — adds to it as it adds to every tier's CPU per request. So it
-moves with the host and not with the rows, which k6's CPU per request (a cost that falls as its load rises) cannot.
+on the physical core, a lower clock — adds to it as it adds to every tier's CPU per request. So it moves with the
+host, and with the rows' own load ~2% (bench/host-speed), which k6's CPU per request (a cost that falls as its load
+rises) cannot claim.
 
 The work is the same loop every reading, so two readings taken with the same interpreter compare; two runs' figures
 compare where they ran the same Python (the report names it)."""
 
 from __future__ import annotations
 
+import platform
 import time
 from collections.abc import Callable
 
@@ -19,6 +21,8 @@ from vtlab.series.holdstats import HOST_WORK
 # harness's own, counted as the rig's like its other readings.
 ITERATIONS = 3000
 REPEATS = 3
+# What a reading is in: two readings compare only where the same interpreter ran the same loop
+UNIT = f"{platform.python_implementation()} {'.'.join(platform.python_version_tuple()[:2])}, {ITERATIONS} steps"
 
 
 def work_us(iterations: int = ITERATIONS, repeats: int = REPEATS) -> float:

@@ -66,7 +66,7 @@ def section(advised: Sequence[Advice], mode: Callable[[object], str], libraries:
                     "virtual threads and what this run saw pinned in its frames:")
         told += [told_library(library) for library in libraries]
     table = [_cells(a, mode) for a in advised]
-    return Section("advice", TITLE, told, table, columns=COLUMNS)
+    return Section("advice", TITLE, told, table, columns=COLUMNS if table else [])
 
 
 def _cells(a: Advice, mode: Callable[[object], str]) -> dict[str, str]:

@@ -24,7 +24,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
     advised = told.advised(analysis)
     entries = told.entries(run_dir, analysis) if _mixed(run) else ()  # a request mix's (the user's --mix)
-    libraries = told.libraries(run.user_service.libraries, analysis) if run.user_service else ()
+    service = run.user_service
+    libraries = told.libraries(service.libraries, service.vs_libraries, analysis) if service else ()
     sections = told.sections(run_dir, analysis, advised, entries, libraries)
     pairs = headline.lines(analysis.aggregates, threads)
     figures = (*drawn.figures(measured, analysis, others, run.cpus_available),

@@ -19,7 +19,7 @@ from vtlab.core import dimensions  # noqa: E402
 from vtlab.results.compare import Source  # noqa: E402
 from vtlab.explain.model import Aggregate, PairedPoint  # noqa: E402
 from vtlab.report import loadaxis  # noqa: E402
-from vtlab.report.hostspeed import Strip  # noqa: E402
+from vtlab.report.hostspeed import BIN_S, Strip  # noqa: E402
 
 COLORS = {"platform": "#c0392b", "virtual": "#2471a3", "webflux": "#229954"}
 TIER_COLORS = {"app": "#2471a3", "pg": "#7d3c98", "stub": "#229954", "load": "#d68910", "proxy": "#7f8c8d"}
@@ -335,7 +335,15 @@ def host_speed(strip: Strip) -> tuple[str, dict]:
     minutes = [second / 60 for second in strip.seconds]
     for span in strip.spans:
         ax.axvspan(span.start_s / 60, span.end_s / 60, color=COLORS.get(span.mode, "#808b96"), alpha=0.15, lw=0)
-    ax.plot(minutes, strip.speed, color="black", marker=".", markersize=3, linewidth=1)
+    # no line across the time no row ran (a JVM starting, a pre-warm): nothing was read there
+    xs, ys = [], []
+    for at, speed in zip(minutes, strip.speed, strict=True):
+        if xs and at - xs[-1] > 1.5 * BIN_S / 60:
+            xs.append(math.nan)
+            ys.append(math.nan)
+        xs.append(at)
+        ys.append(speed)
+    ax.plot(xs, ys, color="black", marker=".", markersize=3, linewidth=1)
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
     for mode in dict.fromkeys(span.mode for span in strip.spans):
         ax.fill_between([], [], color=COLORS.get(mode, "#808b96"), alpha=0.3, label=f"{mode} under load")

@@ -26,7 +26,8 @@ def chosen(families: Sequence[costs.Family]) -> list[costs.Family]:
         by_scenario.setdefault(family.scenario, []).append(family)
 
     def rates(members: list[costs.Family]) -> int:
-        return max(len({round(step.measured.throughput_rps) for step in family.steps}) for family in members)
+        return max(len({round(step.measured.throughput_rps) for step in family.steps
+                        if math.isfinite(step.measured.throughput_rps)}) for family in members)
     best = max(by_scenario.values(), key=rates, default=[])
     return best if best and rates(best) >= 2 else []
 
@@ -50,7 +51,9 @@ def figure(families: Sequence[costs.Family]) -> tuple[str, dict] | None:
             ax.set_yticks([])
             continue
         ax.set_xscale("log")
-        ax.set_ylim(bottom=0)
+        lowest = min((cost for told in data[key].values() for cost in (*told["per_request"], *told.get("curve", ()))),
+                     default=0.0)
+        ax.set_ylim(bottom=min(0.0, lowest))  # a fit's negative share (a cost that fell with the load) stays in view
         ax.grid(True, alpha=0.3)
     for ax in axes[1]:
         ax.set_xlabel("successful req/s (log)", fontsize=8)

@@ -45,9 +45,9 @@ CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released
                      "fixed and marginal apart\" gives the figures.",
             "host-speed": "The host's speed over the run: the CPU time one fixed piece of work took on the rig's CPU "
                           "sampler, read four times a second, each point the median of {bin} s, against the run's "
-                          "median (above 1: faster). Its CPU time, not its wall time, so the rows' own load leaves it "
-                          "be. Shaded: each row's time under load by its mode, a paired point's blocks one after the "
-                          "other. {moved}"}
+                          "median (above 1: faster). Its CPU time, not its wall time, so the rows' own load moves it "
+                          "~2% (bench/host-speed). Shaded: each row's time under load by its mode, a paired "
+                          "point's blocks one after the other. {moved}"}
 
 
 def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],

@@ -52,7 +52,7 @@ def strip(run_dir: Path, verdicts: Sequence[Verdict]) -> Strip | None:
         if verdict.failed or not path.exists():
             continue
         cpu, _, origin = store.read_samples(path)
-        mine = [(origin + t, reading[HOST_WORK]) for t, reading in cpu.points if HOST_WORK in reading]
+        mine = [(origin + t, reading[HOST_WORK]) for t, reading in cpu.points if reading.get(HOST_WORK, 0) > 0]
         if mine:
             readings += mine
             spans.append((verdict.row.thread_mode, mine[0][0], mine[-1][0]))

@@ -128,6 +128,8 @@ def _story(sentences: tuple[str, ...]) -> str:
 
 
 def _table(table: Table, between_lines: str = "") -> str:
+    if not table.columns:  # a section of sentences alone
+        return ""
     id_attribute = f" id='{table.id}'" if table.id else ""
     classes = table.line_classes or ("",) * len(table.lines)
     return between_lines.join(

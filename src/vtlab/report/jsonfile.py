@@ -75,8 +75,9 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   class-init, native), ``pinned_ms`` and ``longest_ms``.
 - ``libraries``: a user's jar's JDBC driver, pool and HTTP client (explain.libraries): ``artifact``, ``version``,
   ``friendly`` (its version replaced synchronized around I/O; null: no version of it has), ``friendly_from``,
-  ``source`` (where its project says so), ``pins`` (``jdk``, ``events``, ``ms`` pinned in its frames) and
-  ``looked_on`` (the JDKs before 24 its virtual rows ran on).
+  ``source`` (where its project says so), ``pins`` (``jdk``, ``held``: what held the carrier, ``events``, ``ms``
+  pinned in its frames), ``looked_on`` (the JDKs before 24 its virtual rows ran on) and ``jar`` (a before/after's
+  jar whose library it is; "" for the run's one jar).
 - ``entries``: a request mix's entries (`--mix`), one per point, thread mode and entry over the point's valid rows'
   holds (all its rows, ``valid`` false, where none is valid): ``scenario``, ``load``, ``mode``, ``entry`` (its name),
   ``rows``, ``valid``, ``requests``, ``share`` (of the point's
@@ -122,8 +123,8 @@ def serialise(document: Document) -> str:
         "capacity": _capacity(document.capacity),
         "paired": _paired(document.paired),
         "advice": [_advice(advice) for advice in document.advice],
-        "libraries": [{**asdict(library), "pins": [{"jdk": jdk, "events": count, "ms": ms}
-                                                  for jdk, count, ms in library.pins]}
+        "libraries": [{**asdict(library), "pins": [{"jdk": jdk, "held": kind, "events": count, "ms": ms}
+                                                  for jdk, kind, count, ms in library.pins]}
                       for library in document.libraries],
         "entries": [{**asdict(line), "failures": dict(line.failures)} for line in document.entries],
     }

@@ -44,6 +44,8 @@ def _bullets(sentences: tuple[str, ...]) -> list[str]:
 
 
 def _table(table: Table) -> list[str]:
+    if not table.columns:  # a section of sentences alone
+        return []
     return (["| " + " | ".join(title for _, title in table.columns) + " |", "|" + "---|" * len(table.columns)]
             + ["| " + " | ".join(line[key].replace("|", "\\|") for key, _ in table.columns) + " |"
                for line in table.lines])

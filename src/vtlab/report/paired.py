@@ -150,11 +150,11 @@ def machine_moved(point: PairedPoint) -> str:
         return max(known, default=float("nan"))
     k6 = either([pair.a_k6_ms for pair in point.pairs], [pair.b_k6_ms for pair in point.pairs])
     rps = either([pair.a_rps for pair in point.pairs], [pair.b_rps for pair in point.pairs])
-    if k6 != k6 or rps != rps:
+    host = spread([us for pair in point.pairs for us in (pair.a_host_us, pair.b_host_us)])
+    if rps != rps or (k6 != k6 and host != host):
         return ""
     ratios = spread([pair.ratio for pair in point.counted])
     moved = f", the counted pairs' ratios {ratios:.1%}" if ratios == ratios else ""
-    host = spread([us for pair in point.pairs for us in (pair.a_host_us, pair.b_host_us)])
     if host != host:
         return (f"Under its blocks k6's CPU per request, the host's speed index, moved up to {k6:.1%} within an "
                 f"arm, an arm's throughput up to {rps:.1%}{moved} (each the largest ÷ the smallest − 1).")
@@ -162,6 +162,6 @@ def machine_moved(point: PairedPoint) -> str:
              if pair.a_host_us > 0 and pair.b_host_us > 0]
     alike = (f"; a pair's two blocks saw the host within {max(apart):.1%} of each other (the least alike)"
              if apart else "")
-    return (f"Under its blocks the host's speed (a fixed work's CPU time) moved up to {host:.1%}, k6's CPU per "
-            f"request up to {k6:.1%} within an arm, an arm's throughput up to {rps:.1%}{moved} (each the largest ÷ "
-            f"the smallest − 1){alike}.")
+    beside = f", k6's CPU per request up to {k6:.1%} within an arm" if k6 == k6 else ""
+    return (f"Under its blocks the host's speed (a fixed work's CPU time) moved up to {host:.1%}{beside}, an arm's "
+            f"throughput up to {rps:.1%}{moved} (each the largest ÷ the smallest − 1){alike}.")

@@ -44,10 +44,11 @@ def entries(run_dir: Path, analysis: Analysis) -> tuple[EntryLine, ...]:
     return byentry.lines(run_dir, analysis.verdicts, analysis.rig.tomcat_max_threads)
 
 
-def libraries(found: tuple[tuple[str, str], ...], analysis: Analysis) -> tuple[Library, ...]:
+def libraries(found: tuple[tuple[str, str], ...], vs_found: tuple[tuple[str, str], ...], analysis: Analysis
+              ) -> tuple[Library, ...]:
     """A user's jar's JDBC driver, pool and HTTP client against the rows (explain.libraries): told with the advice, and
-    report.json's `libraries`."""
-    return jarlibs.told(found, analysis.verdicts)
+    report.json's `libraries`; a before/after's (`vs_found`: the --vs jar's) each against its own arm's rows."""
+    return jarlibs.of_run(found, vs_found, analysis.verdicts, analysis.paired[0].arms if analysis.paired else None)
 
 
 def advised(analysis: Analysis) -> tuple[Advice, ...]:

@@ -112,6 +112,13 @@ class ModeCapacity:
         at = [point.host_work_us for point in self.points if point.load == self.capacity and point.outcome == "pass"]
         return at[-1] if at else math.nan
 
+    def edge_wall(self) -> str:
+        """The wall at the capacity's upper edge: the row's there where that edge was too close to call (what nearly
+        broke the objective, whatever failed further up), else the lowest failing point's."""
+        edge = next((point for point in reversed(self.points) if point.outcome == "unsure"
+                     and point.load == self.bracket_high), None)
+        return edge.wall if edge is not None and edge.wall else self.wall
+
     def undecided_edge(self) -> PointRecord | None:
         """The point too close to call that is the bracket's upper edge, where no failure lies above the capacity
         to name what broke it: its row's wall is what the search saw saturate at the edge."""
@@ -133,6 +140,7 @@ class CapacityRun:
     # bracket is as it stood, the mode searched last stopped mid-search (its `stop` says how), a later one absent
     complete: bool = True
     in_turn: bool = False           # every mode's search at once, their points taken in turn (search.search_paired)
+    host_work_unit: str = ""        # what its points' host_work_us are in (measure.hostwork.UNIT); "": not read
 
     def mode(self, name: str) -> ModeCapacity | None:
         return next((m for m in self.modes if m.mode == name), None)

@@ -90,14 +90,17 @@ class UserService:
     # the jar's JDBC drivers, pool and HTTP client (core.libraries) as (artifact, version): what it ran, not what a
     # resumed run must match (a record from before them has none)
     libraries: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    vs_libraries: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # the --vs jar's
 
     @classmethod
     def of(cls, described: Mapping[str, object]) -> UserService:
         """From userservice.Target.describe(), as written or as read back."""
-        found = described.get("libraries")
-        libraries = tuple((str(pair[0]), str(pair[1])) for pair in found
-                          if isinstance(pair, (list, tuple)) and len(pair) == 2) if isinstance(found, list) else ()
-        return cls(*(str(described.get(key) or "") for key in ("jar", "url", "call", "vs")), libraries=libraries)
+        def pairs(key: str) -> tuple[tuple[str, str], ...]:
+            found = described.get(key)
+            return tuple((str(pair[0]), str(pair[1])) for pair in found
+                         if isinstance(pair, (list, tuple)) and len(pair) == 2) if isinstance(found, list) else ()
+        return cls(*(str(described.get(key) or "") for key in ("jar", "url", "call", "vs")),
+                   libraries=pairs("libraries"), vs_libraries=pairs("vs_libraries"))
 
 
 @dataclass(frozen=True)

@@ -161,7 +161,7 @@ EXTRA_COLUMNS = [
     # the drain of its last iterations); empty for a row that was a k6 run of its own
     "taken_in_turns",
     # the host's speed under the hold: the median CPU µs one fixed piece of work took on the CPU sampler's thread
-    # (measure.hostwork; higher: a slower host). Its CPU time, so the rows' own load on shared cores leaves it be
+    # (measure.hostwork; higher: a slower host). Its CPU time, so the rows' own load on shared cores moves it ~2%
     "host_work_us",
 ]
 

@@ -101,7 +101,8 @@ class Target:
                 "env_names": [name for name, _ in self.env],
                 "args": [arg.split("=", 1)[0] + ("=…" if "=" in arg else "") for arg in self.args],
                 "health": self.health, "db": self.db, "spring_boot_version": self.boot_version,
-                "libraries": [list(found) for found in jar_libraries(self.jar)] if self.jar else []}
+                "libraries": [list(found) for found in jar_libraries(self.jar)] if self.jar else [],
+                **({"vs_libraries": [list(found) for found in jar_libraries(self.vs)]} if self.vs else {})}
 
     def local_database_port(self) -> int | None:
         """The port of the --db-url database when it runs on this machine (a loopback host): a tier the rows
