@@ -28,7 +28,8 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
     libraries = told.libraries(service.libraries, service.vs_libraries, analysis) if service else ()
     sections = told.sections(run_dir, analysis, advised, entries, libraries)
     pairs = headline.lines(analysis.aggregates, threads)
-    figures = (*drawn.figures(measured, analysis, others, run.cpus_available),
+    families = tuple(costs.families(analysis.verdicts))
+    figures = (*drawn.figures(measured, analysis, others, run.cpus_available, families),
                *drawn.host_speed(run_dir, analysis)) if measured else ()
     answers = answer.answers(pairs, analysis.paired)
     if capacity is not None:
@@ -48,7 +49,7 @@ def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
         ceiling_notes=appendix.ceiling_notes(analysis.verdicts),
         environment=appendix.environment(run),
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
-        costs=tuple(costs.families(analysis.verdicts)),
+        costs=families,
         answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
         capacity=capacity, paired=analysis.paired, advice=advised, entries=entries, libraries=libraries)
 

@@ -51,7 +51,7 @@ CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released
 
 
 def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],
-             cpus_available: int) -> list[Figure]:
+             cpus_available: int, families: Sequence[costs.Family] = ()) -> list[Figure]:
     # the CPU chart's scale: the CPUs the run could use, else (a cluster run) the most the service had
     cpus = cpus_available or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
     threads = analysis.rig.tomcat_max_threads
@@ -64,7 +64,7 @@ def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Se
     pairs = charts.paired(analysis.paired)
     if pairs:
         drawn["paired"] = pairs
-    spent = costschart.figure(costs.families(analysis.verdicts))
+    spent = costschart.figure(families)  # explain.costs' fits, made once by the document
     if spent:
         drawn["costs"] = spent
     return [Figure(name, svg, CAPTIONS[name].format(threshold=threshold), data, _nothing_to_draw(name, data, threshold))

@@ -115,17 +115,17 @@ class ModeCapacity:
     def edge_wall(self) -> str:
         """The wall at the capacity's upper edge: the row's there where that edge was too close to call (what nearly
         broke the objective, whatever failed further up), else the lowest failing point's."""
-        edge = next((point for point in reversed(self.points) if point.outcome == "unsure"
-                     and point.load == self.bracket_high), None)
+        edge = self._unsure_edge()
         return edge.wall if edge is not None and edge.wall else self.wall
+
+    def _unsure_edge(self) -> PointRecord | None:
+        """The point too close to call at the bracket's upper edge, if any."""
+        return next((p for p in reversed(self.points) if p.outcome == "unsure" and p.load == self.bracket_high), None)
 
     def undecided_edge(self) -> PointRecord | None:
         """The point too close to call that is the bracket's upper edge, where no failure lies above the capacity
         to name what broke it: its row's wall is what the search saw saturate at the edge."""
-        if self.crossed:
-            return None
-        return next((p for p in reversed(self.points) if p.outcome == "unsure" and p.load == self.bracket_high),
-                    None)
+        return None if self.crossed else self._unsure_edge()
 
 
 @dataclass(frozen=True)
