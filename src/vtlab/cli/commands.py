@@ -4,7 +4,8 @@ imports per module."""
 
 from __future__ import annotations
 
-from vtlab.cli import benchstub, calibrate, capacity, compare, doctor, k8s, mix, report, run, runs, setup, testrun
+from vtlab.cli import (advise, benchstub, calibrate, capacity, compare, doctor, k8s, mix, report, run, runs, setup,
+                       testrun)
 
 SUBCOMMANDS = (run.add, capacity.add, calibrate.add, k8s.add, doctor.add, setup.add, report.add, runs.add, compare.add,
-               mix.add, benchstub.add, testrun.add)
+               advise.add, mix.add, benchstub.add, testrun.add)

@@ -65,6 +65,13 @@ def compare(base: Run, new: Run, noise: floors.Floors | None = None) -> Comparis
                       [*only_new, *(f"{label} (failed)" for label in new.failed)])
 
 
+def scenario_change(metric_name: str, base: Run, new: Run, scenarios: tuple[Scenario, Scenario]) -> Change | None:
+    """One metric's change between a scenario of `base` and its match in `new`, each side judged by its own run's
+    floors, as `compare` judges them (None where a side did not measure it)."""
+    metric = next(metric for metric in METRICS if metric.name == metric_name)
+    return _change(metric, scenarios, tuple(floors.current().recorded_by(run.record.rig) for run in (base, new)))
+
+
 def _headline(base: Run, new: Run) -> str:
     """The environment's line; a comparison within one run (`--across`) says which parts it holds against each
     other first."""

@@ -88,7 +88,8 @@ def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:
     return Context(host_cpus, shared, load_cpus,
                    {key: seconds for key, (_, seconds, _) in lowest.items()}, rig,
                    {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared, rig),
-                   bool(run.user_service and run.user_service.url))
+                   bool(run.user_service and run.user_service.url),
+                   (run.plan.stub_jitter_ms if run.plan else 0) / 2000)
 
 
 def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:

@@ -51,7 +51,9 @@ def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
             return max(measured_s, 1e-3), "p50 at lowest load"
         return math.nan, "not measured: every row queued or failed"  # nothing of its design to stand in
     else:
-        service_s = max(delay_s + db_round_trip_s(row), measured_s or 0.0)
+        calls_stub = kind not in ("sleep", "cpu") and num(row, "stub_delay_ms", 0) > 0
+        designed_s = delay_s + (ctx.jitter_mean_s if calls_stub else 0.0) + db_round_trip_s(row)
+        service_s = max(designed_s, measured_s or 0.0)
         source = "sleep" if kind == "sleep" else "stub delay" + (" + database latency" if db_round_trip_s(row) else "")
     return max(service_s, 1e-3), source
 

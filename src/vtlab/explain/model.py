@@ -39,6 +39,9 @@ class Context:
     service_time_point: dict[tuple[str, ...], tuple[str, float]] = field(default_factory=dict)
     cpu_points: dict[tuple[str, ...], tuple[CpuPoint, ...]] = field(default_factory=dict)  # cpu_group -> rows
     service_unseen: bool = False  # a --url service: not vtlab's process, so its CPU and RSS are not measured
+    # the mean of the stub's uniform extra delay (the plan's 0 to stub_jitter_ms): part of the designed wait where no
+    # row measured the service time (a 1,000 ms delay + 0–100 ms is a 1.05 s call)
+    jitter_mean_s: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ client against what their projects say of virtual threads (explain.libraries).""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from vtlab.explain.libraries import Library
 from vtlab.explain.libraries import sentence as told_library
@@ -13,6 +14,7 @@ from vtlab.explain.model import Advice
 from vtlab.report.answer import WALL_WORDS
 from vtlab.report.labels import JDK_DEFAULT, fmt, load_of, scenario_label
 from vtlab.report.scenarios.common import Section
+from vtlab.results import triedfile
 
 TITLE = "Before you flip: what to change"
 COLUMNS = [("scenario", "scenario"), ("mode", "mode"), ("wall", "wall"), ("now", "setting now"),
@@ -50,17 +52,23 @@ def _next(advice: Advice) -> str:
     return WALL_WORDS.get(advice.next_wall, advice.next_wall)
 
 
-def section(advised: Sequence[Advice], mode: Callable[[object], str], libraries: Sequence[Library] = ()
-            ) -> Section | None:
-    """The advice section, the jar's libraries last (explain.libraries); None where no line has any to give or refuse
-    and the jar carries none of the libraries told."""
+def section(advised: Sequence[Advice], mode: Callable[[object], str], libraries: Sequence[Library] = (),
+            run_dir: Path | None = None) -> Section | None:
+    """The advice section, each try of it after it (`vtlab advise --try`: the run folder's tries.json), the jar's
+    libraries last (explain.libraries); None where no line has any to give or refuse and the jar carries none of the
+    libraries told."""
     if not advised and not libraries:
         return None
+    tried = triedfile.read(run_dir) if run_dir is not None else ()
+    anew = ("each try below re-measured a setting on the points it was advised for" if tried else
+            "nothing here was measured anew: `vtlab advise RUN --try` re-measures each setting on its points")
     told = ["Each wall a setting sizes, with the size that carries what the users ask (their number over the service "
             "time; by Little's law the setting scales with the rate it must carry) and the ceiling the next wall would "
-            "then set; only valid rows are advised, and nothing here was measured anew: `vtlab compare --service "
-            "A.jar --vs B.jar` or a run with the flag shows whether it helps."] if advised else []
+            f"then set; only valid rows are advised, and {anew}."] if advised else []
     told += [sentence(advice, mode) for advice in advised]
+    for done in tried:
+        told.append(f"Tried ({done.folder}/): {done.settings} {done.verdict}"
+                    + (": " + " ".join(done.said) if done.said else "."))
     if libraries:
         told.append("The jar's JDBC driver, pool and HTTP client, each against what its own project says of "
                     "virtual threads and what this run saw pinned in its frames:")

@@ -28,7 +28,8 @@ def sections(run_dir: Path, analysis: Analysis, advice_given: tuple[Advice, ...]
     pairs = paired.section(analysis)
     by_entry = byentry.section(mixed)
     told = scenarios.sections(analysis, label)
-    to_change = advice.section(advised(analysis) if advice_given is None else advice_given, label, libraries)
+    to_change = advice.section(advised(analysis) if advice_given is None else advice_given, label, libraries,
+                               run_dir)
     beside_published = published.section(analysis.aggregates, published.points())
     held = memory.section(analysis, label)
     costs = wheretime.section(run_dir, analysis)

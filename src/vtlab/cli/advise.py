@@ -1,0 +1,138 @@
+"""`vtlab advise RUN [--try]`: what to change before you flip, from the run's evidence (explain.advice), and with
+--try each setting re-measured (plan.tries: one at a time, then together, each a `vtlab run` of its own under
+RUN/tries/) and told against the run as `vtlab compare` judges a change (compare.tried), written to RUN/tries.md and
+RUN/tries.json. A try already measured is resumed, not measured again."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import shlex
+import sys
+from pathlib import Path
+
+from vtlab.cli import flags, run
+from vtlab.compare import runs, tried, triedpage
+from vtlab.explain.advice import advise
+from vtlab.plan import tries
+from vtlab.report import render
+from vtlab.report.advice import sentence
+from vtlab.report.labels import mode_label
+from vtlab.results import capacityfile, record, table
+
+TRIES = "tries"  # the tries' run folders, under the run's
+
+
+def add(sub) -> None:
+    advise_cmd = sub.add_parser("advise", help="what to change before you flip, from a run's evidence; --try "
+                                               "re-measures each suggested setting against the run")
+    advise_cmd.add_argument("run_dir", type=Path, help="a run folder of vtlab's own service (matrix.csv, "
+                                                       "metadata.json)")
+    advise_cmd.add_argument("--try", dest="try_them", action="store_true",
+                            help="re-measure the advised points with each suggested setting (one at a time, then "
+                                 "together), each a run under RUN/tries/, and tell each before/after")
+    advise_cmd.add_argument("--dry-run", action="store_true", help="with --try: print each try's command and exit")
+    advise_cmd.set_defaults(func=cmd_advise)
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    run_dir: Path = args.run_dir
+    if not (run_dir / table.CSV_NAME).exists() or not (run_dir / table.METADATA_NAME).exists():
+        return flags.usage_error(f"advise: {run_dir} is not a run folder (it holds no matrix.csv and metadata.json)")
+    if args.dry_run and not args.try_them:
+        return flags.usage_error("--dry-run prints the tries' commands: give it with --try")
+    try:
+        recorded = record.read(run_dir)
+        base = runs.load(run_dir)
+    except (record.MalformedRecord, ValueError) as err:
+        return flags.usage_error(f"advise: {err}")
+    if args.try_them and (run_dir / capacityfile.NAME).exists():
+        return flags.usage_error(f"advise --try: {run_dir} is a capacity search, whose points it chose as it went; "
+                                 "try a setting with `vtlab capacity … FLAG` and `vtlab compare` the two searches")
+    if args.try_them and (recorded.user_service is not None or recorded.kubernetes is not None):
+        where = "a Kubernetes cluster" if recorded.kubernetes is not None else "your service"
+        return flags.usage_error(f"advise --try: {run_dir} measured {where}; a try re-measures vtlab's own service. "
+                                 "Run yours with the flag advised (--service-env …) and compare the two runs with "
+                                 "`vtlab compare RUN NEW`")
+    label = functools.partial(mode_label, default_threads=base.analysis.rig.tomcat_max_threads)
+    advised = advise(base.analysis)
+    for line in advised:
+        print(sentence(line, label))
+    if not advised:
+        print("vtlab advise: no line of this run has advice to give (its walls are the users' own wait)")
+    if not args.try_them:
+        return 0
+    chosen, not_tried = tries.chosen(advised, recorded.plan.overrides if recorded.plan else {},
+                                     recorded.plan.rows if recorded.plan else ())
+    for left in not_tried:
+        print(f"vtlab advise: not tried — {sentence(left.advice, label)} ({left.why})")
+    if not chosen:
+        print("vtlab advise: nothing to try")
+        return 0
+    profile = recorded.plan.profile if recorded.plan else "quick"
+    measured: list[triedpage.Tried] = []
+    failed = 0
+    for attempt in chosen:
+        out = run_dir / TRIES / attempt.name
+        argv = run_argv(profile, attempt.given, out)
+        print(f"vtlab advise: try {attempt.words()}: vtlab {shlex.join(argv)}", flush=True)
+        if args.dry_run:
+            continue
+        code, problem = _measure(argv)
+        if not problem and not (out / table.CSV_NAME).exists():
+            problem = f"its run measured no row (exit {code})"
+        if problem:
+            print(f"vtlab advise: not tried: {problem}", file=sys.stderr)
+            measured.append(triedpage.Tried(attempt.name, attempt.settings, why=problem))
+            continue
+        failed += code != 0
+        outcomes = tried.judged(base, runs.load(out), attempt.lines, attempt.changes)
+        for outcome in outcomes:
+            print(f"vtlab advise: {tried.sentence(attempt.words(), outcome, label)}")
+        measured.append(triedpage.Tried(attempt.name, attempt.settings, outcomes))
+        print(f"vtlab advise: {attempt.words()} {tried.verdict(outcomes)}", flush=True)
+    if measured:
+        left = [triedpage.Left(n.advice.row, n.advice.wall, n.why) for n in not_tried]
+        paths = triedpage.write(run_dir, measured, left, label)
+        rendered = render.render(run_dir)  # its advice section tells each try now
+        print(f"vtlab advise: {paths[0]}, {paths[1]}; the run's report told them: {rendered['markdown']}")
+    return 1 if failed else 0
+
+
+def run_argv(profile: str, given: dict, out: Path) -> list[str]:
+    """`vtlab run`'s arguments for a plan of `profile` and Overrides fields `given` (plan.tries.Try.given), into
+    `out` (resumed where a try began there before)."""
+    argv = ["run", "--profile", profile]
+    for flag, dest, _, _ in flags.PLAN_FLAGS:
+        value = given.get(dest)
+        if value is None:
+            continue
+        if dest in flags.REPEATED:
+            for options in value:
+                argv += [flag, shlex.join(options)]
+        else:
+            argv += [flag, ",".join(map(str, value)) if isinstance(value, tuple) else str(value)]
+    if given.get("aa"):
+        argv += ["--aa", str(given["aa"])]
+    elif given.get("paired"):
+        argv.append("--paired")
+    elif given.get("paired") is False:
+        argv.append("--sequential")
+    if given.get("blocks"):
+        argv += ["--blocks", str(given["blocks"])]
+    if given.get("jvm_per_row"):
+        argv.append("--jvm-per-row")
+    return [*argv, "--out", str(out), *(["--resume"] if (out / table.CSV_NAME).exists() else [])]
+
+
+def _measure(argv: list[str]) -> tuple[int, str]:
+    """`vtlab run` with `argv` in this process, its flags checked as the user's are; its exit code, or the reason it
+    could not be planned (its usage error, said instead of measured)."""
+    parser = argparse.ArgumentParser(prog="vtlab")
+    run.add(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        flags.plan_of(args, None, calibrated=True, on_this_machine=True)
+    except ValueError as err:
+        return 2, str(err)
+    return args.func(args), ""

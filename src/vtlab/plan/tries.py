@@ -1,0 +1,173 @@
+"""What `vtlab advise RUN --try` measures (issue 57): each setting a run's advice sizes (explain.advice), tried one
+at a time and then all together, each a run of its own on the points it was advised for — the run's own plan (its
+profile and the flags it was given, by Overrides field), narrowed to the advised lines' loads and scenarios, with
+the setting at the size advised. Where two lines advise one setting at different sizes, the try takes the largest:
+the one size that carries every line it answers (a larger setting than a line needs leaves its wall where it was,
+Little's law's own reading).
+
+This module chooses; it measures nothing. Which advice is not tried says why: a line that got no advice, a wall no
+flag of vtlab's own service moves, a setting already at the size advised."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Advice(Protocol):
+    """What a try reads of an advised line (explain.model.Advice): the plan stage chooses from the analysis's words
+    without importing it."""
+    row: Any
+    wall: str
+    setting: str
+    value: float
+    needed: float
+    flag: str
+    why_not: str
+
+# The flags a try sets, each with the Overrides field it fills and the row dimension it changes (a try's rows are
+# matched with the run's without it). `--jdk` comes from a pinned frame's advice (JEP 491: JDK 24+).
+OPTIONS = {"--tomcat-threads": ("tomcat_max_threads", "tomcat_max_threads"),
+           "--pools": ("pools", "hikari_pool"),
+           "--client-pool": ("client_pools", "client_pool"),
+           "--offload-pool": ("offload_pool", "offload_pool"),
+           "--jdk": ("jdks", "jdk")}
+# Overrides fields that hold one value (the others are lists)
+SCALAR_FIELDS = ("tomcat_max_threads", "offload_pool")
+
+# The row dimensions that narrow a try to the advised points, by the Overrides field of their flag: only those the
+# run's rows varied in (a dimension every row shared is the run's plan already)
+NARROWED = {"concurrency": "concurrency", "target_rps": "rates", "conn_mode": "conn_modes", "path_mode": "path_modes",
+            "workload": "workloads", "http_client": "http_clients", "server": "servers", "pool_impl": "pool_impls",
+            "context": "contexts", "fanout": "fanouts", "offload_executor": "executors",
+            "db_latency_ms": "db_latencies", "downstream_latency_ms": "downstream_latencies", "shape": "shapes",
+            "jdk": "jdks", "hikari_pool": "pools", "client_pool": "client_pools", "thread_mode": "modes"}
+
+# Recorded Overrides fields a try does not give again: what the plan derived from the others (a paired plan's blocks
+# are its reps, its seed its own; the profile's pairing and the runtime's version are worked out anew)
+DERIVED = ("profile_pairs", "unpairable", "java_home_jdk", "pair_seed", "versus")
+
+TOGETHER = "together"
+
+
+@dataclass(frozen=True)
+class Try:
+    """One try: its name (its folder under the run's tries/), the settings it applies (flag, value), the Overrides
+    fields its run is planned with, the advice lines it answers and the row dimensions its settings change."""
+    name: str
+    settings: tuple[tuple[str, str], ...]
+    given: Mapping[str, object]
+    lines: tuple[Advice, ...]
+    changes: tuple[str, ...]
+
+    def words(self) -> str:
+        """Its settings as flags: "--pools 100 --tomcat-threads 1000"."""
+        return " ".join(f"{flag} {value}" for flag, value in self.settings)
+
+
+@dataclass(frozen=True)
+class NotTried:
+    advice: Advice
+    why: str
+
+
+def option_of(advice: Advice) -> tuple[str, str] | None:
+    """The advice's flag as (flag, value) where a try can set it on vtlab's own service; None for one it cannot
+    (a user's service's environment, the client's pool of a user's code, no flag at all)."""
+    words = shlex.split(advice.flag) if advice.flag else []
+    if len(words) != 2 or words[0] not in OPTIONS:
+        return None
+    return words[0], words[1]
+
+
+def chosen(advised: Sequence[Advice], overrides: Mapping[str, object], rows: Sequence[Mapping[str, object]]
+           ) -> tuple[list[Try], list[NotTried]]:
+    """The tries of a run's advice: one a setting, then one of all of them together where there are two or more;
+    and the advice not tried, with why. `overrides`: the run's plan's recorded Overrides fields; `rows`: its planned
+    rows' dimensions (results.record.PlanRecord.rows)."""
+    by_option: dict[str, list[tuple[Advice, str]]] = {}
+    skipped = []
+    for advice in advised:
+        why = _why_not(advice)
+        if why:
+            skipped.append(NotTried(advice, why))
+            continue
+        flag, value = option_of(advice)  # type: ignore[misc]  # _why_not has ruled out None
+        by_option.setdefault(flag, []).append((advice, value))
+    base = replayed(overrides)
+    varied = [name for name in NARROWED if len({str(row.get(name)) for row in rows}) > 1]
+    made = [_try(base, varied, [(flag, _largest(found))], [a for a, _ in found]) for flag, found in by_option.items()]
+    shared = _shared_points(made)
+    if shared:  # where settings hold one point, the next wall once one is lifted may be the other's
+        made.append(_try(base, varied, [s for t in made for s in t.settings],
+                         [a for t in made for a in t.lines if _point(a.row) in shared], TOGETHER))
+    return made, skipped
+
+
+def _shared_points(made: Sequence[Try]) -> set[tuple[object, ...]]:
+    """The points two or more tries' settings were advised for: the only ones a try of them together tells anything
+    of (at a point only one setting holds, the other's try is the same run)."""
+    seen: dict[tuple[object, ...], set[str]] = {}
+    for attempt in made:
+        for line in attempt.lines:
+            seen.setdefault(_point(line.row), set()).add(attempt.name)
+    return {point for point, names in seen.items() if len(names) > 1}
+
+
+def _point(row: object) -> tuple[object, ...]:
+    """A line's point: every dimension of its row but its thread mode and rep (both modes of a point are one)."""
+    return tuple(value for name, value in vars(row).items() if name not in ("thread_mode", "rep"))
+
+
+def replayed(overrides: Mapping[str, object]) -> dict[str, object]:
+    """The run's recorded Overrides fields as a new plan takes them: lists as tuples, what the plan derived left out
+    (a paired plan's reps are its blocks: given again they would be refused)."""
+    given = {name: _typed(value) for name, value in overrides.items() if name not in DERIVED and value is not None}
+    if given.get("paired") or given.get("aa"):
+        given.pop("reps", None)
+    return given
+
+
+def _why_not(advice: Advice) -> str:
+    if advice.why_not:
+        return f"no advice to try: {advice.why_not}"
+    if advice.wall == "cpu":
+        return "no setting to try: a CPU wall is lifted by cores, not a setting"
+    if option_of(advice) is None:
+        return (f"{advice.flag or 'no flag'}: not a setting a try of vtlab's own service sets (one of "
+                f"{', '.join(OPTIONS)})")
+    if advice.wall != "pinning" and not advice.needed > advice.value:
+        return f"its {advice.setting} is {advice.value:g} already: the size advised changes nothing"
+    return ""
+
+
+def _largest(found: Sequence[tuple[Advice, str]]) -> str:
+    return max((value for _, value in found), key=lambda value: float(value))
+
+
+def _try(base: Mapping[str, object], varied: Sequence[str], settings: Sequence[tuple[str, str]],
+         lines: Sequence[Advice], name: str = "") -> Try:
+    """A try of `settings` on the points of `lines`: the run's fields, narrowed where the run varied to the lines'
+    values, the settings over them."""
+    given = dict(base)
+    changes = tuple(OPTIONS[flag][1] for flag, _ in settings)
+    for dimension in varied:
+        if dimension in changes:
+            continue
+        values = tuple(dict.fromkeys(getattr(line.row, dimension) for line in lines))
+        given[NARROWED[dimension]] = values[0] if NARROWED[dimension] in SCALAR_FIELDS else values
+    if "modes" in given and (given.get("paired") or given.get("aa")):
+        given.pop("modes")  # a paired plan measures both arms: its own modes, as it was given them
+    for flag, value in settings:
+        field = OPTIONS[flag][0]
+        given[field] = int(value) if field in SCALAR_FIELDS else (int(value),)
+    slug = name or "-".join(f"{flag.lstrip('-')}-{value}" for flag, value in settings)
+    return Try(slug, tuple(settings), given, tuple(dict.fromkeys(lines)), changes)
+
+
+def _typed(value: object) -> object:
+    if isinstance(value, list):
+        return tuple(_typed(item) for item in value)
+    return value

@@ -1,0 +1,104 @@
+"""What `vtlab advise --try` measures: a try per setting the advice sized, at the largest size advised, on the run's
+own plan narrowed to the advised points; together only where two settings hold one point; advice it cannot try
+set apart with why. Each try's command is parsed back by `vtlab run`'s own parser and planned by the planner, so the
+rows asserted are the ones a try would measure."""
+
+import argparse
+import math
+
+from vtlab.cli import advise, flags, run
+from vtlab.core import dimensions
+from vtlab.explain.model import Advice
+from vtlab.plan import tries
+
+PAIRED = {"blocks": 3, "hold_s": 10, "paired": True, "profile_pairs": True, "reps": 3, "unpairable": ""}
+STAIRCASE = [{"thread_mode": mode, "concurrency": users, "conn_mode": conn}
+             for conn, users in (("released", 100), ("held", 100), ("released", 400), ("released", 1000))
+             for mode in ("platform", "virtual")]
+
+
+def row(**cells):
+    return dimensions.parse({"hikari_pool": "50", "tomcat_max_threads": "200", "stub_delay_ms": "1000",
+                             **{k: str(v) for k, v in cells.items()}})
+
+
+def wall(mode, users, conn, flag, value, needed, name="thread-pool", **more):
+    return Advice(row(thread_mode=mode, concurrency=users, conn_mode=conn), name, "request threads", value, needed,
+                  needed, needed, "concurrency", flag, **more)
+
+
+THREADS_400 = wall("platform", 400, "released", "--tomcat-threads 401", 200, 401)
+THREADS_1000 = wall("platform", 1000, "released", "--tomcat-threads 1000", 200, 1000)
+POOL_HELD = [wall(mode, 100, "held", "--pools 100", 50, 100, "connection-pool") for mode in ("platform", "virtual")]
+
+
+def planned(attempt, tmp_path):
+    """The rows `vtlab run` would measure for the try: its command parsed and planned as the user's would be."""
+    parser = argparse.ArgumentParser(prog="vtlab")
+    run.add(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(advise.run_argv("quick", attempt.given, tmp_path / attempt.name))
+    return flags.plan_of(args, None).rows
+
+
+def test_each_setting_is_tried_at_its_largest_size_on_the_points_it_was_advised_for(tmp_path):
+    made, left = tries.chosen([*POOL_HELD, THREADS_400, THREADS_1000], PAIRED, STAIRCASE)
+    assert [t.name for t in made] == ["pools-100", "tomcat-threads-1000"] and left == []
+    pools, threads = made
+    assert threads.settings == (("--tomcat-threads", "1000"),) and threads.changes == ("tomcat_max_threads",)
+    assert threads.lines == (THREADS_400, THREADS_1000)
+    rows = planned(threads, tmp_path)
+    # both modes paired at the two advised loads, released only, 3 blocks each, 1,000 threads
+    assert sorted({(r.thread_mode, r.concurrency, r.conn_mode, r.tomcat_max_threads) for r in rows}) == [
+        ("platform", 400, "released", 1000), ("platform", 1000, "released", 1000),
+        ("virtual", 400, "released", 1000), ("virtual", 1000, "released", 1000)]
+    assert sorted({r.rep for r in rows}) == [1, 2, 3]
+    rows = planned(pools, tmp_path)
+    assert {(r.concurrency, r.conn_mode, r.hikari_pool) for r in rows} == {(100, "held", 100)}
+    assert {r.thread_mode for r in rows} == {"platform", "virtual"}
+
+
+def test_settings_holding_one_point_are_tried_together_there_alone(tmp_path):
+    pool_1000 = wall("platform", 1000, "held", "--pools 1000", 50, 1000, "connection-pool")
+    threads_held = wall("platform", 1000, "held", "--tomcat-threads 1000", 200, 1000)
+    staircase = [*STAIRCASE, {"thread_mode": "platform", "concurrency": 1000, "conn_mode": "held"}]
+    made, _ = tries.chosen([*POOL_HELD, pool_1000, threads_held], {"paired": False}, staircase)
+    together = made[-1]
+    assert together.name == tries.TOGETHER
+    assert together.settings == (("--pools", "1000"), ("--tomcat-threads", "1000"))
+    assert together.lines == (pool_1000, threads_held)  # the held 100 users are the pools' try alone
+    rows = planned(together, tmp_path)
+    assert {(r.thread_mode, r.concurrency, r.conn_mode, r.hikari_pool, r.tomcat_max_threads) for r in rows} == {
+        ("platform", 1000, "held", 1000, 1000)}  # not paired: the advised mode alone
+
+
+def test_advice_a_try_cannot_take_is_set_apart_with_why():
+    invalid = Advice(row(thread_mode="platform"), "thread-pool", why_not="no valid row: no advice is taken from an "
+                                                                         "invalid one")
+    cpu = Advice(row(thread_mode="virtual", concurrency=3000), "cpu", asked_rps=2970, needed=3.2, value=2)
+    env = wall("platform", 1000, "released", "--service-env SERVER_TOMCAT_THREADS_MAX=1000", 200, 1000)
+    there = wall("platform", 380, "released", "--tomcat-threads 200", 200, 200)
+    made, left = tries.chosen([invalid, cpu, env, there], PAIRED, STAIRCASE)
+    assert made == []
+    whys = [n.why for n in left]
+    assert whys[0].startswith("no advice to try: no valid row")
+    assert whys[1] == "no setting to try: a CPU wall is lifted by cores, not a setting"
+    assert whys[2].startswith("--service-env SERVER_TOMCAT_THREADS_MAX=1000: not a setting a try")
+    assert whys[3] == "its request threads is 200 already: the size advised changes nothing"
+
+
+def test_a_pinned_frame_is_tried_on_jdk_25():
+    pin = Advice(row(thread_mode="virtual", path_mode="synchronized", jdk=21), "pinning", "app.Orders.summary", 120,
+                 flag="--jdk 25", pin_kind="monitor")
+    made, _ = tries.chosen([pin], {}, [{"jdk": 21, "thread_mode": "virtual", "concurrency": 100}])
+    assert made[0].settings == (("--jdk", "25"),) and made[0].given["jdks"] == (25,)
+    assert made[0].changes == ("jdk",) and math.isnan(made[0].lines[0].needed)
+
+
+def test_the_runs_own_flags_are_given_again_and_what_the_plan_derived_is_not():
+    given = tries.replayed({**PAIRED, "concurrency": [100, 1000], "jvm_opts": [["-XX:+UseSerialGC"]],
+                            "java_home_jdk": 21, "pair_seed": 7})
+    assert given == {"blocks": 3, "hold_s": 10, "paired": True, "concurrency": (100, 1000),
+                     "jvm_opts": (("-XX:+UseSerialGC",),)}
+    argv = advise.run_argv("quick", given, advise.Path("/tmp/x"))
+    assert argv == ["run", "--profile", "quick", "--conc", "100,1000", "--hold", "10", "--jvm-opts", "-XX:+UseSerialGC",
+                    "--paired", "--blocks", "3", "--out", "/tmp/x"]
