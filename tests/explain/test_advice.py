@@ -130,3 +130,26 @@ def test_a_thread_wall_whose_limit_the_service_did_not_expose_gets_no_figure_and
     blind = replace(line, bottleneck="thread-pool", line=replace(line.line, bottleneck="thread-pool"))
     [found] = advice.advise(replace(analysis, aggregates=(blind,)))
     assert found.why_not.startswith("not computed: its request threads") and found.flag == ""
+
+
+def test_a_scenario_measured_only_behind_its_clients_pool_asks_its_users_rate_not_the_queued_one():
+    # Apache HttpClient's 5 connections a route and 1,000 users, no lower load measured: the row's p50 (20.3 s) is
+    # the queue, never the service time; the users ask 1,000 ÷ 0.1 s (the designed call, with its few ms of
+    # database round trip), which 5 × 10,000 ÷ 50 = 1,000 connections carry. Before, the queued p50 asked 49 req/s.
+    from rows import APACHE_WALL
+    found = by_wall(advised(row(**APACHE_WALL)), "client-pool")
+    assert found.asked_rps == pytest.approx(10_000, rel=0.05) and found.value == 5
+    assert found.needed == pytest.approx(1000, rel=0.05) and found.flag.startswith("--client-pool ")
+
+
+def test_the_stubs_jitter_counts_in_the_designed_call_where_no_row_measured_the_service_time():
+    from vtlab.explain import ceilings
+    from vtlab.explain.model import Context
+    plain, jittered = (Context(2, True, 2, {}, jitter_mean_s=mean) for mean in (0.0, 0.05))
+    held = row(conn_mode="held", hikari_pool=10, concurrency=30, client_pool_max=5, stub_delay_ms=100)
+    # 100 ms + a uniform 0–100 ms: a 150 ms call on average, as k6 measures it
+    assert ceilings.service_time(held, jittered)[0] - ceilings.service_time(held, plain)[0] == pytest.approx(0.05)
+    assert ceilings.client_pool_ceiling(held, plain) == pytest.approx(5 / 0.1)
+    assert ceilings.client_pool_ceiling(held, jittered) == pytest.approx(5 / 0.15)
+    sleeping = row(workload="sleep", sleep_ms=1000, stub_delay_ms=1000)
+    assert ceilings.service_time(sleeping, jittered)[0] == pytest.approx(1.0)  # no call, no jitter

@@ -72,3 +72,24 @@ def test_an_answer_with_no_ratio_ends_with_what_would_give_one(tmp_path):
     assert "To get an answer: --blocks 5 --hold 20" in terminal.summary(report, tmp_path / "analysis.csv")
     # an answer given: no such line, whatever the rows set apart
     assert "To get an answer" not in terminal.summary(REPORT, tmp_path / "analysis.csv")
+
+
+ADVICE = """
+## Before you flip: what to change
+
+- Each wall a setting sizes, with the size that carries what the users ask.
+- released, pool 50, platform at 400 users: held by its request threads (200); its users ask 399 req/s, which 400 carry, and then the users themselves would hold it at 399 req/s; try --tomcat-threads 400; each platform thread reserves a stack: ~400 MiB of address space at -Xss1m.
+- released, pool 50, platform at 1,000 users: held by its request threads (200); try --tomcat-threads 1000; each platform thread reserves a stack.
+- held, pool 50, platform at 100 users: held by its connection pool (50); try --pools 100; the connection is held across the downstream call.
+- held, pool 50, virtual at 100 users: held by its connection pool (50); try --pools 100; the connection is held.
+- virtual at 3,000 users: no setting and no thread model lifts a CPU wall: 0.5 ms of CPU a request.
+"""  # noqa: E501
+
+
+def test_the_settings_the_advice_suggests_are_named_once_a_flag_with_the_command_that_tries_them(tmp_path):
+    analysis(tmp_path / "analysis.csv", ("True", ""))
+    told = terminal.summary(REPORT + ADVICE, tmp_path / "analysis.csv").splitlines()
+    assert (f"Before you flip: 2 settings to try (--tomcat-threads 400/1000, --pools 100); `vtlab advise {tmp_path} "
+            "--try` re-measures each on its points") in told
+    assert not any("Before you flip" in line for line in terminal.summary(REPORT, tmp_path / "analysis.csv")
+                   .splitlines())

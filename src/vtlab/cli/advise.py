@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import functools
 import shlex
+from collections.abc import Callable
 import sys
 from pathlib import Path
 
@@ -70,13 +71,22 @@ def cmd_advise(args: argparse.Namespace) -> int:
         print("vtlab advise: nothing to try")
         return 0
     profile = recorded.plan.profile if recorded.plan else "quick"
+    return _try_each(run_dir, base, profile, chosen, not_tried, label, args.dry_run)
+
+
+def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Try], not_tried: list[tries.NotTried],
+              label: Callable[[object], str], dry_run: bool) -> int:
+    """Each try measured (resumed where begun) and told against the run, tries.md and tries.json written after each
+    (a try cut short keeps the ones before it), the run's report rendered again to tell them; 1 where a try's run
+    lost a row."""
     measured: list[triedpage.Tried] = []
+    left = [triedpage.Left(n.advice.row, n.advice.wall, n.why) for n in not_tried]
     failed = 0
     for attempt in chosen:
         out = run_dir / TRIES / attempt.name
         argv = run_argv(profile, attempt.given, out)
         print(f"vtlab advise: try {attempt.words()}: vtlab {shlex.join(argv)}", flush=True)
-        if args.dry_run:
+        if dry_run:
             continue
         code, problem = _measure(argv)
         if not problem and not (out / table.CSV_NAME).exists():
@@ -84,16 +94,15 @@ def cmd_advise(args: argparse.Namespace) -> int:
         if problem:
             print(f"vtlab advise: not tried: {problem}", file=sys.stderr)
             measured.append(triedpage.Tried(attempt.name, attempt.settings, why=problem))
-            continue
-        failed += code != 0
-        outcomes = tried.judged(base, runs.load(out), attempt.lines, attempt.changes)
-        for outcome in outcomes:
-            print(f"vtlab advise: {tried.sentence(attempt.words(), outcome, label)}")
-        measured.append(triedpage.Tried(attempt.name, attempt.settings, outcomes))
-        print(f"vtlab advise: {attempt.words()} {tried.verdict(outcomes)}", flush=True)
-    if measured:
-        left = [triedpage.Left(n.advice.row, n.advice.wall, n.why) for n in not_tried]
+        else:
+            failed += code != 0
+            outcomes = tried.judged(base, runs.load(out), attempt.lines, attempt.changes)
+            for outcome in outcomes:
+                print(f"vtlab advise: {tried.sentence(attempt.words(), outcome, label)}")
+            measured.append(triedpage.Tried(attempt.name, attempt.settings, outcomes))
+            print(f"vtlab advise: {attempt.words()} {tried.verdict(outcomes)}", flush=True)
         paths = triedpage.write(run_dir, measured, left, label)
+    if measured:
         rendered = render.render(run_dir)  # its advice section tells each try now
         print(f"vtlab advise: {paths[0]}, {paths[1]}; the run's report told them: {rendered['markdown']}")
     return 1 if failed else 0

@@ -78,7 +78,7 @@ def ceilings_of(row: Mapping[str, object], ctx: Context, service_s: float, sourc
     # analysis.csv lists them in this order
     restated = (("pool", pool), ("concurrency", concurrency), ("cpu", cpu))
     return Ceilings(concurrency=concurrency.rps, threads=threads.rps, pool=pool.rps, cpu=cpu.rps,
-                    connections=connections, client_pool=client_pool_ceiling(row),
+                    connections=connections, client_pool=client_pool_ceiling(row, ctx),
                     restated=tuple(name for name, ceiling in restated if ceiling.restated),
                     missing=tuple(ceiling.missing for ceiling in (pool, cpu, threads) if ceiling.missing))
 
@@ -94,17 +94,19 @@ def _concurrency_ceiling(row: Mapping[str, object], ctx: Context, service_s: flo
     return _Ceiling(users / service_s, restated=own)
 
 
-def client_pool_ceiling(row: Mapping[str, object]) -> float:
+def client_pool_ceiling(row: Mapping[str, object], ctx: Context | None = None) -> float:
     """The downstream client's connections per route over the connection time one request uses by design (the call):
     inf where the client has no limit or the request makes no call; NaN where the pool's size is not known, and for a
     user's service, whose calls' time vtlab does not know (the whole request's would make it a floor, not a ceiling:
-    its pool is judged by its gauges alone)."""
+    its pool is judged by its gauges alone). With `ctx`, the run's stub jitter counts in the call's time."""
     size = client_pool_size(row)
     if user_service(row):
         return math.nan
     hold_s = client_hold_s(row)
     if math.isinf(size) or hold_s == 0:
         return math.inf
+    if ctx is not None:  # each call also waits the stub's extra delay, its mean (Context.jitter_mean_s)
+        hold_s += ctx.jitter_mean_s * (2 if workload(row) == "fanout" else 1)
     return math.nan if math.isnan(size) else size / hold_s
 
 

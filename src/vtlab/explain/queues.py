@@ -21,10 +21,14 @@ JEP491_JDK = 24  # from this JDK on, a virtual thread blocked inside synchronize
 
 def queued(row: Mapping[str, object], rig: rig_constants.Constants) -> bool:
     """Whether the row's latency includes waiting for a thread or a connection by design: more users
-    than request threads, or (held) than connections. Such a row cannot measure the service time."""
+    than request threads, (held) than connections, or than the downstream client's connections per route. Such a
+    row cannot measure the service time."""
     users = in_flight(row)
     held_pool = num(row, "hikari_pool", math.inf) if row.get("conn_mode") == "held" else math.inf
-    return (users > request_thread_cap(row, rig.tomcat_max_threads) or users > held_pool
+    # the downstream client's connections per route, as its meters read them (-1: no limit): every call holds one
+    client = num(row, "client_pool_max", math.inf)
+    client_pool = client if client > 0 else math.inf
+    return (users > request_thread_cap(row, rig.tomcat_max_threads) or users > held_pool or users > client_pool
             or pool_was_the_queue(row, pool_size(row), rig))
 
 

@@ -6,6 +6,7 @@ first, the rest a file away."""
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from vtlab.report import nextstep
 
 # The answer's lines shown at most: a profile of many scenarios says how many more the report holds.
 ANSWER_LINES = 14
+# The advice section's heading (report.advice.TITLE) and a flag it suggests trying, as its sentences say it
+ADVICE = "## Before you flip: what to change"
+TRIED_FLAG = re.compile(r"; try (--[\w-]+) ([^;,.\s]+)")
 # The flags named in the line that sets rows apart, the most frequent first.
 FLAGS_NAMED = 4
 
@@ -39,8 +43,24 @@ def summary(markdown: str, analysis_csv: Path) -> str:
     told += ["", flagged(rows)]
     if any("no ratio" in line for line in answer):
         told += [step] if (step := next_step(rows, analysis_csv.parent / "matrix.csv")) else []
+    told += [advised] if (advised := to_try(lines, analysis_csv.parent)) else []
     told.append("the whole report: --verbose, or `vtlab report RUN` (report.md beside it)")
     return "\n".join(told)
+
+
+def to_try(lines: list[str], run_dir: Path) -> str:
+    """One line: the settings the report's advice section suggests (its "try --flag value"), and the command that
+    re-measures them; "" where it suggests none."""
+    found: dict[str, list[str]] = {}
+    for line in _section(lines, ADVICE):
+        for flag, value in TRIED_FLAG.findall(line):
+            if value not in found.setdefault(flag, []):
+                found[flag].append(value)
+    if not found:
+        return ""
+    named = ", ".join(f"{flag} {'/'.join(values)}" for flag, values in found.items())
+    return (f"Before you flip: {len(found)} setting{'s' if len(found) > 1 else ''} to try ({named}); "
+            f"`vtlab advise {run_dir} --try` re-measures each on its points")
 
 
 def next_step(rows: list[dict[str, str]], matrix: Path) -> str:
