@@ -16,10 +16,17 @@ def test_the_advice_is_printed_and_each_try_s_command_with_dry_run(tmp_path, cap
     out = capsys.readouterr().out
     assert "platform at 1,000 users: held by its request threads (200)" in out
     # one mode after the other, as the run was: the advised mode alone where only its line was advised
-    assert ("vtlab advise: try --tomcat-threads 1000: vtlab run --profile quick --modes platform --conc 400,1000 "
-            f"--conn-mode released --tomcat-threads 1000 --out {run_dir}/tries/tomcat-threads-1000") in out
-    assert "try --pools 100: vtlab run --profile quick --modes platform,virtual --pools 100 --conc 100 --conn-mode " \
-           "held --out" in out
+    commands = {line.split(": vtlab ")[0]: line.split(": vtlab ")[1].split() for line in out.splitlines()
+                if line.startswith("vtlab advise: try ")}
+    threads = commands["vtlab advise: try --tomcat-threads 1000"]
+    assert threads[:3] == ["run", "--profile", "quick"] and "--sequential" in threads
+    for flag, value in (("--modes", "platform"), ("--conc", "400,1000"), ("--conn-mode", "released"),
+                        ("--tomcat-threads", "1000"), ("--out", f"{run_dir}/tries/tomcat-threads-1000")):
+        assert threads[threads.index(flag) + 1] == value, (flag, threads)
+    pools = commands["vtlab advise: try --pools 100"]
+    for flag, value in (("--modes", "platform,virtual"), ("--pools", "100"), ("--conc", "100"),
+                        ("--conn-mode", "held")):
+        assert pools[pools.index(flag) + 1] == value, (flag, pools)
     assert not (run_dir / "tries").exists() and not (run_dir / "tries.json").exists()
 
 

@@ -90,3 +90,34 @@ def test_a_line_the_try_did_not_measure_is_said_and_not_judged(tmp_path):
     outcomes = tried.judged(base, after, attempt.lines, attempt.changes)
     assert outcomes[1].change is None and outcomes[1].why == "the try did not measure this line"
     assert tried.verdict(outcomes) == tried.HELPED  # the line it measured is better
+    assert tried.sentence(attempt.words(), outcomes[1], lambda r: r.thread_mode) == (
+        "--tomcat-threads 1000: released, pool 50, platform at 1,000 users: the try did not measure this line.")
+
+
+def test_a_try_that_lifts_one_line_and_sets_another_back_is_mixed(tmp_path):
+    base, attempt = _threads_try()
+    after = runs.load(_tried(tmp_path, "mixed", _scaled({400: 398.0, 1000: 150.0})))
+    outcomes = tried.judged(base, after, attempt.lines, attempt.changes)
+    assert [o.change.verdict for o in outcomes] == ["better", "worse"]
+    assert tried.verdict(outcomes) == tried.MIXED
+
+
+def test_the_run_is_read_by_the_lines_own_key_where_it_varied_what_the_try_changes(tmp_path):
+    # the run measured 1,000 users at 200 threads (the advised line) and at 1,000 threads too: the line's before is
+    # its own 200-thread row, not the one the try's setting matches
+    folder = _tried(tmp_path, "varied", lambda row: None)
+    with (folder / "matrix.csv").open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = reader.fieldnames, list(reader)
+    more = [{**row, "tomcat_max_threads": "1000"} for row in rows
+            if row["thread_mode"] == "platform" and row["concurrency"] == "1000"]
+    for row in more:
+        _scaled({1000: 990.0})(row)
+    with (folder / "matrix.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows([*rows, *more])
+    base, attempt = runs.load(folder), _threads_try()[1]
+    after = runs.load(_tried(tmp_path, "threads", _scaled({400: 398.0, 1000: 990.0})))
+    at_1000 = tried.judged(base, after, attempt.lines, attempt.changes)[1]
+    assert (at_1000.change.base, at_1000.change.verdict) == (pytest.approx(199.533), "better")

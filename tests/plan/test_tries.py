@@ -41,7 +41,7 @@ def planned(attempt, tmp_path):
 
 
 def test_each_setting_is_tried_at_its_largest_size_on_the_points_it_was_advised_for(tmp_path):
-    made, left = tries.chosen([*POOL_HELD, THREADS_400, THREADS_1000], PAIRED, STAIRCASE)
+    made, left = tries.chosen([*POOL_HELD, THREADS_400, THREADS_1000], PAIRED, STAIRCASE, paired=True)
     assert [t.name for t in made] == ["pools-100", "tomcat-threads-1000"] and left == []
     pools, threads = made
     assert threads.settings == (("--tomcat-threads", "1000"),) and threads.changes == ("tomcat_max_threads",)
@@ -61,7 +61,7 @@ def test_settings_holding_one_point_are_tried_together_there_alone(tmp_path):
     pool_1000 = wall("platform", 1000, "held", "--pools 1000", 50, 1000, "connection-pool")
     threads_held = wall("platform", 1000, "held", "--tomcat-threads 1000", 200, 1000)
     staircase = [*STAIRCASE, {"thread_mode": "platform", "concurrency": 1000, "conn_mode": "held"}]
-    made, _ = tries.chosen([*POOL_HELD, pool_1000, threads_held], {"paired": False}, staircase)
+    made, _ = tries.chosen([*POOL_HELD, pool_1000, threads_held], {}, staircase, {"hold_s": 30})
     together = made[-1]
     assert together.name == tries.TOGETHER
     assert together.settings == (("--pools", "1000"), ("--tomcat-threads", "1000"))
@@ -77,7 +77,7 @@ def test_advice_a_try_cannot_take_is_set_apart_with_why():
     cpu = Advice(row(thread_mode="virtual", concurrency=3000), "cpu", asked_rps=2970, needed=3.2, value=2)
     env = wall("platform", 1000, "released", "--service-env SERVER_TOMCAT_THREADS_MAX=1000", 200, 1000)
     there = wall("platform", 380, "released", "--tomcat-threads 200", 200, 200)
-    made, left = tries.chosen([invalid, cpu, env, there], PAIRED, STAIRCASE)
+    made, left = tries.chosen([invalid, cpu, env, there], PAIRED, STAIRCASE, paired=True)
     assert made == []
     whys = [n.why for n in left]
     assert whys[0].startswith("no advice to try: no valid row")
@@ -102,3 +102,32 @@ def test_the_runs_own_flags_are_given_again_and_what_the_plan_derived_is_not():
     argv = advise.run_argv("quick", given, advise.Path("/tmp/x"))
     assert argv == ["run", "--profile", "quick", "--conc", "100,1000", "--hold", "10", "--jvm-opts", "-XX:+UseSerialGC",
                     "--paired", "--blocks", "3", "--out", "/tmp/x"]
+
+
+def test_a_run_measured_one_mode_after_the_other_stays_so_with_its_own_phases(tmp_path):
+    # the quick profile pairs by default; this run did not (its third mode, say): its try does not either, and keeps
+    # the phases it ran with, whatever the profile says today
+    made, _ = tries.chosen([THREADS_1000], {}, STAIRCASE, {"hold_s": 30, "warmup_s": 45, "stub_jitter_ms": 0})
+    attempt = made[0]
+    argv = advise.run_argv("quick", attempt.given, tmp_path / "t")
+    assert "--sequential" in argv and "--paired" not in argv
+    assert argv[argv.index("--hold") + 1] == "30" and argv[argv.index("--stub-jitter") + 1] == "0"
+    rows = planned(attempt, tmp_path)
+    assert {(r.thread_mode, r.concurrency, r.tomcat_max_threads) for r in rows} == {("platform", 1000, 1000)}
+
+
+def test_values_a_row_does_not_use_are_not_narrowed_to():
+    # an order-summary row has no executor and the client's default pool: no --executor '' nor --client-pool 0
+    staircase = [{**step, "offload_executor": executor, "client_pool": pool} for step in STAIRCASE
+                 for executor, pool in (("", 0), ("platform", 50))]
+    made, _ = tries.chosen([THREADS_1000], {}, staircase)
+    assert "executors" not in made[0].given and "client_pools" not in made[0].given
+
+
+def test_a_pool_beyond_what_the_rigs_postgresql_takes_is_not_tried():
+    beyond = wall("platform", 1000, "held", "--pools 1000", 50, 1000, "connection-pool",
+                  beyond="beyond what vtlab's PostgreSQL takes (490 for the pool, of its 500 connections): it cannot "
+                         "grow that far here")
+    made, left = tries.chosen([beyond, POOL_HELD[0]], {}, STAIRCASE)
+    assert [t.settings for t in made] == [(("--pools", "100"),)]
+    assert left[0].why.startswith("beyond what vtlab's PostgreSQL takes")

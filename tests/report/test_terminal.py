@@ -83,6 +83,7 @@ ADVICE = """
 - held, pool 50, platform at 100 users: held by its connection pool (50); try --pools 100; the connection is held across the downstream call.
 - held, pool 50, virtual at 100 users: held by its connection pool (50); try --pools 100; the connection is held.
 - virtual at 3,000 users: no setting and no thread model lifts a CPU wall: 0.5 ms of CPU a request.
+- things, platform at 1,000 users: held by its connection pool (10); try --service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE=100.
 """  # noqa: E501
 
 
@@ -92,4 +93,8 @@ def test_the_settings_the_advice_suggests_are_named_once_a_flag_with_the_command
     assert (f"Before you flip: 2 settings to try (--tomcat-threads 400/1000, --pools 100); `vtlab advise {tmp_path} "
             "--try` re-measures each on its points") in told
     assert not any("Before you flip" in line for line in terminal.summary(REPORT, tmp_path / "analysis.csv")
+                   .splitlines())
+    # a user's service: its advice's flags are its own environment's, which no try of vtlab's sets
+    (tmp_path / "metadata.json").write_text('{"target": {"jar": "things.jar", "call": "GET /things/{id}"}}')
+    assert not any("Before you flip" in line for line in terminal.summary(REPORT + ADVICE, tmp_path / "analysis.csv")
                    .splitlines())

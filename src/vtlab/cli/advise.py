@@ -1,5 +1,6 @@
 """`vtlab advise RUN [--try]`: what to change before you flip, from the run's evidence (explain.advice), and with
---try each setting re-measured (plan.tries: one at a time, then together, each a `vtlab run` of its own under
+--try each setting re-measured (plan.tries: one at a time, then together where two hold one point, each a `vtlab
+run` of its own under
 RUN/tries/) and told against the run as `vtlab compare` judges a change (compare.tried), written to RUN/tries.md and
 RUN/tries.json. A try already measured is resumed, not measured again."""
 
@@ -8,8 +9,8 @@ from __future__ import annotations
 import argparse
 import functools
 import shlex
-from collections.abc import Callable
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from vtlab.cli import flags, run
@@ -31,7 +32,8 @@ def add(sub) -> None:
                                                        "metadata.json)")
     advise_cmd.add_argument("--try", dest="try_them", action="store_true",
                             help="re-measure the advised points with each suggested setting (one at a time, then "
-                                 "together), each a run under RUN/tries/, and tell each before/after")
+                                 "together where two hold one point), each a run under RUN/tries/, and tell each "
+                                 "before/after")
     advise_cmd.add_argument("--dry-run", action="store_true", help="with --try: print each try's command and exit")
     advise_cmd.set_defaults(func=cmd_advise)
 
@@ -63,8 +65,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
         print("vtlab advise: no line of this run has advice to give (its walls are the users' own wait)")
     if not args.try_them:
         return 0
-    chosen, not_tried = tries.chosen(advised, recorded.plan.overrides if recorded.plan else {},
-                                     recorded.plan.rows if recorded.plan else ())
+    plan = recorded.plan
+    phases = {name: getattr(plan, name) for name in tries.PHASES} if plan else {}
+    chosen, not_tried = tries.chosen(advised, plan.overrides if plan else {}, plan.rows if plan else (), phases,
+                                     bool(plan and plan.paired))
     for left in not_tried:
         print(f"vtlab advise: not tried — {sentence(left.advice, label)} ({left.why})")
     if not chosen:
@@ -78,7 +82,7 @@ def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Tr
               label: Callable[[object], str], dry_run: bool) -> int:
     """Each try measured (resumed where begun) and told against the run, tries.md and tries.json written after each
     (a try cut short keeps the ones before it), the run's report rendered again to tell them; 1 where a try's run
-    lost a row."""
+    lost a row or could not be planned."""
     measured: list[triedpage.Tried] = []
     left = [triedpage.Left(n.advice.row, n.advice.wall, n.why) for n in not_tried]
     failed = 0
@@ -94,6 +98,7 @@ def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Tr
         if problem:
             print(f"vtlab advise: not tried: {problem}", file=sys.stderr)
             measured.append(triedpage.Tried(attempt.name, attempt.settings, why=problem))
+            failed += 1
         else:
             failed += code != 0
             outcomes = tried.judged(base, runs.load(out), attempt.lines, attempt.changes)
@@ -139,7 +144,10 @@ def _measure(argv: list[str]) -> tuple[int, str]:
     could not be planned (its usage error, said instead of measured)."""
     parser = argparse.ArgumentParser(prog="vtlab")
     run.add(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:  # argparse has said which flag and value on stderr
+        return 2, f"`vtlab {shlex.join(argv)}` was refused (above)"
     try:
         flags.plan_of(args, None, calibrated=True, on_this_machine=True)
     except ValueError as err:

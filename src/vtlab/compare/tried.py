@@ -1,9 +1,10 @@
 """A try of the run's advice (plan.tries) against the run: each line it answers, its throughput before and after with
 the change's interval and verdict as `vtlab compare` judges them (each side by its own repetitions, or one rep by
 the rig's floor), whether the try reached the ceiling the advice predicted (within the try's own interval), and for
-a pinned frame's line its pins before and after. A try helped where a line it answers is better; it did not where
-every judged line is the same or worse. The rows are matched without the dimensions the try changed: the setting is
-what differs, by design."""
+a pinned frame's line its pins before and after. A try helped where a line it answers is better and none worse; it
+did not where every judged line is the same or worse. The try's rows are matched to each line without the
+dimensions the try changed (the setting is what differs, by design); the run's by the line's own key, as it may
+have varied the very dimension the try sets."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from vtlab.explain.model import Advice
 from vtlab.report.labels import load_of, scenario_label
 
 HELPED, NOT_HELPED, UNJUDGED = "helped", "did not help", "not judged"
+MIXED = "helped some lines and set others back"
 
 
 @dataclass(frozen=True)
@@ -39,16 +41,19 @@ class Outcome:
 def judged(base: Run, tried: Run, lines: Sequence[Advice], changes: tuple[str, ...]) -> list[Outcome]:
     """Each advised line a try answers (plan.tries.Try.lines), the try's run against the base's, matched without the
     dimensions its settings change (Try.changes)."""
-    before, after = runs.without(base, changes), runs.without(tried, changes)
+    after = runs.without(tried, changes)  # the base keeps its own: it may have varied what the try changed
     aggregates = {dimensions.key(a.row, after.matched): a for a in tried.analysis.aggregates}
     found = []
     for line in lines:
-        key = dimensions.key(line.row, before.matched)
-        a, b = before.scenarios.get(key), after.scenarios.get(key)
+        key = dimensions.key(line.row, after.matched)
+        a, b = base.scenarios.get(dimensions.key(line.row, base.matched)), after.scenarios.get(key)
         if a is None or b is None:
             found.append(Outcome(line, why="the try did not measure this line"))
             continue
         change = compared.scenario_change("throughput", base, tried, (a, b))
+        if change is None:
+            found.append(Outcome(line, why="no throughput measured on one side"))
+            continue
         aggregate = aggregates.get(key)
         low, high = (aggregate.interval_low, aggregate.interval_high) if aggregate is not None else (math.nan,) * 2
         found.append(Outcome(line, change, low, high, _reached(line.predicted_rps, change, low, high),
@@ -58,21 +63,21 @@ def judged(base: Run, tried: Run, lines: Sequence[Advice], changes: tuple[str, .
 
 
 def verdict(outcomes: Sequence[Outcome]) -> str:
-    """HELPED where a line is better, NOT_HELPED where every judged line is the same or worse (a pinned line also
-    by its pins: none left is better), UNJUDGED where nothing could be judged."""
+    """HELPED where a line is better and none worse (MIXED where one is worse too), NOT_HELPED where every judged line
+    is the same or worse (a pinned line also by its pins: none left is better), UNJUDGED where nothing could be
+    judged."""
     verdicts = [_line_verdict(o) for o in outcomes]
     if BETTER in verdicts:
-        return HELPED
+        return MIXED if WORSE in verdicts else HELPED
     return NOT_HELPED if any(v in (SAME, WORSE) for v in verdicts) else UNJUDGED
 
 
 def sentence(settings: str, outcome: Outcome, mode: Callable[[object], str]) -> str:
     """One line's before and after in words, after the try's `settings` ("--pools 100")."""
     line = outcome.line
-    where = f"{scenario_label(line.row)}, {mode(line.row)} at {load_of(line.row)}:"
-    head = f"{settings}: {where}"
+    head = f"{settings}: {scenario_label(line.row)}, {mode(line.row)} at {load_of(line.row)}:"
     if outcome.change is None:
-        return f"{head}: {outcome.why}."
+        return f"{head} {outcome.why}."
     change = outcome.change
     said = f"{head} {_rps(change.base)} → {_rps(change.new)} req/s, {_verdict(change)}"
     if line.wall == "pinning":

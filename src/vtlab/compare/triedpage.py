@@ -11,6 +11,7 @@ from pathlib import Path
 from vtlab.compare import tried
 from vtlab.compare.tried import Outcome
 from vtlab.core import dimensions
+from vtlab.report.labels import load_of, scenario_label
 from vtlab.results import triedfile
 
 MARKDOWN = "tries.md"
@@ -60,7 +61,7 @@ def as_markdown(measured: Sequence[Tried], left: Sequence[Left], mode: Callable[
         lines.append("")
     if left:
         lines += ["## Not tried", ""]
-        lines += [f"- {mode(n.row)}, {dimensions.label(n.row)}: {n.why}" for n in left]
+        lines += [f"- {scenario_label(n.row)}, {mode(n.row)} at {load_of(n.row)}: {n.why}" for n in left]
         lines.append("")
     return "\n".join(lines)
 

@@ -81,7 +81,7 @@ def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
     if not (value > 0 and math.isfinite(value) and ceiling > 0 and math.isfinite(asked)):
         return Advice(row, wall, value=value, why_not=f"not computed: its {_SETTING[wall]} or the users' rate "
                                                            "was not measured")
-    needed = math.ceil(value * asked / ceiling)
+    needed = math.ceil(round(value * asked / ceiling, 6))  # 100.00000000000001 connections are 100
     # the next wall: every other ceiling the row computed but one it passed (a prediction its throughput proved wrong)
     passed = {flag.removeprefix(CEILING_EXCEEDED) for flag in verdict.flags if flag.startswith(CEILING_EXCEEDED)}
     others = [(name, getattr(verdict.ceilings, f)) for name, f in LIMITS if f != field and name not in passed

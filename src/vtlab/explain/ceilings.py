@@ -51,8 +51,8 @@ def service_time(row: Mapping[str, object], ctx: Context) -> tuple[float, str]:
             return max(measured_s, 1e-3), "p50 at lowest load"
         return math.nan, "not measured: every row queued or failed"  # nothing of its design to stand in
     else:
-        calls_stub = kind not in ("sleep", "cpu") and num(row, "stub_delay_ms", 0) > 0
-        designed_s = delay_s + (ctx.jitter_mean_s if calls_stub else 0.0) + db_round_trip_s(row)
+        in_turn = 2 if kind == "fanout" and row.get("fanout") == "sequential" else 1  # calls one after the other
+        designed_s = delay_s + _jitter_s(row, ctx) * in_turn + db_round_trip_s(row)
         service_s = max(designed_s, measured_s or 0.0)
         source = "sleep" if kind == "sleep" else "stub delay" + (" + database latency" if db_round_trip_s(row) else "")
     return max(service_s, 1e-3), source
@@ -105,9 +105,15 @@ def client_pool_ceiling(row: Mapping[str, object], ctx: Context | None = None) -
     hold_s = client_hold_s(row)
     if math.isinf(size) or hold_s == 0:
         return math.inf
-    if ctx is not None:  # each call also waits the stub's extra delay, its mean (Context.jitter_mean_s)
-        hold_s += ctx.jitter_mean_s * (2 if workload(row) == "fanout" else 1)
+    if ctx is not None:  # each call's connection also waits the stub's extra delay, its mean
+        hold_s += _jitter_s(row, ctx) * (2 if workload(row) == "fanout" else 1)
     return math.nan if math.isnan(size) else size / hold_s
+
+
+def _jitter_s(row: Mapping[str, object], ctx: Context) -> float:
+    """One call's mean extra delay at the stub (Context.jitter_mean_s), where the request calls it at all."""
+    calls = workload(row) not in ("sleep", "cpu") and num(row, "stub_delay_ms", 0) > 0
+    return ctx.jitter_mean_s if calls else 0.0
 
 
 def connections_held(row: Mapping[str, object]) -> float:

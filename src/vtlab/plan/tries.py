@@ -1,12 +1,13 @@
 """What `vtlab advise RUN --try` measures (issue 57): each setting a run's advice sizes (explain.advice), tried one
-at a time and then all together, each a run of its own on the points it was advised for — the run's own plan (its
-profile and the flags it was given, by Overrides field), narrowed to the advised lines' loads and scenarios, with
-the setting at the size advised. Where two lines advise one setting at different sizes, the try takes the largest:
-the one size that carries every line it answers (a larger setting than a line needs leaves its wall where it was,
-Little's law's own reading).
+at a time, then together at the points two settings hold, each a run of its own on the points it was advised for —
+the run's own plan (its profile, the flags it was given by Overrides field, its phases and design as it ran them),
+narrowed to the advised lines' loads and scenarios, with the setting at the size advised. Where two lines advise one
+setting at different sizes, the try takes the largest: the one size that carries every line it answers (a larger
+setting than a line needs leaves its wall where it was, Little's law's own reading).
 
 This module chooses; it measures nothing. Which advice is not tried says why: a line that got no advice, a wall no
-flag of vtlab's own service moves, a setting already at the size advised."""
+flag of vtlab's own service moves, a setting already at the size advised, one beyond what the rig's PostgreSQL
+takes."""
 
 from __future__ import annotations
 
@@ -43,7 +44,15 @@ NARROWED = {"concurrency": "concurrency", "target_rps": "rates", "conn_mode": "c
             "workload": "workloads", "http_client": "http_clients", "server": "servers", "pool_impl": "pool_impls",
             "context": "contexts", "fanout": "fanouts", "offload_executor": "executors",
             "db_latency_ms": "db_latencies", "downstream_latency_ms": "downstream_latencies", "shape": "shapes",
-            "jdk": "jdks", "hikari_pool": "pools", "client_pool": "client_pools", "thread_mode": "modes"}
+            "jdk": "jdks", "hikari_pool": "pools", "client_pool": "client_pools", "thread_mode": "modes",
+            "jvm_opts": "jvm_opts"}
+# The loads: narrowed always, as a sized profile's one point would be sized again by today's calibration
+LOADS = ("concurrency", "target_rps")
+# Values a row's expansion gives a dimension it does not use (no executor, no fan-out, the client's default pool):
+# no value of its flag, so never narrowed to
+UNUSED = ("", 0)
+# The plan's phases as the run ran them (results.record.PlanRecord), given again: the profile's may have moved since
+PHASES = ("stub_delay_ms", "stub_jitter_ms", "ramp_s", "warmup_s", "hold_s")
 
 # Recorded Overrides fields a try does not give again: what the plan derived from the others (a paired plan's blocks
 # are its reps, its seed its own; the profile's pairing and the runtime's version are worked out anew)
@@ -82,11 +91,13 @@ def option_of(advice: Advice) -> tuple[str, str] | None:
     return words[0], words[1]
 
 
-def chosen(advised: Sequence[Advice], overrides: Mapping[str, object], rows: Sequence[Mapping[str, object]]
-           ) -> tuple[list[Try], list[NotTried]]:
-    """The tries of a run's advice: one a setting, then one of all of them together where there are two or more;
-    and the advice not tried, with why. `overrides`: the run's plan's recorded Overrides fields; `rows`: its planned
-    rows' dimensions (results.record.PlanRecord.rows)."""
+def chosen(advised: Sequence[Advice], overrides: Mapping[str, object], rows: Sequence[Mapping[str, object]],
+           phases: Mapping[str, object] | None = None, paired: bool = False) -> tuple[list[Try], list[NotTried]]:
+    """The tries of a run's advice: one a setting, then one of them together at the points two or more hold; and the
+    advice not tried, with why. `overrides`: the run's plan's recorded Overrides fields; `rows`: its planned rows'
+    dimensions; `phases`: its PHASES as it ran them; `paired`: whether it measured its modes paired (a run that was
+    not stays so, whatever narrowing leaves of what kept it from pairing) — all as results.record.PlanRecord has
+    them."""
     by_option: dict[str, list[tuple[Advice, str]]] = {}
     skipped = []
     for advice in advised:
@@ -96,8 +107,12 @@ def chosen(advised: Sequence[Advice], overrides: Mapping[str, object], rows: Seq
             continue
         flag, value = option_of(advice)  # type: ignore[misc]  # _why_not has ruled out None
         by_option.setdefault(flag, []).append((advice, value))
-    base = replayed(overrides)
-    varied = [name for name in NARROWED if len({str(row.get(name)) for row in rows}) > 1]
+    base = {**{name: value for name, value in (phases or {}).items() if name in PHASES and value is not None},
+            **replayed(overrides)}
+    if not paired and not base.get("aa"):  # the run's design as it ran, whatever its flags would pair now
+        base["paired"] = False
+        base.pop("blocks", None)
+    varied = [name for name in NARROWED if name in LOADS or len({str(row.get(name)) for row in rows}) > 1]
     made = [_try(base, varied, [(flag, _largest(found))], [a for a, _ in found]) for flag, found in by_option.items()]
     shared = _shared_points(made)
     if shared:  # where settings hold one point, the next wall once one is lifted may be the other's
@@ -140,6 +155,8 @@ def _why_not(advice: Advice) -> str:
                 f"{', '.join(OPTIONS)})")
     if advice.wall != "pinning" and not advice.needed > advice.value:
         return f"its {advice.setting} is {advice.value:g} already: the size advised changes nothing"
+    if "cannot grow that far" in getattr(advice, "beyond", ""):
+        return advice.beyond
     return ""
 
 
@@ -156,10 +173,15 @@ def _try(base: Mapping[str, object], varied: Sequence[str], settings: Sequence[t
     for dimension in varied:
         if dimension in changes:
             continue
-        values = tuple(dict.fromkeys(getattr(line.row, dimension) for line in lines))
-        given[NARROWED[dimension]] = values[0] if NARROWED[dimension] in SCALAR_FIELDS else values
+        values = tuple(value for value in dict.fromkeys(getattr(line.row, dimension) for line in lines)
+                       if value not in UNUSED)
+        if values:
+            given[NARROWED[dimension]] = (tuple(tuple(shlex.split(v)) for v in values) if dimension == "jvm_opts"
+                                          else values)
     if "modes" in given and (given.get("paired") or given.get("aa")):
         given.pop("modes")  # a paired plan measures both arms: its own modes, as it was given them
+    if "jdk" in changes:
+        given.pop("java_home", None)  # another runtime of the run's: the try asks for the JDK itself
     for flag, value in settings:
         field = OPTIONS[flag][0]
         given[field] = int(value) if field in SCALAR_FIELDS else (int(value),)

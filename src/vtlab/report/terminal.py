@@ -12,12 +12,14 @@ from pathlib import Path
 
 from vtlab.explain import validity
 from vtlab.report import nextstep
+from vtlab.results import capacityfile, record
 
 # The answer's lines shown at most: a profile of many scenarios says how many more the report holds.
 ANSWER_LINES = 14
 # The advice section's heading (report.advice.TITLE) and a flag it suggests trying, as its sentences say it
 ADVICE = "## Before you flip: what to change"
-TRIED_FLAG = re.compile(r"; try (--[\w-]+) ([^;,.\s]+)")
+# (the settings `vtlab advise --try` sets on vtlab's own service: plan.tries.OPTIONS)
+TRIED_FLAG = re.compile(r"; try (--tomcat-threads|--pools|--client-pool|--offload-pool|--jdk) ([^;,.\s]+)")
 # The flags named in the line that sets rows apart, the most frequent first.
 FLAGS_NAMED = 4
 
@@ -49,8 +51,11 @@ def summary(markdown: str, analysis_csv: Path) -> str:
 
 
 def to_try(lines: list[str], run_dir: Path) -> str:
-    """One line: the settings the report's advice section suggests (its "try --flag value"), and the command that
-    re-measures them; "" where it suggests none."""
+    """One line: the settings the report's advice section suggests (its "try --flag value") that `vtlab advise --try`
+    can set, and the command that re-measures them; "" where it suggests none, or the run is one a try cannot
+    re-measure (a user's service, a cluster's, a capacity search)."""
+    if not _triable(run_dir):
+        return ""
     found: dict[str, list[str]] = {}
     for line in _section(lines, ADVICE):
         for flag, value in TRIED_FLAG.findall(line):
@@ -61,6 +66,16 @@ def to_try(lines: list[str], run_dir: Path) -> str:
     named = ", ".join(f"{flag} {'/'.join(values)}" for flag, values in found.items())
     return (f"Before you flip: {len(found)} setting{'s' if len(found) > 1 else ''} to try ({named}); "
             f"`vtlab advise {run_dir} --try` re-measures each on its points")
+
+
+def _triable(run_dir: Path) -> bool:
+    if (run_dir / capacityfile.NAME).exists():
+        return False
+    try:
+        run = record.read(run_dir)
+    except (OSError, record.MalformedRecord):
+        return False
+    return run.user_service is None and run.kubernetes is None
 
 
 def next_step(rows: list[dict[str, str]], matrix: Path) -> str:
