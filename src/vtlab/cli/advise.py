@@ -1,8 +1,7 @@
 """`vtlab advise RUN [--try]`: what to change before you flip, from the run's evidence (explain.advice), and with
 --try each setting re-measured (plan.tries: one at a time, then together where two hold one point, each a `vtlab
-run` of its own under
-RUN/tries/) and told against the run as `vtlab compare` judges a change (compare.tried), written to RUN/tries.md and
-RUN/tries.json. A try already measured is resumed, not measured again."""
+run` of its own under RUN/tries/) and told against the run as `vtlab compare` judges a change (compare.tried),
+written to RUN/tries.md and RUN/tries.json. A try already measured is resumed, not measured again."""
 
 from __future__ import annotations
 
@@ -74,8 +73,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if not chosen:
         print("vtlab advise: nothing to try")
         return 0
-    profile = recorded.plan.profile if recorded.plan else "quick"
-    return _try_each(run_dir, base, profile, chosen, not_tried, label, args.dry_run)
+    return _try_each(run_dir, base, plan.profile if plan else "quick", chosen, not_tried, label, args.dry_run)
 
 
 def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Try], not_tried: list[tries.NotTried],

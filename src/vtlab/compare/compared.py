@@ -39,8 +39,7 @@ RUN_SETTINGS = ("jvm_opts",)
 def compare(base: Run, new: Run, noise: floors.Floors | None = None) -> Comparison:
     """`noise`: the floors both sides' single reps are judged by; by default each run's own (the reference's, with
     the ones its rig recorded in their place)."""
-    sides = (noise, noise) if noise is not None else tuple(floors.current().recorded_by(run.record.rig)
-                                                           for run in (base, new))
+    sides = (noise, noise) if noise is not None else _floors(base, new)
     shared = tuple(name for name in RUN_SETTINGS if name in base.matched and name in new.matched
                    and len(runs.values(base, name)) == len(runs.values(new, name)) == 1)
     base, new = runs.without(base, shared), runs.without(new, shared)
@@ -69,7 +68,12 @@ def scenario_change(metric_name: str, base: Run, new: Run, scenarios: tuple[Scen
     """One metric's change between a scenario of `base` and its match in `new`, each side judged by its own run's
     floors, as `compare` judges them (None where a side did not measure it)."""
     metric = next(metric for metric in METRICS if metric.name == metric_name)
-    return _change(metric, scenarios, tuple(floors.current().recorded_by(run.record.rig) for run in (base, new)))
+    return _change(metric, scenarios, _floors(base, new))
+
+
+def _floors(base: Run, new: Run) -> tuple[floors.Floors, floors.Floors]:
+    """Each run's floors: the reference's, with the ones its rig recorded in their place."""
+    return floors.current().recorded_by(base.record.rig), floors.current().recorded_by(new.record.rig)
 
 
 def _headline(base: Run, new: Run) -> str:

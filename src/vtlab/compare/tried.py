@@ -18,7 +18,7 @@ from vtlab.compare.runs import Run
 from vtlab.compare.stats import BETTER, NOT_JUDGED, SAME, UNKNOWN, WORSE, Change
 from vtlab.core import dimensions
 from vtlab.explain.model import Advice
-from vtlab.report.labels import load_of, scenario_label
+from vtlab.report.labels import fmt, load_of, scenario_label
 
 HELPED, NOT_HELPED, UNJUDGED = "helped", "did not help", "not judged"
 MIXED = "helped some lines and set others back"
@@ -27,8 +27,8 @@ MIXED = "helped some lines and set others back"
 @dataclass(frozen=True)
 class Outcome:
     """One advised line after a try: its throughput's change (None: the try did not measure the line), the try's
-    interval of it, whether the predicted ceiling was reached ("reached", "short", "" without a prediction), its pins
-    a block before and after (NaN where not read), and why nothing was judged where nothing was."""
+    interval of it, whether the predicted ceiling was reached ("reached", "short of it", "" without a prediction),
+    its pins a block before and after (NaN where not read), and why nothing was judged where nothing was."""
     line: Advice
     change: Change | None = None
     low: float = math.nan
@@ -81,7 +81,7 @@ def sentence(settings: str, outcome: Outcome, mode: Callable[[object], str]) -> 
     change = outcome.change
     said = f"{head} {_rps(change.base)} → {_rps(change.new)} req/s, {_verdict(change)}"
     if line.wall == "pinning":
-        said += f"; pinned {_count(outcome.pins[0])} → {_count(outcome.pins[1])} times a block"
+        said += f"; pinned {fmt(outcome.pins[0])} → {fmt(outcome.pins[1])} times a block"
     elif outcome.reached:
         said += (f"; predicted {_rps(line.predicted_rps)} req/s: {outcome.reached} (the try's "
                  f"{_rps(outcome.low)}–{_rps(outcome.high)})")
@@ -121,7 +121,3 @@ def _verdict(change: Change) -> str:
 
 def _rps(value: float) -> str:
     return "–" if not math.isfinite(value) else f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
-
-
-def _count(value: float) -> str:
-    return "–" if not math.isfinite(value) else f"{value:,.0f}"
