@@ -32,7 +32,9 @@ HEADER = """# Recorded live runs
 
 Each folder is the run folder a live proof (tests/e2e/) measured and passed on, trimmed to what its replay reads
 (tests/replay/: the analysis and report derived again, the proof's own assertions from tests/proofs.py). Recorded by
-`./vtlab test --live --record`; one line a proof, rewritten when it is recorded again.
+`./vtlab test --live --record`; one line a proof, rewritten when it is recorded again. derived.sha256 holds what
+today's code derives from each (analysis.csv, report.md, report.json: tests/replay/test_reports_unchanged.py); a new
+recording or a change meant to move a report writes it again: `VTLAB_WRITE_DIGESTS=1 ./vtlab test -k reports_unchanged`.
 
 | proof | recorded by | commit | machine | date |
 |---|---|---|---|---|

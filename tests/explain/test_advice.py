@@ -9,6 +9,7 @@ import pytest
 
 from vtlab.explain import advice, analyze
 from vtlab.report import advice as told
+from vtlab.results.rows import typed
 
 from rows import RUN, row
 
@@ -79,7 +80,7 @@ def test_a_user_s_service_is_told_spring_boot_s_own_settings():
               throughput_second_half_rps=99, mean_ms=100)
     high = row(thread_mode="platform", **svc, tomcat_threads_config=200, concurrency=1000, throughput_rps=1990,
                http_reqs=59700, ok_requests=59700, p50_ms=500, p99_ms=520, mean_ms=500, tomcat_connections_max=1000,
-               throughput_first_half_rps=1990, throughput_second_half_rps=1990, tomcat_threads_busy_max=200)
+               throughput_first_half_rps=1990, throughput_second_half_rps=1990)
     # 200 threads ÷ 0.1 s (its p50 at 10 users) = 2,000 req/s; a user's service's users in flight by Little's law,
     # 1,990 req/s × 0.5 s = 995, ask 995 ÷ 0.1 s = 9,950 req/s: 200 × 9,950 / 2,000 = 995 threads
     found = by_wall(advised(low, high), "thread-pool")
@@ -146,10 +147,10 @@ def test_the_stubs_jitter_counts_in_the_designed_call_where_no_row_measured_the_
     from vtlab.explain import ceilings
     from vtlab.explain.model import Context
     plain, jittered = (Context(2, True, 2, {}, jitter_mean_s=mean) for mean in (0.0, 0.05))
-    held = row(conn_mode="held", hikari_pool=10, concurrency=30, client_pool_max=5, stub_delay_ms=100)
+    held = typed(row(conn_mode="held", hikari_pool=10, concurrency=30, client_pool_max=5, stub_delay_ms=100))
     # 100 ms + a uniform 0–100 ms: a 150 ms call on average, as k6 measures it
     assert ceilings.service_time(held, jittered)[0] - ceilings.service_time(held, plain)[0] == pytest.approx(0.05)
     assert ceilings.client_pool_ceiling(held, plain) == pytest.approx(5 / 0.1)
     assert ceilings.client_pool_ceiling(held, jittered) == pytest.approx(5 / 0.15)
-    sleeping = row(workload="sleep", sleep_ms=1000, stub_delay_ms=1000)
+    sleeping = typed(row(workload="sleep", sleep_ms=1000, stub_delay_ms=1000))
     assert ceilings.service_time(sleeping, jittered)[0] == pytest.approx(1.0)  # no call, no jitter

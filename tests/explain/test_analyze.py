@@ -7,6 +7,7 @@ import pytest
 from vtlab.explain import analyze, queues
 from vtlab.report.scenarios import common
 from vtlab.results import record
+from vtlab.results.rows import typed
 
 from rows import BASE, META, RUN, row
 
@@ -313,11 +314,12 @@ def test_rows_differing_only_in_the_downstream_delay_are_not_repetitions_of_one_
 
 
 def test_the_rig_constants_come_from_the_runs_record():
-    """A run that recorded 100 request threads and k6's thresholds exit as 98 is judged by those."""
+    """A run that recorded k6's thresholds exit as 98 is judged by it. A row's request threads are its own: an older
+    CSV's empty cell reads as the dimension's default (core.dimensions), whatever the run's record says."""
     recorded = {**META, "rig": {"tomcat_max_threads": 100, "k6_thresholds_exit": 98}}
-    platform = row(thread_mode="platform", tomcat_max_threads="")  # an older CSV: the run's default applies
+    platform = row(thread_mode="platform", tomcat_max_threads="")
     result = analyze.analyse([platform], record.from_dict(recorded)).verdicts[0]
-    assert math.isclose(result.ceilings.threads, 100 / 1.010, rel_tol=1e-6)
+    assert math.isclose(result.ceilings.threads, 200 / 1.010, rel_tol=1e-6)
     assert analyze.analyse([row(k6_exit=98)], record.from_dict(recorded)).verdicts[0].valid is True
     assert "k6-exit-99" in analyze.analyse([row(k6_exit=99)], record.from_dict(recorded)).verdicts[0].flags
 
@@ -396,7 +398,7 @@ def test_a_synchronized_virtual_row_before_jep491_is_capped_by_its_carriers():
                  stub_delay_ms=100, p50_ms=2500, throughput_rps=19.5, vt_parallelism=2)
     after = row(path_mode="synchronized-platform-http", thread_mode="virtual", jdk=25, concurrency=50,
                 stub_delay_ms=100, p50_ms=102, throughput_rps=466, vt_parallelism=2)
-    assert queues.pins_every_request(before) and not queues.pins_every_request(after)
+    assert queues.pins_every_request(typed(before)) and not queues.pins_every_request(typed(after))
     verdicts = {a.row.jdk: a for a in analyze.analyse([before, after], RUN).verdicts}
     assert verdicts[21].limit == "thread-pool" and round(verdicts[21].ceiling_rps, 1) == 20.0
     assert verdicts[21].service_time_source == "stub delay"
@@ -405,8 +407,8 @@ def test_a_synchronized_virtual_row_before_jep491_is_capped_by_its_carriers():
 
 def test_the_carrier_count_is_the_jvms_parallelism():
     pinned = row(path_mode="synchronized", thread_mode="virtual", jdk=21, vt_parallelism=8)
-    assert queues.request_thread_cap(pinned) == 8
-    assert math.isinf(queues.request_thread_cap(row(path_mode="synchronized", thread_mode="virtual", jdk=25)))
+    assert queues.request_thread_cap(typed(pinned)) == 8
+    assert math.isinf(queues.request_thread_cap(typed(row(path_mode="synchronized", thread_mode="virtual", jdk=25))))
 
 
 def test_a_profiled_row_says_so_and_stays_valid():

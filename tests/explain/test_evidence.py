@@ -7,6 +7,7 @@ from vtlab.core import constants
 from vtlab.explain import analyze
 from vtlab.results import record
 from vtlab.series import store
+from vtlab.results.rows import typed
 
 from rows import APACHE_WALL, CLIENT_LOW, META, RUN, row
 
@@ -523,7 +524,7 @@ def test_under_a_cpu_quota_the_cpu_wall_is_read_against_the_quotas_cores():
     wall = verdict(row(), row(**cpu_bound))
     assert wall.bottleneck == "cpu", (wall.bottleneck, wall.evidence)
     assert "of the 1.4 cores its CPU quota allows" in wall.evidence
-    context = analyze.context([row(), row(**cpu_bound)], RUN)
+    context = analyze.context([typed(row()), typed(row(**cpu_bound))], RUN)
     assert context.host_cpus == 1.4
 
 
@@ -534,12 +535,12 @@ def test_a_hold_not_steady_on_a_full_host_whose_throughput_followed_k6s_cost_nam
     # tp4's platform row (2026-11-28): its batches' throughput against k6's CPU a request, r = -0.963, slope -1.04,
     # on a host 99% busy
     slowed = {"host_speed_slope": -1.04, "host_speed_r2": 0.928, "host_cpu_pct": 99}
-    assert host_speed_note(slowed, rig) == "host-speed:93%"
-    assert host_speed_note({**slowed, "host_speed_slope": -0.4}, rig) == ""   # 0.6 from -1: outside the band (0.5)
-    assert host_speed_note({**slowed, "host_speed_slope": -1.6}, rig) == ""
-    assert host_speed_note({**slowed, "host_speed_r2": 0.3}, rig) == ""       # explains under half the variance
-    assert host_speed_note({**slowed, "host_cpu_pct": 60}, rig) == ""         # room on the host: not the CPU's race
-    assert host_speed_note({"host_cpu_pct": 99}, rig) == ""                   # not measured: nothing said
+    assert host_speed_note(typed(slowed), rig) == "host-speed:93%"
+    assert host_speed_note(typed({**slowed, "host_speed_slope": -0.4}), rig) == ""  # 0.6 from -1: outside the band
+    assert host_speed_note(typed({**slowed, "host_speed_slope": -1.6}), rig) == ""
+    assert host_speed_note(typed({**slowed, "host_speed_r2": 0.3}), rig) == ""      # under half the variance
+    assert host_speed_note(typed({**slowed, "host_cpu_pct": 60}), rig) == ""  # room on the host: not the CPU's race
+    assert host_speed_note(typed({"host_cpu_pct": 99}), rig) == ""            # not measured: nothing said
     # in a verdict: the note beside not-steady or too-noisy, which stands
     seen = verdict(row(throughput_trend_pct=-27, throughput_trend_ci95_pct=22, host_cpu_pct=99,
                        host_speed_slope=-1.04, host_speed_r2=0.928))

@@ -17,6 +17,7 @@ from vtlab.capacity import summary
 from vtlab.cli.main import main
 from vtlab.report import capacity, render
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord, UslFit
+from vtlab.results.rows import typed
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "capacity-run"
 
@@ -186,7 +187,7 @@ def test_an_open_latency_failure_whose_tiers_queued_for_a_cpu_names_the_cpu_not_
         judged = analysis.verdicts[-1]
         mode = ModeCapacity("virtual", 1130.0, 1130.0, 1200.0, "bracket reached", crossed="p99 crossed 1500 ms",
                             wall=judged.bottleneck, evidence=judged.evidence, crossed_at=1200.0,
-                            utilisation=fromrow.utilisation(point, analysis.context))
+                            utilisation=fromrow.utilisation(typed(point), analysis.context))
         return summary.headline(mode, "req/s", "open"), capacity.answer(mode, "req/s", "open")
 
     queued = ("p99 crossed 1500 ms at 1,200 req/s: cpu, host 83% busy, and for 41% of the hold a runnable thread "

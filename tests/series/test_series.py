@@ -15,6 +15,7 @@ from vtlab.series import holdstats, recut, store, windows
 from vtlab.series.holdstats import HOST_WORK
 from vtlab.results import table
 from vtlab.report import timeline
+from vtlab.results.rows import typed
 
 from recuts import recut_differences
 
@@ -97,7 +98,8 @@ def test_a_rows_seconds_are_drawn_with_its_phases_and_hover_values(tmp_path):
     seconds = timeline.seconds_of(tmp_path, "r1").per_second
     assert seconds[3]["ok"] == 1 and seconds[3]["jvm_threads"] == 37.0 and seconds[3]["pool_active"] == 2.0
     assert seconds[3]["app_cpu"] == pytest.approx(40 * 100 / windows.CLOCK_TICKS)
-    svg = timeline.svg(seconds, timeline.phases({"ramp_s": 2, "warmup_s": 3, "hold_s": 6, "cooldown_s": 1}), "row 1")
+    phases = timeline.phases(typed({"ramp_s": 2, "warmup_s": 3, "hold_s": 6, "cooldown_s": 1}))
+    svg = timeline.svg(seconds, phases, "row 1")
     assert svg.count("<title>hold: 5–11 s</title>") == 5  # the hold shaded in every drawn panel
     assert "<title>3–4 s: successful/s 1, failed/s 0" in svg and "JVM threads 37" in svg
     assert "memory MB" not in svg  # nothing measured there: no empty panel
@@ -107,8 +109,8 @@ def test_a_rows_seconds_are_drawn_with_its_phases_and_hover_values(tmp_path):
 def test_a_scenarios_modes_are_overlaid_second_by_second_on_the_same_axes():
     platform = [{"t_s": t, "ok": 200.0, "p99_ms": 1500.0, "jvm_threads": 230.0} for t in range(10)]
     virtual = [{"t_s": t, "ok": 900.0 + t, "p99_ms": 1010.0} for t in range(10)]
-    svg = timeline.overlay_svg({"platform": platform, "virtual": virtual},
-                               timeline.phases({"ramp_s": 2, "warmup_s": 2, "hold_s": 5, "cooldown_s": 1}), "400 users")
+    phases = timeline.phases(typed({"ramp_s": 2, "warmup_s": 2, "hold_s": 5, "cooldown_s": 1}))
+    svg = timeline.overlay_svg({"platform": platform, "virtual": virtual}, phases, "400 users")
     assert svg.count("<polyline") == 5  # two modes in requests and p99, platform alone in threads
     assert "<title>3–4 s: platform 200, virtual 903</title>" in svg  # both modes' second on one hover
     assert "service CPU" not in svg  # measured for neither: no panel

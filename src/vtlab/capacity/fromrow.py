@@ -15,7 +15,8 @@ from vtlab.explain.facts import pool_size
 from vtlab.explain.model import LIMITS, Context, Verdict
 from vtlab.explain.validity import CEILING_EXCEEDED, FOREIGN_CPU, HOST_SPEED, UNSTEADY, invalidating_beyond
 from vtlab.results import record, table
-from vtlab.results.cells import num
+from vtlab.results import rows as measured_rows
+from vtlab.results.rows import MeasuredRow
 from vtlab.series import percentiles, store
 
 
@@ -23,10 +24,10 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float, in_tur
     """The row `slug` of `run_dir` as a point at `load`; `seconds`: what measuring it took (warm-up, hold, the
     JVM's start where it was fresh). A row a tier died in is an invalid point that says which tier. Taken `in_turn`,
     it stands beside the machine's moving (stands_in_turn), its flags kept to be said."""
-    rows = table.read_rows(run_dir / table.CSV_NAME)
-    row = next(line for line in reversed(rows) if dimensions.slug(dimensions.parse(line)) == slug)
-    if row.get("failed_tier"):
-        return PointResult(mode, load, {}, 0, 0, valid=False, flags=(f"failed:{row['failed_tier']}",),
+    rows = measured_rows.read(run_dir / table.CSV_NAME)
+    row = next(line for line in reversed(rows) if dimensions.slug(line.dims) == slug)
+    if row.failed_tier:
+        return PointResult(mode, load, {}, 0, 0, valid=False, flags=(f"failed:{row.failed_tier}",),
                            seconds=seconds)
     analysis = analyze.analyse(rows, record.read(run_dir))
     verdict = next(v for v in reversed(analysis.verdicts) if dimensions.slug(v.row) == slug)
@@ -35,13 +36,12 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float, in_tur
     errors = sum(1 for r in requests if not r.ok)
     valid = stands_in_turn(verdict) if in_turn else verdict.valid
     return PointResult(mode, load, figures, errors, len(requests), valid=valid, flags=verdict.flags,
-                       throughput_rps=num(row, "throughput_rps"), wall=verdict.bottleneck, evidence=verdict.evidence,
+                       throughput_rps=row.throughput_rps, wall=verdict.bottleneck, evidence=verdict.evidence,
                        ceiling_rps=verdict.ceiling_rps, limit=verdict.limit, ceilings=wall_ceilings(verdict),
                        utilisation=utilisation(row, analysis.context),
                        service_time_ms=verdict.service_time_ms, seconds=seconds,
-                       extra={"slug": slug, "p99_ms": num(row, "p99_ms", math.nan),
-                              "k6_ms_per_req": num(row, "load_cpu_ms_per_req", math.nan),
-                              "host_work_us": num(row, "host_work_us", math.nan)})
+                       extra={"slug": slug, "p99_ms": row.p99_ms, "k6_ms_per_req": row.load_cpu_ms_per_req,
+                              "host_work_us": row.host_work_us})
 
 
 def stands_in_turn(verdict: Verdict) -> bool:
@@ -68,7 +68,7 @@ def wall_ceilings(verdict: Verdict) -> dict[str, float]:
             if name != "concurrency" and name not in passed and not math.isnan(getattr(verdict.ceilings, attribute))}
 
 
-def utilisation(row: dict, ctx: Context) -> str:
+def utilisation(row: MeasuredRow, ctx: Context) -> str:
     """How busy the row's tiers were, in the words of the checks that name a wall (explain.evidence): the CPU, the
     request threads and, where the service has one, the connection pool."""
     checks = [evidence.cpu(row, ctx), evidence.thread_pool(row, ctx)]

@@ -21,6 +21,8 @@ from vtlab.core import cores
 from vtlab.explain import analyze, costs, validity
 from vtlab.plan import calibration
 from vtlab.results import record, table
+from vtlab.results import rows as measured_rows
+from vtlab.results.rows import MeasuredRow
 
 
 def add(sub) -> None:
@@ -78,15 +80,16 @@ def _run(argv: list[str]) -> int:
     return args.func(args)
 
 
-def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "",
+def of_rows(lines: list[dict[str, str]] | list[MeasuredRow], count: int, run_dir: str = "",
             run: record.RunRecord | None = None) -> calibration.Calibration:
     """The calibration a run's rows give: each mode's CPU per request by tier at its first step (the upper bound)
     and each tier's fixed and marginal cost over its steps. Refused (ValueError) where a mode is missing, a step
     failed or is invalid (its verdict's flags), a mode measured no staircase, or a figure is not a number."""
+    rows = measured_rows.all_typed(lines)
     for row in rows:
-        if row.get("failed_tier"):
-            raise ValueError(f"the {row['thread_mode']} calibration step at {row.get('concurrency')} users failed: "
-                             f"{row.get('failure', '')}")
+        if row.failed:
+            raise ValueError(f"the {row.thread_mode} calibration step at {row.concurrency} users failed: "
+                             f"{row.failure}")
     analysis = analyze.analyse(rows, run or record.from_dict({}))
     # another process's or guest's CPU (validity.FOREIGN_CPU) leaves a step's CPU per request as measured: checked and
     # fitted as the step it is, without those flags
@@ -103,8 +106,8 @@ def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "",
     warm = [verdict for verdict in priced if verdict.measured.jvm_step != 1]
     fitted = {family.thread_mode: family for family in costs.families(warm)}
     modes: dict[str, calibration.ModeCost] = {}
-    for mode in dict.fromkeys(row["thread_mode"] for row in rows):
-        modes[mode] = _mode_cost(mode, [row for row in rows if row["thread_mode"] == mode], fitted.get(mode))
+    for mode in dict.fromkeys(row.thread_mode for row in rows):
+        modes[mode] = _mode_cost(mode, [row for row in rows if row.thread_mode == mode], fitted.get(mode))
     if set(modes) != {"platform", "virtual"}:
         raise ValueError(f"the calibration measured {sorted(modes) or 'no mode'}, not platform and virtual")
     return calibration.Calibration(
@@ -113,7 +116,7 @@ def of_rows(rows: list[dict[str, str]], count: int, run_dir: str = "",
         run_dir=run_dir, quota=cores.quota())
 
 
-def _mode_cost(mode: str, rows: list[dict[str, str]], family: costs.Family | None) -> calibration.ModeCost:
+def _mode_cost(mode: str, rows: list[MeasuredRow], family: costs.Family | None) -> calibration.ModeCost:
     """One mode's cost: its first step's CPU per request (the upper bound), its tiers' fits over its steps."""
     if family is None:
         raise ValueError(f"the {mode} calibration measured no staircase (steps on one JVM): nothing to fit")
@@ -122,15 +125,12 @@ def _mode_cost(mode: str, rows: list[dict[str, str]], family: costs.Family | Non
                 if not family.fits[key].determined]
     if unfitted:
         raise ValueError(f"the {mode} calibration's costs were not fitted ({'; '.join(unfitted)})")
-    first = min(rows, key=lambda row: _number(row, "concurrency"))
-    cost = calibration.ModeCost(service_ms=_number(first, "app_cpu_ms_per_req"),
-                                generator_ms=_number(first, "load_cpu_ms_per_req"),
-                                stub_ms=_number(first, "stub_cpu_ms_per_req"),
-                                database_ms=_number(first, "pg_cpu_ms_per_req"),
-                                rps=_number(first, "throughput_rps"),
-                                warmup_end=first.get("warmup_end") or "not recorded", splits=splits,
-                                steps=tuple(_step(row) for row in sorted(
-                                    rows, key=lambda row: _number(row, "concurrency"))))
+    first = min(rows, key=lambda row: row.concurrency)
+    cost = calibration.ModeCost(service_ms=first.app_cpu_ms_per_req, generator_ms=first.load_cpu_ms_per_req,
+                                stub_ms=first.stub_cpu_ms_per_req, database_ms=first.pg_cpu_ms_per_req,
+                                rps=first.throughput_rps, warmup_end=first.warmup_end or "not recorded",
+                                splits=splits,
+                                steps=tuple(_step(row) for row in sorted(rows, key=lambda row: row.concurrency)))
     if not cost.valid():
         raise ValueError(f"the {mode} calibration measured no usable CPU per request ({cost})")
     return cost
@@ -142,14 +142,6 @@ def _split(fit: costs.Fit) -> calibration.Split:
     return calibration.Split(fit.marginal, fit.fixed, known(fit.marginal_half), known(fit.fixed_half), fit.why)
 
 
-def _step(row: dict[str, str]) -> calibration.Step:
-    warmup_s = _number(row, "warmup_s")
-    return calibration.Step(int(_number(row, "concurrency")), _number(row, "throughput_rps"),
-                            row.get("warmup_end") or "not recorded", None if math.isnan(warmup_s) else warmup_s)
-
-
-def _number(row: dict[str, str], column: str) -> float:
-    try:
-        return float(row.get(column) or "nan")
-    except ValueError:
-        return math.nan
+def _step(row: MeasuredRow) -> calibration.Step:
+    return calibration.Step(row.concurrency, row.throughput_rps, row.warmup_end or "not recorded",
+                            None if math.isnan(row.warmup_s) else row.warmup_s)

@@ -12,6 +12,7 @@ from vtlab.cli import run
 from vtlab.compare import gate, paired
 from vtlab.core.settings import RESULTS
 from vtlab.results import record, table
+from vtlab.results import rows as measured_rows
 
 NAME = "compare.md"
 
@@ -41,7 +42,7 @@ def compare(args: argparse.Namespace, conditions: tuple[gate.Condition, ...] | N
     code = run.cmd_run(args)
     if code == 2 or args.dry_run or not (args.out / table.CSV_NAME).exists():
         return code  # refused (a folder holding another run among the reasons), or nothing measured
-    points = analyze.analyse(table.read_rows(args.out / table.CSV_NAME), record.read(args.out)).paired
+    points = analyze.analyse(measured_rows.read(args.out / table.CSV_NAME), record.read(args.out)).paired
     found = paired.changes(points)
     breaches = gate.breaches(conditions, found) if conditions else []
     failed = bool(breaches) or bool(conditions and paired.unknown(found))

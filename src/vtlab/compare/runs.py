@@ -11,7 +11,8 @@ from vtlab.explain import analyze
 from vtlab.explain.model import Analysis, Verdict
 from vtlab.explain.repetitions import counted_reps
 from vtlab.results import record, table
-from vtlab.results.cells import failed, num
+from vtlab.results import rows as measured_rows
+from vtlab.results.rows import MeasuredRow
 from vtlab.results.record import RunRecord
 
 
@@ -33,7 +34,7 @@ class Run:
     scenarios: dict[tuple[str, ...], Scenario]
     failed: tuple[str, ...]         # labels of rows a tier died in: listed, never compared
     analysis: Analysis              # the run as its report tells it (compare.html draws its charts from it)
-    rows: tuple[dict[str, str], ...]
+    rows: tuple[MeasuredRow, ...]
     matched: tuple[str, ...] = dimensions.SCENARIO_KEY  # the dimensions a scenario is matched by
     selection: str = ""             # which part of the run this is ("jvm_opts -XX:+UseSerialGC"), "" for all of it
 
@@ -45,12 +46,12 @@ class Run:
 
 def load(path: Path) -> Run:
     """The run folder's scenarios; ValueError when it holds no measured rows."""
-    rows = table.read_rows(path / table.CSV_NAME)
+    rows = measured_rows.read(path / table.CSV_NAME)
     if not rows:
         raise ValueError(f"{path / table.CSV_NAME}: no rows to compare")
     run = record.read(path)
     analysis = analyze.analyse(rows, run)
-    requests = {id(v): num(row, "http_reqs") for v, row in zip(analysis.verdicts, _measured_rows(rows), strict=True)}
+    requests = {id(v): row.http_reqs for v, row in zip(analysis.verdicts, _measured_rows(rows), strict=True)}
     scenarios = {}
     for aggregate in analysis.aggregates:  # one per scenario, its repetitions its members
         counted = tuple(counted_reps(aggregate.members))
@@ -101,7 +102,7 @@ def split(run: Run, name: str) -> list[Run]:
                        failed=tuple(dimensions.label(v.row) for v in run.analysis.failed if keep(v.row)),
                        analysis=replace(run.analysis, verdicts=tuple(v for v in run.analysis.verdicts if keep(v.row)),
                                         aggregates=tuple(a for a in run.analysis.aggregates if keep(a.row))),
-                       rows=tuple(row for row in run.rows if keep(dimensions.parse(row))),
+                       rows=tuple(row for row in run.rows if keep(row.dims)),
                        selection=_value_text(name, value))
         parts.append(without(part, (name,)))
     return parts
@@ -115,6 +116,6 @@ def _value_text(name: str, value: str) -> str:
     return f"{name} {value!r}" if value in ("", "0") else f"{name} {value}"
 
 
-def _measured_rows(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+def _measured_rows(rows: list[MeasuredRow]) -> list[MeasuredRow]:
     # analyse() keeps the measured rows' order: the same filter pairs each verdict with its row
-    return [row for row in rows if not failed(row)]
+    return [row for row in rows if not row.failed]

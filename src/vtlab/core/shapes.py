@@ -15,8 +15,8 @@ each shape measured is computed from the row's series by shapestats.py.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 SHAPES = ("steady", "spike", "steps", "soak")
 
@@ -70,16 +70,16 @@ class Shape:
         return self.name
 
 
-def from_row(row: Mapping[str, object]) -> Shape:
-    """A measured row's shape with the settings its CSV line recorded (the defaults where it has none)."""
-    def number(column: str, default: float) -> float:
-        try:
-            return float(row.get(column) or default)  # type: ignore[arg-type]
-        except ValueError:
-            return default
+def from_row(row: Any) -> Shape:
+    """A measured row's shape (results.rows.MeasuredRow) with the settings its CSV line recorded (the defaults where
+    it has none)."""
     default = Shape()
-    return Shape(str(row.get("shape") or "steady"), number("spike_multiple", default.multiple),
-                 int(number("spike_s", default.spike_s)), int(number("step_count", default.steps)))
+    return Shape(row.shape or "steady", _given(row.spike_multiple, default.multiple),
+                 int(_given(row.spike_s, default.spike_s)), int(_given(row.step_count, default.steps)))
+
+
+def _given(figure: float, default: float) -> float:
+    return default if math.isnan(figure) else figure
 
 
 # In the open model, enough VUs are pre-allocated to carry the target rate at this latency

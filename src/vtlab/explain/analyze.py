@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from vtlab.core import cores, dimensions
+from vtlab.core import cores
 from vtlab.explain import repetitions, scrape
 from vtlab.explain.bottleneck import bottleneck
 from vtlab.explain.ceilings import ceilings_of, cpu_ms_per_request, cpu_points, limit_of, lowest_load_rows, service_time
@@ -26,31 +26,34 @@ from vtlab.explain.model import MEASURED_NUMBERS, Analysis, Context, Failure, Me
 from vtlab.explain.queues import queued
 from vtlab.explain.queues import JEP491_JDK, pins_every_request  # noqa: F401  the report reads them here
 from vtlab.explain.validity import invalidating, validity_flags
-from vtlab.results.cells import failed, num
 from vtlab.results.record import RunRecord
+from vtlab.core.measures import given
+from vtlab.results.rows import MeasuredRow, all_typed
 
 
-def analyse(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Analysis:
+def analyse(lines: Sequence[MeasuredRow | Mapping[str, object]], run: RunRecord) -> Analysis:
     """A verdict per measured row and an aggregate per scenario; rows a dead tier ended (failed_tier set)
-    get a failed verdict and reach nothing else: not the service times, the aggregates nor any story."""
-    measured_rows = [row for row in rows if not failed(row)]
+    get a failed verdict and reach nothing else: not the service times, the aggregates nor any story. `lines` are
+    matrix.csv's rows as read (typed), or a replay's or a test's cells, typed here."""
+    rows = all_typed(lines)
+    measured_rows = [row for row in rows if not row.failed]
     ctx = context(measured_rows, run)
-    every = [failed_verdict(row) if failed(row) else analyse_row(row, ctx) for row in rows]  # the CSV's order
+    every = [failed_verdict(row) if row.failed else analyse_row(row, ctx) for row in rows]  # the CSV's order
     # a paired run's blocks stand as their pairs do (explain.pairs) before their arms' figures are aggregated
     every, aggregates, paired = repetitions.combined(every, ctx.rig, run.plan.arms if run.plan else None)
     verdicts = tuple(verdict for verdict in every if not verdict.failed)
     return Analysis(ctx, verdicts, aggregates, tuple(verdict for verdict in every if verdict.failed), paired)
 
 
-def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
+def analyse_row(row: MeasuredRow, ctx: Context) -> Verdict:
     """One measured row's verdict, in steps: the service time, the ceilings it implies, the lowest of them
     (the limit; a ceiling the row passed is a wrong prediction and limits nothing), the validity flags, and the
     bottleneck the measurements name."""
-    throughput = num(row, "throughput_rps", 0)
+    throughput = given(row.throughput_rps, 0)
     cpu_ms = cpu_ms_per_request(row, ctx, all_rps(row))
     service_s, source = service_time(row, ctx)
     ceilings = ceilings_of(row, ctx, service_s, source, cpu_ms, throughput)
-    noise = repetitions.noise_half(throughput, num(row, "throughput_ci95_rps"), ctx.rig)
+    noise = repetitions.noise_half(throughput, row.throughput_ci95_rps, ctx.rig)
     passed = exceeded(throughput, noise, ceilings, ctx.rig.ceiling_exceeded_margin)
     limit, ceiling = limit_of(ceilings, passed)
     flags = validity_flags(row, ctx, throughput)
@@ -61,7 +64,7 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
     price = priced(row, ctx) if any(flag.startswith(GENERATOR_PRICED) for flag in flags) else None
     without = price.without(throughput) if price else (math.nan,) * 3
     return Verdict(
-        row=dimensions.parse(row), measured=measured(row), service_time_ms=service_s * 1000,
+        row=row.dims, measured=measured(row), service_time_ms=service_s * 1000,
         service_time_source=source, cpu_ms_per_req=cpu_ms, ceilings=ceilings, ceiling_rps=ceiling, limit=limit,
         attained=throughput / ceiling if ceiling and not math.isinf(ceiling) else math.nan,
         bottleneck=wall.name, evidence=wall.evidence,
@@ -71,9 +74,9 @@ def analyse_row(row: Mapping[str, object], ctx: Context) -> Verdict:
         without_generator_high_rps=without[2])
 
 
-def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:
+def context(rows: Sequence[MeasuredRow], run: RunRecord) -> Context:
     # the CPUs the tiers could use: the host's, or fewer where a cgroup's quota bound the rig (its rows say so)
-    quota = max((num(row, "cpu_quota_cores", 0) for row in rows), default=0.0)
+    quota = max((given(row.cpu_quota_cores, 0) for row in rows), default=0.0)
     host_cpus = run.cpus_available or run.cpu_count or _guess_cpus(rows)
     host_cpus = min(host_cpus, quota) if quota > 0 else host_cpus
     core_map = run.core_map
@@ -92,28 +95,28 @@ def context(rows: Sequence[Mapping[str, object]], run: RunRecord) -> Context:
                    (run.plan.stub_jitter_ms if run.plan else 0) / 2000)
 
 
-def _guess_cpus(rows: Sequence[Mapping[str, object]]) -> int:
-    return int(max((num(r, "app_cpus", 0) for r in rows), default=0)) or 1
+def _guess_cpus(rows: Sequence[MeasuredRow]) -> int:
+    return int(max((given(r.app_cpus, 0) for r in rows), default=0)) or 1
 
 
-def measured(row: Mapping[str, object]) -> Measured:
+def measured(row: MeasuredRow) -> Measured:
     """The figures the report and the scenario sections quote beside the verdict, as they were measured but for the
     service's CPU and allocation per request: its own, the rig's scrape taken out where the row counted it."""
-    numbers = scrape.service_own({name: num(row, name) for name in MEASURED_NUMBERS}, all_rps(row))
-    return Measured(**{**numbers, "throughput_rps": num(row, "throughput_rps", 0),
-                       "error_rate": num(row, "error_rate", 0)},
-                    pinned_reasons=str(row.get("pinned_reasons") or ""), writes_ok=str(row.get("writes_ok") or ""),
-                    pinned_frames=str(row.get("pinned_frames") or ""),
-                    errors_by_status=str(row.get("errors_by_status") or ""),
-                    steps_rps=str(row.get("steps_rps") or ""), steps_p99_ms=str(row.get("steps_p99_ms") or ""),
-                    jdk_version=str(row.get("jdk_version") or ""), stall=str(row.get("stall") or ""),
-                    thread_dump=str(row.get("thread_dump") or ""),
-                    probe_top_classes=str(row.get("probe_top_classes") or ""),
-                    taken_in_turns=row.get("taken_in_turns") == "yes")
+    numbers = {**{name: getattr(row, name) for name in MEASURED_NUMBERS}, **scrape.service_own(row, all_rps(row))}
+    return Measured(**{**numbers, "throughput_rps": given(row.throughput_rps, 0),
+                       "error_rate": given(row.error_rate, 0)},
+                    pinned_reasons=row.pinned_reasons, writes_ok=row.writes_ok,
+                    pinned_frames=row.pinned_frames,
+                    errors_by_status=row.errors_by_status,
+                    steps_rps=row.steps_rps, steps_p99_ms=row.steps_p99_ms,
+                    jdk_version=row.jdk_version, stall=row.stall,
+                    thread_dump=row.thread_dump,
+                    probe_top_classes=row.probe_top_classes,
+                    taken_in_turns=row.taken_in_turns)
 
 
-def failed_verdict(row: Mapping[str, object]) -> Verdict:
+def failed_verdict(row: MeasuredRow) -> Verdict:
     """A failed row's line: its dimensions and how it ended, no numbers, no bottleneck, never valid."""
-    tier = str(row.get("failed_tier"))
-    return Verdict(row=dimensions.parse(row), measured=Measured(), valid=False, flags=(f"failed:{tier}",),
-                   failure=Failure(tier, str(row.get("failure") or ""), str(row.get("failure_log") or "")))
+    tier = row.failed_tier
+    return Verdict(row=row.dims, measured=Measured(), valid=False, flags=(f"failed:{tier}",),
+                   failure=Failure(tier, row.failure, row.failure_log))

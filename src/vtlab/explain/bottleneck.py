@@ -4,7 +4,7 @@ evidence.py), most decisive first; `unexplained`, with the gap and what was chec
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from vtlab.explain import evidence
@@ -12,7 +12,8 @@ from vtlab.explain.evidence import Seen
 from vtlab.explain.generatorprice import priced
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
-from vtlab.results.cells import num
+from vtlab.core.measures import given
+from vtlab.results.rows import MeasuredRow
 
 BOTTLENECKS = ("out-of-memory", "connection-limit", "stall", "client-pool", "load-generator", "failures", "overload",
                "gc", "connection-pool", "cpu", "thread-pool", "vu-cap", "downstream", "users", "unexplained")
@@ -30,7 +31,7 @@ class Wall(NamedTuple):
     flags: tuple[str, ...] = ()
 
 
-def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Sequence[str], ceilings: Ceilings,
+def bottleneck(row: MeasuredRow, ctx: Context, limit: str, flags: Sequence[str], ceilings: Ceilings,
                ceiling_rps: float, service_ms: float, passed: tuple[str, ...]) -> Wall:
     """One name for what held the row back, from what the row showed saturated, most decisive first; `passed`:
     the ceilings the row exceeded (evidence.exceeded), never named and flagged as wrong predictions."""
@@ -41,7 +42,7 @@ def bottleneck(row: Mapping[str, object], ctx: Context, limit: str, flags: Seque
     return Wall("unexplained", _gap(row, ceilings, ceiling_rps, passed, found), extra)
 
 
-def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str, ...], service_ms: float,
+def _named(row: MeasuredRow, ctx: Context, limit: str, flags: tuple[str, ...], service_ms: float,
            passed: tuple[str, ...]) -> Wall | list[str]:
     """The first wall the row showed saturated, or what each check read where none was (one text a check)."""
     # the heap's end first: a JVM that ran out of it also stalls, fails its requests and burns its CPU collecting
@@ -58,10 +59,10 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     failing, refusing = evidence.failures(row, ctx)
     pool, threads = evidence.connection_pool(row, ctx), evidence.thread_pool(row, ctx)
     cpu = evidence.cpu(row, ctx, evidence.queued(row, ctx, service_ms))
-    host_full = num(row, "host_cpu_pct", 0) >= ctx.rig.saturated_share * 100
+    host_full = given(row.host_cpu_pct, 0) >= ctx.rig.saturated_share * 100
     client = evidence.client_pool(row, ctx)
     load, mostly_wait = evidence.load(row, ctx, service_ms)
-    closed = row.get("load_model") != "open"
+    closed = row.load_model != "open"
     price = priced(row, ctx) if not {"generator-saturated", "dropped-iterations"} & set(flags) else None
     checks = (
         # A downstream client's pool seen full with requests waiting holds the row at its connections ÷ the call,
@@ -100,7 +101,7 @@ def _named(row: Mapping[str, object], ctx: Context, limit: str, flags: tuple[str
     return checked
 
 
-def _gap(row: Mapping[str, object], ceilings: Ceilings, ceiling_rps: float, passed: tuple[str, ...],
+def _gap(row: MeasuredRow, ceilings: Ceilings, ceiling_rps: float, passed: tuple[str, ...],
          checked: list[str]) -> str:
     """An unexplained row's evidence: how far it stayed below its smallest ceiling it did not pass, and each check
     that saw nothing saturated."""
@@ -110,7 +111,7 @@ def _gap(row: Mapping[str, object], ceilings: Ceilings, ceiling_rps: float, pass
                                                   ("connection-limit", ceilings.connections),
                                                   ("client-pool", ceilings.client_pool))
                 if name not in passed and not math.isnan(value)]
-    throughput = num(row, "throughput_rps", 0)
+    throughput = given(row.throughput_rps, 0)
     if standing:
         name, value = min(standing, key=lambda pair: pair[1])
         share = throughput / value * 100 if value and not math.isinf(value) else math.nan

@@ -116,7 +116,7 @@ class Family:
 
     @property
     def thread_mode(self) -> str:
-        return str(self.row.thread_mode)  # type: ignore[attr-defined]
+        return self.row.thread_mode  # type: ignore[attr-defined]
 
     def name(self, key: str) -> str:
         """A figure's name as this family's fit is of it ("service CPU, the compiler's apart" where it is)."""

@@ -12,12 +12,12 @@ k6 alike, so they still compare), and carries what the service would serve witho
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import NamedTuple
 
 from vtlab.core import noisefloor
 from vtlab.explain.model import Context
-from vtlab.results.cells import num
+from vtlab.core.measures import given
+from vtlab.results.rows import MeasuredRow
 
 # A valid row's note: the generator's cost, priced and carried as a correction ("generator-priced:22%±27%").
 GENERATOR_PRICED = "generator-priced:"
@@ -53,23 +53,23 @@ class Priced(NamedTuple):
                      for loss in (self.loss, self.loss - self.half, self.loss + self.half))
 
 
-def generator_cost(row: Mapping[str, object], ctx: Context) -> float:
+def generator_cost(row: MeasuredRow, ctx: Context) -> float:
     """What k6's CPU cost the row, as a share of its throughput, on cores the tiers share with the host as busy as
     the cross-check (reference/generator-crosscheck/) saw k6 cost a row: the share of the machine k6 took times what
     the cross-check measured each share to cost. 0 on cores of its own or on a quieter host, where no cost was
     seen."""
-    if not ctx.shared_cores or not num(row, "host_cpu_pct", 0) >= ctx.rig.generator_host_busy_pct:
+    if not ctx.shared_cores or not given(row.host_cpu_pct, 0) >= ctx.rig.generator_host_busy_pct:
         return 0.0
     return ctx.rig.generator_loss_per_share * _share(row, ctx)
 
 
-def generator_costly(row: Mapping[str, object], ctx: Context) -> bool:
+def generator_costly(row: MeasuredRow, ctx: Context) -> bool:
     """What k6 cost the row is beyond the rig's between-run noise floor: the row's throughput then measures the
     generator's share of the cores as much as the service, and is either priced or interfered with."""
     return generator_cost(row, ctx) > noisefloor.half_share(ctx.rig)
 
 
-def priced(row: Mapping[str, object], ctx: Context) -> Priced | None:
+def priced(row: MeasuredRow, ctx: Context) -> Priced | None:
     """The row's generator price where its cost is beyond the noise floor; None where there is nothing to correct
     (a quiet host, cores of its own, a cost inside the noise)."""
     if not generator_costly(row, ctx):
@@ -89,6 +89,6 @@ def priced(row: Mapping[str, object], ctx: Context) -> Priced | None:
     return Priced(share, loss, half, why)
 
 
-def _share(row: Mapping[str, object], ctx: Context) -> float:
+def _share(row: MeasuredRow, ctx: Context) -> float:
     """k6's CPU as a share of the whole machine (1 = every core)."""
-    return num(row, "load_cpu_pct", 0) / (ctx.host_cpus * 100)
+    return given(row.load_cpu_pct, 0) / (ctx.host_cpus * 100)

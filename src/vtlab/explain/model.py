@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from vtlab.core import measures
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
 from vtlab.core.arms import Arms
@@ -142,7 +143,8 @@ class Measured:
     taken_in_turns: bool = False    # a paired block taken in turns on one k6 per arm (measure.turns)
 
 
-MEASURED_NUMBERS = tuple(f.name for f in fields(Measured) if f.type in ("float", float))
+# the figures a verdict quotes as measured: each a matrix.csv column of that name (checked at import)
+MEASURED_NUMBERS = measures.declared(*(f.name for f in fields(Measured) if f.type in ("float", float)))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from vtlab.explain.model import Measured
+from vtlab.results.rows import MeasuredRow
 
 
 def without_scrape(per_request: float, scrape_per_s: float, rps: float) -> float:
@@ -19,12 +20,11 @@ def without_scrape(per_request: float, scrape_per_s: float, rps: float) -> float
     return per_request - scrape_per_s / rps
 
 
-def service_own(numbers: dict[str, float], rps: float) -> dict[str, float]:
-    """A row's measured numbers (by Measured's names) with the service's CPU and allocation per request its own:
-    `rps` is every response a second, which holdstats divided them among."""
-    return {**numbers,
-            "app_cpu_ms_per_req": without_scrape(numbers["app_cpu_ms_per_req"], numbers["scrape_cpu_ms_per_s"], rps),
-            "alloc_kb_per_req": without_scrape(numbers["alloc_kb_per_req"], numbers["scrape_kib_per_s"], rps)}
+def service_own(row: MeasuredRow, rps: float) -> dict[str, float]:
+    """A row's service CPU and allocation per request its own (by Measured's names): `rps` is every response a
+    second, which holdstats divided them among."""
+    return {"app_cpu_ms_per_req": without_scrape(row.app_cpu_ms_per_req, row.scrape_cpu_ms_per_s, rps),
+            "alloc_kb_per_req": without_scrape(row.alloc_kb_per_req, row.scrape_kib_per_s, rps)}
 
 
 def measured(m: Measured) -> bool:

@@ -6,13 +6,15 @@ an unsteady hold, a write check that failed. A flag in NOTES, about what a user'
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from vtlab.core import constants as rig_constants
 from vtlab.explain.facts import user_service
 from vtlab.explain.generatorprice import GENERATOR_PRICED, priced
 from vtlab.explain.model import Context
-from vtlab.results.cells import num
+from vtlab.core import measures
+from vtlab.core.measures import given
+from vtlab.results.rows import MeasuredRow
 
 # The analysis reads the run's recorded error_rate_max (ctx.rig); this stands in only for the report's sentences
 # that have no run's record at hand.
@@ -71,7 +73,7 @@ def invalidating(flags: Iterable[str]) -> list[str]:
         (NOT_EXPOSED, CEILING_EXCEEDED, PROFILED, JIT_BUSY, GENERATOR_PRICED, HOST_SPEED))]
 
 
-def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -> list[str]:
+def validity_flags(row: MeasuredRow, ctx: Context, throughput: float) -> list[str]:
     """The row's flags, in the order analysis.csv lists them: the load generator's, the requests', the samplers',
     then the hold's steadiness, the write check, k6's exit and whether a profiler was attached."""
     flags = [*_generator_flags(row, ctx), *_request_flags(row, throughput, ctx), *_sampling_flags(row, ctx)]
@@ -88,22 +90,22 @@ def validity_flags(row: Mapping[str, object], ctx: Context, throughput: float) -
         flags.append(OUT_OF_MEMORY)  # the heap ran out: the row measured a JVM collecting or failing, not serving
     if stall_seen(row, ctx):
         flags.append("stall")  # users waited while next to nothing completed: the hold measured a stop, not a rate
-    if str(row.get("writes_ok", "")).lower() == "false":
+    if row.writes_ok.lower() == "false":
         flags.append("writes-mismatch")  # acknowledged writes and stored rows differ
-    exit_code = num(row, "k6_exit", 0)
+    exit_code = given(row.k6_exit, 0)
     if exit_code not in (0, ctx.rig.k6_thresholds_exit):
         flags.append(f"k6-exit-{int(exit_code)}")
-    if row.get("profiles"):
-        flags.append(PROFILED + str(row["profiles"]))
+    if row.profiles:
+        flags.append(PROFILED + row.profiles)
     return flags
 
 
-def _generator_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
+def _generator_flags(row: MeasuredRow, ctx: Context) -> list[str]:
     """Whether k6 could send the load: its CPU, its interference with the service, the arrivals it dropped."""
     flags = []
     load_allotment = ctx.load_cpus * 100
-    load_peak = num(row, "load_cpu_pct_max", num(row, "load_cpu_pct"))
-    if math.isnan(num(row, "load_cpu_pct")):
+    load_peak = given(row.load_cpu_pct_max, row.load_cpu_pct)
+    if math.isnan(row.load_cpu_pct):
         flags.append("generator-cpu-unknown")
     elif load_peak >= ctx.rig.saturated_share * load_allotment:
         flags.append("generator-saturated")
@@ -113,52 +115,52 @@ def _generator_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
         price = priced(row, ctx)
         if price:
             flags.append(price.note if price.bounded else "generator-interference")
-    if num(row, "dropped_iterations", 0) > 0:
+    if given(row.dropped_iterations, 0) > 0:
         # k6 dropped arrivals: with CPU to spare it had no free user to send them with, because the service
         # answered slower than they arrived — the service's wall under an offered load above it, not k6's.
         flags.append("dropped-iterations" if "generator-saturated" in flags else "offered-above-capacity")
     return flags
 
 
-def _request_flags(row: Mapping[str, object], throughput: float, ctx: Context) -> list[str]:
+def _request_flags(row: MeasuredRow, throughput: float, ctx: Context) -> list[str]:
     """Whether the requests were served: errors above error_rate_max, errors k6's count missed, none served."""
     flags = []
-    if num(row, "error_rate", 0) > ctx.rig.error_rate_max:
+    if given(row.error_rate, 0) > ctx.rig.error_rate_max:
         flags.append("errors-above-threshold")
-    ok = num(row, "ok_requests")
-    hold = num(row, "hold_s")
+    ok = row.ok_requests
+    hold = row.hold_s
     if not math.isnan(ok) and hold and throughput * hold > ok + 1:
         flags.append("errors-counted")
-    if num(row, "http_reqs", 0) <= 0 or throughput <= 0 or num(row, "ok_requests", 1) <= 0:
+    if given(row.http_reqs, 0) <= 0 or throughput <= 0 or given(row.ok_requests, 1) <= 0:
         flags.append("no-successful-requests")
     return flags
 
 
-def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
+def _sampling_flags(row: MeasuredRow, ctx: Context) -> list[str]:
     """Whether the samplers saw the hold: enough readings, no neighbour taking the CPU, every key figure read."""
     flags = []
-    hold = num(row, "hold_s")
+    hold = row.hold_s
     if not math.isnan(hold):
         # The shares of the CPU readings and of the scrapes the hold (less k6's start) should hold.
         sampled_s = hold - ctx.rig.k6_start_slack_s
-        no_meters = user_service(row) and num(row, "meter_samples", 0) == 0
+        no_meters = user_service(row) and given(row.meter_samples, 0) == 0
         if no_meters:
             flags.append(f"{NOT_EXPOSED}meters")
         cpu_wanted = ctx.rig.cpu_samples_min_share * sampled_s / ctx.rig.cpu_interval_s
         meters_wanted = ctx.rig.meter_samples_min_share * sampled_s / ctx.rig.meter_interval_s
-        if (num(row, "cpu_samples", 0) < cpu_wanted
-                or (num(row, "meter_samples", 0) < meters_wanted and not no_meters)):
+        if (given(row.cpu_samples, 0) < cpu_wanted
+                or (given(row.meter_samples, 0) < meters_wanted and not no_meters)):
             flags.append("missing-samples")
-    foreign = num(row, "foreign_cpu_pct", 0)
+    foreign = given(row.foreign_cpu_pct, 0)
     if foreign > ctx.rig.foreign_cpu_flag_pct:
         # other processes (or, on a shared host, other guests) took CPU the tiers would have had — unless the
         # service itself is one vtlab does not run (--url): then its CPU cannot be told from a neighbour's, and
         # the row says so instead. Named by whichever took most: a process the user can stop, or the hypervisor.
-        stolen = num(row, "steal_cpu_pct", 0) > foreign / 2
+        stolen = given(row.steal_cpu_pct, 0) > foreign / 2
         flags.append(f"{NOT_EXPOSED}neighbours" if ctx.service_unseen
                      else "hypervisor-steal" if stolen else "noisy-neighbour")
-    for column in ("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max"):
-        if math.isnan(num(row, column)):
+    for column in _EXPOSED:
+        if math.isnan(getattr(row, column)):
             # what a user's service does not expose is not measured, not broken: said, never guessed
             unseen = (ctx.service_unseen if column == "app_cpu_pct"
                       else user_service(row) and column != "p99_ms")
@@ -166,54 +168,58 @@ def _sampling_flags(row: Mapping[str, object], ctx: Context) -> list[str]:
     return flags
 
 
-def steadiness(row: Mapping[str, object], rig: rig_constants.Constants) -> str:
+# what a row must have measured, or say its service did not expose it
+_EXPOSED = measures.declared("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max")
+
+
+def steadiness(row: MeasuredRow, rig: rig_constants.Constants) -> str:
     """"steady", "not-steady", "too-noisy" or STEADINESS_NOT_MEASURED. Not steady: the throughput drifted by more
     than drift_max from start to end, beyond what its noise explains (the trend test over the series). Too noisy:
     the trend's 95% half-width is above trend_noise_max_pct (% of the hold's mean), so the hold cannot show it was
     steady — not detecting a drift is no proof of its absence. A shaped load drifts by design (only a soak is
     judged), and a row measured before the series were kept is judged by its two halves; one without them was not
     shown steady, and says so."""
-    if row.get("shape") not in (None, "", "steady", "soak"):
+    if row.shape not in (None, "", "steady", "soak"):
         return "steady"
-    drift, half_width = num(row, "throughput_trend_pct"), num(row, "throughput_trend_ci95_pct")
+    drift, half_width = row.throughput_trend_pct, row.throughput_trend_ci95_pct
     if not math.isnan(drift):
         if abs(drift) > rig.drift_max * 100 and (math.isnan(half_width) or abs(drift) > half_width):
             return "not-steady"
         return "too-noisy" if not math.isnan(half_width) and half_width > rig.trend_noise_max_pct else "steady"
-    first, second = num(row, "throughput_first_half_rps"), num(row, "throughput_second_half_rps")
+    first, second = row.throughput_first_half_rps, row.throughput_second_half_rps
     if not (first > 0 and second > 0):
         return STEADINESS_NOT_MEASURED
     return "not-steady" if abs(first - second) / ((first + second) / 2) > rig.drift_max else "steady"
 
 
-def host_speed_note(row: Mapping[str, object], rig: rig_constants.Constants) -> str:
+def host_speed_note(row: MeasuredRow, rig: rig_constants.Constants) -> str:
     """HOST_SPEED with the share of the hold's throughput variance the host's speed explains, or "": where the host
     was full (the CPU the wall) and the hold's batches' throughput followed k6's own CPU per request inversely
     (series.holdstats._host_speed: a log-log slope within host_speed_slope_band of -1, R² at least
     host_speed_r2_min) — the same work cost k6 more CPU exactly as the service served less."""
-    slope, r2 = num(row, "host_speed_slope"), num(row, "host_speed_r2")
-    full = num(row, "host_cpu_pct", 0) >= rig.saturated_share * 100
+    slope, r2 = row.host_speed_slope, row.host_speed_r2
+    full = given(row.host_cpu_pct, 0) >= rig.saturated_share * 100
     if full and abs(slope + 1) <= rig.host_speed_slope_band and r2 >= rig.host_speed_r2_min:
         return f"{HOST_SPEED}{r2 * 100:.0f}%"
     return ""
 
 
-def jit_flag(row: Mapping[str, object], ctx: Context) -> str:
+def jit_flag(row: MeasuredRow, ctx: Context) -> str:
     """JIT_NOT_SETTLED, a JIT_BUSY note, or "": whether the warm-up reached its bound with the JIT's test unmet
     (warmup_unsettled names it), or began the hold with the compiler above the settle criterion's share."""
-    if row.get("warmup_end") == "bound" and "jit" in str(row.get("warmup_unsettled", "") or "").split(";"):
+    if row.warmup_end == "bound" and "jit" in row.warmup_unsettled.split(";"):
         return JIT_NOT_SETTLED
-    share = num(row, "warmup_jit_share_pct")
+    share = row.warmup_jit_share_pct
     return f"{JIT_BUSY}{share:g}%" if share > 100 * ctx.rig.settle_jit_share else ""
 
 
-def out_of_memory_seen(row: Mapping[str, object], ctx: Context) -> str:
+def out_of_memory_seen(row: MeasuredRow, ctx: Context) -> str:
     """What shows the service ran out of memory, or "": lines of its log naming an OutOfMemoryError during the row,
     or its collector using most of its CPU while the long-lived heap stayed full after collections. A service whose
     log or meters vtlab cannot read shows neither: nothing is said of it here."""
-    errors = num(row, "oom_errors", 0)
-    gc_cpu, app_cpu = num(row, "gc_cpu_pct"), num(row, "app_cpu_pct")
-    live, most = num(row, "heap_live_mb_max"), num(row, "heap_old_max_mb")
+    errors = given(row.oom_errors, 0)
+    gc_cpu, app_cpu = row.gc_cpu_pct, row.app_cpu_pct
+    live, most = row.heap_live_mb_max, row.heap_old_max_mb
     gc_share = gc_cpu / app_cpu if app_cpu > 0 else math.nan
     full = live / most if most > 0 else math.nan
     thrashing = gc_share >= ctx.rig.gc_cpu_share and full >= ctx.rig.heap_live_full_share
@@ -228,13 +234,13 @@ def out_of_memory_seen(row: Mapping[str, object], ctx: Context) -> str:
     return "; ".join(said)
 
 
-def stall_seen(row: Mapping[str, object], ctx: Context) -> str:
+def stall_seen(row: MeasuredRow, ctx: Context) -> str:
     """What shows the row stalled, or "": the live watch's record (with its thread dump), or k6's series: a run of
     at least stall_silence_s seconds in which no success started, where the hold's own rate would have completed
     stall_missed_requests in them — users waiting on a service that answered nothing."""
-    if row.get("stall"):
-        return str(row.get("stall"))
-    silence, rate = num(row, "longest_silence_s"), num(row, "throughput_rps", 0)
+    if row.stall:
+        return row.stall
+    silence, rate = row.longest_silence_s, given(row.throughput_rps, 0)
     if silence >= ctx.rig.stall_silence_s and rate * silence >= ctx.rig.stall_missed_requests:
         return (f"no request that succeeded started in {silence:.0f} s of the hold in a row, where its "
                 f"{rate:.1f} req/s would have completed {rate * silence:.0f}")

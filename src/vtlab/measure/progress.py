@@ -10,6 +10,7 @@ from vtlab.core import dimensions
 from vtlab.rig import procs
 from vtlab.measure.target import Turn
 from vtlab.core.dimensions import Row
+from vtlab.results.rows import typed
 
 
 class Progress:
@@ -78,14 +79,14 @@ class Progress:
 
     def end(self, values: dict[str, object]) -> None:
         self.durations.append(time.monotonic() - self.row_started)
-        summary = (f"  -> {float(values['throughput_rps']):.1f} req/s ok, p99 {float(values['p99_ms']):.0f} ms, "
-                   f"errors {float(values['error_rate']) * 100:.2f}%, app CPU {_pct(values['app_cpu_pct'])}, "
-                   f"k6 CPU {_pct(values['load_cpu_pct'])}")
+        row = typed(values, foreign=True)  # a line printed, never the reason a measured row is lost
+        summary = (f"  -> {row.throughput_rps:.1f} req/s ok, p99 {row.p99_ms:.0f} ms, "
+                   f"errors {row.error_rate * 100:.2f}%, app CPU {_pct(row.app_cpu_pct)}, "
+                   f"k6 CPU {_pct(row.load_cpu_pct)}")
         print(("\n" if self.tty else "") + summary, flush=True)
 
 
-def _pct(value: object) -> str:
-    number = float(value)  # type: ignore[arg-type]
+def _pct(number: float) -> str:
     return "n/a" if math.isnan(number) else f"{number:.0f}%"
 
 

@@ -3,25 +3,26 @@ figure the writers serialise. Reads nothing but what it is given; the figures ar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from vtlab.explain import analyze, costs
+from vtlab.explain import costs
 from vtlab.explain.model import Analysis
 from vtlab.report import answer, appendix, comparison, everysecond, figures as drawn, headline, sections as told, story
 from vtlab.report.document import CapacitySection, Document, Table
 from vtlab.results.compare import Source
 from vtlab.results.record import RunRecord
+from vtlab.results.rows import MeasuredRow
 
 TITLE = "vtlab: platform vs virtual threads"
 
 
-def document(run_dir: Path, rows: Sequence[Mapping[str, str]], run: RunRecord,
+def document(run_dir: Path, rows: Sequence[MeasuredRow], run: RunRecord,
              analysis: Analysis, others: Sequence[Source], capacity: CapacitySection | None = None) -> Document:
     """The whole report of one run; `rows` are matrix.csv's, failed ones included (the analysis sets them apart);
     `capacity`: the section a capacity run's capacity.json tells (report.capacity), told before all else."""
     threads = analysis.rig.tomcat_max_threads
-    measured = [row for row in rows if not analyze.failed(row)]  # the raw series the charts draw
+    measured = [row for row in rows if not row.failed]  # the raw series the charts draw
     advised = told.advised(analysis)
     entries = told.entries(run_dir, analysis) if _mixed(run) else ()  # a request mix's (the user's --mix)
     service = run.user_service

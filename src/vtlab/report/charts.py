@@ -15,8 +15,10 @@ matplotlib.rcParams["svg.hashsalt"] = "vtlab"  # SVG ids from a fixed salt, not 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from vtlab.core import dimensions  # noqa: E402
+from vtlab.core import dimensions, measures  # noqa: E402
+from vtlab.core.measures import given  # noqa: E402
 from vtlab.results.compare import Source  # noqa: E402
+from vtlab.results.rows import MeasuredRow  # noqa: E402
 from vtlab.explain.model import Aggregate, PairedPoint  # noqa: E402
 from vtlab.report import loadaxis  # noqa: E402
 from vtlab.report.hostspeed import BIN_S, Strip  # noqa: E402
@@ -167,10 +169,8 @@ def _overlay(rate, latency, others: Sequence[Source], data: dict[str, Series]) -
     for index, source in enumerate(others):
         marker = OVERLAY_MARKERS[index % len(OVERLAY_MARKERS)]
         for mode in ("platform", "virtual"):
-            pts = sorted((_f(r["concurrency"]), _f(r["throughput_rps"]), _f(r.get("p99_ms")))
-                         for r in source.rows if r.get("thread_mode") == mode
-                         and r.get("conn_mode") in ("released", "") and r.get("path_mode", "normal") == "normal"
-                         and not math.isnan(_f(r["concurrency"])))
+            pts = sorted((float(r.concurrency), r.throughput_rps, r.p99_ms) for r in source.rows
+                         if r.thread_mode == mode and r.conn_mode == "released" and r.path_mode == "normal")
             if not pts:
                 continue
             x = [p[0] for p in pts]
@@ -214,17 +214,23 @@ def pool(aggregates: Sequence[Aggregate]) -> tuple[str, dict] | None:
     return svg(fig), data
 
 
-def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pct: float) -> tuple[str, dict]:
+# each tier's bar and the column of its CPU (% of one core)
+CPU_TIERS = tuple(zip(("app", "pg", "stub", "load", "proxy"),
+                      measures.declared("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct", "proxy_cpu_pct"),
+                      strict=True))
+
+
+def cpu(rows: Sequence[MeasuredRow], labels: Sequence[str], capacity_pct: float) -> tuple[str, dict]:
     """Per-tier CPU per row as stacked bars; the machine's capacity drawn as a line."""
     height = max(3.0, 0.38 * len(rows) + 1.5)
     fig, ax = plt.subplots(figsize=(8.5, height))
     left = [0.0] * len(rows)
     data: dict[str, list[float]] = {}
-    tiers = [("app", "app_cpu_pct"), ("pg", "pg_cpu_pct"), ("stub", "stub_cpu_pct"), ("load", "load_cpu_pct")]
-    if any(not math.isnan(_f(r.get("proxy_cpu_pct"))) for r in rows):
-        tiers.append(("proxy", "proxy_cpu_pct"))  # Toxiproxy, when the run injected latency
+    tiers = list(CPU_TIERS[:4])
+    if any(not math.isnan(r.proxy_cpu_pct) for r in rows):
+        tiers.append(CPU_TIERS[4])  # Toxiproxy, when the run injected latency
     for tier, column in tiers:
-        values = [0.0 if math.isnan(_f(r.get(column))) else _f(r.get(column)) for r in rows]
+        values = [given(getattr(r, column), 0.0) for r in rows]
         ax.barh(range(len(rows)), values, left=left, color=TIER_COLORS[tier],
                 label=f"{tier} (k6)" if tier == "load" else tier)
         left = [a + b for a, b in zip(left, values, strict=True)]
@@ -239,13 +245,12 @@ def cpu(rows: Sequence[Mapping[str, object]], labels: Sequence[str], capacity_pc
     return svg(fig), data
 
 
-def pinning(rows: Sequence[Mapping[str, object]], threshold_ms: int) -> tuple[str, dict]:
+def pinning(rows: Sequence[MeasuredRow], threshold_ms: int) -> tuple[str, dict]:
     """jdk.VirtualThreadPinned events per path and thread mode (summed over rows)."""
     totals: dict[str, float] = {}
     for r in rows:
-        key = f"{r.get('path_mode')} / {r.get('thread_mode')}"
-        value = _f(r.get("pinned_events"))
-        totals[key] = totals.get(key, 0.0) + (0.0 if math.isnan(value) else value)
+        key = f"{r.path_mode} / {r.thread_mode}"
+        totals[key] = totals.get(key, 0.0) + given(r.pinned_events, 0.0)
     keys = sorted(totals)
     fig, ax = plt.subplots(figsize=(8.5, 2.8))
     ax.bar(keys, [totals[k] for k in keys],

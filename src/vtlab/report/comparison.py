@@ -9,12 +9,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from vtlab.core import dimensions
-from vtlab.explain import analyze
 from vtlab.explain.model import Aggregate
 from vtlab.report import ratio, validrows
 from vtlab.report.document import Table
 from vtlab.report.labels import fmt
 from vtlab.results.compare import Source
+from vtlab.results.rows import MeasuredRow
 
 COLUMNS = (("source", "source"), ("concurrency", "concurrency"), ("platform", "platform req/s"),
            ("virtual", "virtual req/s"), ("ratio", "ratio v/p"))
@@ -36,17 +36,12 @@ def table(aggregates: Sequence[Aggregate], others: Sequence[Source]) -> Table:
     return Table(COLUMNS, tuple(lines))
 
 
-def _source_points(rows: Sequence[dict[str, str]]) -> Iterator[Point]:
+def _source_points(rows: Sequence[MeasuredRow]) -> Iterator[Point]:
     """Another source's rows as (dimensions, concurrency, req/s, ""): those whose connection mode is released or
     left empty (the published figures), and whose dimensions read as numbers where they should."""
     for r in rows:
-        if r.get("conn_mode") not in ("released", ""):
-            continue
-        try:
-            row = dimensions.parse(r)
-        except ValueError:
-            continue
-        yield row, analyze.num(r, "concurrency"), analyze.num(r, "throughput_rps"), ""
+        if r.conn_mode == "released":
+            yield r.dims, float(r.concurrency), r.throughput_rps, ""
 
 
 def _ratios(points: Iterable[Point]) -> dict[float, tuple[float, float, str]]:

@@ -7,19 +7,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vtlab.explain import analyze
 from vtlab.core import dimensions
 from vtlab.report import timeline, validrows
 from vtlab.report.answer import load_words
 from vtlab.report.document import EverySecond, Timeline
 from vtlab.report.labels import TOMCAT_THREADS, fmt, mode_label, row_label, scenario_label
 from vtlab.explain.model import Verdict
+from vtlab.core.measures import given
+from vtlab.results.rows import MeasuredRow
 
 # rows that differ in nothing but their thread mode are one scenario's modes
 _OVERLAY_KEY = tuple(name for name in dimensions.SCENARIO_KEY if name != "thread_mode")
 
 
-def section(run_dir: Path, rows: Sequence[Mapping[str, object]], verdicts: Sequence[Verdict],
+def section(run_dir: Path, rows: Sequence[MeasuredRow], verdicts: Sequence[Verdict],
             threads: int = TOMCAT_THREADS) -> EverySecond:
     """The section's figures; a sentence instead for a run measured before vtlab kept series."""
     series_dir = run_dir / "series"
@@ -48,8 +49,8 @@ def summary(verdict: Verdict, threads: int = TOMCAT_THREADS) -> str:
             f"{fmt(verdict.measured.throughput_rps, 1)} req/s · {judged}")
 
 
-def _planned_hold(row: Mapping[str, object]) -> float:
-    return analyze.num(row, "ramp_s", 0) + analyze.num(row, "warmup_s", 0)
+def _planned_hold(row: MeasuredRow) -> float:
+    return given(row.ramp_s, 0) + given(row.warmup_s, 0)
 
 
 def _overlays(kept) -> list[Timeline]:

@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vtlab.explain import analyze, costs
+from vtlab.explain import costs
 from vtlab.explain.model import Analysis
 from vtlab.report import charts, costschart, hostspeed, sections as told
 from vtlab.report.document import Figure, Section, Table
 from vtlab.report.labels import row_label
 from vtlab.results.compare import Source
+from vtlab.core.measures import given
 
 # What the throughput panel of both throughput charts (charts.hero) draws, exactly: its markers, bars, rings.
 _THROUGHPUT_MARKS = ("markers: each point's throughput, the row's own for one rep and the median of several; "
@@ -53,7 +54,7 @@ CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released
 def figures(rows: Sequence[Mapping[str, object]], analysis: Analysis, others: Sequence[Source],
              cpus_available: int, families: Sequence[costs.Family] = ()) -> list[Figure]:
     # the CPU chart's scale: the CPUs the run could use, else (a cluster run) the most the service had
-    cpus = cpus_available or int(max(analyze.num(r, "app_cpus", 1) for r in rows))
+    cpus = cpus_available or int(max(given(r.app_cpus, 1) for r in rows))
     threads = analysis.rig.tomcat_max_threads
     drawn = {name: figure for name, figure in (("hero", charts.hero(analysis.aggregates, others, threads)),
                                                ("open", charts.hero(analysis.aggregates, [], threads, "open")),

@@ -18,6 +18,7 @@ from vtlab.explain.model import COLUMNS, cells
 from vtlab.report import build, capacity, html, jsonfile, markdown
 from vtlab.report.document import Document
 from vtlab.results import capacityfile, compare, record, table
+from vtlab.results import rows as measured_rows
 
 ANALYSIS_NAME = "analysis.csv"
 
@@ -53,7 +54,7 @@ WRITERS = {"analysis": Writer(ANALYSIS_NAME, _analysis_csv), "html": Writer(html
 
 
 def render(run_dir: Path, compare_with: Sequence[Path] = ()) -> dict[str, Path]:
-    rows = table.read_rows(run_dir / table.CSV_NAME)
+    rows = measured_rows.read(run_dir / table.CSV_NAME)
     if not rows:
         raise ValueError(f"{run_dir / table.CSV_NAME} holds no rows to report")
     run = record.read(run_dir)

@@ -13,6 +13,7 @@ from pathlib import Path
 from vtlab.explain import validity
 from vtlab.report import nextstep
 from vtlab.results import capacityfile, record
+from vtlab.results import rows as measured_rows
 
 # The answer's lines shown at most: a profile of many scenarios says how many more the report holds.
 ANSWER_LINES = 14
@@ -87,10 +88,7 @@ def next_step(rows: list[dict[str, str]], matrix: Path) -> str:
 
 def _in_turns(matrix: Path) -> bool:
     """Whether the run took its blocks in turns (a paired run): its matrix.csv says so of its rows."""
-    if not matrix.exists():
-        return False
-    with open(matrix, newline="") as handle:
-        return any(row.get("taken_in_turns") == "yes" for row in csv.DictReader(handle))
+    return any(row.taken_in_turns for row in measured_rows.read(matrix))
 
 
 def flagged(rows: list[dict[str, str]]) -> str:

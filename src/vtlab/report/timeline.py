@@ -15,6 +15,8 @@ from pathlib import Path
 
 from vtlab.series import store, windows
 from vtlab.core import shapes
+from vtlab.core.measures import given
+from vtlab.results.rows import MeasuredRow
 
 # name: (panel, label, colour); the panels in the order drawn, each with its title and scale.
 LINES = {
@@ -98,19 +100,15 @@ def _meters_per_second(meters: windows.Series) -> dict[int, dict[str, float]]:
     return out
 
 
-def phases(row: Mapping[str, object], hold_start_s: float | None = None) -> list[tuple[str, float, float]]:
+def phases(row: MeasuredRow, hold_start_s: float | None = None) -> list[tuple[str, float, float]]:
     """The row's phases on the series' clock, from its recorded lengths; all of them later by as much as k6's
     hold began after its planned moment (`hold_start_s`, when known: k6 counts from its own start)."""
-    def num(column: str) -> float:
-        try:
-            return float(row.get(column) or 0)  # type: ignore[arg-type]
-        except ValueError:
-            return 0.0
-    ramp, warmup, hold, cooldown = num("ramp_s"), num("warmup_s"), num("hold_s"), num("cooldown_s")
+    ramp, warmup, hold, cooldown = (given(row.ramp_s, 0.0), given(row.warmup_s, 0.0), given(row.hold_s, 0.0),
+                                    given(row.cooldown_s, 0.0))
     late = hold_start_s - (ramp + warmup) if hold_start_s is not None else 0.0
     edges = [late + edge for edge in (0.0, ramp, ramp + warmup, ramp + warmup + hold, ramp + warmup + hold + cooldown)]
     spans = [(name, a, b) for name, a, b in zip(PHASE_COLOURS, edges, edges[1:], strict=False) if b > a]
-    if row.get("shape") == "spike":
+    if row.shape == "spike":
         start, end = shapes.from_row(row).spike_window(hold)
         spans.append(("spike", edges[2] + start, edges[2] + end))
     return spans

@@ -7,14 +7,26 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from vtlab.results import table
+from vtlab.results.rows import typed
 
 
 @dataclass(frozen=True)
 class Source:
     label: str
-    rows: list[dict[str, str]]
+    rows: list[Any]  # MeasuredRow: the lines whose dimensions read as this vtlab reads them
+
+
+def _typed(lines: list[dict[str, str]]) -> list[Any]:
+    kept = []
+    for line in lines:
+        try:
+            kept.append(typed(line, foreign=True))
+        except ValueError:  # a dimension that is no number where it should be: nothing to overlay
+            continue
+    return kept
 
 
 def load(path: Path) -> list[Source]:
@@ -29,7 +41,7 @@ def load(path: Path) -> list[Source]:
     if missing:
         raise ValueError(f"--compare: {csv_path} lacks the columns {missing}")
     label = path.name if path.is_dir() else csv_path.stem
-    return [Source(label, rows)]
+    return [Source(label, _typed(rows))]
 
 
 def _published(rows: list[dict[str, str]]) -> list[Source]:
@@ -45,6 +57,6 @@ def _published(rows: list[dict[str, str]]) -> list[Source]:
             "hikari_pool": row["pool"] or "", "conn_mode": row["conn_mode"] or "",
             "path_mode": "normal", "load_model": row["model"] or "closed",
             "throughput_rps": row["throughput_rps"], "p99_ms": row["p99_ms"],
-            "error_rate": row["error_rate"], "host": row["host"], "downstream_ms": row["downstream_ms"],
+            "error_rate": row["error_rate"],
         })
-    return [Source(f"published: {name}", items) for name, items in by_source.items()]
+    return [Source(f"published: {name}", _typed(items)) for name, items in by_source.items()]

@@ -45,6 +45,9 @@ UPGRADES: tuple[tuple[str, str, str], ...] = (
     ("plan.java_homes", "2026-11-25 (8980d18)", "none: every row on vtlab's own runtimes"),
     ("plan.jvm_opts", "2026-11-25 (23ffd49)", "none: the service on vtlab's own JVM options"),
     ("plan.runners", "2026-11-25 (d139220)", "1: one k6 process per row"),
+    # not metadata.json's: matrix.csv's columns, read by results.rows (a dotted key, so no record lists it upgraded)
+    ("matrix.csv.columns", "every version", "a column an older vtlab did not write reads empty: a dimension its "
+     "default (core.dimensions), a measured column not measured (core.measures: NaN, \"\", no)"),
 )
 
 

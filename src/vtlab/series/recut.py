@@ -8,6 +8,7 @@ gives the CSV's own figures back: what the test of this module checks.
 
 from __future__ import annotations
 
+import math
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,7 +16,9 @@ from pathlib import Path
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
 from vtlab.series import holdstats, store, shapestats
-from vtlab.results import cells, record, table
+from vtlab.core.measures import given
+from vtlab.results import record, table
+from vtlab.results import rows as measured_rows
 
 Window = tuple[float, float]  # seconds since k6 started, [from, to)
 # Read by the drive loop over the measured hold and kept as figures only, not as a series: another window has none.
@@ -34,9 +37,8 @@ def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, ob
     # (measure.drive.of_requests)
     host_tiers = ("app",) if run.on_cluster else None
     rows = table.read_rows(run_dir / table.CSV_NAME)
-    return [dict(row) if cells.failed(row) else recut_row(run_dir / "series", row, window, run.rig, host_tiers,
-                                                          run.cpu_count)
-            for row in rows]
+    return [dict(row) if measured_rows.typed(row).failed
+            else recut_row(run_dir / "series", row, window, run.rig, host_tiers, run.cpu_count) for row in rows]
 
 
 def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, rig: rig_constants.Constants,
@@ -45,25 +47,25 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, r
     the batch count, the shapes' thresholds); `host_tiers`: the tiers sharing the host whose neighbours
     foreign_cpu_pct counts (None: every sampled tier, as on one machine); `cpus`: the machine's, which a quota the
     row recorded (cpu_quota_cores) is a share of."""
-    slug = dimensions.slug(dimensions.parse(row))
+    seen = measured_rows.typed(row)  # its figures as read; the line written back keeps the others as they were
+    slug = dimensions.slug(seen.dims)
     k6_file, samples_file = store.k6_path(series_dir, slug), store.samples_path(series_dir, slug)
     if not (k6_file.exists() and samples_file.exists()):
         raise NoSeries(f"row {slug} has no kept series in {series_dir} (measured before vtlab kept them?)")
     cpu, meters, origin_unix_s = store.read_samples(samples_file)
     k6 = store.read_k6(k6_file, store.k6_start_unix_s(k6_file) - origin_unix_s)
-    hold_s = cells.num(row, "hold_s")
-    hold_start_s = store.hold_start_s(k6, cells.num(row, "ramp_s", 0) + cells.num(row, "warmup_s", 0))
+    hold_s = seen.hold_s
+    hold_start_s = store.hold_start_s(k6, given(seen.ramp_s, 0) + given(seen.warmup_s, 0))
     # the samplers' hold as the row measured it: k6's start-up slack left out at its front
     start, end = window if window else (hold_start_s + rig.k6_start_slack_s, hold_start_s + hold_s)
-    measured = store.load_result(k6, int(cells.num(row, "k6_exit", 0)), window,
-                                  int(cells.num(row, "writes_acknowledged", 0)))
+    measured = store.load_result(k6, int(given(seen.k6_exit, 0)), window, int(given(seen.writes_acknowledged, 0)))
     sampled = tuple(sorted({name.removesuffix("_ticks") for _, reading in cpu.points for name in reading
                             if name.endswith("_ticks") and name != "harness_ticks"}))
     hold = holdstats.Hold(measured, cpu, meters, start, end, end - start if window else hold_s, host_tiers or sampled,
-                          proxy=bool(row.get("proxy_cpu_pct")), rig=rig,
-                          quota_cores=cells.num(row, "cpu_quota_cores", 0) or None, cpus=cpus)
-    shape = shapes.from_row(row)
-    load = int(cells.num(row, "target_rps" if row.get("load_model") == "open" else "concurrency", 0))
+                          proxy=not math.isnan(seen.proxy_cpu_pct), rig=rig,
+                          quota_cores=given(seen.cpu_quota_cores, 0) or None, cpus=cpus)
+    shape = shapes.from_row(seen)
+    load = seen.target_rps if seen.load_model == "open" else seen.concurrency
     # the shape's parts lie where k6 ran them, inside the row's own hold: what they measured is the row's,
     # whatever window the rest is cut to
     return {**row, **holdstats.columns(hold), "hold_s": hold.hold_s, **{column: "" for column in HOLD_ONLY if window},

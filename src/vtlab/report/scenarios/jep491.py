@@ -63,7 +63,7 @@ def _jdk_sentence(jdk: int, lines: list[Line], margin: float) -> str:
             ratio = a.measured.throughput_rps / normal.measured.throughput_rps
             served += (f" ({fmt(ratio, 2)}× the normal path's {rps_text(normal)})" if separated(a, normal)
                        else f" (the normal path's {rps_text(normal)}, within noise)")
-        if analyze.pins_every_request(dimensions.values(a.row)) and not math.isinf(a.ceilings.threads):
+        if analyze.pins_every_request(a.row) and not math.isinf(a.ceilings.threads):
             served += _carriers_words(a, margin)
         if a.measured.stall:
             served += "; STALLED (see below)"

@@ -30,7 +30,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                   and a.row.jdk >= JEP491_JDK]
         counts: dict[str, int] = {}
         for a in chosen:
-            for reason, count in cells.parse_reasons(str(a.measured.pinned_reasons or "")).items():
+            for reason, count in cells.parse_reasons(a.measured.pinned_reasons).items():
                 counts[reason] = counts.get(reason, 0) + count
         total = sum(a.measured.pinned_events for a in chosen) if chosen else math.nan
         return total, counts

@@ -17,7 +17,7 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
     verdict = []
     for a in lines:
         acknowledged, inserted = a.measured.writes_acknowledged, a.measured.rows_inserted
-        if str(a.measured.writes_ok).lower() == "true":
+        if a.measured.writes_ok.lower() == "true":
             check = f"all {fmt(acknowledged)} acknowledged writes are in the database, none doubled"
         elif math.isnan(acknowledged):
             check = "the write check did not run"

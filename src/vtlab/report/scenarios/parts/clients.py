@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from vtlab.core import dimensions
 from vtlab.explain.facts import client_hold_s
 from vtlab.explain.model import Analysis
 from vtlab.explain.validity import ERROR_THRESHOLD
@@ -64,7 +63,7 @@ def _line_sentence(a: Line, margin: float) -> str:
     if size < 0:
         return f"{head}; the client has no connection limit; bottleneck {a.bottleneck}.{invalid}"
     pool = (f"{fmt(size)} connections per route ({'sized' if a.row.client_pool else 'its default'}) ÷ "
-            f"{fmt(client_hold_s(dimensions.values(a.row)) * 1000)} ms a request = {fmt(ceiling, 1)} req/s")
+            f"{fmt(client_hold_s(a.row) * 1000)} ms a request = {fmt(ceiling, 1)} req/s")
     if a.bottleneck == "client-pool":
         standing = against(a, ceiling, margin)
         where = {"at": "within reach of it", "below": "below it", "above": "above it"}.get(standing, "")

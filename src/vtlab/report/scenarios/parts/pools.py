@@ -88,7 +88,7 @@ def _pinning_sentence(lines: list[Line], threshold_ms: int) -> str:
     if events["agroal"] > 0:
         pinned = [a for a in agroal if a.measured.pinned_events > 0]
         told = (f"Agroal pinned virtual threads {fmt(events['agroal'])} times "
-                f"({', '.join(str(a.measured.pinned_reasons) for a in pinned)})")
+                f"({', '.join(a.measured.pinned_reasons for a in pinned)})")
         if hikari and events["hikari"] == 0:
             return told + " where HikariCP at the same settings pinned none: its borrow still blocks a carrier."
         if hikari:
