@@ -70,7 +70,7 @@ def test_a_misspelt_column_fails_where_it_is_named_and_says_which():
         measures.declared("p99_ms", "p99_msx")  # a name built in analysis code, checked at its module's import
     with pytest.raises(ValueError, match="tomcat_threads_busy_max"):
         typed({"tomcat_threads_busy_max": "200"})  # a test's or a writer's cell that is no column
-    assert math.isnan(typed({"host": "x", "p99_ms": "12"}, foreign=True).p50_ms)  # another CSV's columns: left out
+    assert math.isnan(typed({"host": "x", "p99_ms": "12"}, strict=False).p50_ms)  # another CSV's columns: left out
 
 
 def test_an_older_csv_reads_the_columns_it_lacks_as_not_measured_by_the_upgrade_table(tmp_path):
@@ -145,3 +145,21 @@ def test_the_check_finds_a_string_read_of_a_column():
     caught = _string_reads(ast.parse('a = num(row, "p99_ms", 0)\nb = row.get("stall")\nc = row["gc_pause_ms"]'))
     assert [(how, receiver, column) for how, receiver, column, _ in caught] == [
         ("num", "row", "p99_ms"), ("get", "row", "stall"), ("[]", "row", "gc_pause_ms")]
+
+
+def test_a_file_with_a_column_this_vtlab_does_not_know_reads_without_it(tmp_path):
+    matrix = (FIXTURES / "quick-run" / "matrix.csv").read_text().splitlines()
+    widened = [matrix[0] + ",a_newer_column", *(line + ",7" for line in matrix[1:])]
+    (tmp_path / "matrix.csv").write_text("\n".join(widened) + "\n")
+    assert rows.read(tmp_path / "matrix.csv") == rows.read(FIXTURES / "quick-run" / "matrix.csv")
+
+
+def test_an_overlay_keeps_the_lines_with_a_number_of_users(tmp_path):
+    from vtlab.results import compare
+
+    other = tmp_path / "other.csv"
+    other.write_text(",".join(PUBLISHED) + ",tool_only\n"
+                     + ",".join(["", "virtual", "50", "normal", "released", "200", "1", "950"] + [""] * 15) + ",x\n"
+                     + ",".join(["", "virtual", "50", "normal", "released", "", "1", "990"] + [""] * 15) + ",x\n")
+    (source,) = compare.load(other)
+    assert [(row.concurrency, row.throughput_rps) for row in source.rows] == [(200, 950.0)]

@@ -6,6 +6,7 @@ CPU per request. No judgement here: the ceilings, the flags and the bottleneck a
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
@@ -39,9 +40,10 @@ def _call_s(row: MeasuredRow) -> float:
     return float(row.stub_delay_ms + 2 * row.downstream_latency_ms) / 1000
 
 
-def client_hold_s(row: MeasuredRow) -> float:
+def client_hold_s(row: Any) -> float:
     """Seconds of a downstream connection one request uses by design: the call (the stub's delay and any latency
-    injected on the way), twice for a fan-out (two calls, at once or one after the other), none without a call."""
+    injected on the way), twice for a fan-out (two calls, at once or one after the other), none without a call. From
+    the dimensions alone: a plan's Row as well as a MeasuredRow."""
     kind = workload(row)
     if kind in ("sleep", "cpu"):
         return 0.0

@@ -6,6 +6,7 @@ design cannot measure the service time.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from vtlab.core import constants as rig_constants
 from vtlab.explain.facts import in_flight, pool_size, user_service, workload
@@ -32,10 +33,11 @@ def queued(row: MeasuredRow, rig: rig_constants.Constants) -> bool:
             or pool_was_the_queue(row, pool_size(row), rig))
 
 
-def pins_every_request(row: MeasuredRow) -> bool:
+def pins_every_request(row: Any) -> bool:
     """A virtual-thread row whose every request keeps its carrier through the downstream call: the native-frame
     control on any JDK; a monitor held across the call before JEP 491. (A JDK 21 synchronized row whose
-    completions need a carrier deadlocks instead: the ceiling still says what pinning allows at best.)"""
+    completions need a carrier deadlocks instead: the ceiling still says what pinning allows at best.) It reads the
+    dimensions alone: a plan's Row as well as a MeasuredRow."""
     path = str(row.path_mode or "normal")
     return path == "pinned-control" or (path.startswith("synchronized") and row.jdk < JEP491_JDK)
 

@@ -79,7 +79,7 @@ class Progress:
 
     def end(self, values: dict[str, object]) -> None:
         self.durations.append(time.monotonic() - self.row_started)
-        row = typed(values, foreign=True)  # a line printed, never the reason a measured row is lost
+        row = typed(values, strict=False)  # a line printed, never the reason a measured row is lost
         summary = (f"  -> {row.throughput_rps:.1f} req/s ok, p99 {row.p99_ms:.0f} ms, "
                    f"errors {row.error_rate * 100:.2f}%, app CPU {_pct(row.app_cpu_pct)}, "
                    f"k6 CPU {_pct(row.load_cpu_pct)}")

@@ -20,11 +20,14 @@ class Source:
 
 
 def _typed(lines: list[dict[str, str]]) -> list[Any]:
+    """The lines to overlay, typed: those with a number of users (another tool's CSV may leave it empty) and every
+    dimension a number where it should be; the other columns of another tool's CSV left out."""
     kept = []
     for line in lines:
         try:
-            kept.append(typed(line, foreign=True))
-        except ValueError:  # a dimension that is no number where it should be: nothing to overlay
+            float(line.get("concurrency") or "")
+            kept.append(typed(line, strict=False))
+        except ValueError:
             continue
     return kept
 

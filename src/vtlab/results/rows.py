@@ -4,7 +4,8 @@ report, the capacity search and the comparison, which read figures by attribute 
 
 An empty or missing cell reads as its column's empty value: NaN for a number, "" for text, False for a yes. A CSV of
 an older vtlab lacks the newer columns (record.UPGRADES, "matrix.csv"): they read empty, as not measured. A cell
-named by no column, and an attribute that is no column (a misspelt name in analysis code), are errors naming it.
+named by no column in code's or a test's cells, and an attribute that is no column (a misspelt name in analysis
+code), are errors naming it; a file's column this vtlab does not know is left out, as the reader before it did.
 """
 
 from __future__ import annotations
@@ -52,13 +53,14 @@ def _cell(column: measures.Measure | dimensions.Dimension, value: object) -> Any
     return "" if value is None else str(value)
 
 
-def typed(line: Mapping[str, object], foreign: bool = False) -> Any:
+def typed(line: Mapping[str, object], strict: bool = True) -> Any:
     """A MeasuredRow of one line's cells (text as read, or the values a writer or a test gave); a MeasuredRow stays.
-    `foreign`: a CSV vtlab did not write (the published rig's, one to overlay), whose other columns are left out."""
+    `strict`: a cell named by no column is an error (code or a test that named one wrongly); else it is left out, as
+    a file's column this vtlab does not know is (a newer vtlab's, one added by hand, another tool's CSV)."""
     if isinstance(line, MeasuredRow):
         return line
     unknown = [name for name in line if name not in _COLUMNS]
-    if unknown and not foreign:
+    if unknown and strict:
         raise ValueError(f"not a matrix.csv column: {', '.join(map(str, unknown))} (core/measures.py declares them)")
     return MeasuredRow(**{name: _cell(column, line.get(name)) for name, column in _COLUMNS.items()})
 
@@ -76,5 +78,5 @@ _COLUMNS: dict[str, measures.Measure | dimensions.Dimension] = {column.name: col
 
 
 def read(path: Path) -> list[Any]:
-    """matrix.csv's rows, typed (none where there is no file)."""
-    return all_typed(table.read_rows(path))
+    """matrix.csv's rows, typed (none where there is no file); a column this vtlab does not know is left out."""
+    return [typed(line, strict=False) for line in table.read_rows(path)]

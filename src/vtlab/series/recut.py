@@ -37,7 +37,7 @@ def recut_rows(run_dir: Path, window: Window | None = None) -> list[dict[str, ob
     # (measure.drive.of_requests)
     host_tiers = ("app",) if run.on_cluster else None
     rows = table.read_rows(run_dir / table.CSV_NAME)
-    return [dict(row) if measured_rows.typed(row).failed
+    return [dict(row) if measured_rows.typed(row, strict=False).failed
             else recut_row(run_dir / "series", row, window, run.rig, host_tiers, run.cpu_count) for row in rows]
 
 
@@ -47,7 +47,8 @@ def recut_row(series_dir: Path, row: Mapping[str, str], window: Window | None, r
     the batch count, the shapes' thresholds); `host_tiers`: the tiers sharing the host whose neighbours
     foreign_cpu_pct counts (None: every sampled tier, as on one machine); `cpus`: the machine's, which a quota the
     row recorded (cpu_quota_cores) is a share of."""
-    seen = measured_rows.typed(row)  # its figures as read; the line written back keeps the others as they were
+    # its figures as read; the line written back keeps its other cells as they were
+    seen = measured_rows.typed(row, strict=False)
     slug = dimensions.slug(seen.dims)
     k6_file, samples_file = store.k6_path(series_dir, slug), store.samples_path(series_dir, slug)
     if not (k6_file.exists() and samples_file.exists()):
