@@ -206,3 +206,33 @@ def test_a_calibration_run_that_failed_is_said_and_nothing_is_cached(monkeypatch
     assert "the calibration run failed (exit 1)" in capsys.readouterr().err
     assert asked and asked[0][:3] == ["run", "--modes", "platform,virtual"]
     assert calibration.load(len(cores.available())) is None
+
+
+def test_the_upper_bound_alone_is_the_first_steps_and_kept_apart_from_what_sizes_a_profile():
+    whole = calibrate.of_rows(PLATFORM + VIRTUAL, 2, run=RUN)
+    bound = calibrate.of_rows([PLATFORM[0], VIRTUAL[0]], 2, run=RUN, bound=True)
+    for mode in ("platform", "virtual"):
+        assert dataclasses.replace(whole.modes[mode], splits={}, steps=()) == dataclasses.replace(
+            bound.modes[mode], steps=())
+        assert bound.modes[mode].splits == {} and bound.modes[mode].rps == 190
+    assert bound.cost() == whole.cost()  # what the smoke sizes its points with: the same either way
+    with pytest.raises(ValueError, match="no staircase"):
+        calibrate.of_rows([PLATFORM[0], VIRTUAL[0]], 2, run=RUN)  # a whole calibration needs the steps
+    saved = dataclasses.replace(bound, measured_at="2026-11-27T10:00:00+00:00")
+    calibration.save(saved, bound=True)
+    assert calibration.load(2, NOW) is None  # the sizing of a profile's points never reads it
+    assert calibration.load_bound(2, NOW) == saved
+    calibration.save(measured())
+    assert calibration.load_bound(2, NOW) == measured()  # a whole calibration cached serves as the bound
+
+
+def test_calibrate_bound_measures_the_first_step_of_each_mode_only(monkeypatch, capsys, tmp_path):
+    from vtlab.cli import main
+
+    asked = []
+    monkeypatch.setattr(calibrate, "_run", lambda argv: asked.append(argv) or 1)
+    assert main.main(["calibrate", "--bound", "--out", str(tmp_path / "cal")]) == 1
+    argv = asked[0]
+    assert argv[argv.index("--conc") + 1] == str(calibration.CALIBRATION_POINT["users"][0])
+    assert main.main(["calibrate", "--out", str(tmp_path / "whole")]) == 1
+    assert asked[1][asked[1].index("--conc") + 1] == ",".join(map(str, calibration.CALIBRATION_POINT["users"]))

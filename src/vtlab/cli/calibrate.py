@@ -29,31 +29,37 @@ def add(sub) -> None:
     calibrate = sub.add_parser("calibrate", help="measure this machine's CPU per request of each tier (cached)")
     calibrate.add_argument("--recalibrate", action="store_true", help="measure again even where a calibration of "
                            "this machine is cached")
+    calibrate.add_argument("--bound", action="store_true", help="only the upper bound a point below a wall is sized "
+                           "with (each mode's first step, in about half the time): what the live smoke needs; a whole "
+                           "calibration cached serves as well")
     calibrate.add_argument("--out", type=Path, help="the calibration's run folder (default: a new temporary one)")
     calibrate.set_defaults(func=cmd_calibrate)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    found = ensure(recalibrate=args.recalibrate, out=args.out)
+    found = ensure(recalibrate=args.recalibrate, out=args.out, bound=args.bound)
     if found is None:
         return 1
     print(f"vtlab calibrate: {found.summary()}")
-    print(f"vtlab calibrate: cached at {calibration.path_for(found.cores)}")
+    whole = calibration.load(found.cores) == found
+    print(f"vtlab calibrate: cached at {calibration.path_for(found.cores, bound=not whole)}")
     return 0
 
 
-def ensure(recalibrate: bool = False, out: Path | None = None) -> calibration.Calibration | None:
-    """This machine's calibration: the cached one, else measured now (None, with the reason printed, where the
-    calibration rows were not measured or not usable)."""
+def ensure(recalibrate: bool = False, out: Path | None = None, bound: bool = False) -> calibration.Calibration | None:
+    """This machine's calibration (`bound`: its upper bound, of a whole calibration or of the first steps alone):
+    the cached one, else measured now (None, with the reason printed, where the calibration rows were not measured or
+    not usable)."""
     count = len(cores.available())
     if not recalibrate:
-        cached = calibration.load(count)
+        cached = calibration.load_bound(count) if bound else calibration.load(count)
         if cached is not None:
             print(f"vtlab calibrate: this machine's calibration, cached: {cached.summary()}", file=sys.stderr)
             return cached
     run_dir = out or Path(tempfile.mkdtemp(prefix="vtlab-calibration-")) / "run"
     point = calibration.CALIBRATION_POINT
-    argv = ["run", "--modes", "platform,virtual", "--conc", ",".join(map(str, point["users"])), "--stub-delay",
+    users = point["users"][:1] if bound else point["users"]
+    argv = ["run", "--modes", "platform,virtual", "--conc", ",".join(map(str, users)), "--stub-delay",
             str(point["stub_delay_ms"]), "--stub-jitter", str(point["stub_jitter_ms"]), "--ramp", str(point["ramp_s"]),
             "--warmup", str(point["warmup_s"]),
             "--hold", str(point["hold_s"]), "--conn-mode", "released", "--reps", "1",
@@ -64,11 +70,12 @@ def ensure(recalibrate: bool = False, out: Path | None = None) -> calibration.Ca
         print(f"vtlab calibrate: the calibration run failed (exit {code}); see {run_dir}", file=sys.stderr)
         return None
     try:
-        measured = of_rows(table.read_rows(run_dir / table.CSV_NAME), count, str(run_dir), record.read(run_dir))
+        measured = of_rows(measured_rows.read(run_dir / table.CSV_NAME), count, str(run_dir), record.read(run_dir),
+                           bound=bound)
     except ValueError as err:
         print(f"vtlab calibrate: {err}; see {run_dir}", file=sys.stderr)
         return None
-    calibration.save(measured)
+    calibration.save(measured, bound=bound)
     return measured
 
 
@@ -81,10 +88,11 @@ def _run(argv: list[str]) -> int:
 
 
 def of_rows(lines: list[dict[str, str]] | list[MeasuredRow], count: int, run_dir: str = "",
-            run: record.RunRecord | None = None) -> calibration.Calibration:
+            run: record.RunRecord | None = None, bound: bool = False) -> calibration.Calibration:
     """The calibration a run's rows give: each mode's CPU per request by tier at its first step (the upper bound)
-    and each tier's fixed and marginal cost over its steps. Refused (ValueError) where a mode is missing, a step
-    failed or is invalid (its verdict's flags), a mode measured no staircase, or a figure is not a number."""
+    and, but for a `bound` alone, each tier's fixed and marginal cost over its steps. Refused (ValueError) where a
+    mode is missing, a step failed or is invalid (its verdict's flags), a mode measured no staircase (a whole
+    calibration), or a figure is not a number."""
     rows = measured_rows.all_typed(lines)
     for row in rows:
         if row.failed:
@@ -107,7 +115,7 @@ def of_rows(lines: list[dict[str, str]] | list[MeasuredRow], count: int, run_dir
     fitted = {family.thread_mode: family for family in costs.families(warm)}
     modes: dict[str, calibration.ModeCost] = {}
     for mode in dict.fromkeys(row.thread_mode for row in rows):
-        modes[mode] = _mode_cost(mode, [row for row in rows if row.thread_mode == mode], fitted.get(mode))
+        modes[mode] = _mode_cost(mode, [row for row in rows if row.thread_mode == mode], fitted.get(mode), bound)
     if set(modes) != {"platform", "virtual"}:
         raise ValueError(f"the calibration measured {sorted(modes) or 'no mode'}, not platform and virtual")
     return calibration.Calibration(
@@ -116,15 +124,11 @@ def of_rows(lines: list[dict[str, str]] | list[MeasuredRow], count: int, run_dir
         run_dir=run_dir, quota=cores.quota())
 
 
-def _mode_cost(mode: str, rows: list[MeasuredRow], family: costs.Family | None) -> calibration.ModeCost:
-    """One mode's cost: its first step's CPU per request (the upper bound), its tiers' fits over its steps."""
-    if family is None:
-        raise ValueError(f"the {mode} calibration measured no staircase (steps on one JVM): nothing to fit")
-    splits = {tier: _split(family.fits[key]) for tier, key in calibration.TIERS.items()}
-    unfitted = [f"{tier}: {family.fits[key].why}" for tier, key in calibration.TIERS.items()
-                if not family.fits[key].determined]
-    if unfitted:
-        raise ValueError(f"the {mode} calibration's costs were not fitted ({'; '.join(unfitted)})")
+def _mode_cost(mode: str, rows: list[MeasuredRow], family: costs.Family | None,
+               bound: bool = False) -> calibration.ModeCost:
+    """One mode's cost: its first step's CPU per request (the upper bound), its tiers' fits over its steps (none for a
+    `bound` alone)."""
+    splits = {} if bound else _splits(mode, family)
     first = min(rows, key=lambda row: row.concurrency)
     cost = calibration.ModeCost(service_ms=first.app_cpu_ms_per_req, generator_ms=first.load_cpu_ms_per_req,
                                 stub_ms=first.stub_cpu_ms_per_req, database_ms=first.pg_cpu_ms_per_req,
@@ -134,6 +138,17 @@ def _mode_cost(mode: str, rows: list[MeasuredRow], family: costs.Family | None) 
     if not cost.valid():
         raise ValueError(f"the {mode} calibration measured no usable CPU per request ({cost})")
     return cost
+
+
+def _splits(mode: str, family: costs.Family | None) -> dict[str, calibration.Split]:
+    """Each tier's CPU fixed and marginal apart over the mode's warm steps."""
+    if family is None:
+        raise ValueError(f"the {mode} calibration measured no staircase (steps on one JVM): nothing to fit")
+    unfitted = [f"{tier}: {family.fits[key].why}" for tier, key in calibration.TIERS.items()
+                if not family.fits[key].determined]
+    if unfitted:
+        raise ValueError(f"the {mode} calibration's costs were not fitted ({'; '.join(unfitted)})")
+    return {tier: _split(family.fits[key]) for tier, key in calibration.TIERS.items()}
 
 
 def _split(fit: costs.Fit) -> calibration.Split:

@@ -205,16 +205,25 @@ class Calibration:
             f"{mode}: {cost.told()}" for mode, cost in self.modes.items())
 
 
-def path_for(cores: int) -> Path:
+def path_for(cores: int, bound: bool = False) -> Path:
+    """The cache file of this machine's calibration; `bound`: of its upper bound alone (`vtlab calibrate --bound`),
+    kept apart so that nothing sizes a profile's points from it."""
     safe = "".join(ch if ch.isalnum() else "-" for ch in machine_key(cores)).strip("-")
-    return cache_dir() / f"calibration-v{CALIBRATION_VERSION}-{safe[:150]}.json"
+    kind = "calibration-bound" if bound else "calibration"
+    return cache_dir() / f"{kind}-v{CALIBRATION_VERSION}-{safe[:150]}.json"
 
 
-def load(cores: int, now: datetime.datetime | None = None) -> Calibration | None:
-    """This machine's cached calibration, or None where there is none, it is of another machine or version, older
-    than MAX_AGE_DAYS, or unreadable."""
+def load_bound(cores: int, now: datetime.datetime | None = None) -> Calibration | None:
+    """This machine's upper bound (each mode's first calibration step): a whole calibration's where one is cached,
+    else the one `vtlab calibrate --bound` measured alone."""
+    return load(cores, now) or load(cores, now, bound=True)
+
+
+def load(cores: int, now: datetime.datetime | None = None, bound: bool = False) -> Calibration | None:
+    """This machine's cached calibration (`bound`: its upper bound alone), or None where there is none, it is of
+    another machine or version, older than MAX_AGE_DAYS, or unreadable."""
     try:
-        data = json.loads(path_for(cores).read_text())
+        data = json.loads(path_for(cores, bound).read_text())
         found = Calibration(machine=data["machine"], cores=int(data["cores"]), version=int(data["version"]),
                             measured_at=data["measured_at"], run_dir=data.get("run_dir", ""),
                             quota=data.get("quota"),
@@ -228,8 +237,8 @@ def load(cores: int, now: datetime.datetime | None = None) -> Calibration | None
     return found
 
 
-def save(calibration: Calibration) -> Path:
-    path = path_for(calibration.cores)
+def save(calibration: Calibration, bound: bool = False) -> Path:
+    path = path_for(calibration.cores, bound)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(asdict(calibration), indent=2) + "\n")
