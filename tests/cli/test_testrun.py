@@ -10,19 +10,32 @@ JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testcase classname="tests.cli.test_flags" name="test_bad_flag" time="2.5" />
 </testsuite></testsuites>
 """
+ALONE = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="1">
+<testcase classname="tests.smoke.test_smoke" name="test_own" time="101" />
+</testsuite></testsuites>
+"""
 
 
-def test_the_slowest_tests_come_first_with_their_seconds(tmp_path):
-    results = tmp_path / "junit.xml"
+def test_the_slowest_tests_of_every_pass_come_first_with_their_seconds(tmp_path):
+    results, alone = tmp_path / "junit-0.xml", tmp_path / "junit-1.xml"
     results.write_text(JUNIT)
-    lines = testrun.slowest(results, 2).splitlines()
-    assert lines[0] == "vtlab test: the 2 slowest of 4 tests"
+    alone.write_text(ALONE)
+    lines = testrun.slowest([results, alone], 3).splitlines()
+    assert lines[0] == "vtlab test: the 3 slowest of 5 tests"
     assert lines[1].split() == ["120.0", "s", "tests.e2e.test_e2e::test_spike"]
-    assert lines[2].split() == ["95.2", "s", "tests.e2e.test_e2e::test_tiny"]
+    assert lines[2].split() == ["101.0", "s", "tests.smoke.test_smoke::test_own"]
+    assert lines[3].split() == ["95.2", "s", "tests.e2e.test_e2e::test_tiny"]
 
 
-def test_no_results_is_said_as_such(tmp_path):
-    assert testrun.slowest(tmp_path / "missing.xml", 10) == "vtlab test: pytest wrote no results"
+def test_no_results_is_said_as_such():
+    assert testrun.slowest([], 10) == "vtlab test: pytest wrote no results"
+
+
+def test_the_whole_suite_runs_the_units_two_at_once_then_what_must_run_alone_and_a_selection_as_given():
+    whole = testrun.pytest_passes([])
+    assert whole == [["-n", "2", "-m", "not smoke and not alone"], ["-m", "smoke or alone"]]
+    assert testrun.pytest_passes(["--live", "-k", "gc"]) == [["--live", "-k", "gc"]]
 
 
 def test_everything_after_test_goes_to_pytest_as_given(monkeypatch):

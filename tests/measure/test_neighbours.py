@@ -9,6 +9,9 @@ import subprocess
 import time
 
 from vtlab.measure import neighbours
+import pytest
+
+pytestmark = pytest.mark.alone  # it reads the whole machine's CPU: another test beside it would be a neighbour
 
 SPIN = ["python3", "-c", "while True: pass"]
 

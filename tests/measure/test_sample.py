@@ -6,6 +6,9 @@ from pathlib import Path
 from vtlab.measure import jfr, samplers
 from vtlab.results import cells
 from vtlab.series import windows
+import pytest
+
+pytestmark = pytest.mark.alone  # it reads the whole machine's CPU: another test beside it would be a neighbour
 
 STAT = "1234 (java (main) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 40 0 12345 0 0"
 
