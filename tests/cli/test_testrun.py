@@ -57,3 +57,44 @@ def test_record_without_live_is_refused_before_anything_runs(monkeypatch, capsys
     assert "--record keeps what the live proofs measured: give --live with it" in capsys.readouterr().err
     assert main.main(["test", "--live", "--record", "-k", "gc"]) == 0
     assert ran == [["--live", "--record", "-k", "gc"]]
+
+
+def test_the_java_tests_run_beside_the_units_and_what_runs_alone_after_both(monkeypatch, capsys):
+    import subprocess
+    import threading
+    import time
+
+    events = []
+    java_started = threading.Event()
+
+    def java(jdk, log=None):
+        events.append(("java", "start", log is not None))
+        java_started.set()
+        time.sleep(0.2)
+        events.append(("java", "end"))
+        return 0
+
+    def run(command, **kwargs):
+        name = "lint" if "ruff" in command else "units" if "-n" in command else "alone"
+        if name == "units":
+            assert java_started.wait(5), "the Java tests began beside the units"
+        events.append((name, "run"))
+        return subprocess.CompletedProcess(command, 1 if name == "alone" else 0)
+
+    for step in ("build_jars", "build_k6", "build_toxiproxy"):
+        monkeypatch.setattr(testrun.build, step, lambda: None)
+    monkeypatch.setattr(testrun.prereqs, "find_jdk", lambda: "jdk")
+    monkeypatch.setattr(testrun, "run_java_tests", java)
+    monkeypatch.setattr(testrun.subprocess, "run", run)
+    assert testrun.run_all([]) == 1  # the pass run alone failed
+    assert events.index(("java", "end")) < events.index(("alone", "run"))
+    assert ("java", "start", True) in events  # Maven's output kept aside, not mixed into pytest's
+    said = capsys.readouterr().out
+    assert "Python tests FAILED" in said and "then alone and the smoke" in said
+
+
+def test_the_java_totals_are_every_modules_summed():
+    lines = ["[INFO] Tests run: 4, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 1.2 s -- in x.AppTest",
+             "[INFO] Tests run: 13, Failures: 0, Errors: 0, Skipped: 0",
+             "[ERROR] Tests run: 5, Failures: 1, Errors: 0, Skipped: 2", "[INFO] BUILD FAILURE"]
+    assert testrun.java_totals(lines) == "18 run, 1 failures, 0 errors, 2 skipped in 2 modules"
