@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -20,7 +18,6 @@ from vtlab.core.settings import REPO, SERVICES
 TEST_STUB_DELAY_MS = 200
 TEST_SEED = {"customers": 1_000, "orders": 10_000}
 SLOWEST = 10  # the tests whose times are printed at the end
-JAVA_LOG_TAIL = 200  # Maven's last lines, printed where a Java test failed beside the units
 
 
 def add(sub) -> None:
@@ -51,7 +48,6 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def run_all(pytest_args: list[str]) -> int:
-    started = time.monotonic()
     took: dict[str, float] = {}
     # Lint first: it takes a second and a mistake it finds would otherwise surface minutes later.
     lint_rc = _timed(took, "lint", lambda: subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests"],
@@ -64,31 +60,16 @@ def run_all(pytest_args: list[str]) -> int:
         build.build_toxiproxy()
         return 0
     _timed(took, "build", build_all)
+    java_rc = _timed(took, "Java tests", lambda: run_java_tests(java))
     results = Path(tempfile.mkdtemp(prefix="vtlab-pytest-"))
-    passes = pytest_passes(pytest_args)
-
-    def pytest_pass(n: int) -> int:
-        return subprocess.run([sys.executable, "-m", "pytest", f"--junitxml={results / f'junit-{n}.xml'}", *passes[n]],
-                              cwd=REPO).returncode
-    if len(passes) == 1:  # a selection: the Java tests, then it
-        java_rc = _timed(took, "Java tests", lambda: run_java_tests(java))
-        python_rc = _timed(took, "Python tests", lambda: pytest_pass(0))
-        python = _verdict(python_rc, took["Python tests"])
-    else:
-        # the Java tests beside the units' pass, their output kept aside: both wait on their tiers as much as they
-        # compute. What must run alone, and the smoke, once both are done.
-        with ThreadPoolExecutor(max_workers=1) as beside:
-            java_done = beside.submit(_timed, took, "Java tests", lambda: run_java_tests(java, results / "java.log"))
-            units_rc = _timed(took, "units", lambda: pytest_pass(0))
-            java_rc = java_done.result()
-        alone_rc = _timed(took, "alone", lambda: pytest_pass(1))
-        python_rc = max(units_rc, alone_rc)
-        python = f"{_verdict(python_rc, took['units'] + took['alone'])}: units {took['units']:.0f} s, then alone " \
-                 f"and the smoke {took['alone']:.0f} s"
+    python_rc = _timed(took, "Python tests", lambda: max(subprocess.run(
+        [sys.executable, "-m", "pytest", f"--junitxml={results / f'junit-{n}.xml'}", *args], cwd=REPO).returncode
+        for n, args in enumerate(pytest_passes(pytest_args))))
     print(slowest(sorted(results.glob("junit-*.xml")), SLOWEST))
     shutil.rmtree(results, ignore_errors=True)
     print(f"vtlab test: lint {_verdict(lint_rc, took['lint'])}, Java tests {_verdict(java_rc, took['Java tests'])}, "
-          f"Python tests {python} (build {took['build']:.0f} s; {(time.monotonic() - started) / 60:.1f} min in all)")
+          f"Python tests {_verdict(python_rc, took['Python tests'])} (build {took['build']:.0f} s; "
+          f"{sum(took.values()) / 60:.1f} min in all)")
     return 0 if lint_rc == java_rc == python_rc == 0 else 1
 
 
@@ -126,21 +107,7 @@ def slowest(junit_xmls: list[Path], count: int) -> str:
     return f"vtlab test: the {len(lines)} slowest of {len(cases)} tests\n" + "\n".join(lines)
 
 
-# Surefire's total of a module ("Tests run: 12, Failures: 0, Errors: 0, Skipped: 0"; a class's line goes on with its
-# time elapsed)
-MODULE_TOTAL = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)$")
-
-
-def java_totals(lines: list[str]) -> str:
-    """Every module's Surefire total, summed."""
-    totals = [tuple(map(int, found.groups())) for line in lines if (found := MODULE_TOTAL.search(line.rstrip()))]
-    run, failures, errors, skipped = (sum(column) for column in zip(*totals, strict=True)) if totals else (0,) * 4
-    return f"{run} run, {failures} failures, {errors} errors, {skipped} skipped in {len(totals)} modules"
-
-
-def run_java_tests(java, log: Path | None = None) -> int:
-    """Maven's tests of the services on a throwaway PostgreSQL and the real stub; with `log`, Maven's output goes
-    there and only its last lines are printed, where a test failed (another pass's output runs beside it)."""
+def run_java_tests(java) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="vtlab-", dir="/tmp"))
     workdir.chmod(0o755)
     pg = postgres.Postgres(workdir / "pgdata", procs.free_port())
@@ -154,14 +121,8 @@ def run_java_tests(java, log: Path | None = None) -> int:
         procs.on_cleanup(stub.stop)
         env = {**build.maven_env(), **pg.credentials().service_env(), "STUB_URL": stub.base_url,
                "STUB_DELAY_MS": str(TEST_STUB_DELAY_MS)}
-        command = [str(prereqs.find_maven()), "-B", "-f", str(SERVICES / "pom.xml"), "test"]
-        if log is None:
-            return subprocess.run(command, env=env).returncode
-        with open(log, "w") as output:
-            code = subprocess.run(command, env=env, stdout=output, stderr=subprocess.STDOUT).returncode
-        told = log.read_text(errors="replace").splitlines()
-        print("\n".join(told[-JAVA_LOG_TAIL:]) if code else f"vtlab test: Java tests: {java_totals(told)}", flush=True)
-        return code
+        return subprocess.run([str(prereqs.find_maven()), "-B", "-f", str(SERVICES / "pom.xml"), "test"],
+                              env=env).returncode
     finally:
         procs.stop_all()
         shutil.rmtree(workdir, ignore_errors=True)
