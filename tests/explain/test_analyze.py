@@ -429,3 +429,19 @@ def test_a_hold_begun_with_the_compiler_busy_on_a_host_with_room_is_a_note_not_a
 def test_a_warm_up_bound_with_only_the_rate_unsettled_leaves_the_verdict_to_the_holds_steadiness():
     assert verdict(row(warmup_end="bound", warmup_unsettled="rate")).flags == ()
     assert verdict(row(warmup_end="settled", warmup_unsettled="")).flags == ()
+
+
+def test_meters_short_on_a_row_whose_carriers_were_pinned_throughout_are_said_not_a_void():
+    # 30 s hold: 42 of the 2 Hz scrapes wanted, 56 of the 4 Hz CPU readings; the carriers pinned by JFR's count as
+    # often as the hold served requests (2,940), the scrapes waiting for a carrier like every request
+    pinned = dict(thread_mode="virtual", meter_samples=5, cpu_samples=112, pinned_events=3000, http_reqs=2940)
+    starved = verdict(row(**pinned))
+    assert "meters-starved-by-pins" in starved.flags and "missing-samples" not in starved.flags and starved.valid
+    # no scrape answered at all: the meters' figures unread, said by the same note; k6's and /proc's still wanted
+    unread = verdict(row(**{**pinned, "meter_samples": 0}, hikari_active_max="", jvm_threads_max=""))
+    assert unread.flags == ("meters-starved-by-pins",) and unread.valid
+    assert "missing-p99_ms" in verdict(row(**{**pinned, "meter_samples": 0}, p99_ms="")).flags
+    assert "missing-samples" in verdict(row(**{**pinned, "pinned_events": 2000})).flags  # fewer pins than requests
+    assert "missing-samples" in verdict(row(**{**pinned, "thread_mode": "platform"})).flags  # no carrier to pin
+    assert "missing-samples" in verdict(row(**{**pinned, "cpu_samples": 20})).flags  # vtlab's own sampler short
+    assert "missing-samples" in verdict(row(**{**pinned, "pinned_events": ""})).flags  # no JFR read

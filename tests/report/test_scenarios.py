@@ -808,3 +808,20 @@ def test_the_servers_section_pairs_each_other_server_with_tomcat_and_says_netty_
     assert "against Netty 198.6 ± 1.5 req/s" in servers.verdict[1] and "within noise" in servers.verdict[1]
     assert servers.verdict[2].startswith("virtual, 1000 users: Tomcat 990.0 ± 4.0 req/s")
     assert "Netty at 0.91× Tomcat (their intervals apart)" in servers.verdict[2]
+
+
+def test_a_virtual_wall_of_carriers_every_request_pinned_is_named_so_not_the_servers_threads():
+    from rows import RUN, row
+
+    from vtlab.explain import analyze
+    from vtlab.report import answer
+
+    pinned = row(path_mode="synchronized-platform-http", thread_mode="virtual", jdk=21, concurrency=50,
+                 stub_delay_ms=100, p50_ms=2500, throughput_rps=19.5, vt_parallelism=2)
+    (line,) = analyze.analyse([pinned], RUN).aggregates
+    assert line.bottleneck == "thread-pool"
+    assert answer.wall_words(line) == "its 2 carrier threads, each request pinning one"
+    on_25 = row(path_mode="synchronized-platform-http", thread_mode="platform", jdk=25, concurrency=400,
+                stub_delay_ms=100, p50_ms=400, throughput_rps=1000, tomcat_max_threads=100)
+    (line,) = analyze.analyse([on_25], RUN).aggregates
+    assert answer.wall_words(line) == "the server's 100 request threads"

@@ -27,7 +27,11 @@ STEADINESS_NOT_MEASURED = "steadiness-not-measured"
 # A block of a paired point (explain.pairs.standing) flagged only for the machine's moving (MACHINE_DRIFT) whose pair
 # counts at a point with an interval: the pairing answers for its drift, so it stands, its flags said beside this.
 IN_A_PAIR = "counted-in-its-pair"
-NOTES = ("offered-above-capacity", STEADINESS_NOT_MEASURED, IN_A_PAIR)
+# A virtual-thread row whose scrapes of the service's meters went short while JFR saw as many pinned carriers as the
+# hold served requests: the service's actuator runs on virtual threads too, and its scrapes waited for a carrier like
+# every request did. The gap is the wall's own symptom, the CPU readings and k6's figures whole: said, not a void.
+METERS_STARVED = "meters-starved-by-pins"
+NOTES = ("offered-above-capacity", STEADINESS_NOT_MEASURED, IN_A_PAIR, METERS_STARVED)
 CEILING_EXCEEDED = "ceiling-exceeded:"
 # Flags of a user's service that say what it does not expose (its meters, its pool, its CPU behind --url): what
 # could not be measured, reported as such, never a reason to distrust what was.
@@ -148,9 +152,11 @@ def _sampling_flags(row: MeasuredRow, ctx: Context) -> list[str]:
             flags.append(f"{NOT_EXPOSED}meters")
         cpu_wanted = ctx.rig.cpu_samples_min_share * sampled_s / ctx.rig.cpu_interval_s
         meters_wanted = ctx.rig.meter_samples_min_share * sampled_s / ctx.rig.meter_interval_s
-        if (given(row.cpu_samples, 0) < cpu_wanted
-                or (given(row.meter_samples, 0) < meters_wanted and not no_meters)):
+        meters_short = given(row.meter_samples, 0) < meters_wanted and not no_meters
+        if given(row.cpu_samples, 0) < cpu_wanted or (meters_short and not starved_by_pins(row)):
             flags.append("missing-samples")
+        elif meters_short:
+            flags.append(METERS_STARVED)
     foreign = given(row.foreign_cpu_pct, 0)
     if foreign > ctx.rig.foreign_cpu_flag_pct:
         # other processes (or, on a shared host, other guests) took CPU the tiers would have had — unless the
@@ -159,7 +165,10 @@ def _sampling_flags(row: MeasuredRow, ctx: Context) -> list[str]:
         stolen = given(row.steal_cpu_pct, 0) > foreign / 2
         flags.append(f"{NOT_EXPOSED}neighbours" if ctx.service_unseen
                      else "hypervisor-steal" if stolen else "noisy-neighbour")
+    starved = METERS_STARVED in flags
     for column in _EXPOSED:
+        if starved and column in _FROM_METERS:
+            continue  # the scrapes that would have read it waited for a carrier: the note says so
         if math.isnan(getattr(row, column)):
             # what a user's service does not expose is not measured, not broken: said, never guessed
             unseen = (ctx.service_unseen if column == "app_cpu_pct"
@@ -170,6 +179,14 @@ def _sampling_flags(row: MeasuredRow, ctx: Context) -> list[str]:
 
 # what a row must have measured, or say its service did not expose it
 _EXPOSED = measures.declared("app_cpu_pct", "p99_ms", "hikari_active_max", "jvm_threads_max")
+_FROM_METERS = measures.declared("hikari_active_max", "jvm_threads_max")  # read from the service's own meters
+
+
+def starved_by_pins(row: MeasuredRow) -> bool:
+    """Whether a virtual-thread row's carriers were pinned throughout: JFR's pinned events (over the row) at least the
+    hold's requests."""
+    requests = given(row.http_reqs, 0)
+    return row.thread_mode == "virtual" and requests > 0 and given(row.pinned_events, 0) >= requests
 
 
 def steadiness(row: MeasuredRow, rig: rig_constants.Constants) -> str:

@@ -8,6 +8,7 @@ from vtlab.results import cells
 from vtlab.explain.analyze import JEP491_JDK
 from vtlab.report.scenarios.jep491 import plain_but_jdk
 from vtlab.explain.model import Analysis
+from vtlab.explain.validity import METERS_STARVED
 from vtlab.report.scenarios.common import (Label, TABLE_COLUMNS, PINNED_COLUMN, Line, Section, against, fmt,
                                            table_of, chart_of, ordered)
 
@@ -46,7 +47,11 @@ def section(analysis: Analysis, mode_label: Label) -> Section | None:
                                control_row=pinned_v is not None)
     if pinned_v and normal_v and normal_v.measured.throughput_rps > 0:
         verdict.append(_cost_sentence(pinned_v, normal_v, control, analysis.rig.ceiling_exceeded_margin))
-    if pinned_v and "missing-samples" in pinned_v.flags:
+    if pinned_v and METERS_STARVED in pinned_v.flags:
+        verdict.append("The control row's meter samples went short as well: the service's actuator runs on "
+                       "virtual threads too, and its scrapes waited for a carrier like every request did (said, not "
+                       "a reason to set the row apart: its CPU readings and k6's figures are whole).")
+    elif pinned_v and "missing-samples" in pinned_v.flags:
         verdict.append("The control row's meter samples went missing as well: the service's actuator runs on "
                        "virtual threads too, and its scrapes waited for a carrier like every request did."
                        if control > 0 else
