@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from vtlab.core import cores
+from vtlab.core.measures import given
 from vtlab.explain import repetitions, scrape
 from vtlab.explain.bottleneck import bottleneck
 from vtlab.explain.ceilings import ceilings_of, cpu_ms_per_request, cpu_points, limit_of, lowest_load_rows, service_time
@@ -27,7 +28,6 @@ from vtlab.explain.queues import queued
 from vtlab.explain.queues import JEP491_JDK, pins_every_request  # noqa: F401  the report reads them here
 from vtlab.explain.validity import invalidating, validity_flags
 from vtlab.results.record import RunRecord
-from vtlab.core.measures import given
 from vtlab.results.rows import MeasuredRow, all_typed
 
 

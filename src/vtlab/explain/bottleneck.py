@@ -7,12 +7,12 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from vtlab.core.measures import given
 from vtlab.explain import evidence
 from vtlab.explain.evidence import Seen
 from vtlab.explain.generatorprice import priced
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.validity import CEILING_EXCEEDED, OUT_OF_MEMORY, out_of_memory_seen, stall_seen
-from vtlab.core.measures import given
 from vtlab.results.rows import MeasuredRow
 
 BOTTLENECKS = ("out-of-memory", "connection-limit", "stall", "client-pool", "load-generator", "failures", "overload",

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from vtlab.core import constants as rig_constants
+from vtlab.core.measures import given
 from vtlab.explain.facts import (all_rps, client_hold_s, client_pool_size, cpu_group, cpu_tiers, db_round_trip_s,
                                  in_flight, pool_size, scenario_of, user_service, wait_s, workload)
 from vtlab.explain.model import LIMITS, Ceilings, Context, CpuPoint
 from vtlab.explain.queues import queued, request_thread_cap
-from vtlab.core.measures import given
 from vtlab.results.rows import MeasuredRow
 
 

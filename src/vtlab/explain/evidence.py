@@ -11,13 +11,13 @@ import math
 from typing import NamedTuple
 
 from vtlab.core import noisefloor
+from vtlab.core import measures
+from vtlab.core.measures import given
 from vtlab.explain.facts import client_pool_size, in_flight, latency_ms, pool_size, user_service, vu_cap, wait_s
 from vtlab.explain.generatorprice import PRICED_AGAINST, Priced, generator_cost, priced
 from vtlab.explain.model import Ceilings, Context
 from vtlab.explain.queues import pool_was_the_queue, request_thread_cap
 from vtlab.results.cells import parse_reasons
-from vtlab.core import measures
-from vtlab.core.measures import given
 from vtlab.results.rows import MeasuredRow
 
 # Statuses that are the service refusing work it cannot take in time (a full queue, a borrow that timed out):

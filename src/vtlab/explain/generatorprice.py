@@ -15,8 +15,8 @@ import math
 from typing import NamedTuple
 
 from vtlab.core import noisefloor
-from vtlab.explain.model import Context
 from vtlab.core.measures import given
+from vtlab.explain.model import Context
 from vtlab.results.rows import MeasuredRow
 
 # A valid row's note: the generator's cost, priced and carried as a correction ("generator-priced:22%±27%").

@@ -11,10 +11,10 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from vtlab.core import measures
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
 from vtlab.core.arms import Arms
+from vtlab.core import measures
 from vtlab.results.cells import format_value
 
 NAN = math.nan

@@ -9,8 +9,8 @@ import math
 from typing import Any
 
 from vtlab.core import constants as rig_constants
-from vtlab.explain.facts import in_flight, pool_size, user_service, workload
 from vtlab.core.measures import given
+from vtlab.explain.facts import in_flight, pool_size, user_service, workload
 from vtlab.results.rows import MeasuredRow
 
 # The analysis reads the run's recorded pool_queue_waiters (its rig); this stands in only for the report's sentences

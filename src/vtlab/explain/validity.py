@@ -9,11 +9,11 @@ import math
 from collections.abc import Iterable
 
 from vtlab.core import constants as rig_constants
+from vtlab.core import measures
+from vtlab.core.measures import given
 from vtlab.explain.facts import user_service
 from vtlab.explain.generatorprice import GENERATOR_PRICED, priced
 from vtlab.explain.model import Context
-from vtlab.core import measures
-from vtlab.core.measures import given
 from vtlab.results.rows import MeasuredRow
 
 # The analysis reads the run's recorded error_rate_max (ctx.rig); this stands in only for the report's sentences

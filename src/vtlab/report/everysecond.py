@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from vtlab.core import dimensions
+from vtlab.core.measures import given
 from vtlab.report import timeline, validrows
 from vtlab.report.answer import load_words
 from vtlab.report.document import EverySecond, Timeline
 from vtlab.report.labels import TOMCAT_THREADS, fmt, mode_label, row_label, scenario_label
 from vtlab.explain.model import Verdict
-from vtlab.core.measures import given
 from vtlab.results.rows import MeasuredRow
 
 # rows that differ in nothing but their thread mode are one scenario's modes

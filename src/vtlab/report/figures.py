@@ -7,13 +7,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vtlab.core.measures import given
 from vtlab.explain import costs
 from vtlab.explain.model import Analysis
 from vtlab.report import charts, costschart, hostspeed, sections as told
 from vtlab.report.document import Figure, Section, Table
 from vtlab.report.labels import row_label
 from vtlab.results.compare import Source
-from vtlab.core.measures import given
 
 # What the throughput panel of both throughput charts (charts.hero) draws, exactly: its markers, bars, rings.
 _THROUGHPUT_MARKS = ("markers: each point's throughput, the row's own for one rep and the median of several; "

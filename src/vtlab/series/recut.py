@@ -15,8 +15,8 @@ from pathlib import Path
 
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
-from vtlab.series import holdstats, store, shapestats
 from vtlab.core.measures import given
+from vtlab.series import holdstats, store, shapestats
 from vtlab.results import record, table
 from vtlab.results import rows as measured_rows
 
