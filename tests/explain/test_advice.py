@@ -154,3 +154,11 @@ def test_the_stubs_jitter_counts_in_the_designed_call_where_no_row_measured_the_
     assert ceilings.client_pool_ceiling(held, jittered) == pytest.approx(5 / 0.15)
     sleeping = typed(row(workload="sleep", sleep_ms=1000, stub_delay_ms=1000))
     assert ceilings.service_time(sleeping, jittered)[0] == pytest.approx(1.0)  # no call, no jitter
+
+
+def test_a_virtual_wall_of_carriers_each_request_pins_is_not_sized_and_points_at_what_pinned_them():
+    pinned = row(path_mode="synchronized-platform-http", thread_mode="virtual", jdk=21, concurrency=50,
+                 stub_delay_ms=100, p50_ms=2500, throughput_rps=19.5, vt_parallelism=2)
+    (said,) = [a for a in advice.advise(analyze.analyse([pinned], RUN)) if a.wall == "thread-pool"]
+    assert said.why_not == ("its carriers, each request pinning one: no size moves them; what pinned them is told "
+                            "with its frame")

@@ -15,6 +15,7 @@ import math
 
 from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
+from vtlab.explain.queues import pins_every_request
 from vtlab.explain.validity import CEILING_EXCEEDED
 from vtlab.results import cells
 
@@ -73,6 +74,9 @@ def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
     if wall == "cpu":
         return _cpu(line, analysis, asked)
     field = SETTING_WALLS.get(wall)
+    if wall == "thread-pool" and row.thread_mode == "virtual" and pins_every_request(row):
+        return Advice(row, wall, why_not="its carriers, each request pinning one: no size moves them; what pinned "
+                                         "them is told with its frame")
     if field is None or (wall == "thread-pool" and row.thread_mode != "platform" and not _offloaded(row, math.nan)):
         # gc, overload, a stall, the heap, a virtual thread's carriers or server cap: no size vtlab can compute
         return Advice(row, wall, why_not=f"no setting vtlab sizes moves a {wall} wall: its section says what held it")
