@@ -3,7 +3,7 @@ declared type (core/measures.py; the dimensions as core/dimensions.py parses the
 report, the capacity search and the comparison, which read figures by attribute and never by a column's name.
 
 An empty or missing cell reads as its column's empty value: NaN for a number, "" for text, False for a yes. A CSV of
-an older vtlab lacks the newer columns (record.UPGRADES, "matrix.csv"): they read empty, as not measured. A cell
+an older vtlab lacks the newer columns (record.UPGRADES, "matrix.csv.columns"): they read empty, as not measured. A cell
 named by no column in code's or a test's cells, and an attribute that is no column (a misspelt name in analysis
 code), are errors naming it; a file's column this vtlab does not know is left out, as the reader before it did.
 """
