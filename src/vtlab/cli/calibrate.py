@@ -41,8 +41,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if found is None:
         return 1
     print(f"vtlab calibrate: {found.summary()}")
-    whole = calibration.load(found.cores) == found
-    print(f"vtlab calibrate: cached at {calibration.path_for(found.cores, bound=not whole)}")
+    bound_alone = not any(cost.splits for cost in found.modes.values())
+    print(f"vtlab calibrate: cached at {calibration.path_for(found.cores, bound=bound_alone)}")
     return 0
 
 

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from vtlab.core.measures import given
+
 SHAPES = ("steady", "spike", "steps", "soak")
 
 
@@ -74,12 +76,8 @@ def from_row(row: Any) -> Shape:
     """A measured row's shape (results.rows.MeasuredRow) with the settings its CSV line recorded (the defaults where
     it has none)."""
     default = Shape()
-    return Shape(row.shape or "steady", _given(row.spike_multiple, default.multiple),
-                 int(_given(row.spike_s, default.spike_s)), int(_given(row.step_count, default.steps)))
-
-
-def _given(figure: float, default: float) -> float:
-    return default if math.isnan(figure) else figure
+    return Shape(row.shape or "steady", given(row.spike_multiple, default.multiple),
+                 int(given(row.spike_s, default.spike_s)), int(given(row.step_count, default.steps)))
 
 
 # In the open model, enough VUs are pre-allocated to carry the target rate at this latency

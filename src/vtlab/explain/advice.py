@@ -15,7 +15,7 @@ import math
 
 from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
-from vtlab.explain.queues import pins_every_request
+from vtlab.explain.queues import pinned_carriers_wall
 from vtlab.explain.validity import CEILING_EXCEEDED
 from vtlab.results import cells
 
@@ -74,7 +74,7 @@ def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
     if wall == "cpu":
         return _cpu(line, analysis, asked)
     field = SETTING_WALLS.get(wall)
-    if wall == "thread-pool" and row.thread_mode == "virtual" and pins_every_request(row):
+    if pinned_carriers_wall(row, wall):
         return Advice(row, wall, why_not="its carriers, each request pinning one: no size moves them; what pinned "
                                          "them is told with its frame")
     if field is None or (wall == "thread-pool" and row.thread_mode != "platform" and not _offloaded(row, math.nan)):

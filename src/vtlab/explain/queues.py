@@ -42,6 +42,11 @@ def pins_every_request(row: Any) -> bool:
     return path == "pinned-control" or (path.startswith("synchronized") and row.jdk < JEP491_JDK)
 
 
+def pinned_carriers_wall(row: Any, wall: str) -> bool:
+    """Whether a row's thread-pool wall is its virtual threads' carriers, each request pinning one."""
+    return wall == "thread-pool" and row.thread_mode == "virtual" and pins_every_request(row)
+
+
 def request_thread_cap(row: MeasuredRow) -> float:
     """How many requests can be in the service at once: Tomcat's platform threads, the carrier
     threads when every request pins one, and for the offload workload also the fixed pool the work

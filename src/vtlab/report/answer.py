@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from vtlab.core import dimensions
 from vtlab.explain.model import Aggregate, PairedPoint, Verdict
-from vtlab.explain.queues import pins_every_request
+from vtlab.explain.queues import pinned_carriers_wall
 from vtlab.explain.validity import IN_A_PAIR, invalidating
 from vtlab.report import paired, ratio, validrows
 from vtlab.report.document import Answer, HeadlineLine
@@ -149,8 +149,7 @@ def wall_words(line: Aggregate) -> str:
     """A bottleneck's name in words, with the row's own sizes where the wall has one."""
     row = line.row
     carriers = line.line.measured.vt_parallelism
-    if line.bottleneck == "thread-pool" and row.thread_mode == "virtual" and pins_every_request(row) \
-            and carriers > 0:
+    if pinned_carriers_wall(row, line.bottleneck) and carriers > 0:
         return f"its {fmt(carriers)} carrier threads, each request pinning one"
     if line.bottleneck == "thread-pool" and row.tomcat_max_threads > 0:
         return f"the server's {fmt(row.tomcat_max_threads)} request threads"

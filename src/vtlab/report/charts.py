@@ -15,10 +15,11 @@ matplotlib.rcParams["svg.hashsalt"] = "vtlab"  # SVG ids from a fixed salt, not 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from vtlab.core import dimensions, measures  # noqa: E402
+from vtlab.core import dimensions  # noqa: E402
 from vtlab.core.measures import given  # noqa: E402
 from vtlab.results.compare import Source  # noqa: E402
 from vtlab.results.rows import MeasuredRow  # noqa: E402
+from vtlab.explain.facts import cpu_tiers  # noqa: E402
 from vtlab.explain.model import Aggregate, PairedPoint  # noqa: E402
 from vtlab.report import loadaxis  # noqa: E402
 from vtlab.report.hostspeed import BIN_S, Strip  # noqa: E402
@@ -215,9 +216,7 @@ def pool(aggregates: Sequence[Aggregate]) -> tuple[str, dict] | None:
 
 
 # each tier's bar and the column of its CPU (% of one core)
-CPU_TIERS = tuple(zip(("app", "pg", "stub", "load", "proxy"),
-                      measures.declared("app_cpu_pct", "pg_cpu_pct", "stub_cpu_pct", "load_cpu_pct", "proxy_cpu_pct"),
-                      strict=True))
+CPU_TIERS = tuple(zip(("app", "pg", "stub", "load", "proxy"), cpu_tiers(shared_cores=True), strict=True))
 
 
 def cpu(rows: Sequence[MeasuredRow], labels: Sequence[str], capacity_pct: float) -> tuple[str, dict]:

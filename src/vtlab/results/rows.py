@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from vtlab.core import dimensions, measures
 from vtlab.results import cells, table
 
 _EMPTY = {measures.NUMBER: math.nan, measures.TEXT: "", measures.YES: False}
+_COLUMNS: dict[str, measures.Measure | dimensions.Dimension] = {column.name: column for column in measures.SCHEMA}
 
 
 def _field(column: measures.Measure | dimensions.Dimension) -> tuple[str, type, Any]:
@@ -67,14 +68,6 @@ def typed(line: Mapping[str, object], strict: bool = True) -> Any:
 
 def all_typed(lines: Iterable[Mapping[str, object]]) -> list[Any]:
     return [typed(line) for line in lines]
-
-
-def measured_only(rows: Sequence[Any]) -> list[Any]:
-    """The rows that are a measurement (no tier died in them)."""
-    return [row for row in rows if not row.failed]
-
-
-_COLUMNS: dict[str, measures.Measure | dimensions.Dimension] = {column.name: column for column in measures.SCHEMA}
 
 
 def read(path: Path) -> list[Any]:
