@@ -10,6 +10,7 @@ import pytest
 from vtlab.cli.main import main
 from vtlab.compare import gate, paired
 from vtlab.compare.stats import BETTER, SAME, UNKNOWN, WORSE
+from vtlab.core.aafloor import AA, Floor
 from vtlab.core.arms import Arms
 from vtlab.core.dimensions import Row
 from vtlab.explain.model import Pair, PairedPoint
@@ -33,6 +34,17 @@ def test_a_point_s_paired_ratio_is_a_change_of_b_against_a(ratio, low, high, ver
     assert moved.verdict == verdict
     assert moved.share == pytest.approx(ratio - 1) and moved.share_low == pytest.approx(low - 1)
     assert moved.share_high == pytest.approx(high - 1)
+
+
+def test_a_change_within_the_machine_s_aa_floor_is_no_change_and_fails_no_gate():
+    floor = Floor("m", (AA("2026-12-02T06:40:00+00:00", "/runs/aa", "virtual, 1,000 users", 0.98, 0.96, 1.0, 3),))
+    small = point(0.988, 0.983, 0.992)  # 1.2% worse, the interval below 1.00× but inside the band 0.980–1.020
+    assert paired.change(small).verdict == WORSE
+    moved = paired.change(small, floor)
+    assert moved.verdict == SAME and moved.why == "within this machine's A/A floor (±2.0%)"
+    assert not gate.breaches(gate.parse("throughput<-1%"), [("s", "throughput", moved)])
+    assert paired.change(point(0.90, 0.88, 0.92), floor).verdict == WORSE  # beyond the band: as its interval says
+    assert paired.change(point(0.90, 0.88, 0.92), Floor("m")).verdict == WORSE  # none measured: the interval's word
 
 
 def test_the_gate_fails_a_worse_change_past_its_threshold_and_a_point_without_a_ratio():

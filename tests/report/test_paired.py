@@ -19,13 +19,14 @@ def block(mode: str, rep: int, rps: float, k6_ms: float, **changes):
                   "load_cpu_ms_per_req": k6_ms, **changes})
 
 
-def run_folder(tmp_path, rows, a="platform", b="virtual", versus=()):
+def run_folder(tmp_path, rows, a="platform", b="virtual", versus=(), aa_floor=None):
     run_dir = tmp_path / "run"
     run_dir.mkdir(parents=True)
     plan = {"profile": "quick", "model": "closed", "ramp_s": 5, "warmup_s": 45, "hold_s": 30, "stub_delay_ms": 1000,
             "stub_jitter_ms": 0, "overrides": {}, "rows": [],
             "paired": {"a": a, "b": b, "aa": a == b and not versus, "blocks": 4, "seed": 11,
-                       **({"versus": list(versus)} if versus else {})}}
+                       **({"versus": list(versus)} if versus else {}),
+                       **({"aa_floor": aa_floor} if aa_floor is not None else {})}}
     (run_dir / table.METADATA_NAME).write_text(json.dumps({**META, "plan": plan}))
     writer = table.CsvWriter(run_dir / table.CSV_NAME)
     for cells in rows:
@@ -152,3 +153,58 @@ def test_the_host_s_speed_is_told_where_k6_s_cpu_was_not_read(tmp_path):
             block("virtual", 2, 88, "", host_work_us=440), block("platform", 2, 40, "", host_work_us=436)]
     md = (run_folder(tmp_path, rows) / "report.md").read_text()
     assert "the host's speed (a fixed work's CPU time) moved up to 10.0%, an arm's throughput up to 10.0%" in md
+
+
+# This machine's A/A floor as a run records it (core.aafloor): one A/A point, 0.98× [0.96–1.00], a false difference of
+# 1 ÷ 0.98 − 1 = 2.04%, its band 0.980–1.020×.
+FLOOR = {"machine": "m", "measured": [{"measured_at": "2026-12-02T06:40:00+00:00", "run_dir": "/runs/aa",
+                                       "point": "virtual, released, pool 50, 1,000 users",
+                                       "ratio": 0.98, "low": 0.96, "high": 1.00, "pairs": 3}]}
+
+
+def test_an_answer_that_excludes_one_but_not_the_machine_s_aa_floor_is_told_within_it(tmp_path):
+    # pairs' ratios 1.01, 1.015, 1.01, 1.015: log mean 0.0124194, sd 0.0028512, t(3) 3.182 → 1.0125× [1.0079–1.0171]:
+    # the interval excludes 1.00× but reaches into the floor's band (to 1.0204)
+    rows = [block("platform", 1, 100, 0.3), block("virtual", 1, 101, 0.2),
+            block("virtual", 2, 101.5, 0.2), block("platform", 2, 100, 0.3),
+            block("virtual", 3, 101, 0.2), block("platform", 3, 100, 0.3),
+            block("platform", 4, 100, 0.3), block("virtual", 4, 101.5, 0.2)]
+    md = (run_folder(tmp_path / "within", rows, aa_floor=FLOOR) / "report.md").read_text()
+    assert ("virtual ÷ platform at 100 users: 1.01× [1.01–1.02] paired, 4 pairs — within this machine's A/A floor "
+            "(±2.0%): no difference beyond two identical JVMs'") in md
+    assert "This machine's A/A floor is ±2.0%: the widest false difference of the 1 A/A point(s) it keeps" in md
+    assert "(virtual, released, pool 50, 1,000 users: 0.98× [0.96–1.00], 2026-12-02 06:40 UTC)" in md
+    assert "Within it: released, pool 50, 100 users (1.01× [1.01–1.02])." in md
+    floor = json.loads((tmp_path / "within" / "run" / "report.json").read_text())["aa_floor"]
+    assert abs(floor["share"] - (1 / 0.98 - 1)) < 1e-9 and [row["concurrency"] for row in floor["within"]] == [100]
+    md = (run_folder(tmp_path / "none", rows) / "report.md").read_text()  # a run from before: no floor, no words
+    assert "A/A floor" not in md and "No A/A has been measured" not in md
+
+
+def test_an_answer_beyond_the_floor_is_told_as_its_interval_says(tmp_path):
+    rows = [block("platform", 1, 40, 0.30), block("virtual", 1, 80, 0.20),
+            block("virtual", 2, 88, 0.20), block("platform", 2, 40, 0.30),
+            block("virtual", 3, 72, 0.25), block("platform", 3, 40, 0.45),
+            block("platform", 4, 45, 0.45), block("virtual", 4, 90, 0.25)]
+    md = (run_folder(tmp_path, rows, aa_floor=FLOOR) / "report.md").read_text()
+    assert "virtual ÷ platform at 100 users: 1.99× [1.75–2.27] paired, 4 pairs\n" in md
+    assert "Every answer with an interval lies beyond it." in md and "within this machine's A/A floor" not in md
+
+
+def test_a_run_planned_where_no_aa_was_measured_says_so_and_how_to_measure_one(tmp_path):
+    rows = [block("platform", 1, 40, 0.3), block("virtual", 1, 80, 0.2),
+            block("virtual", 2, 80, 0.2), block("platform", 2, 40, 0.3)]
+    md = (run_folder(tmp_path, rows, aa_floor={"machine": "m", "measured": []}) / "report.md").read_text()
+    assert "No A/A has been measured on this machine yet, so each answer stands on its own interval alone" in md
+    assert "`vtlab run --aa virtual --conc 1000 --conn-mode released` measures one" in md
+
+
+def test_a_before_after_within_the_floor_shows_no_change(tmp_path):
+    # new.jar 1.01, 1.015, 1.01, 1.015 of old.jar: the interval above 1.00×, within the floor
+    rows = [block("virtual", 1, 100, 0.2), block("virtual", 1, 101, 0.2, jvm_opts=ARM_B_OPTION),
+            block("virtual", 2, 101.5, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 2, 100, 0.2),
+            block("virtual", 3, 101, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 3, 100, 0.2),
+            block("virtual", 4, 100, 0.2), block("virtual", 4, 101.5, 0.2, jvm_opts=ARM_B_OPTION)]
+    md = (run_folder(tmp_path, rows, "virtual", "virtual", ("old.jar", "new.jar"), FLOOR) / "report.md").read_text()
+    assert ("no change shown beyond this machine's A/A floor (±2.0%): the interval reaches into the false difference "
+            "two identical JVMs show here") in md

@@ -4,6 +4,7 @@ takes them alike) and the plan they describe, and the usage error every command 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from vtlab.core import cores, shapes
 from vtlab.measure import profiler
-from vtlab.plan import blockturns, calibration, checks, interleave, planner, presets
+from vtlab.plan import aacache, blockturns, calibration, checks, interleave, planner, presets
 from vtlab.rig import runtimes
 from vtlab.targets import userservice
 
@@ -275,6 +276,8 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
     plan = planner.build(profile, planner.Overrides(**given, **paired, java_home_jdk=java_home_jdk), measured)
     if on_this_machine and target is None:  # vtlab's own service on vtlab's PostgreSQL: its pools must fit it
         checks.connections(plan.rows, together=plan.arms is not None)
+    if on_this_machine and plan.arms is not None:  # what the machine's A/As found: its answers are told against it
+        plan = dataclasses.replace(plan, aa_floor=aacache.load(len(cores.available())))
     return plan
 
 

@@ -1,12 +1,19 @@
-"""`vtlab report`: analyse a run folder (or a re-cut of its holds) and render its report; the headline printed."""
+"""`vtlab report`: analyse a run folder (or a re-cut of its holds) and render its report; the headline printed; an A/A
+run's points kept as the machine's floor (plan.aacache) for the paired runs after it."""
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import sys
 from pathlib import Path
 
 from vtlab.cli import flags
-from vtlab.core import settings
+from vtlab.core import cores, dimensions, settings
+from vtlab.core.aafloor import AA
+from vtlab.plan import aacache
+from vtlab.report.labels import load_of, scenario_label
 from vtlab.results import listing
 
 
@@ -64,3 +71,31 @@ def report_and_headline(run_dir: Path, others: list[Path], verbose: bool = True)
     print(markdown if verbose else terminal.summary(markdown, paths["analysis"]))
     print(f"report: {paths['html']}\nanalysis: {paths['analysis']}")
     return 0
+
+
+def keep_aa_floor(run_dir: Path) -> None:
+    """An A/A run's points with an interval kept as this machine's A/A floor (core.aafloor), from its report.json, and
+    the floor as it now is said: every later paired run on this machine is told against it."""
+    try:
+        told = json.loads((run_dir / "report.json").read_text()).get("paired") or []
+    except (OSError, ValueError):
+        return
+    now = datetime.datetime.now(datetime.timezone.utc)
+    found = []
+    for point in told:
+        counted = sum(1 for pair in point.get("pairs", ()) if not pair.get("left_out"))
+        if not point.get("arms", {}).get("aa") or point.get("ratio") is None or counted < 2:
+            continue
+        row = dimensions.Row(**point["row"])
+        found.append(AA(now.isoformat(timespec="seconds"), str(run_dir),
+                        f"{row.thread_mode}, {scenario_label(row)}, {load_of(row)}", float(point["ratio"]),
+                        float(point["low"]), float(point["high"]), counted))
+    count = len(cores.available())
+    try:
+        floor = aacache.add(count, found, now)
+    except OSError as err:
+        print(f"vtlab: this machine's A/A floor not kept ({err})", file=sys.stderr)
+        return
+    if found:
+        print(f"vtlab: this machine's A/A floor, kept for its later paired runs: up to ±{floor.share:.1%} over "
+              f"{len(floor.measured)} A/A point(s), {floor.held_one} holding 1.00× ({aacache.path_for(count)})")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from vtlab.cli import flags, targetflags
 from vtlab.cli.doctor import examine, largest_row
-from vtlab.cli.report import report_and_headline
+from vtlab.cli.report import keep_aa_floor, report_and_headline
 from vtlab.core import cores, dimensions
 from vtlab.core.settings import RESULTS
 from vtlab.plan import planner
@@ -96,6 +96,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         procs.stop_all()
     report_and_headline(outcome.csv.parent, [], args.verbose)
+    if the_plan.arms is not None and the_plan.arms.aa:
+        keep_aa_floor(outcome.csv.parent)
     if outcome.failed_rows:
         print(f"vtlab: {outcome.failed_rows} row(s) failed: a tier died (see the report's failed rows); "
               "--resume measures them again", file=sys.stderr)
@@ -194,4 +196,3 @@ def _other_target(recorded: record.RunRecord, target: userservice.Target | None)
     if then == now:
         return None
     return f"{then.jar or then.url} ({then.call})" if then else "vtlab's own service"
-

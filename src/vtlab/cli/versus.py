@@ -42,8 +42,9 @@ def compare(args: argparse.Namespace, conditions: tuple[gate.Condition, ...] | N
     code = run.cmd_run(args)
     if code == 2 or args.dry_run or not (args.out / table.CSV_NAME).exists():
         return code  # refused (a folder holding another run among the reasons), or nothing measured
-    points = analyze.analyse(measured_rows.read(args.out / table.CSV_NAME), record.read(args.out)).paired
-    found = paired.changes(points)
+    analysis = analyze.analyse(measured_rows.read(args.out / table.CSV_NAME), record.read(args.out))
+    points = analysis.paired
+    found = paired.changes(points, analysis.aa_floor)
     breaches = gate.breaches(conditions, found) if conditions else []
     failed = bool(breaches) or bool(conditions and paired.unknown(found))
     text = "\n".join(paired.lines(points, found, {b.scenario for b in breaches}, bool(conditions))) + "\n"

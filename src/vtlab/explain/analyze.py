@@ -42,7 +42,8 @@ def analyse(lines: Sequence[MeasuredRow | Mapping[str, object]], run: RunRecord)
     # a paired run's blocks stand as their pairs do (explain.pairs) before their arms' figures are aggregated
     every, aggregates, paired = repetitions.combined(every, ctx.rig, run.plan.arms if run.plan else None)
     verdicts = tuple(verdict for verdict in every if not verdict.failed)
-    return Analysis(ctx, verdicts, aggregates, tuple(verdict for verdict in every if verdict.failed), paired)
+    return Analysis(ctx, verdicts, aggregates, tuple(verdict for verdict in every if verdict.failed), paired,
+                    run.plan.aa_floor if run.plan and paired else None)
 
 
 def analyse_row(row: MeasuredRow, ctx: Context) -> Verdict:

@@ -13,6 +13,7 @@ from typing import Any
 
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
+from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms
 from vtlab.core import measures
 from vtlab.results.cells import format_value
@@ -325,6 +326,7 @@ class Analysis:
     aggregates: tuple[Aggregate, ...]
     failed: tuple[Verdict, ...] = ()  # rows a tier died in: listed, never judged
     paired: tuple[PairedPoint, ...] = ()  # a paired run's points, each its paired ratio (explain.pairs); () else
+    aa_floor: AAFloor | None = None  # the machine's A/A floor its paired answers are told against (core.aafloor)
 
     @property
     def rig(self) -> rig_constants.Constants:

@@ -2,8 +2,7 @@
 
 A flag given on the command line replaces that dimension in every block of the profile, so `--conc 500` keeps
 the profile's modes, pools and connection modes but measures only at 500. A combination that cannot run is
-refused here, naming the flags, before anything starts.
-"""
+refused here, naming the flags, before anything starts."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ from typing import Protocol, TypeVar
 
 from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions, shapes
+from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms, arm_of
 from vtlab.core.dimensions import Row
 from vtlab.plan import checks, expand, interleave, sizing
@@ -123,16 +123,14 @@ class Plan:
     # a step on its family's warm JVM (a fixed warm-up's too: the first step warmed the JIT) and the JVM is sized for
     # the most users the search may reach. 0: a plan whose rows are all known.
     search_peak_users: int = 0
-    # What this machine's calibration sized (plan.sizing.describe: the calibration used, each point moved); empty
-    # where none was handed in or the plan's points are not sized.
+    # What this machine's calibration sized (plan.sizing.describe); empty where none was or nothing is sized.
     sizing: dict = field(default_factory=dict)
-    # A paired plan's arms (plan.interleave): both JVMs up, the rows' reps its blocks, in the order its seed chose;
-    # None: each mode in its own stretch of time.
+    # A paired plan's arms (plan.interleave): both JVMs up, the rows' reps its blocks, in its seed's order; None: not.
     arms: Arms | None = None
     pair_seed: int = 0
-    # A search whose modes take turns point by point (vtlab capacity --paired): every mode's JVM kept up together.
-    in_turn: bool = False
+    in_turn: bool = False  # a search whose modes take turns point by point (capacity --paired): all JVMs kept up
     sequential: str = ""  # why a profile that pairs by default measures each mode in its own stretch of time here
+    aa_floor: AAFloor | None = None  # the machine's A/A floor as planned (plan.aacache)
 
     @property
     def together(self) -> bool:
@@ -270,8 +268,10 @@ class Plan:
                 "jvm_per_row": self.jvm_per_row, "prewarm": self.prewarm, "overrides": self.overrides,
                 "rows": [dimensions.values(row) for row in self.rows],
                 **({"sizing": self.sizing} if self.sizing else {}),
-                **({"paired": {**self.arms.describe(), "blocks": max(row.rep for row in self.rows),
-                               "seed": self.pair_seed}} if self.arms is not None else {}),
+                **({"paired": {**self.arms.describe(), "blocks": max(row.rep for row in self.rows), "seed":
+                               self.pair_seed, **({} if self.aa_floor is None else
+                                                  {"aa_floor": self.aa_floor.describe()})}}
+                   if self.arms is not None else {}),
                 **({"sequential": self.sequential} if self.sequential else {})}
 
     def sized_words(self) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from vtlab.core import dimensions
+from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.explain.model import Aggregate, PairedPoint, Verdict
 from vtlab.explain.queues import pinned_carriers_wall
 from vtlab.explain.validity import IN_A_PAIR, invalidating
@@ -26,19 +27,21 @@ MODES = ("platform", "virtual")
 SHOWN = 2
 
 
-def answers(lines: Sequence[HeadlineLine], points: Sequence[PairedPoint] = ()) -> list[Answer]:
+def answers(lines: Sequence[HeadlineLine], points: Sequence[PairedPoint] = (),
+            floor: AAFloor | None = None) -> list[Answer]:
     """One answer per scenario of the headline, in its order, a scenario's open-model lines their own; all but the
-    first screen's SHOWN are folded. A paired run's `points` answer in place of the ratio of two aggregates; an A/A's
-    answer is each point's false difference, a before/after's its change."""
+    first screen's SHOWN are folded. A paired run's `points` answer in place of the ratio of two aggregates, each
+    said to lie within the machine's A/A `floor` where it does; an A/A's answer is each point's false difference, a
+    before/after's its change."""
     if points and points[0].arms.aa:
         return _placed(paired.aa_answers(points))
     if points and points[0].arms.versus:
-        return _placed(paired.versus_answers(points))
+        return _placed(paired.versus_answers(points, floor))
     groups: dict[str, list[HeadlineLine]] = {}
     for line in lines:
         groups.setdefault(_scenario(line), []).append(line)
     by_point = paired.by_point(points)
-    return _placed([_answer(scenario, group, by_point) for scenario, group in groups.items()])
+    return _placed([_answer(scenario, group, by_point, floor) for scenario, group in groups.items()])
 
 
 def _placed(told: Sequence[Answer]) -> list[Answer]:
@@ -83,10 +86,11 @@ def _scenario(line: HeadlineLine) -> str:
     return line.scenario + (", open model" if either and either.row.load_model == "open" else "")
 
 
-def _answer(scenario: str, group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...], PairedPoint]) -> Answer:
+def _answer(scenario: str, group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...], PairedPoint],
+            floor: AAFloor | None) -> Answer:
     by_mode = {mode: [a for line in group if (a := getattr(line, mode))] for mode in MODES}
     row = (group[0].platform or group[0].virtual).row  # type: ignore[union-attr]  # a line holds a mode at least
-    words, has_ratio = _paired_ratio(group, points) if points else _ratio(group)
+    words, has_ratio = _paired_ratio(group, points, floor) if points else _ratio(group)
     return Answer(scenario, words, tuple(_wall(mode, by_mode[mode]) for mode in MODES if by_mode[mode]),
                   tuple(_apart(a) for line in group for mode in MODES
                         if (a := getattr(line, mode)) and not a.valid),
@@ -105,15 +109,19 @@ def _ratio(group: Sequence[HeadlineLine]) -> tuple[str, bool]:
     return f"virtual ÷ platform at {where}: {chosen.text()}", True
 
 
-def _paired_ratio(group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...], PairedPoint]) -> tuple[str, bool]:
-    """A paired run's: at the highest load whose paired ratio was computed; where none was, why not at the highest
-    load measured; the ratio of two aggregates only where no point of the group was paired."""
+def _paired_ratio(group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...], PairedPoint],
+                  floor: AAFloor | None) -> tuple[str, bool]:
+    """A paired run's: at the highest load whose paired ratio was computed, said to lie within the machine's A/A
+    `floor` where it does; where none was, why not at the highest load measured; the ratio of two aggregates only
+    where no point of the group was paired."""
     told = [point for line in group if (point := paired.of_line(points, (line.platform or line.virtual).row))]
     if not told:
         return _ratio(group)
     computed = [point for point in told if point.computed]
     chosen = (computed or told)[-1]
-    return paired.answer_ratio(chosen), chosen.computed
+    within = (f" — within this machine's A/A floor (±{floor.share:.1%}): no difference beyond two identical JVMs'"
+              if floor is not None and paired.within_floor(chosen, floor) else "")
+    return paired.answer_ratio(chosen) + within, chosen.computed
 
 
 def load_words(line: Aggregate | Verdict | None) -> str:

@@ -32,7 +32,7 @@ def document(run_dir: Path, rows: Sequence[MeasuredRow], run: RunRecord,
     families = tuple(costs.families(analysis.verdicts))
     figures = (*drawn.figures(measured, analysis, others, run.cpus_available, families),
                *drawn.host_speed(run_dir, analysis)) if measured else ()
-    answers = answer.answers(pairs, analysis.paired)
+    answers = answer.answers(pairs, analysis.paired, analysis.aa_floor)
     if capacity is not None:
         answers = answer.in_a_search(answers)
     return Document(
@@ -52,7 +52,8 @@ def document(run_dir: Path, rows: Sequence[MeasuredRow], run: RunRecord,
         verdicts=analysis.verdicts, aggregates=analysis.aggregates, failed_verdicts=analysis.failed,
         costs=families,
         answers=tuple(answers), answers_folded=answer.folded_line(answers), main_figure=drawn.main(figures),
-        capacity=capacity, paired=analysis.paired, advice=advised, entries=entries, libraries=libraries)
+        capacity=capacity, paired=analysis.paired, aa_floor=analysis.aa_floor, advice=advised, entries=entries,
+        libraries=libraries)
 
 
 def _mixed(run: RunRecord) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.explain.costs import Family
 from vtlab.explain.libraries import Library
 from vtlab.explain.model import Advice, Aggregate, PairedPoint, Verdict
@@ -138,6 +139,7 @@ class Document:
     main_figure: str = ""               # the figure the first screen shows at full width (a Figure's name)
     capacity: CapacitySection | None = None  # where the run folder holds capacity.json: told before all else
     paired: tuple[PairedPoint, ...] = ()  # a paired run's points (explain.pairs), which the JSON writer quotes
+    aa_floor: AAFloor | None = None  # the machine's A/A floor its paired points were told against (core.aafloor)
     libraries: tuple[Library, ...] = ()  # a user's jar's JDBC driver, pool, HTTP client (explain.libraries)
     advice: tuple[Advice, ...] = ()  # what to change before you flip (explain.advice), which the JSON writer quotes
     entries: tuple[EntryLine, ...] = ()  # a request mix's entries, a point and mode at a time (report.byentry)

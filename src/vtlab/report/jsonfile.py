@@ -67,6 +67,10 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   interval; null under two pairs) and ``pairs`` (``block``, ``order``: "ab" or "ba" as they ran, ``a_rps``,
   ``b_rps``, ``ratio``, ``left_out``: why the pair counts for nothing, null where it counts); ``arms.versus``, a
   before/after's jars (`--vs`).
+- ``aa_floor``: null, or for a paired run planned on this machine its A/A floor (core.aafloor): ``machine``,
+  ``measured`` (each A/A point kept: ``measured_at``, ``run_dir``, ``point``, ``ratio``, ``low``, ``high``,
+  ``pairs``), ``share`` (the widest false difference; null where none was measured) and ``within`` (the rows of the
+  paired points whose interval reaches into it).
 - ``advice``: what to change before you flip (explain.advice), one entry per scenario and mode advised: ``row``,
   ``wall``, ``setting``, ``value`` (as the service ran it; a CPU wall's cores), ``needed`` (what carries the users'
   rate, ``asked_rps``; a CPU wall's cores), ``predicted_rps`` and ``next_wall`` (the ceiling then), ``flag`` (what to
@@ -98,6 +102,7 @@ from vtlab.explain.model import Advice, Aggregate, PairedPoint, Verdict
 from vtlab.report import ratio
 from vtlab.report.document import CapacitySection, Document, HeadlineLine
 from vtlab.report.headline import words
+from vtlab.report.paired import within_floor
 
 NAME = "report.json"
 SCHEMA = "vtlab-report/1"
@@ -122,6 +127,7 @@ def serialise(document: Document) -> str:
         "cost_differences": [_differences(document.costs, p, v) for p, v in costs.pairs(document.costs)],
         "capacity": _capacity(document.capacity),
         "paired": _paired(document.paired),
+        "aa_floor": _aa_floor(document),
         "advice": [_advice(advice) for advice in document.advice],
         "libraries": [{**asdict(library), "pins": [{"jdk": jdk, "held": kind, "events": count, "ms": ms}
                                                   for jdk, kind, count, ms in library.pins]}
@@ -150,6 +156,15 @@ def _paired(points: tuple[PairedPoint, ...]) -> list[dict[str, Any]] | None:
              "pairs": [{"block": pair.block, "order": pair.order, "a_rps": pair.a_rps, "b_rps": pair.b_rps,
                         "ratio": pair.ratio, "left_out": pair.why_out or None} for pair in point.pairs]}
             for point in points]
+
+
+def _aa_floor(document: Document) -> dict[str, Any] | None:
+    """The machine's A/A floor a paired run was told against, and which of its points lie within it."""
+    floor = document.aa_floor
+    if floor is None:
+        return None
+    return {**floor.describe(), "share": floor.share if floor.known else None,
+            "within": [_row(point.row) for point in document.paired if within_floor(point, floor)]}
 
 
 def _headline(line: HeadlineLine) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms, point_key
 from vtlab.explain.model import Analysis, PairedPoint
 from vtlab.report.document import Answer
@@ -68,9 +69,9 @@ def aa_answers(points: Sequence[PairedPoint]) -> list[Answer]:
     return told
 
 
-def versus_answers(points: Sequence[PairedPoint]) -> list[Answer]:
+def versus_answers(points: Sequence[PairedPoint], floor: AAFloor | None = None) -> list[Answer]:
     """A before/after's first screen (--vs): each point's change from arm a's jar to arm b's, and whether its interval
-    shows one."""
+    shows one, beyond the machine's A/A `floor` too."""
     told = []
     for point in points:
         a, b = point.arms.versus
@@ -78,6 +79,8 @@ def versus_answers(points: Sequence[PairedPoint]) -> list[Answer]:
         if point.computed and len(point.counted) >= 2:
             shown = (f"no change shown: the interval holds 1.00× ({b} serves as {a} does, within it)"
                      if point.contains_one else
+                     f"no change shown beyond this machine's A/A floor (±{floor.share:.1%}): the interval reaches into "
+                     "the false difference two identical JVMs show here" if within_floor(point, floor) else
                      f"{b} serves {abs(point.ratio - 1):.1%} {'more' if point.ratio > 1 else 'less'} than {a}: the "
                      "interval lies wholly " + ("above" if point.low > 1 else "below") + " 1.00×")
         told.append(Answer(f"{b} against {a}, {scenario_label(point.row)}", answer_ratio(point),
@@ -88,6 +91,35 @@ def versus_answers(points: Sequence[PairedPoint]) -> list[Answer]:
 def _floor(point: PairedPoint) -> str:
     share = point.half_width_share()
     return "" if share != share else f"a paired ratio on this machine today is known to ±{share * 100:.1f}%"
+
+
+def within_floor(point: PairedPoint, floor: AAFloor | None) -> bool:
+    """Whether a point's interval reaches into the machine's A/A floor (core.aafloor): no difference shown beyond the
+    false one two identical JVMs show here. False where it has no interval or the machine measured no A/A."""
+    return (floor is not None and floor.known and point.computed and len(point.counted) >= 2
+            and not floor.beyond(point.low, point.high))
+
+
+def floor_words(floor: AAFloor | None, points: Sequence[PairedPoint]) -> list[str]:
+    """This machine's A/A floor, as the run was planned with it, and which answers lie within it; nothing for a run
+    that did not look for one (before it was recorded, an A/A's own)."""
+    if floor is None or points[0].arms.aa:
+        return []
+    if not floor.known:
+        return ["No A/A has been measured on this machine yet, so each answer stands on its own interval alone: the "
+                "pairs' spread cannot see a difference the two JVMs would show with nothing to find. `vtlab run --aa "
+                "virtual --conc 1000 --conn-mode released` measures one (~3 min); later paired runs here are told "
+                "against it."]
+    widest, low, high = floor.widest, *floor.band()
+    told = (f"This machine's A/A floor is ±{floor.share:.1%}: the widest false difference of the {len(floor.measured)} "
+            f"A/A point(s) it keeps ({widest.point}: {widest.ratio:.2f}× [{widest.low:.2f}–{widest.high:.2f}], "
+            f"{widest.measured_at[:16].replace('T', ' ')} UTC), {floor.held_one} of them holding 1.00×. An interval "
+            f"reaching into {low:.3f}–{high:.3f}× shows no difference beyond it.")
+    inside = [f"{scenario_label(point.row)}, {load_of(point.row)} ({point.ratio:.2f}× [{point.low:.2f}–"
+              f"{point.high:.2f}])" for point in points if within_floor(point, floor)]
+    told += (" Within it: " + "; ".join(inside) + "." if inside else
+             " Every answer with an interval lies beyond it.")
+    return [told]
 
 
 def _how_blocks_ran(points: Sequence[PairedPoint]) -> list[str]:
@@ -119,7 +151,7 @@ def section(analysis: Analysis) -> Section | None:
             "drawn at random (the seed is in metadata.json). A pair's two blocks see the machine nearly alike, and a "
             "couple's opposite orders cancel what a steady drift moves one block more than the other; the interval is "
             "the 95% interval of the pairs' geometric mean (Student t over their log ratios).",
-            *_how_blocks_ran(points)]
+            *_how_blocks_ran(points), *floor_words(analysis.aa_floor, points)]
     for point in points:
         out = [pair for pair in point.pairs if pair.why_out]
         left = ("; left out: " + "; ".join(f"block {pair.block} ({pair.why_out})" for pair in out)) if out else ""

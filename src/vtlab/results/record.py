@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vtlab.core import constants, shapes
+from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms
 from vtlab.core.arms import recorded as recorded_arms
 from vtlab.results.table import METADATA_NAME
@@ -80,6 +81,13 @@ class PlanRecord:
     @property
     def arms(self) -> Arms | None:
         return recorded_arms(dict(self.paired))
+
+    @property
+    def aa_floor(self) -> AAFloor | None:
+        """The machine's A/A floor the paired plan was made with (core.aafloor; none known where it had measured
+        none); None: not looked for (a run from before it was recorded, a cluster's)."""
+        found = self.paired.get("aa_floor")
+        return AAFloor.of(found) if isinstance(found, Mapping) else None
 
 
 @dataclass(frozen=True)
