@@ -144,6 +144,23 @@ def test_only_the_first_row_of_an_invocation_warms_longer():
     assert loop.warmup_for(short, 0) == 8 and loop.warmup_for(short, 1) == 4
 
 
+def test_each_arm_s_first_row_of_a_paired_plan_warms_longer_as_the_run_s_first_does():
+    from vtlab.measure import loop
+
+    for asked in (planner.Overrides(aa="virtual", concurrency=(1000,), conn_modes=("released",), blocks=3),
+                  planner.Overrides(paired=True, concurrency=(100, 1000), conn_modes=("released",), blocks=3)):
+        plan = planner.build("quick", asked)
+        todo = list(enumerate(plan.rows))
+        bounds = [loop.warmup_for(plan, loop.first_of_its_arm(plan, todo, i)) for i in range(len(todo))]
+        firsts = {plan.arm(row): i for i, row in reversed(todo)}  # each arm's first row
+        assert sorted(firsts.values()) == [0, 1]  # the first pair opens the run, AB or BA
+        assert [i for i, bound in enumerate(bounds) if bound == 45 + 30] == sorted(firsts.values())
+        assert all(bound == 45 for i, bound in enumerate(bounds) if i not in firsts.values())
+    sequential = planner.build("quick", planner.Overrides(paired=False))
+    todo = list(enumerate(sequential.rows))
+    assert [loop.first_of_its_arm(sequential, todo, i) for i in range(len(todo))] == list(range(len(todo)))
+
+
 def test_jep491_profile_measures_the_synchronized_paths_and_the_baseline_on_both_jdks():
     rows = planner.build("jep491", planner.Overrides()).rows
     assert {(r.path_mode, r.jdk) for r in rows} == {(path, jdk) for path in

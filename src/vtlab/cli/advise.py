@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from vtlab.cli import flags, run
+from vtlab.cli import flags, nohelp, run
 from vtlab.compare import runs, tried, triedpage
 from vtlab.explain.advice import advise
 from vtlab.plan import tries
@@ -103,7 +103,10 @@ def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Tr
             for outcome in outcomes:
                 print(f"vtlab advise: {tried.sentence(attempt.words(), outcome, label)}")
             measured.append(triedpage.Tried(attempt.name, attempt.settings, outcomes))
-            print(f"vtlab advise: {attempt.words()} {tried.verdict(outcomes)}", flush=True)
+            verdict = tried.verdict(outcomes)
+            print(f"vtlab advise: {attempt.words()} {verdict}", flush=True)
+            if verdict == tried.NOT_HELPED and len(attempt.settings) == 1:
+                nohelp.keep(out, attempt, outcomes, label)
         paths = triedpage.write(run_dir, measured, left, label)
     if measured:
         rendered = render.render(run_dir)  # its advice section tells each try now

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vtlab.core import cores, shapes
 from vtlab.measure import profiler
-from vtlab.plan import aacache, blockturns, calibration, checks, interleave, planner, presets
+from vtlab.plan import aacache, blockturns, calibration, checks, interleave, planner, presets, triedcache
 from vtlab.rig import runtimes
 from vtlab.targets import userservice
 
@@ -278,6 +278,8 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
         checks.connections(plan.rows, together=plan.arms is not None)
     if on_this_machine and plan.arms is not None:  # what the machine's A/As found: its answers are told against it
         plan = dataclasses.replace(plan, aa_floor=aacache.load(len(cores.available())))
+    if on_this_machine and target is None:  # the advice its tries found no help: not suggested again
+        plan = dataclasses.replace(plan, not_helped=triedcache.load(len(cores.available())))
     return plan
 
 

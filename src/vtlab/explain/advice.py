@@ -12,8 +12,10 @@ flag) is how a change is shown to help."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
+from vtlab.core.triedbefore import covering
 from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
 from vtlab.explain.queues import pinned_carriers_wall
 from vtlab.explain.validity import CEILING_EXCEEDED
@@ -29,9 +31,12 @@ USERS_OWN = ("concurrency", "downstream", "users")
 
 def advise(analysis: Analysis) -> tuple[Advice, ...]:
     """Each aggregate's advice, in the analysis's order, then each valid line's pinned frames; the users' own wait
-    needs none and gets none."""
+    needs none and gets none. A line whose flag a try on this machine found no help at its point carries that try
+    (core.triedbefore): it is told as tried, not suggested again."""
     walls = tuple(found for line in analysis.aggregates if (found := _one(line, analysis)) is not None)
-    return (*walls, *(pin for line in analysis.aggregates if line.valid for pin in pinned(line)))
+    told = (*walls, *(pin for line in analysis.aggregates if line.valid for pin in pinned(line)))
+    return tuple(replace(advice, not_helped=covering(analysis.not_helped, advice.row, advice.flag))
+                 if analysis.not_helped else advice for advice in told)
 
 
 # What each kind of pin needs (measure.jfr's kinds): JEP 491 (JDK 24) lets a virtual thread park holding a monitor;

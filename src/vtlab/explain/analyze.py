@@ -43,7 +43,7 @@ def analyse(lines: Sequence[MeasuredRow | Mapping[str, object]], run: RunRecord)
     every, aggregates, paired = repetitions.combined(every, ctx.rig, run.plan.arms if run.plan else None)
     verdicts = tuple(verdict for verdict in every if not verdict.failed)
     return Analysis(ctx, verdicts, aggregates, tuple(verdict for verdict in every if verdict.failed), paired,
-                    run.plan.aa_floor if run.plan and paired else None)
+                    run.plan.aa_floor if run.plan and paired else None, run.plan.not_helped if run.plan else ())
 
 
 def analyse_row(row: MeasuredRow, ctx: Context) -> Verdict:

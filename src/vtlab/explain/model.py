@@ -15,6 +15,7 @@ from vtlab.core import constants as rig_constants
 from vtlab.core import dimensions
 from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms
+from vtlab.core.triedbefore import NotHelped
 from vtlab.core import measures
 from vtlab.results.cells import format_value
 
@@ -317,6 +318,7 @@ class Advice:
     pin_kind: str = ""
     pinned_ms: float = math.nan
     longest_ms: float = math.nan
+    not_helped: NotHelped | None = None  # a try of this flag at this point before, which did not help (no suggestion)
 
 
 @dataclass(frozen=True)
@@ -327,6 +329,7 @@ class Analysis:
     failed: tuple[Verdict, ...] = ()  # rows a tier died in: listed, never judged
     paired: tuple[PairedPoint, ...] = ()  # a paired run's points, each its paired ratio (explain.pairs); () else
     aa_floor: AAFloor | None = None  # the machine's A/A floor its paired answers are told against (core.aafloor)
+    not_helped: tuple[NotHelped, ...] = ()  # the advice tried on the machine that did not help (core.triedbefore)
 
     @property
     def rig(self) -> rig_constants.Constants:

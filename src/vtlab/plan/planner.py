@@ -18,6 +18,7 @@ from vtlab.core import dimensions, shapes
 from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms, arm_of
 from vtlab.core.dimensions import Row
+from vtlab.core.triedbefore import NotHelped
 from vtlab.plan import checks, expand, interleave, sizing
 from vtlab.plan.calibration import Calibration
 from vtlab.plan.presets import JDKS, SERVICE_WORKLOAD, Block, profiles
@@ -119,18 +120,17 @@ class Plan:
     downstream_http: str = "http1"  # presets.DOWNSTREAM_HTTP: vtlab's service to the stub, every row alike
     jvm_per_row: bool = False  # a fresh service JVM for every row; else rows differing only in load are its steps
     prewarm: str = "on"  # presets.PREWARM: a staircase's fresh JVM run at its top rate before its first step
-    # A search's plan (vtlab capacity): its rows are chosen as it goes, so any row may have a next step; every row is
-    # a step on its family's warm JVM (a fixed warm-up's too: the first step warmed the JIT) and the JVM is sized for
-    # the most users the search may reach. 0: a plan whose rows are all known.
+    # A search's plan (vtlab capacity): its rows chosen as it goes, any row may have a next step, each a step on its
+    # family's warm JVM (a fixed warm-up's too) sized for the most users it may reach. 0: its rows are all known.
     search_peak_users: int = 0
-    # What this machine's calibration sized (plan.sizing.describe); empty where none was or nothing is sized.
-    sizing: dict = field(default_factory=dict)
+    sizing: dict = field(default_factory=dict)  # what the calibration sized (plan.sizing.describe); {}: nothing
     # A paired plan's arms (plan.interleave): both JVMs up, the rows' reps its blocks, in its seed's order; None: not.
     arms: Arms | None = None
     pair_seed: int = 0
     in_turn: bool = False  # a search whose modes take turns point by point (capacity --paired): all JVMs kept up
     sequential: str = ""  # why a profile that pairs by default measures each mode in its own stretch of time here
     aa_floor: AAFloor | None = None  # the machine's A/A floor as planned (plan.aacache)
+    not_helped: tuple[NotHelped, ...] = ()  # the advice its tries found no help, as planned (plan.triedcache)
 
     @property
     def together(self) -> bool:
@@ -269,10 +269,10 @@ class Plan:
                 "rows": [dimensions.values(row) for row in self.rows],
                 **({"sizing": self.sizing} if self.sizing else {}),
                 **({"paired": {**self.arms.describe(), "blocks": max(row.rep for row in self.rows), "seed":
-                               self.pair_seed, **({} if self.aa_floor is None else
-                                                  {"aa_floor": self.aa_floor.describe()})}}
+                               self.pair_seed, **({"aa_floor": self.aa_floor.describe()} if self.aa_floor else {})}}
                    if self.arms is not None else {}),
-                **({"sequential": self.sequential} if self.sequential else {})}
+                **({"sequential": self.sequential} if self.sequential else {}),
+                **({"not_helped": [tried.describe() for tried in self.not_helped]} if self.not_helped else {})}
 
     def sized_words(self) -> str:
         """What the calibration sized, as the run's first line says it ("" where the plan's points are not sized)."""

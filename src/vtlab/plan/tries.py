@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from vtlab.core.triedbefore import NotHelped
+
 
 class Advice(Protocol):
     """What a try reads of an advised line (explain.model.Advice): the plan stage chooses from the analysis's words
@@ -27,6 +29,7 @@ class Advice(Protocol):
     needed: float
     flag: str
     why_not: str
+    not_helped: NotHelped | None
 
 # The flags a try sets, each with the Overrides field it fills and the row dimension it changes (a try's rows are
 # matched with the run's without it). `--jdk` comes from a pinned frame's advice (JEP 491: JDK 24+).
@@ -148,6 +151,10 @@ def replayed(overrides: Mapping[str, object]) -> dict[str, object]:
 def _why_not(advice: Advice) -> str:
     if advice.why_not:
         return f"no advice to try: {advice.why_not}"
+    tried = advice.not_helped
+    if tried is not None:
+        return f"tried before at this point ({tried.folder}/, {tried.measured_at[:10]}): {tried.flag} {tried.value} " \
+               "did not help"
     if advice.wall == "cpu":
         return "no setting to try: a CPU wall is lifted by cores, not a setting"
     if option_of(advice) is None:

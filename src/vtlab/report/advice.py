@@ -33,12 +33,22 @@ def sentence(advice: Advice, mode: Callable[[object], str]) -> str:
         where += "" if advice.row.jdk != JDK_DEFAULT else f" on JDK {advice.row.jdk}"
         return (f"{where}: pinned at {advice.setting} ({_KIND_WORDS.get(advice.pin_kind, advice.pin_kind)}) "
                 f"{fmt(advice.value)} times, {fmt(advice.pinned_ms)} ms in all, at most {fmt(advice.longest_ms)} ms; "
-                f"{advice.shape}" + (f"; try {advice.flag}" if advice.flag else "") + ".")
+                f"{advice.shape}" + (f"; {_to_try(advice)}" if advice.flag else "") + ".")
     asking = "its arrivals ask" if getattr(advice.row, "load_model", "") == "open" else "its users ask"
     said = (f"{where}: held by its {advice.setting} ({fmt(advice.value)}); {asking} "
             f"{fmt(advice.asked_rps)} req/s, which {fmt(advice.needed)} carry, and then {_next(advice)} would hold it "
-            f"at {fmt(advice.predicted_rps)} req/s; try {advice.flag}")
+            f"at {fmt(advice.predicted_rps)} req/s; {_to_try(advice)}")
     return said + "".join(f"; {extra}" for extra in (advice.beyond, advice.shape) if extra) + "."
+
+
+def _to_try(advice: Advice) -> str:
+    """ "try --pools 100"; where a try on this machine found that flag no help at this point (core.triedbefore), that
+    try said instead, and nothing to try."""
+    tried = advice.not_helped
+    if tried is None:
+        return f"try {advice.flag}"
+    return (f"{advice.flag} is not suggested again: {tried.flag} {tried.value} was tried at this point "
+            f"({tried.folder}/, {tried.measured_at[:10]}) and did not help")
 
 
 _KIND_WORDS = {"monitor": "holding a monitor", "monitor-inferred": "holding a monitor, inferred",
@@ -80,7 +90,8 @@ def section(advised: Sequence[Advice], mode: Callable[[object], str], libraries:
 def _cells(a: Advice, mode: Callable[[object], str]) -> dict[str, str]:
     """One line of the advice table."""
     told = {"scenario": f"{scenario_label(a.row)}, {load_of(a.row)}", "mode": mode(a.row), "wall": a.wall,
-            "try": a.flag or ("no setting" if a.wall in ("cpu", "pinning") else "–")}
+            "try": (f"{a.flag}: tried, did not help" if a.not_helped else a.flag)
+            or ("no setting" if a.wall in ("cpu", "pinning") else "–")}
     if a.why_not:
         return {**told, "now": "–", "needed": "–", "predicted": "–"}
     if a.wall == "pinning":

@@ -21,6 +21,7 @@ from vtlab.core import constants, shapes
 from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms
 from vtlab.core.arms import recorded as recorded_arms
+from vtlab.core.triedbefore import NotHelped
 from vtlab.results.table import METADATA_NAME
 
 # The record's format. Every metadata.json so far is version 1 and says nothing: a format change that an older
@@ -77,6 +78,9 @@ class PlanRecord:
     # A paired plan's arms, blocks and seed (planner.Plan.describe: "a", "b", "aa", "blocks", "seed"); absent by
     # design where the modes were measured each in its own stretch of time
     paired: Mapping[str, object] = field(default_factory=dict)
+    # The advice this machine's tries found no help when the run was planned (core.triedbefore); () where none was
+    # kept, or the run is from before they were recorded
+    not_helped: tuple[NotHelped, ...] = ()
 
     @property
     def arms(self) -> Arms | None:
@@ -217,7 +221,8 @@ def _plan(plan: _Reader) -> PlanRecord:
         step_count=plan.integer("step_count", PlanRecord.step_count),
         java_homes={jdk: str(home) for jdk, home in plan.inner("java_homes", {}).values.items()},
         jvm_opts=_option_sets(plan.items("jvm_opts")), runners=plan.integer("runners", 1),
-        sizing=plan.inner("sizing", {}).values, paired=plan.inner("paired", {}).values)
+        sizing=plan.inner("sizing", {}).values, paired=plan.inner("paired", {}).values,
+        not_helped=tuple(tried for entry in plan.objects("not_helped") if (tried := NotHelped.of(entry))))
 
 
 def _option_sets(items: list[object]) -> tuple[tuple[str, ...], ...]:
