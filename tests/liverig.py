@@ -46,7 +46,7 @@ def isolated_rig(extra: dict[str, str] | None = None):
     env = {**os.environ, "VTLAB_PGDATA": str(base / "vtlab-e2e" / "pgdata"),
            "VTLAB_PG_PORT": str(procs.free_port()), "VTLAB_APP_PORT": str(procs.free_port()),
            "VTLAB_STUB_PORT": str(procs.free_port()), "VTLAB_RESULTS": str(base / "results"),
-           "VTLAB_STATE": str(base / "state"), **(extra or {})}
+           "VTLAB_STATE": str(base / "state"), "VTLAB_MEMORY": str(base / "memory"), **(extra or {})}
     yield env
     # the cluster's data persists between runs by design; the test removes its own
     subprocess.run([str(REPO / "vtlab"), "db", "stop"], env=env, capture_output=True)

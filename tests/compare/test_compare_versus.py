@@ -41,9 +41,11 @@ def test_a_change_within_the_machine_s_aa_floor_is_no_change_and_fails_no_gate()
     small = point(0.988, 0.983, 0.992)  # 1.2% worse, the interval below 1.00× but inside the band 0.980–1.020
     assert paired.change(small).verdict == WORSE
     moved = paired.change(small, floor)
-    assert moved.verdict == SAME and moved.why == "within this machine's A/A floor (±2.0%)"
+    assert moved.verdict == SAME and moved.why == "no larger than this machine's A/A floor of ±2.0%"
     assert not gate.breaches(gate.parse("throughput<-1%"), [("s", "throughput", moved)])
     assert paired.change(point(0.90, 0.88, 0.92), floor).verdict == WORSE  # beyond the band: as its interval says
+    wide = paired.change(point(0.90, 0.82, 0.985), floor)  # its interval reaches into the band, its ratio does not
+    assert wide.verdict == WORSE and gate.breaches(gate.parse("throughput<-5%"), [("s", "throughput", wide)])
     assert paired.change(point(0.90, 0.88, 0.92), Floor("m")).verdict == WORSE  # none measured: the interval's word
 
 

@@ -3,6 +3,7 @@ is kept on the machine (plan.triedcache), a later run planned with it records it
 tried — no "try --flag" the terminal would count, no try of it again — while a larger size, another point or another
 flag is advised as before. Hand-made rows (tests/rows.py), judged by the analysis."""
 
+import dataclasses
 import datetime
 import json
 
@@ -81,19 +82,26 @@ def test_what_did_not_help_is_kept_for_this_machine_a_month():
     assert len(triedcache.load(count, NOW)) == triedcache.KEPT
 
 
-def test_a_try_of_one_setting_that_did_not_help_is_kept_at_each_point_it_judged(tmp_path, capsys):
+def test_a_try_of_one_setting_that_did_not_help_is_kept_at_each_point_it_judged_the_same_or_worse(tmp_path, capsys):
     from vtlab.cli import nohelp
     from vtlab.compare import tried as judged
-    from vtlab.compare.stats import SAME, Change
+    from vtlab.compare.stats import BETTER, SAME, WORSE, Change
 
     line = advised_with()
-    other = advised_with()
-    attempt = tries.Try("tomcat-threads-1000", (("--tomcat-threads", "1000"),), {}, (line, other), ())
-    same = Change(196.0, 197.0, 1.0, -2.0, 4.0, SAME)
-    outcomes = [judged.Outcome(line, same), judged.Outcome(other, why="the try did not measure this line")]
-    nohelp.keep(tmp_path / "tries" / attempt.name, attempt, outcomes, lambda r: r.thread_mode)
+    at = {users: dataclasses.replace(line, row=dataclasses.replace(line.row, concurrency=users))
+          for users in (400, 600, 800)}
+    attempt = tries.Try("tomcat-threads-1000", (("--tomcat-threads", "1000"),), {}, (line, *at.values()), ())
+    outcomes = [judged.Outcome(line, Change(196.0, 197.0, 1.0, -2.0, 4.0, SAME)),
+                judged.Outcome(at[400], Change(190.0, 180.0, -10.0, -15.0, -5.0, WORSE)),
+                judged.Outcome(at[600], Change(190.0, 250.0, 60.0, 40.0, 80.0, BETTER)),
+                judged.Outcome(at[800], why="the try did not measure this line")]
+    out = tmp_path / "tries" / attempt.name
+    nohelp.keep(out, attempt, outcomes, lambda r: r.thread_mode)
     kept = triedcache.load(len(cores.available()))
-    assert [(k.flag, k.value, k.point) for k in kept] == [("--tomcat-threads", "1000", point_of(line.row))]
-    assert kept[0].folder == str(tmp_path / "tries" / attempt.name) and "196 → 197 req/s" in kept[0].said
-    assert "kept as no help at 1 point(s): later runs on this machine do not suggest it there" in \
+    assert [(k.flag, k.value, k.point) for k in kept] == [("--tomcat-threads", "1000", point_of(line.row)),
+                                                          ("--tomcat-threads", "1000", point_of(at[400].row))]
+    assert kept[0].folder == str(out) and "196 → 197 req/s" in kept[0].said
+    assert "kept as no help at 2 point(s): later runs on this machine do not suggest it there" in \
         capsys.readouterr().out
+    nohelp.keep(out, attempt, outcomes, lambda r: r.thread_mode)  # the try resumed and judged again
+    assert len(triedcache.load(len(cores.available()))) == 2

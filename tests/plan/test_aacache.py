@@ -13,13 +13,16 @@ from vtlab.cli import flags, run
 from vtlab.core import cores
 from vtlab.core.aafloor import AA, Floor
 from vtlab.plan import aacache, calibration
+from vtlab.results import record
 from vtlab.results.record import PlanRecord
+
+from rows import META
 
 NOW = datetime.datetime(2026, 12, 2, 7, 0, tzinfo=datetime.timezone.utc)
 
 
-def aa(low, high, ratio=1.0, pairs=3, days_ago=0.0, point="virtual, released, pool 50, 1,000 users"):
-    at = (NOW - datetime.timedelta(days=days_ago)).isoformat(timespec="seconds")
+def aa(low, high, ratio=1.0, pairs=3, days_ago=0.0, point="virtual, released, pool 50, 1,000 users", now=NOW):
+    at = (now - datetime.timedelta(days=days_ago)).isoformat(timespec="seconds")
     return AA(at, "/runs/aa", point, ratio, low, high, pairs)
 
 
@@ -35,12 +38,18 @@ def test_a_false_difference_is_how_far_from_one_the_ratio_lay_either_way():
     assert (low, high) == pytest.approx((0.95, 1 / 0.95))
 
 
-def test_an_interval_beyond_the_floor_lies_wholly_outside_its_band():
+def test_a_ratio_within_the_floor_lies_in_its_band_either_way():
     floor = Floor("m", (aa(0.96, 1.00, ratio=0.98),))  # band 0.98–1.0204
-    assert floor.beyond(1.03, 1.07) and floor.beyond(0.90, 0.97)
-    assert not floor.beyond(1.0079, 1.0171)  # excludes 1.00×, but not the false difference two identical JVMs show
-    assert not floor.beyond(0.99, 1.01)
-    assert Floor("m").beyond(1.0079, 1.0171) and math.isnan(Floor("m").share)  # nothing measured: its own word
+    assert floor.holds(1.0125) and floor.holds(0.981) and floor.holds(1.0)
+    assert not floor.holds(1.03) and not floor.holds(0.90) and not floor.holds(0.979)
+    assert not Floor("m").holds(1.0) and math.isnan(Floor("m").share)  # nothing measured: the interval's word
+
+
+def test_a_resumed_aa_s_points_replace_its_earlier_ones():
+    count = len(cores.available())
+    aacache.add(count, [aa(0.90, 1.10, ratio=1.05, point="p1"), aa(0.90, 1.10, ratio=1.01, point="p2")], NOW)
+    kept = aacache.add(count, [aa(0.95, 1.05, ratio=1.02, point="p1")], NOW)  # the same run folder and point
+    assert [(a.point, a.ratio) for a in kept.measured] == [("p2", 1.01), ("p1", 1.02)]
 
 
 def test_an_aa_s_points_are_kept_for_this_machine_and_read_back():
@@ -82,9 +91,9 @@ def test_a_paired_plan_records_the_floor_it_was_made_with_and_a_sequential_one_n
     count = len(cores.available())
     described = _plan([]).describe()["paired"]  # the default run pairs
     assert described["aa_floor"] == {"machine": calibration.machine_key(count), "measured": []}
-    aacache.add(count, [aa(0.96, 1.00, ratio=0.98)], datetime.datetime.now(datetime.timezone.utc))
-    recorded = PlanRecord(**{key: value for key, value in _plan([]).describe().items()
-                             if key in PlanRecord.__dataclass_fields__})
+    today = datetime.datetime.now(datetime.timezone.utc)  # plan_of reads the cache by the clock
+    aacache.add(count, [aa(0.96, 1.00, ratio=0.98, now=today)], today)
+    recorded = record.from_dict({**META, "plan": json.loads(json.dumps(_plan([]).describe()))}).plan
     assert recorded.aa_floor is not None and recorded.aa_floor.share == pytest.approx(1 / 0.98 - 1)
     assert "paired" not in _plan(["--sequential"]).describe()
     older = PlanRecord(**{**{key: value for key, value in _plan([]).describe().items()

@@ -156,6 +156,10 @@ def test_each_arm_s_first_row_of_a_paired_plan_warms_longer_as_the_run_s_first_d
         assert sorted(firsts.values()) == [0, 1]  # the first pair opens the run, AB or BA
         assert [i for i, bound in enumerate(bounds) if bound == 45 + 30] == sorted(firsts.values())
         assert all(bound == 45 for i, bound in enumerate(bounds) if i not in firsts.values())
+    resumed = list(enumerate(plan.rows))[3:]  # a resumed run: the first of each arm left to measure warms longer
+    bounds = [loop.first_of_its_arm(plan, resumed, i) for i in range(len(resumed))]
+    firsts = sorted({plan.arm(row): i for i, (_, row) in reversed(list(enumerate(resumed)))}.values())
+    assert [i for i, index in enumerate(bounds) if index == 0] == firsts and firsts[0] == 0
     sequential = planner.build("quick", planner.Overrides(paired=False))
     todo = list(enumerate(sequential.rows))
     assert [loop.first_of_its_arm(sequential, todo, i) for i in range(len(todo))] == list(range(len(todo)))

@@ -171,10 +171,10 @@ def test_an_answer_that_excludes_one_but_not_the_machine_s_aa_floor_is_told_with
             block("platform", 4, 100, 0.3), block("virtual", 4, 101.5, 0.2)]
     md = (run_folder(tmp_path / "within", rows, aa_floor=FLOOR) / "report.md").read_text()
     assert ("virtual ÷ platform at 100 users: 1.01× [1.01–1.02] paired, 4 pairs — within this machine's A/A floor "
-            "(±2.0%): no difference beyond two identical JVMs'") in md
+            "(±2.0%): no larger than two identical JVMs' false difference") in md
     assert "This machine's A/A floor is ±2.0%: the widest false difference of the 1 A/A point(s) it keeps" in md
     assert "(virtual, released, pool 50, 1,000 users: 0.98× [0.96–1.00], 2026-12-02 06:40 UTC)" in md
-    assert "Within it: released, pool 50, 100 users (1.01× [1.01–1.02])." in md
+    assert "Within it, though each interval excludes 1.00×: released, pool 50, 100 users (1.01× [1.01–1.02])." in md
     floor = json.loads((tmp_path / "within" / "run" / "report.json").read_text())["aa_floor"]
     assert abs(floor["share"] - (1 / 0.98 - 1)) < 1e-9 and [row["concurrency"] for row in floor["within"]] == [100]
     md = (run_folder(tmp_path / "none", rows) / "report.md").read_text()  # a run from before: no floor, no words
@@ -188,7 +188,16 @@ def test_an_answer_beyond_the_floor_is_told_as_its_interval_says(tmp_path):
             block("platform", 4, 45, 0.45), block("virtual", 4, 90, 0.25)]
     md = (run_folder(tmp_path, rows, aa_floor=FLOOR) / "report.md").read_text()
     assert "virtual ÷ platform at 100 users: 1.99× [1.75–2.27] paired, 4 pairs\n" in md
-    assert "Every answer with an interval lies beyond it." in md and "within this machine's A/A floor" not in md
+    assert "No answer whose interval excludes 1.00× lies within it." in md
+    assert "within this machine's A/A floor" not in md
+
+
+def test_an_answer_whose_interval_holds_one_is_not_told_as_within_the_floor(tmp_path):
+    # ratios 1.00 and 1.02 of two pairs: 1.01× [0.89–1.15], t(1) = 12.7: the interval says it, not the floor
+    rows = [block("platform", 1, 100, 0.3), block("virtual", 1, 100, 0.2),
+            block("virtual", 2, 102, 0.2), block("platform", 2, 100, 0.3)]
+    md = (run_folder(tmp_path, rows, aa_floor=FLOOR) / "report.md").read_text()
+    assert "paired, 2 pairs\n" in md and "within this machine's A/A floor" not in md
 
 
 def test_a_run_planned_where_no_aa_was_measured_says_so_and_how_to_measure_one(tmp_path):
@@ -206,5 +215,5 @@ def test_a_before_after_within_the_floor_shows_no_change(tmp_path):
             block("virtual", 3, 101, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 3, 100, 0.2),
             block("virtual", 4, 100, 0.2), block("virtual", 4, 101.5, 0.2, jvm_opts=ARM_B_OPTION)]
     md = (run_folder(tmp_path, rows, "virtual", "virtual", ("old.jar", "new.jar"), FLOOR) / "report.md").read_text()
-    assert ("no change shown beyond this machine's A/A floor (±2.0%): the interval reaches into the false difference "
-            "two identical JVMs show here") in md
+    assert ("no change shown beyond this machine's A/A floor (±2.0%): the ratio is no farther from 1.00× than two "
+            "identical JVMs' have been here") in md

@@ -14,7 +14,7 @@ from vtlab.core import cores, dimensions, settings
 from vtlab.core.aafloor import AA
 from vtlab.plan import aacache
 from vtlab.report.labels import load_of, scenario_label
-from vtlab.results import listing
+from vtlab.results import listing, record
 
 
 def add(sub) -> None:
@@ -74,20 +74,23 @@ def report_and_headline(run_dir: Path, others: list[Path], verbose: bool = True)
 
 
 def keep_aa_floor(run_dir: Path) -> None:
-    """An A/A run's points with an interval kept as this machine's A/A floor (core.aafloor), from its report.json, and
-    the floor as it now is said: every later paired run on this machine is told against it."""
+    """An A/A run's points with an interval kept as this machine's A/A floor (core.aafloor), from its report.json, each
+    dated when the run ended (or began, where it did not end: a resumed A/A's points replace its earlier ones), and the
+    floor as it now is said: every later paired run on this machine is told against it."""
     try:
         told = json.loads((run_dir / "report.json").read_text()).get("paired") or []
-    except (OSError, ValueError):
+        run = record.read(run_dir)
+    except (OSError, ValueError, record.MalformedRecord):
         return
     now = datetime.datetime.now(datetime.timezone.utc)
+    when = run.finished or run.started or now.isoformat(timespec="seconds")
     found = []
     for point in told:
         counted = sum(1 for pair in point.get("pairs", ()) if not pair.get("left_out"))
         if not point.get("arms", {}).get("aa") or point.get("ratio") is None or counted < 2:
             continue
         row = dimensions.Row(**point["row"])
-        found.append(AA(now.isoformat(timespec="seconds"), str(run_dir),
+        found.append(AA(when, str(run_dir),
                         f"{row.thread_mode}, {scenario_label(row)}, {load_of(row)}", float(point["ratio"]),
                         float(point["low"]), float(point["high"]), counted))
     count = len(cores.available())
@@ -96,6 +99,6 @@ def keep_aa_floor(run_dir: Path) -> None:
     except OSError as err:
         print(f"vtlab: this machine's A/A floor not kept ({err})", file=sys.stderr)
         return
-    if found:
+    if any(aa in floor.measured for aa in found):
         print(f"vtlab: this machine's A/A floor, kept for its later paired runs: up to ±{floor.share:.1%} over "
               f"{len(floor.measured)} A/A point(s), {floor.held_one} holding 1.00× ({aacache.path_for(count)})")

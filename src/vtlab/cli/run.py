@@ -96,8 +96,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         procs.stop_all()
     report_and_headline(outcome.csv.parent, [], args.verbose)
-    if the_plan.arms is not None and the_plan.arms.aa:
-        keep_aa_floor(outcome.csv.parent)
+    if the_plan.arms is not None and the_plan.arms.aa and target is None:  # vtlab's own service: a user's jar's A/A
+        keep_aa_floor(outcome.csv.parent)                                 # is its own, not the machine's floor
     if outcome.failed_rows:
         print(f"vtlab: {outcome.failed_rows} row(s) failed: a tier died (see the report's failed rows); "
               "--resume measures them again", file=sys.stderr)

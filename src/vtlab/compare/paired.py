@@ -1,9 +1,9 @@
 """A before/after measured as one (`vtlab compare --service A.jar --vs B.jar`): each point's paired ratio of B's
 throughput to A's (explain.pairs) read as a change the gate judges like any other. The change is B ÷ A − 1 with the
 interval of the paired ratio: better or worse only where that interval excludes 1.00×, so a drift of the runner
-under both jars' blocks moves no verdict, and lies beyond the machine's A/A floor (core.aafloor: the false difference
-two identical JVMs show here) where one was measured; a point without a ratio is unknown, and a gate asked for fails
-it rather than let it through (as a capacity search that did not finish)."""
+under both jars' blocks moves no verdict, and where one was measured, only where its ratio lies beyond the machine's
+A/A floor (core.aafloor: the false difference two identical JVMs showed here); a point without a ratio is unknown,
+and a gate asked for fails it rather than let it through (as a capacity search that did not finish)."""
 
 from __future__ import annotations
 
@@ -20,14 +20,14 @@ METRIC = "throughput"  # the one figure a pair compares: each block's successful
 
 def change(point: PairedPoint, floor: AAFloor | None = None) -> Change:
     """B against A at one point, as shares of A's throughput (base 1): the paired ratio − 1 and its interval's; the
-    same where the interval reaches into the machine's A/A `floor`."""
+    same where its ratio lies within the machine's A/A `floor` (no larger than two identical JVMs' false one)."""
     if not point.computed or math.isnan(point.low):
         why = point.why_not or "one pair counted: a ratio without a spread has no interval"
         return Change(1.0, point.ratio, point.ratio - 1, math.nan, math.nan, UNKNOWN, why)
     verdict = BETTER if point.low > 1 else WORSE if point.high < 1 else SAME
     why = ""
-    if verdict != SAME and floor is not None and not floor.beyond(point.low, point.high):
-        verdict, why = SAME, f"within this machine's A/A floor (±{floor.share:.1%})"
+    if verdict != SAME and floor is not None and floor.holds(point.ratio):
+        verdict, why = SAME, f"no larger than this machine's A/A floor of ±{floor.share:.1%}"
     return Change(1.0, point.ratio, point.ratio - 1, point.low - 1, point.high - 1, verdict, why)
 
 
@@ -55,7 +55,7 @@ def lines(points: Sequence[PairedPoint], found: list[tuple[str, str, Change]], f
                                                                if gated else ""))
             continue
         gate = "  FAILS the gate" if name in failed else ""
-        within = f" ({moved.why})" if moved.why else ""
+        within = f": {moved.why}" if moved.why else ""
         said.append(f"  {name}: {moved.share * 100:+.1f}% [{moved.low * 100:+.1f}% to {moved.high * 100:+.1f}%], "
                     f"{len(point.counted)} pairs, {moved.verdict}{within}{gate}")
     return said

@@ -84,7 +84,8 @@ class Change:
     low: float
     high: float
     verdict: str
-    why: str = ""  # what left the verdict `?`: the metric without a floor a single rep needs, and why it has none
+    why: str = ""  # what left the verdict `?` (the metric without a floor a single rep needs, and why it has none),
+    # or a paired change held the same by the machine's A/A floor (compare.paired)
 
     @property
     def share(self) -> float:

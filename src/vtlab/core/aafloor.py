@@ -76,16 +76,24 @@ class Floor:
         """The ratios this machine's design cannot tell from 1.00×: [1 ÷ (1 + floor), 1 + floor]."""
         return 1 / (1 + self.share), 1 + self.share
 
-    def beyond(self, low: float, high: float) -> bool:
-        """Whether an interval [low, high] lies wholly outside the band: a difference beyond what two identical JVMs
-        show here. One that reaches into it shows none the design can tell from its own false difference."""
+    def holds(self, ratio: float) -> bool:
+        """Whether a comparison's ratio lies in the band: no farther from 1.00× than two identical JVMs' have here, so
+        a difference its interval shows is no larger than the design's own false one. False where none was measured
+        (nothing to tell it from: the interval's own word stands)."""
         if not self.known:
-            return True  # nothing measured to tell it from: the interval's own word stands
+            return False
         lowest, highest = self.band()
-        return low > highest or high < lowest
+        return lowest <= ratio <= highest
 
     def describe(self) -> dict[str, object]:
         return {"machine": self.machine, "measured": [asdict(aa) for aa in self.measured]}
+
+    def with_points(self, added: tuple[AA, ...], kept: int) -> Floor:
+        """`added` in, each in place of a point of the same run and point measured before (a resumed A/A tells its
+        points again), the newest `kept` kept."""
+        again = {(aa.run_dir, aa.point) for aa in added}
+        others = tuple(aa for aa in self.measured if (aa.run_dir, aa.point) not in again)
+        return Floor(self.machine, (*others, *added)[-kept:])
 
     @classmethod
     def of(cls, described: Mapping[str, object]) -> Floor | None:

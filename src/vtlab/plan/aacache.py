@@ -32,12 +32,12 @@ def load(cores: int, now: datetime.datetime | None = None) -> Floor:
 
 
 def add(cores: int, measured: Sequence[AA], now: datetime.datetime | None = None) -> Floor:
-    """`measured` (an A/A run's points) added to this machine's, its usable ones, the newest KEPT kept; the floor as it
-    now is."""
+    """`measured` (an A/A run's points) added to this machine's, its usable ones (a run's point kept before replaced),
+    the newest KEPT kept; the floor as it now is."""
     before = load(cores, now)
     usable = [aa for aa in measured if aa.usable()]
     if not usable:
         return before
-    kept = Floor(before.machine, tuple([*before.measured, *usable][-KEPT:]))
+    kept = before.with_points(tuple(usable), KEPT)
     machinecache.write(KIND, cores, kept.describe())
     return kept

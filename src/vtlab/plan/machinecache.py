@@ -7,14 +7,18 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import os
 from pathlib import Path
 
 from vtlab.plan.calibration import MAX_AGE_DAYS, cache_dir, machine_key
 
 
 def path_for(kind: str, cores: int) -> Path:
+    """The kind's file: under $VTLAB_MEMORY where set (the live tests keep theirs apart, so that nothing a test
+    measured is taken for the machine's), else the cache's folder."""
     safe = "".join(ch if ch.isalnum() else "-" for ch in machine_key(cores)).strip("-")
-    return cache_dir() / f"{kind}-{safe[:150]}.json"
+    folder = Path(os.environ["VTLAB_MEMORY"]) if os.environ.get("VTLAB_MEMORY") else cache_dir()
+    return folder / f"{kind}-{safe[:150]}.json"
 
 
 def read(kind: str, cores: int) -> dict | None:

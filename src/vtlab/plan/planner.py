@@ -257,6 +257,9 @@ class Plan:
         return self.users(row)
 
     def describe(self) -> dict:
+        floor = {} if self.aa_floor is None else {"aa_floor": self.aa_floor.describe()}
+        paired = {**self.arms.describe(), "blocks": max(row.rep for row in self.rows), "seed": self.pair_seed,
+                  **floor} if self.arms is not None else {}
         return {"profile": self.profile, "ramp_s": self.ramp_s, "warmup_s": self.warmup_s,
                 "hold_s": self.hold_s, "cooldown_s": self.cooldown_s, "stub_delay_ms": self.stub_delay_ms,
                 "stub_jitter_ms": self.stub_jitter_ms, "model": self.model, "spike_multiple": self.spike_multiple,
@@ -267,10 +270,7 @@ class Plan:
                 "memory_probe": self.memory_probe, "downstream_http": self.downstream_http,
                 "jvm_per_row": self.jvm_per_row, "prewarm": self.prewarm, "overrides": self.overrides,
                 "rows": [dimensions.values(row) for row in self.rows],
-                **({"sizing": self.sizing} if self.sizing else {}),
-                **({"paired": {**self.arms.describe(), "blocks": max(row.rep for row in self.rows), "seed":
-                               self.pair_seed, **({"aa_floor": self.aa_floor.describe()} if self.aa_floor else {})}}
-                   if self.arms is not None else {}),
+                **({"sizing": self.sizing} if self.sizing else {}), **({"paired": paired} if paired else {}),
                 **({"sequential": self.sequential} if self.sequential else {}),
                 **({"not_helped": [tried.describe() for tried in self.not_helped]} if self.not_helped else {})}
 

@@ -25,10 +25,12 @@ def load(cores: int, now: datetime.datetime | None = None) -> tuple[NotHelped, .
 
 
 def add(cores: int, tried: Sequence[NotHelped], now: datetime.datetime | None = None) -> tuple[NotHelped, ...]:
-    """`tried` added to what is kept, the newest KEPT kept; all of it as it now is."""
+    """`tried` added to what is kept, each in place of one of the same try, flag and point (a resumed try is judged
+    again), the newest KEPT kept; all of it as it now is."""
     before = load(cores, now)
     if not tried:
         return before
-    kept = (*before, *tried)[-KEPT:]
+    again = {(entry.folder, entry.flag, entry.point) for entry in tried}
+    kept = (*(entry for entry in before if (entry.folder, entry.flag, entry.point) not in again), *tried)[-KEPT:]
     machinecache.write(KIND, cores, {"tried": [entry.describe() for entry in kept]})
     return kept

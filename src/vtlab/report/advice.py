@@ -43,7 +43,7 @@ def sentence(advice: Advice, mode: Callable[[object], str]) -> str:
 
 def _to_try(advice: Advice) -> str:
     """ "try --pools 100"; where a try on this machine found that flag no help at this point (core.triedbefore), that
-    try said instead, and nothing to try."""
+    try said instead, and nothing to try (report.terminal counts only a "; try --flag")."""
     tried = advice.not_helped
     if tried is None:
         return f"try {advice.flag}"
@@ -90,7 +90,7 @@ def section(advised: Sequence[Advice], mode: Callable[[object], str], libraries:
 def _cells(a: Advice, mode: Callable[[object], str]) -> dict[str, str]:
     """One line of the advice table."""
     told = {"scenario": f"{scenario_label(a.row)}, {load_of(a.row)}", "mode": mode(a.row), "wall": a.wall,
-            "try": (f"{a.flag}: tried, did not help" if a.not_helped else a.flag)
+            "try": (f"{a.flag}: tried, did not help" if a.not_helped is not None else a.flag)
             or ("no setting" if a.wall in ("cpu", "pinning") else "–")}
     if a.why_not:
         return {**told, "now": "–", "needed": "–", "predicted": "–"}

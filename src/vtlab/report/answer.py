@@ -119,8 +119,8 @@ def _paired_ratio(group: Sequence[HeadlineLine], points: Mapping[tuple[str, ...]
         return _ratio(group)
     computed = [point for point in told if point.computed]
     chosen = (computed or told)[-1]
-    within = (f" — within this machine's A/A floor (±{floor.share:.1%}): no difference beyond two identical JVMs'"
-              if floor is not None and paired.within_floor(chosen, floor) else "")
+    within = (f" — within this machine's A/A floor (±{floor.share:.1%}): no larger than two identical JVMs' false "
+              "difference" if paired.within_floor(chosen, floor) else "")
     return paired.answer_ratio(chosen) + within, chosen.computed
 
 

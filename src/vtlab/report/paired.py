@@ -79,8 +79,8 @@ def versus_answers(points: Sequence[PairedPoint], floor: AAFloor | None = None) 
         if point.computed and len(point.counted) >= 2:
             shown = (f"no change shown: the interval holds 1.00× ({b} serves as {a} does, within it)"
                      if point.contains_one else
-                     f"no change shown beyond this machine's A/A floor (±{floor.share:.1%}): the interval reaches into "
-                     "the false difference two identical JVMs show here" if within_floor(point, floor) else
+                     f"no change shown beyond this machine's A/A floor (±{floor.share:.1%}): the ratio is no farther "
+                     "from 1.00× than two identical JVMs' have been here" if within_floor(point, floor) else
                      f"{b} serves {abs(point.ratio - 1):.1%} {'more' if point.ratio > 1 else 'less'} than {a}: the "
                      "interval lies wholly " + ("above" if point.low > 1 else "below") + " 1.00×")
         told.append(Answer(f"{b} against {a}, {scenario_label(point.row)}", answer_ratio(point),
@@ -90,14 +90,15 @@ def versus_answers(points: Sequence[PairedPoint], floor: AAFloor | None = None) 
 
 def _floor(point: PairedPoint) -> str:
     share = point.half_width_share()
-    return "" if share != share else f"a paired ratio on this machine today is known to ±{share * 100:.1f}%"
+    return "" if share != share else f"its interval spans ±{share * 100:.1f}% of the ratio"
 
 
 def within_floor(point: PairedPoint, floor: AAFloor | None) -> bool:
-    """Whether a point's interval reaches into the machine's A/A floor (core.aafloor): no difference shown beyond the
-    false one two identical JVMs show here. False where it has no interval or the machine measured no A/A."""
-    return (floor is not None and floor.known and point.computed and len(point.counted) >= 2
-            and not floor.beyond(point.low, point.high))
+    """Whether a difference the point's interval shows (it excludes 1.00×) is no larger than the machine's A/A floor
+    (core.aafloor): its ratio no farther from 1.00× than two identical JVMs' have been here. False where it has no
+    interval, the interval holds 1.00× (it shows no difference to begin with) or the machine measured no A/A."""
+    return (floor is not None and point.computed and len(point.counted) >= 2 and not point.contains_one
+            and floor.holds(point.ratio))
 
 
 def floor_words(floor: AAFloor | None, points: Sequence[PairedPoint]) -> list[str]:
@@ -111,14 +112,15 @@ def floor_words(floor: AAFloor | None, points: Sequence[PairedPoint]) -> list[st
                 "virtual --conc 1000 --conn-mode released` measures one (~3 min); later paired runs here are told "
                 "against it."]
     widest, low, high = floor.widest, *floor.band()
-    told = (f"This machine's A/A floor is ±{floor.share:.1%}: the widest false difference of the {len(floor.measured)} "
-            f"A/A point(s) it keeps ({widest.point}: {widest.ratio:.2f}× [{widest.low:.2f}–{widest.high:.2f}], "
-            f"{widest.measured_at[:16].replace('T', ' ')} UTC), {floor.held_one} of them holding 1.00×. An interval "
-            f"reaching into {low:.3f}–{high:.3f}× shows no difference beyond it.")
+    told = (f"This machine's A/A floor is ±{floor.share:.1%}: the widest false difference of the "
+            f"{len(floor.measured)} A/A point(s) it keeps ({widest.point}: {widest.ratio:.2f}× "
+            f"[{widest.low:.2f}–{widest.high:.2f}], {widest.measured_at[:16].replace('T', ' ')} UTC), "
+            f"{floor.held_one} of them holding 1.00×. A difference whose ratio lies within {low:.3f}–{high:.3f}× "
+            "is no larger than the design's own.")
     inside = [f"{scenario_label(point.row)}, {load_of(point.row)} ({point.ratio:.2f}× [{point.low:.2f}–"
               f"{point.high:.2f}])" for point in points if within_floor(point, floor)]
-    told += (" Within it: " + "; ".join(inside) + "." if inside else
-             " Every answer with an interval lies beyond it.")
+    told += (" Within it, though each interval excludes 1.00×: " + "; ".join(inside) + "." if inside else
+             " No answer whose interval excludes 1.00× lies within it.")
     return [told]
 
 
