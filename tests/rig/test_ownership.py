@@ -73,6 +73,28 @@ def test_a_spawned_tier_dies_with_its_harness(ledgers, tmp_path):
         subprocess.run(["kill", "-9", str(pid)], capture_output=True)
 
 
+def test_a_tier_spawned_as_the_signal_came_is_stopped_by_its_harness_even_if_it_ignores_sigterm(ledgers, tmp_path):
+    # spawned and in the ledger, its stop not yet registered (procs.on_cleanup); it ignores SIGTERM, as a JVM whose
+    # shutdown hook waits does: neither stop_all nor its parent-death signal ends it
+    stubborn = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                                      "print('up', flush=True); time.sleep(600)"]
+    log = tmp_path / "stubborn.log"
+    script = ("import os, signal, sys, time\nfrom pathlib import Path\nfrom vtlab.rig import ownership, procs\n"
+              "ownership.STOP_GRACE_S = 1.0\nprocs.install_signal_handlers()\n"
+              f"p = procs.spawn({stubborn!r}, log=Path({str(log)!r}))\nprint(p.pid, flush=True)\n"
+              f"while 'up' not in Path({str(log)!r}).read_text():\n    time.sleep(0.05)\n"
+              "os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(30)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "VTLAB_STATE": str(ledgers), "PYTHONPATH": str(REPO / "src")})
+    pid = int(result.stdout.split()[0])
+    try:
+        assert result.returncode == 128 + signal.SIGTERM, result.stderr
+        assert wait_until(lambda: not alive(pid), 5), "the harness left a tier that ignores SIGTERM running"
+        assert not list((ledgers / "owned").glob("*.json"))
+    finally:
+        subprocess.run(["kill", "-9", str(pid)], capture_output=True)
+
+
 def test_a_reused_pid_is_never_stopped(ledgers):
     stranger = subprocess.Popen(SLEEPER)
     try:

@@ -46,6 +46,7 @@ def stop_all() -> None:
 def install_signal_handlers() -> None:
     def handler(signum: int, _frame: object) -> None:
         stop_all()
+        ownership.stop_mine()  # what was spawned but not yet registered to stop
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGINT, handler)
