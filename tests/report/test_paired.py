@@ -19,6 +19,13 @@ def block(mode: str, rep: int, rps: float, k6_ms: float, **changes):
                   "load_cpu_ms_per_req": k6_ms, **changes})
 
 
+def old_and_new(*new_rps):
+    """A before/after's blocks: old.jar's 100 req/s and new.jar's given, pair by pair in the order AB BA BA AB."""
+    old = [block("virtual", rep, 100, 0.2) for rep in (1, 2, 3, 4)]
+    new = [block("virtual", rep, rps, 0.2, jvm_opts=ARM_B_OPTION) for rep, rps in enumerate(new_rps, start=1)]
+    return [old[0], new[0], new[1], old[1], new[2], old[2], old[3], new[3]]
+
+
 def run_folder(tmp_path, rows, a="platform", b="virtual", versus=(), aa_floor=None):
     run_dir = tmp_path / "run"
     run_dir.mkdir(parents=True)
@@ -79,10 +86,7 @@ def test_a_point_whose_every_pair_is_out_has_no_answer_and_says_why(tmp_path):
 
 def test_a_before_after_answers_with_the_change_from_one_jar_to_the_other(tmp_path):
     # new.jar serves 10% less in every pair but the last (ratios 0.90, 0.90, 0.88, 0.92: geometric mean 0.89989)
-    slower = [block("virtual", 1, 100, 0.2), block("virtual", 1, 90, 0.2, jvm_opts=ARM_B_OPTION),
-              block("virtual", 2, 90, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 2, 100, 0.2),
-              block("virtual", 3, 88, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 3, 100, 0.2),
-              block("virtual", 4, 100, 0.2), block("virtual", 4, 92, 0.2, jvm_opts=ARM_B_OPTION)]
+    slower = old_and_new(90, 90, 88, 92)
     md = (run_folder(tmp_path, slower, "virtual", "virtual", ("old.jar", "new.jar")) / "report.md").read_text()
     assert "new.jar (virtual) ÷ old.jar (virtual) at 100 users: 0.90× [0.87–0.93] paired, 4 pairs" in md
     assert "new.jar serves 10.0% less than old.jar: the interval lies wholly below 1.00×" in md
@@ -210,10 +214,7 @@ def test_a_run_planned_where_no_aa_was_measured_says_so_and_how_to_measure_one(t
 
 def test_a_before_after_within_the_floor_shows_no_change(tmp_path):
     # new.jar 1.01, 1.015, 1.01, 1.015 of old.jar: the interval above 1.00×, within the floor
-    rows = [block("virtual", 1, 100, 0.2), block("virtual", 1, 101, 0.2, jvm_opts=ARM_B_OPTION),
-            block("virtual", 2, 101.5, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 2, 100, 0.2),
-            block("virtual", 3, 101, 0.2, jvm_opts=ARM_B_OPTION), block("virtual", 3, 100, 0.2),
-            block("virtual", 4, 100, 0.2), block("virtual", 4, 101.5, 0.2, jvm_opts=ARM_B_OPTION)]
+    rows = old_and_new(101, 101.5, 101, 101.5)
     md = (run_folder(tmp_path, rows, "virtual", "virtual", ("old.jar", "new.jar"), FLOOR) / "report.md").read_text()
     assert ("no change shown beyond this machine's A/A floor (±2.0%): the ratio is no farther from 1.00× than two "
             "identical JVMs' have been here") in md

@@ -276,11 +276,11 @@ def plan_of(args: argparse.Namespace, target: userservice.Target | None = None,
     plan = planner.build(profile, planner.Overrides(**given, **paired, java_home_jdk=java_home_jdk), measured)
     if on_this_machine and target is None:  # vtlab's own service on vtlab's PostgreSQL: its pools must fit it
         checks.connections(plan.rows, together=plan.arms is not None)
-    if on_this_machine and plan.arms is not None:  # what the machine's A/As found: its answers are told against it
-        plan = dataclasses.replace(plan, aa_floor=aacache.load(len(cores.available())))
-    if on_this_machine and target is None:  # the advice its tries found no help: not suggested again
-        plan = dataclasses.replace(plan, not_helped=triedcache.load(len(cores.available())))
-    return plan
+    if not on_this_machine:
+        return plan
+    count = len(cores.available())  # what this machine remembers: its A/As' floor, and the advice that did not help
+    return dataclasses.replace(plan, aa_floor=aacache.load(count) if plan.arms is not None else None,
+                               not_helped=triedcache.load(count) if target is None else ())
 
 
 def usage_error(message: str) -> int:

@@ -88,13 +88,6 @@ class Floor:
     def describe(self) -> dict[str, object]:
         return {"machine": self.machine, "measured": [asdict(aa) for aa in self.measured]}
 
-    def with_points(self, added: tuple[AA, ...], kept: int) -> Floor:
-        """`added` in, each in place of a point of the same run and point measured before (a resumed A/A tells its
-        points again), the newest `kept` kept."""
-        again = {(aa.run_dir, aa.point) for aa in added}
-        others = tuple(aa for aa in self.measured if (aa.run_dir, aa.point) not in again)
-        return Floor(self.machine, (*others, *added)[-kept:])
-
     @classmethod
     def of(cls, described: Mapping[str, object]) -> Floor | None:
         """From describe()'s dict, as written in a cache file or a run's record, its unusable points left out; None

@@ -38,6 +38,6 @@ def add(cores: int, measured: Sequence[AA], now: datetime.datetime | None = None
     usable = [aa for aa in measured if aa.usable()]
     if not usable:
         return before
-    kept = before.with_points(tuple(usable), KEPT)
+    kept = Floor(before.machine, machinecache.merged(before.measured, usable, lambda aa: (aa.run_dir, aa.point), KEPT))
     machinecache.write(KIND, cores, kept.describe())
     return kept

@@ -205,12 +205,16 @@ class Calibration:
             f"{mode}: {cost.told()}" for mode, cost in self.modes.items())
 
 
+def file_key(cores: int) -> str:
+    """The machine's key as a cache file's name may hold it: its letters and digits, the rest dashes, cut short."""
+    return "".join(ch if ch.isalnum() else "-" for ch in machine_key(cores)).strip("-")[:150]
+
+
 def path_for(cores: int, bound: bool = False) -> Path:
     """The cache file of this machine's calibration; `bound`: of its upper bound alone (`vtlab calibrate --bound`),
     kept apart so that nothing sizes a profile's points from it."""
-    safe = "".join(ch if ch.isalnum() else "-" for ch in machine_key(cores)).strip("-")
     kind = "calibration-bound" if bound else "calibration"
-    return cache_dir() / f"{kind}-v{CALIBRATION_VERSION}-{safe[:150]}.json"
+    return cache_dir() / f"{kind}-v{CALIBRATION_VERSION}-{file_key(cores)}.json"
 
 
 def load_bound(cores: int, now: datetime.datetime | None = None) -> Calibration | None:

@@ -8,17 +8,20 @@ import datetime
 import json
 import math
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from vtlab.plan.calibration import MAX_AGE_DAYS, cache_dir, machine_key
+from vtlab.plan.calibration import MAX_AGE_DAYS, cache_dir, file_key, machine_key
+
+T = TypeVar("T")
 
 
 def path_for(kind: str, cores: int) -> Path:
     """The kind's file: under $VTLAB_MEMORY where set (the live tests keep theirs apart, so that nothing a test
     measured is taken for the machine's), else the cache's folder."""
-    safe = "".join(ch if ch.isalnum() else "-" for ch in machine_key(cores)).strip("-")
     folder = Path(os.environ["VTLAB_MEMORY"]) if os.environ.get("VTLAB_MEMORY") else cache_dir()
-    return folder / f"{kind}-{safe[:150]}.json"
+    return folder / f"{kind}-{file_key(cores)}.json"
 
 
 def read(kind: str, cores: int) -> dict | None:
@@ -39,6 +42,13 @@ def write(kind: str, cores: int, document: dict) -> Path:
     part.write_text(json.dumps({**document, "machine": machine_key(cores)}, indent=2) + "\n")
     part.replace(path)
     return path
+
+
+def merged(before: Sequence[T], added: Sequence[T], same: Callable[[T], object], kept: int) -> tuple[T, ...]:
+    """`added` after `before`, each in place of an earlier entry `same` tells it is (a resumed run or try judged
+    again), the newest `kept` kept."""
+    again = {same(entry) for entry in added}
+    return (*(entry for entry in before if same(entry) not in again), *added)[-kept:]
 
 
 def recent(measured_at: str, now: datetime.datetime) -> bool:

@@ -30,7 +30,6 @@ def add(cores: int, tried: Sequence[NotHelped], now: datetime.datetime | None = 
     before = load(cores, now)
     if not tried:
         return before
-    again = {(entry.folder, entry.flag, entry.point) for entry in tried}
-    kept = (*(entry for entry in before if (entry.folder, entry.flag, entry.point) not in again), *tried)[-KEPT:]
+    kept = machinecache.merged(before, tried, lambda entry: (entry.folder, entry.flag, entry.point), KEPT)
     machinecache.write(KIND, cores, {"tried": [entry.describe() for entry in kept]})
     return kept
