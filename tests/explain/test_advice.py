@@ -4,11 +4,15 @@ connection is named as the code's shape; a CPU wall gets the cores its users' ra
 line or an unexplained wall gets none and says why. Hand-made rows (tests/rows.py), judged by the analysis."""
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.explain import advice, analyze
 from vtlab.report import advice as told
+from vtlab.results import record
+from vtlab.results import rows as measured_rows
 from vtlab.results.rows import typed
 
 from rows import RUN, row
@@ -162,3 +166,32 @@ def test_a_virtual_wall_of_carriers_each_request_pins_is_not_sized_and_points_at
     (said,) = [a for a in advice.advise(analyze.analyse([pinned], RUN)) if a.wall == "thread-pool"]
     assert said.why_not == ("its carriers, each request pinning one: no size moves them; what pinned them is told "
                             "with its frame")
+
+
+PETCLINIC = Path(__file__).parent.parent / "fixtures" / "petclinic-pool"
+
+
+def test_a_users_pool_is_sized_against_vtlabs_postgresql_with_db_and_against_its_own_database_else():
+    # spring-petclinic-rest (Boot 3.5.7) with --db --db-latency 5, paired (pc1, 2026-12-02): both modes held by its
+    # pool of 10 at ~205 req/s from 100 users on; at 400 users ~8,300 req/s asked need ~10 × 8,300 / 205 ≈ 400
+    rows, recorded = measured_rows.read(PETCLINIC / "matrix.csv"), record.read(PETCLINIC)
+    assert recorded.user_service.db == "vtlab"
+
+    def pools(run):
+        return {(a.row.thread_mode, a.row.concurrency): a for a in advice.advise(analyze.analyse(rows, run))
+                if a.wall == "connection-pool"}
+    room = (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // 2  # each of the two arms' JVMs, up together
+    found = pools(recorded)
+    assert set(found) == {(mode, users) for mode in ("platform", "virtual") for users in (100, 400)}
+    for (_, users), line in found.items():
+        assert line.flag == f"--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE={line.needed}"
+        if users == 400:
+            assert line.needed > room and line.beyond.startswith(f"beyond what vtlab's PostgreSQL takes ({room} ")
+            assert line.beyond.endswith("it cannot grow that far here")
+        else:
+            assert line.needed <= room and line.beyond == ("the database's max_connections must hold it, every "
+                                                           f"JVM's pool at once (vtlab's PostgreSQL here: {room})")
+    # its own database (--db-url): how far it grows is that database's to say
+    elsewhere = pools(replace(recorded, user_service=replace(recorded.user_service, db="url")))
+    assert {line.beyond for line in elsewhere.values()} == {
+        "the database's max_connections must hold it, every JVM's pool at once"}

@@ -75,14 +75,14 @@ def test_advice_a_try_cannot_take_is_set_apart_with_why():
     invalid = Advice(row(thread_mode="platform"), "thread-pool", why_not="no valid row: no advice is taken from an "
                                                                          "invalid one")
     cpu = Advice(row(thread_mode="virtual", concurrency=3000), "cpu", asked_rps=2970, needed=3.2, value=2)
-    env = wall("platform", 1000, "released", "--service-env SERVER_TOMCAT_THREADS_MAX=1000", 200, 1000)
+    env = wall("platform", 1000, "released", "your HTTP client's connections per route: 1000", 200, 1000)
     there = wall("platform", 380, "released", "--tomcat-threads 200", 200, 200)
     made, left = tries.chosen([invalid, cpu, env, there], PAIRED, STAIRCASE, paired=True)
     assert made == []
     whys = [n.why for n in left]
     assert whys[0].startswith("no advice to try: no valid row")
     assert whys[1] == "no setting to try: a CPU wall is lifted by cores, not a setting"
-    assert whys[2].startswith("--service-env SERVER_TOMCAT_THREADS_MAX=1000: not a setting a try")
+    assert whys[2].startswith("your HTTP client's connections per route: 1000: not a setting a try sets")
     assert whys[3] == "its request threads is 200 already: the size advised changes nothing"
 
 
@@ -131,3 +131,38 @@ def test_a_pool_beyond_what_the_rigs_postgresql_takes_is_not_tried():
     made, left = tries.chosen([beyond, POOL_HELD[0]], {}, STAIRCASE)
     assert [t.settings for t in made] == [(("--pools", "100"),)]
     assert left[0].why.startswith("beyond what vtlab's PostgreSQL takes")
+
+
+def test_a_user_services_setting_is_tried_as_its_environment_over_the_flags_it_ran_with(tmp_path):
+    from boots import BOOT_MANIFEST, boot_jar
+    from vtlab.cli import targetflags, trytarget
+
+    def pool(mode, users, needed):
+        line = Advice(dimensions.parse({"thread_mode": mode, "workload": "service", "concurrency": str(users),
+                                        "db_latency_ms": "5"}), "connection-pool", "connection pool", 10, needed,
+                      2100, 450, "cpu", f"--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE={needed}")
+        return line
+    lines = [pool("virtual", 100, 102), pool("platform", 100, 100)]
+    rows = [{"thread_mode": mode, "workload": "service", "concurrency": users, "db_latency_ms": 5}
+            for users in (10, 100, 400) for mode in ("platform", "virtual")]
+    made, left = tries.chosen(lines, {**PAIRED, "workloads": ["service"], "db_latencies": [5]}, rows, paired=True)
+    assert left == [] and len(made) == 1
+    attempt = made[0]
+    assert attempt.name == "spring-datasource-hikari-maximum-pool-size-102"
+    assert attempt.settings == (("--service-env", "SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE=102"),)
+    assert attempt.changes == ()  # no dimension of a user's row tells the pool: rows match the run's as they are
+    assert "workloads" not in attempt.given  # the target's flags set it; --workload is refused with --service
+    jar = str(boot_jar(tmp_path / "svc.jar", BOOT_MANIFEST.format("3.5.7")))
+    own = ["--service", jar, "--endpoint", "GET /x", "--db", "--service-env",
+           "SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE=10", "--service-env", "SPRING_PROFILES_ACTIVE=postgres"]
+    argv = advise.run_argv("service", attempt.given, tmp_path / attempt.name,
+                           trytarget.with_settings(own, attempt.service_argv()))
+    parser = argparse.ArgumentParser(prog="vtlab")
+    run.add(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    # the try's size in place of the user's own, their other settings kept
+    assert dict(targetflags.target(args).env) == {"SPRING_PROFILES_ACTIVE": "postgres",
+                                                  "SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE": "102"}
+    rows = flags.plan_of(args, None).rows
+    assert {(r.thread_mode, r.concurrency, r.db_latency_ms, r.workload) for r in rows} == {
+        ("platform", 100, 5, "service"), ("virtual", 100, 5, "service")}

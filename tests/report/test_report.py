@@ -386,3 +386,20 @@ def test_a_scenario_on_another_server_or_client_is_its_own_in_the_headline_and_n
     jetty = dimensions.Row(thread_mode="virtual", hikari_pool=50, server="jetty", http_client="apache", client_pool=150)
     assert scenario_label(jetty) == "released, pool 50, on jetty, apache client (150 connections)"
     assert scenario_label(dimensions.Row(thread_mode="virtual", hikari_pool=50)) == "released, pool 50"
+
+
+def test_a_plateau_is_told_at_its_top_naming_the_wall_that_holds_it(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from vtlab.cli.main import main
+
+    # pc1 (2026-12-02): both modes ~205 req/s at 10, 100 and 400 users, the best median at 10 users (held by the users
+    # themselves); from 100 users on a pool of 10 held them. The first screen tells the top of the plateau.
+    run_dir = tmp_path / "pool"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "petclinic-pool", run_dir)
+    assert main(["report", str(run_dir)]) == 0
+    answer = (run_dir / "report.md").read_text().split("## Headline")[0]
+    for mode in ("platform", "virtual"):
+        line = next(text for text in answer.splitlines() if text.strip().startswith(f"- {mode} threads:"))
+        assert "at 400 users, held by the connection pool" in line, line

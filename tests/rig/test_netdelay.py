@@ -186,3 +186,26 @@ def test_postgres_through_the_proxy_pays_the_latency_per_round_trip(toxiproxy, c
     assert statistics.median(statements_ms) < 2 * latency + 30
     # Startup and SCRAM authentication are round trips too: the whole run pays for them as well.
     assert wall_ms >= (5 + 2) * 2 * latency
+
+
+def test_a_fresh_database_routed_for_a_delayed_row_is_reached_through_its_own_proxy_until_unrouted(
+        toxiproxy, cluster, tmp_path):
+    from vtlab.core.dimensions import Row
+    from vtlab.measure.tiers import Rig
+
+    # the route a user's service's fresh database (--db --db-latency) and vtlab's own DB_URL both take
+    rig = Rig(None, Path("k6"), "", cluster, None, (0, 0, False), {}, tmp_path, toxiproxy=toxiproxy)
+    credentials = cluster.fresh_database("routed")
+    assert rig.database_route(credentials.jdbc_url, Row(db_latency_ms=0), "routed") == (credentials.jdbc_url, [])
+    url, proxies = rig.database_route(credentials.jdbc_url, Row(db_latency_ms=15), "routed")
+    assert proxies == ["pg-routed"]
+    host, port = re.fullmatch(r"jdbc:postgresql://([\d.]+):(\d+)/routed", url).groups()
+    assert (host, int(port)) != (PG_HOST, cluster.port)
+    argv = [str(cluster.psql), "-h", host, "-p", port, "-U", credentials.user, "-d", credentials.database, "-X",
+            "-c", r"\timing on", *(["-c", "SELECT 1"] * 3)]
+    result = subprocess.run(argv, env={**os.environ, "PGPASSWORD": credentials.password}, capture_output=True,
+                            text=True, timeout=60, check=True)
+    assert min(float(ms) for ms in re.findall(r"Time: ([\d.]+) ms", result.stdout)) >= 2 * 15
+    rig.unroute(proxies)
+    with pytest.raises(OSError):
+        socket.create_connection((host, int(port)), timeout=2).close()

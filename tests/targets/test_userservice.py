@@ -98,6 +98,17 @@ def test_a_user_service_plan_keeps_the_users_dimensions_only():
     assert {r.shape for r in spike} == {"spike"} and {r.workload for r in spike} == {"service"}
 
 
+def test_a_user_service_with_vtlabs_database_takes_its_latency_on_every_row(tmp_path):
+    from vtlab.cli.main import main
+
+    # the latency is the rig's, between the service and vtlab's PostgreSQL: a dimension of every row, as for its own
+    rows = planner.build("service", planner.Overrides(workloads=(presets.SERVICE_WORKLOAD,), db_latencies=(0, 5),
+                                                      db_jitter_ms=1)).rows
+    assert {(r.db_latency_ms, r.db_jitter_ms) for r in rows} == {(0, 0), (5, 1)}
+    assert main(["run", "--service", jar(tmp_path), "--endpoint", "GET /x", "--db", "--db-latency", "5",
+                 "--dry-run"]) == 0
+
+
 def jar(tmp_path):
     return str(boot_jar(tmp_path / "svc.jar", BOOT_MANIFEST.format("4.1.1")))
 
@@ -109,6 +120,14 @@ def jar(tmp_path):
     (["--service", "{jar}", "--endpoint", "GET /x", "--script", "{jar}"], "say what to call"),
     (["--service", "{jar}", "--endpoint", "GET /x/{id}"], "give --ids FIRST-LAST or --ids-file FILE"),
     (["--service", "{jar}", "--endpoint", "GET /x/{id}", "--ids", "1-3", "--pools", "10"], "--pools sets a part"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--db-latency", "5"], "--db-latency adds latency between your "
+     "service and vtlab's PostgreSQL (through Toxiproxy): it needs --db"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--db-url", "jdbc:postgresql://h/d", "--db-latency", "5"],
+     "it needs --db, not --db-url"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--db", "--db-jitter", "2"], "--db-jitter 2 needs a --db-latency"),
+    (["--url", "http://127.0.0.1:1", "--modes", "virtual", "--endpoint", "GET /x", "--db-latency", "5"],
+     "--db-latency configures a service vtlab starts"),
+    (["--service", "{jar}", "--endpoint", "GET /x", "--downstream-latency", "5"], "--downstream-latency sets a part"),
     (["--service", "{jar}", "--endpoint", "GET /x", "--modes", "webflux"], "--modes webflux"),
     (["--service", "{jar}", "--url", "http://127.0.0.1:1", "--endpoint", "GET /x"], "give one"),
     (["--url", "http://127.0.0.1:1", "--endpoint", "GET /x"], "--modes platform or --modes virtual"),

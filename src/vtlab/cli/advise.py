@@ -12,14 +12,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from vtlab.cli import flags, nohelp, run
+from vtlab.cli import flags, nohelp, run, trytarget
 from vtlab.compare import runs, tried, triedpage
 from vtlab.explain.advice import advise
 from vtlab.plan import tries
 from vtlab.report import render
 from vtlab.report.advice import sentence
 from vtlab.report.labels import mode_label
-from vtlab.results import capacityfile, record, table
+from vtlab.results import record, table
 
 TRIES = "tries"  # the tries' run folders, under the run's
 
@@ -27,13 +27,14 @@ TRIES = "tries"  # the tries' run folders, under the run's
 def add(sub) -> None:
     advise_cmd = sub.add_parser("advise", help="what to change before you flip, from a run's evidence; --try "
                                                "re-measures each suggested setting against the run")
-    advise_cmd.add_argument("run_dir", type=Path, help="a run folder of vtlab's own service (matrix.csv, "
-                                                       "metadata.json)")
+    advise_cmd.add_argument("run_dir", type=Path, help="a run folder (matrix.csv, metadata.json); of your service, "
+                                                       "give its --service flags again with --try")
     advise_cmd.add_argument("--try", dest="try_them", action="store_true",
                             help="re-measure the advised points with each suggested setting (one at a time, then "
                                  "together where two hold one point), each a run under RUN/tries/, and tell each "
                                  "before/after")
     advise_cmd.add_argument("--dry-run", action="store_true", help="with --try: print each try's command and exit")
+    trytarget.add(advise_cmd)  # a run of your service: its flags again, each try adding its setting
     advise_cmd.set_defaults(func=cmd_advise)
 
 
@@ -48,14 +49,12 @@ def cmd_advise(args: argparse.Namespace) -> int:
         base = runs.load(run_dir)
     except (record.MalformedRecord, ValueError) as err:
         return flags.usage_error(f"advise: {err}")
-    if args.try_them and (run_dir / capacityfile.NAME).exists():
-        return flags.usage_error(f"advise --try: {run_dir} is a capacity search, whose points it chose as it went; "
-                                 "try a setting with `vtlab capacity … FLAG` and `vtlab compare` the two searches")
-    if args.try_them and (recorded.user_service is not None or recorded.kubernetes is not None):
-        where = "a Kubernetes cluster" if recorded.kubernetes is not None else "your service"
-        return flags.usage_error(f"advise --try: {run_dir} measured {where}; a try re-measures vtlab's own service. "
-                                 "Run yours with the flag advised (--service-env …) and compare the two runs with "
-                                 "`vtlab compare RUN NEW`")
+    target = trytarget.given_argv(args)
+    if target and not args.try_them:
+        return flags.usage_error(f"{target[0]} gives the service a try starts: give it with --try")
+    refused = trytarget.refusal(run_dir, recorded, target) if args.try_them else None
+    if refused:
+        return flags.usage_error(refused)
     label = functools.partial(mode_label, default_threads=base.analysis.rig.tomcat_max_threads)
     advised = advise(base.analysis)
     for line in advised:
@@ -73,11 +72,11 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if not chosen:
         print("vtlab advise: nothing to try")
         return 0
-    return _try_each(run_dir, base, plan.profile if plan else "quick", chosen, not_tried, label, args.dry_run)
+    return _try_each(run_dir, base, plan.profile if plan else "quick", chosen, not_tried, label, args.dry_run, target)
 
 
 def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Try], not_tried: list[tries.NotTried],
-              label: Callable[[object], str], dry_run: bool) -> int:
+              label: Callable[[object], str], dry_run: bool, target: list[str]) -> int:
     """Each try measured (resumed where begun) and told against the run, tries.md and tries.json written after each
     (a try cut short keeps the ones before it), the run's report rendered again to tell them; 1 where a try's run
     lost a row or could not be planned."""
@@ -86,7 +85,7 @@ def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Tr
     failed = 0
     for attempt in chosen:
         out = run_dir / TRIES / attempt.name
-        argv = run_argv(profile, attempt.given, out)
+        argv = run_argv(profile, attempt.given, out, trytarget.with_settings(target, attempt.service_argv()))
         print(f"vtlab advise: try {attempt.words()}: vtlab {shlex.join(argv)}", flush=True)
         if dry_run:
             continue
@@ -105,8 +104,8 @@ def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Tr
             measured.append(triedpage.Tried(attempt.name, attempt.settings, outcomes))
             verdict = tried.verdict(outcomes)
             print(f"vtlab advise: {attempt.words()} {verdict}", flush=True)
-            if verdict == tried.NOT_HELPED and len(attempt.settings) == 1:
-                nohelp.keep(out, attempt, outcomes, label)
+            if verdict == tried.NOT_HELPED and len(attempt.settings) == 1 and not target:
+                nohelp.keep(out, attempt, outcomes, label)  # vtlab's own service's suggestions, on this machine
         paths = triedpage.write(run_dir, measured, left, label)
     if measured:
         rendered = render.render(run_dir)  # its advice section tells each try now
@@ -114,10 +113,11 @@ def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Tr
     return 1 if failed else 0
 
 
-def run_argv(profile: str, given: dict, out: Path) -> list[str]:
-    """`vtlab run`'s arguments for a plan of `profile` and Overrides fields `given` (plan.tries.Try.given), into
-    `out` (resumed where a try began there before)."""
-    argv = ["run", "--profile", profile]
+def run_argv(profile: str, given: dict, out: Path, target: list[str] | None = None) -> list[str]:
+    """`vtlab run`'s arguments for a plan of `profile` and Overrides fields `given` (plan.tries.Try.given), on the
+    user's service where `target` gives its flags (the try's setting among them), into `out` (resumed where a try
+    began there before)."""
+    argv = ["run", "--profile", profile, *(target or ())]
     for flag, dest, _, _ in flags.PLAN_FLAGS:
         value = given.get(dest)
         if value is None:

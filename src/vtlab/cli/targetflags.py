@@ -22,13 +22,15 @@ OWN_SERVICE_ONLY = (("pools", "--pools"), ("conn_modes", "--conn-mode"), ("path_
                     ("workloads", "--workload"), ("executors", "--executor"), ("offload_pool", "--offload-pool"),
                     ("fanouts", "--fanout"), ("pool_impls", "--pool-impl"), ("contexts", "--context"),
                     ("context_kb", "--context-kb"), ("sleep_ms", "--sleep-ms"), ("cpu_work", "--cpu-work"),
-                    ("tomcat_max_threads", "--tomcat-threads"), ("db_latencies", "--db-latency"),
-                    ("db_jitter_ms", "--db-jitter"), ("downstream_latencies", "--downstream-latency"),
+                    ("tomcat_max_threads", "--tomcat-threads"), ("downstream_latencies", "--downstream-latency"),
                     ("downstream_jitter_ms", "--downstream-jitter"), ("http_clients", "--http-client"),
                     ("client_pools", "--client-pool"), ("servers", "--server"))
 # The target's own flags: (dest, flag, given when)
 _JAR_ONLY = (("service_env", "--service-env"), ("service_args", "--service-args"), ("health", "--health"),
              ("port", "--port"), ("db", "--db"), ("db_url", "--db-url"))
+# Latency between the service and vtlab's PostgreSQL (Toxiproxy in between): a user's service takes it with --db,
+# the database vtlab runs for it; a --db-url database is as far away as it is.
+_DB_DELAY = (("db_latencies", "--db-latency"), ("db_jitter_ms", "--db-jitter"))
 _HEADER = ("header", "--header")
 # Every flag of the target's (the --service and --url group), by dest
 TARGET_DESTS = ("url", "metrics", "service_env", "service_args", "health", "port", "db", "db_url", "endpoint", "ids",
@@ -111,7 +113,8 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
     if getattr(args, "keep", False):
         raise ValueError("--keep leaves vtlab's own PostgreSQL and stub up; your service's tiers stop with the run")
     if url is not None:
-        for dest, flag in (*_JAR_ONLY, ("jdks", "--jdk"), ("java_home", "--java-home"), ("jvm_opts", "--jvm-opts")):
+        for dest, flag in (*_JAR_ONLY, *_DB_DELAY, ("jdks", "--jdk"), ("java_home", "--java-home"),
+                           ("jvm_opts", "--jvm-opts")):
             if _given(args, dest):
                 raise ValueError(f"{flag} configures a service vtlab starts (--service JAR); with --url the service "
                                  "runs as it is")
@@ -125,6 +128,11 @@ def target(args: argparse.Namespace) -> userservice.Target | None:
         raise ValueError("--metrics is for --url; vtlab reads a --service jar's actuator itself")
     if args.db and args.db_url:
         raise ValueError("--db and --db-url: give one (vtlab's PostgreSQL, or your own database)")
+    for dest, flag in _DB_DELAY:
+        if _given(args, dest) and not args.db:
+            raise ValueError(f"{flag} adds latency between your service and vtlab's PostgreSQL (through Toxiproxy): "
+                             "it needs --db" + (", not --db-url (your database is as far away as it is)"
+                                                if args.db_url else ""))
     boot = userservice.boot_version(jar) if jar else ""
     vs_boot = userservice.boot_version(vs, "--vs") if vs is not None else ""
     if jar is not None and getattr(args, "aot", None) == "on":

@@ -36,6 +36,10 @@ TOXIPROXY_VERSION = "v2.5.0"  # pinned in load/toxiproxybuild/go.mod; the newest
 # (minimum-idle = its size).
 DB_MAX_CONNECTIONS = 500
 DB_RESERVED_CONNECTIONS = 10
+# A user's Spring Boot service's settings vtlab's advice sizes (explain.advice) and a try sets (plan.tries), by the
+# environment variables Spring Boot binds: its request threads and its Hikari pool
+USER_THREADS_SETTING = "SERVER_TOMCAT_THREADS_MAX"
+USER_POOL_SETTING = "SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE"
 PG_BIN_CANDIDATES = [Path(f"/usr/lib/postgresql/{v}/bin") for v in (18, 17, 16, 15)]
 
 HOST = "127.0.0.1"  # the harness's own listeners (k6's API, the latency proxy) and the default of every tier

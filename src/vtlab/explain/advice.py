@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
+from vtlab.core.settings import (DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS, USER_POOL_SETTING,
+                                 USER_THREADS_SETTING)
 from vtlab.core.triedbefore import covering
 from vtlab.explain.model import LIMITS, Advice, Aggregate, Analysis
 from vtlab.explain.queues import pinned_carriers_wall
@@ -104,7 +105,8 @@ def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
                       f"--offload-pool {needed}")
     together = bool(analysis.paired)  # a paired run's two arms hold two pools at once
     return Advice(row, wall, _SETTING[wall], value, needed, asked, predicted, next_wall,
-                  _flag(wall, needed, own), _beyond(wall, needed, own, together), _shape(wall, row, own))
+                  _flag(wall, needed, own), _beyond(wall, needed, own, together, analysis.context.vtlab_database),
+                  _shape(wall, row, own))
 
 
 def _cpu(line: Aggregate, analysis: Analysis, asked: float) -> Advice:
@@ -161,23 +163,26 @@ def _flag(wall: str, needed: int, own: bool) -> str:
         return {"thread-pool": f"--tomcat-threads {needed}", "connection-pool": f"--pools {needed}",
                 "client-pool": f"--client-pool {needed}"}[wall]
     if wall == "thread-pool":
-        return f"--service-env SERVER_TOMCAT_THREADS_MAX={needed}"
+        return f"--service-env {USER_THREADS_SETTING}={needed}"
     if wall == "connection-pool":
-        return f"--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE={needed}"
+        return f"--service-env {USER_POOL_SETTING}={needed}"
     return f"your HTTP client's connections per route: {needed}"
 
 
-def _beyond(wall: str, needed: int, own: bool, together: bool = False) -> str:
+def _beyond(wall: str, needed: int, own: bool, together: bool = False, vtlab_database: bool = True) -> str:
     """The limit a larger setting meets, or what it costs, where the rig knows it; `together`: a paired run, whose
-    two arms' JVMs hold two pools at once."""
+    two arms' JVMs hold two pools at once; `vtlab_database`: the pools are vtlab's PostgreSQL's to hold (its own
+    service's, or a user's with --db)."""
     room = (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (2 if together else 1)
     if wall == "connection-pool":
-        if own and needed > room:
+        if vtlab_database and needed > room:
             held = "each of the two arms' pools up together" if together else "the pool"
             return (f"beyond what vtlab's PostgreSQL takes ({room} for {held}, of its {DB_MAX_CONNECTIONS} "
                     "connections): it cannot grow that far here")
-        return "" if own else (f"the database's max_connections must hold it, every JVM's pool at once (vtlab's "
-                               f"PostgreSQL, with --db: {room})")
+        if own:
+            return ""
+        return "the database's max_connections must hold it, every JVM's pool at once" + (
+            f" (vtlab's PostgreSQL here: {room})" if vtlab_database else "")
     if wall == "thread-pool":
         return f"each platform thread reserves a stack: ~{needed * THREAD_STACK_MIB:,} MiB of address space at -Xss1m"
     return ""

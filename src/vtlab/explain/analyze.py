@@ -93,7 +93,8 @@ def context(rows: Sequence[MeasuredRow], run: RunRecord) -> Context:
                    {key: seconds for key, (_, seconds, _) in lowest.items()}, rig,
                    {key: (mode, users) for key, (users, _, mode) in lowest.items()}, cpu_points(rows, shared, rig),
                    bool(run.user_service and run.user_service.url),
-                   (run.plan.stub_jitter_ms if run.plan else 0) / 2000)
+                   (run.plan.stub_jitter_ms if run.plan else 0) / 2000,
+                   run.user_service is None or run.user_service.db == "vtlab")
 
 
 def _guess_cpus(rows: Sequence[MeasuredRow]) -> int:

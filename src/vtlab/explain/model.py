@@ -45,6 +45,9 @@ class Context:
     # the mean of the stub's uniform extra delay (the plan's 0 to stub_jitter_ms): part of the designed wait where no
     # row measured the service time (a 1,000 ms delay + 0–100 ms is a 1.05 s call)
     jitter_mean_s: float = 0.0
+    # whether the service's database is vtlab's PostgreSQL, whose max_connections every pool shares: vtlab's own
+    # service's always, a user's with --db; a user's own --db-url (or none) is not the rig's to know
+    vtlab_database: bool = True
 
 
 @dataclass(frozen=True)

@@ -80,12 +80,7 @@ class Rig:
         assert self.pg is not None and self.stub is not None
         db_env = self.pg.credentials().service_env()
         stub_url = self.stub.base_url
-        proxies: list[str] = []
-        if row.db_latency_ms or row.db_jitter_ms:
-            assert self.toxiproxy is not None
-            port = self.toxiproxy.add(f"pg-{slug}", PG_HOST, self.pg.port, row.db_latency_ms, row.db_jitter_ms)
-            proxies.append(f"pg-{slug}")
-            db_env["DB_URL"] = db_env["DB_URL"].replace(f"//{PG_HOST}:{self.pg.port}/", f"//{HOST}:{port}/")
+        db_env["DB_URL"], proxies = self.database_route(db_env["DB_URL"], row, slug)
         if row.downstream_latency_ms or row.downstream_jitter_ms:
             assert self.toxiproxy is not None
             port = self.toxiproxy.add(f"stub-{slug}", STUB_HOST, STUB_PORT, row.downstream_latency_ms,
@@ -94,10 +89,22 @@ class Rig:
             stub_url = f"http://{HOST}:{port}"
         return db_env, stub_url, proxies
 
+    def database_route(self, jdbc_url: str, row: Row, name: str) -> tuple[str, list[str]]:
+        """A JDBC URL of vtlab's PostgreSQL as the service reaches it: through a Toxiproxy proxy `pg-{name}` adding the
+        row's latency each way, or as given where the row adds none. Returns it with the proxies to remove."""
+        if not (row.db_latency_ms or row.db_jitter_ms):
+            return jdbc_url, []
+        assert self.pg is not None and self.toxiproxy is not None
+        direct = f"//{PG_HOST}:{self.pg.port}/"
+        assert direct in jdbc_url, jdbc_url  # a URL of vtlab's own server, or the latency would silently be lost
+        port = self.toxiproxy.add(f"pg-{name}", PG_HOST, self.pg.port, row.db_latency_ms, row.db_jitter_ms)
+        return jdbc_url.replace(direct, f"//{HOST}:{port}/"), [f"pg-{name}"]
+
     def unroute(self, proxies: list[str]) -> None:
+        if self.toxiproxy is None or self.toxiproxy.proc.poll() is not None:
+            return  # a stopped Toxiproxy took its proxies with it
         for name in proxies:
-            if self.toxiproxy is not None:
-                self.toxiproxy.remove(name)
+            self.toxiproxy.remove(name)
 
     def revive(self, tier: str, keep: bool) -> None:
         """Fresh tiers for the next row: the service is fresh every row anyway; a dead stub, proxy or database

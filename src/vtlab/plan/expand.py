@@ -43,10 +43,13 @@ def shaped(row: Row, setting: dict) -> Row | None:
     if row.thread_mode == "webflux" and workload != DEFAULT_WORKLOAD:
         return None  # the reactive twin serves the order-summary workload only
     if workload == SERVICE_WORKLOAD:
-        # the user's service: vtlab sets none of its own service's parts, so none of them tells rows apart
+        # the user's service: vtlab sets none of its own service's parts, so none of them tells rows apart; the
+        # latency it adds in front of its own PostgreSQL (--db) is the rig's, as for its own service
         return Row(thread_mode=row.thread_mode, workload=workload, load_model=row.load_model,
                    concurrency=row.concurrency, target_rps=row.target_rps, hikari_pool=0, tomcat_max_threads=0,
-                   stub_delay_ms=row.stub_delay_ms, shape=row.shape, jdk=row.jdk, jvm_opts=row.jvm_opts, rep=row.rep)
+                   stub_delay_ms=row.stub_delay_ms, db_latency_ms=row.db_latency_ms,
+                   db_jitter_ms=row.db_jitter_ms if row.db_latency_ms else 0, shape=row.shape, jdk=row.jdk,
+                   jvm_opts=row.jvm_opts, rep=row.rep)
     changes: dict[str, object] = {
         "sleep_ms": row.sleep_ms if workload == "sleep" else 0,
         "cpu_work": row.cpu_work if workload == "cpu" else 0,

@@ -5,9 +5,11 @@ narrowed to the advised lines' loads and scenarios, with the setting at the size
 setting at different sizes, the try takes the largest: the one size that carries every line it answers (a larger
 setting than a line needs leaves its wall where it was, Little's law's own reading).
 
+A user's service's settings are its environment variables (--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE=…),
+given over the run's own target flags, which the user gives again (cli.advise: their values are never recorded).
+
 This module chooses; it measures nothing. Which advice is not tried says why: a line that got no advice, a wall no
-flag of vtlab's own service moves, a setting already at the size advised, one beyond what the rig's PostgreSQL
-takes."""
+setting a try sets moves, a setting already at the size advised, one beyond what the rig's PostgreSQL takes."""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from vtlab.core.settings import USER_POOL_SETTING, USER_THREADS_SETTING
 from vtlab.core.triedbefore import NotHelped
+from vtlab.plan.presets import SERVICE_WORKLOAD
 
 
 class Advice(Protocol):
@@ -40,6 +44,10 @@ OPTIONS = {"--tomcat-threads": ("tomcat_max_threads", "tomcat_max_threads"),
            "--jdk": ("jdks", "jdk")}
 # Overrides fields that hold one value (the others are lists)
 SCALAR_FIELDS = ("tomcat_max_threads", "offload_pool")
+# A user's service's settings a try sets: Spring Boot's own environment variables, as explain.advice names them. A try
+# gives them with --service-env over the run's own target flags; no row dimension tells them apart.
+SERVICE_ENV = "--service-env"
+SERVICE_SETTINGS = (USER_POOL_SETTING, USER_THREADS_SETTING)
 
 # The row dimensions that narrow a try to the advised points, by the Overrides field of their flag: only those the
 # run's rows varied in (a dimension every row shared is the run's plan already)
@@ -78,6 +86,10 @@ class Try:
         """Its settings as flags: "--pools 100 --tomcat-threads 1000"."""
         return " ".join(f"{flag} {value}" for flag, value in self.settings)
 
+    def service_argv(self) -> list[str]:
+        """Its settings of a user's service as `vtlab run` takes them: --service-env NAME=VALUE each."""
+        return [word for flag, value in self.settings if flag == SERVICE_ENV for word in (flag, value)]
+
 
 @dataclass(frozen=True)
 class NotTried:
@@ -86,12 +98,28 @@ class NotTried:
 
 
 def option_of(advice: Advice) -> tuple[str, str] | None:
-    """The advice's flag as (flag, value) where a try can set it on vtlab's own service; None for one it cannot
-    (a user's service's environment, the client's pool of a user's code, no flag at all)."""
-    words = shlex.split(advice.flag) if advice.flag else []
-    if len(words) != 2 or words[0] not in OPTIONS:
+    """The advice's flag as (flag, value) where a try can set it: a flag of vtlab's own service, or a user's service's
+    setting (SERVICE_SETTINGS, the value NAME=SIZE); None for one it cannot (the client's pool of a user's code, no
+    flag at all)."""
+    try:
+        words = shlex.split(advice.flag) if advice.flag else []
+    except ValueError:  # words, not a flag: "your HTTP client's connections per route: 100"
         return None
-    return words[0], words[1]
+    if len(words) != 2:
+        return None
+    if words[0] == SERVICE_ENV:
+        name, _, size = words[1].partition("=")
+        return (SERVICE_ENV, words[1]) if name in SERVICE_SETTINGS and size.isdigit() else None
+    return (words[0], words[1]) if words[0] in OPTIONS else None
+
+
+def _setting(flag: str, value: str) -> str:
+    """What one try sets: the flag, or for a user's service the variable (two of them are two settings)."""
+    return f"{flag} {value.partition('=')[0]}" if flag == SERVICE_ENV else flag
+
+
+def _size(value: str) -> float:
+    return float(value.rpartition("=")[2])
 
 
 def chosen(advised: Sequence[Advice], overrides: Mapping[str, object], rows: Sequence[Mapping[str, object]],
@@ -109,14 +137,15 @@ def chosen(advised: Sequence[Advice], overrides: Mapping[str, object], rows: Seq
             skipped.append(NotTried(advice, why))
             continue
         flag, value = option_of(advice)  # type: ignore[misc]  # _why_not has ruled out None
-        by_option.setdefault(flag, []).append((advice, value))
+        by_option.setdefault(_setting(flag, value), []).append((advice, value))
     base = {**{name: value for name, value in (phases or {}).items() if name in PHASES and value is not None},
             **replayed(overrides)}
     if not paired and not base.get("aa"):  # the run's design as it ran, whatever its flags would pair now
         base["paired"] = False
         base.pop("blocks", None)
     varied = [name for name in NARROWED if name in LOADS or len({str(row.get(name)) for row in rows}) > 1]
-    made = [_try(base, varied, [(flag, _largest(found))], [a for a, _ in found]) for flag, found in by_option.items()]
+    made = [_try(base, varied, [(setting.split()[0], _largest(found))], [a for a, _ in found])
+            for setting, found in by_option.items()]
     shared = _shared_points(made)
     if shared:  # where settings hold one point, the next wall once one is lifted may be the other's
         made.append(_try(base, varied, [s for t in made for s in t.settings],
@@ -145,6 +174,8 @@ def replayed(overrides: Mapping[str, object]) -> dict[str, object]:
     given = {name: _typed(value) for name, value in overrides.items() if name not in DERIVED and value is not None}
     if given.get("paired") or given.get("aa"):
         given.pop("reps", None)
+    if given.get("workloads") == (SERVICE_WORKLOAD,):
+        given.pop("workloads")  # a user's service's: its target's flags (--service …) set it, given with the try
     return given
 
 
@@ -158,8 +189,8 @@ def _why_not(advice: Advice) -> str:
     if advice.wall == "cpu":
         return "no setting to try: a CPU wall is lifted by cores, not a setting"
     if option_of(advice) is None:
-        return (f"{advice.flag or 'no flag'}: not a setting a try of vtlab's own service sets (one of "
-                f"{', '.join(OPTIONS)})")
+        return (f"{advice.flag or 'no flag'}: not a setting a try sets (one of {', '.join(OPTIONS)}, or of your "
+                f"service's --service-env {', '.join(SERVICE_SETTINGS)})")
     if advice.wall != "pinning" and not advice.needed > advice.value:
         return f"its {advice.setting} is {advice.value:g} already: the size advised changes nothing"
     if "cannot grow that far" in getattr(advice, "beyond", ""):
@@ -168,7 +199,7 @@ def _why_not(advice: Advice) -> str:
 
 
 def _largest(found: Sequence[tuple[Advice, str]]) -> str:
-    return max((value for _, value in found), key=lambda value: float(value))
+    return max((value for _, value in found), key=_size)
 
 
 def _try(base: Mapping[str, object], varied: Sequence[str], settings: Sequence[tuple[str, str]],
@@ -176,7 +207,7 @@ def _try(base: Mapping[str, object], varied: Sequence[str], settings: Sequence[t
     """A try of `settings` on the points of `lines`: the run's fields, narrowed where the run varied to the lines'
     values, the settings over them."""
     given = dict(base)
-    changes = tuple(OPTIONS[flag][1] for flag, _ in settings)
+    changes = tuple(OPTIONS[flag][1] for flag, _ in settings if flag in OPTIONS)
     for dimension in varied:
         if dimension in changes:
             continue
@@ -190,10 +221,18 @@ def _try(base: Mapping[str, object], varied: Sequence[str], settings: Sequence[t
     if "jdk" in changes:
         given.pop("java_home", None)  # another runtime of the run's: the try asks for the JDK itself
     for flag, value in settings:
-        field = OPTIONS[flag][0]
-        given[field] = int(value) if field in SCALAR_FIELDS else (int(value),)
-    slug = name or "-".join(f"{flag.lstrip('-')}-{value}" for flag, value in settings)
+        if flag in OPTIONS:
+            field = OPTIONS[flag][0]
+            given[field] = int(value) if field in SCALAR_FIELDS else (int(value),)
+    slug = name or "-".join(_slug(flag, value) for flag, value in settings)
     return Try(slug, tuple(settings), given, tuple(dict.fromkeys(lines)), changes)
+
+
+def _slug(flag: str, value: str) -> str:
+    if flag == SERVICE_ENV:  # spring-datasource-hikari-maximum-pool-size-40
+        name, _, size = value.partition("=")
+        return f"{name.lower().replace('_', '-')}-{size}"
+    return f"{flag.lstrip('-')}-{value}"
 
 
 def _typed(value: object) -> object:

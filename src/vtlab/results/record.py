@@ -106,6 +106,10 @@ class UserService:
     # resumed run must match (a record from before them has none)
     libraries: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     vs_libraries: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # the --vs jar's
+    # its database (--db: "vtlab", vtlab's PostgreSQL; --db-url: "url"; "none") and its --service-env variables' names
+    # (their values are never written): what a try of a setting gives again (cli.advise)
+    db: str = field(default="", compare=False)
+    env_names: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, described: Mapping[str, object]) -> UserService:
@@ -114,8 +118,10 @@ class UserService:
             found = described.get(key)
             return tuple((str(pair[0]), str(pair[1])) for pair in found
                          if isinstance(pair, (list, tuple)) and len(pair) == 2) if isinstance(found, list) else ()
+        names = described.get("env_names")
         return cls(*(str(described.get(key) or "") for key in ("jar", "url", "call", "vs")),
-                   libraries=pairs("libraries"), vs_libraries=pairs("vs_libraries"))
+                   libraries=pairs("libraries"), vs_libraries=pairs("vs_libraries"), db=str(described.get("db") or ""),
+                   env_names=tuple(map(str, names)) if isinstance(names, list) else ())
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,8 @@ def own_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], keep: bool
 def user_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], k6_dashboard: bool, database: bool,
              stub: bool, database_port: int | None = None) -> tiers.Rig:
     """A user's service's tiers: PostgreSQL only when it asks for vtlab's `database` (no seed: the service owns
-    its schema), the `stub` only when its settings name {stub_url}; its own database on this machine
-    (`database_port`) sampled as the database tier."""
+    its schema), Toxiproxy in front of it where a row adds latency, the `stub` only when its settings name
+    {stub_url}; its own database on this machine (`database_port`) sampled as the database tier."""
     java = tiers.find_java(plan, run_dir)
     pg = None
     if database:
@@ -55,9 +55,12 @@ def user_rig(plan: Plan, run_dir: Path, core_map: dict[str, set[int]], k6_dashbo
         build.build_jars()
     settings = (plan.stub_delay_ms, plan.stub_jitter_ms, False)  # h2c only for vtlab's service: start_stub
     started = tiers.start_stub(java, settings, run_dir, core_map, False) if stub else None
-    return tiers.Rig(java, k6, load.k6_version(k6), pg, started, settings, core_map, run_dir,
-                     k6_dashboard=k6_dashboard, runners=plan.runners, memory_probe=plan.memory_probe == "on",
-                     database_port=database_port)
+    rig = tiers.Rig(java, k6, load.k6_version(k6), pg, started, settings, core_map, run_dir,
+                    k6_dashboard=k6_dashboard, runners=plan.runners, memory_probe=plan.memory_probe == "on",
+                    database_port=database_port)
+    if database and any(_delayed(row) for row in plan.rows):  # --db-latency: vtlab's PostgreSQL, further away
+        rig.toxiproxy = netdelay.start(build.build_toxiproxy(), run_dir / "logs" / "toxiproxy.log", core_map["stub"])
+    return rig
 
 
 def profiler(kinds: tuple[str, ...], rig: tiers.Rig) -> profiling.Tool | None:

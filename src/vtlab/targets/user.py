@@ -97,7 +97,13 @@ class UserService:
         return rows
 
     def revive(self, died: procs.TierDied) -> None:
+        proxy = self.rig.toxiproxy
         self.rig.revive(died.tier, False)  # --keep is refused with a user's service
+        if self.rig.toxiproxy is not proxy:
+            # a new Toxiproxy has none of the old one's proxies: the JVMs kept for their next steps lost their database
+            for jvm in list(self.jvms.values()):
+                jvm.proxies = []  # gone with their Toxiproxy
+                self._stop_jvm(jvm)
 
     def close(self) -> None:
         """The staircases' JVMs still up; the other tiers are stopped with every process of the run
@@ -190,8 +196,13 @@ class UserService:
         # a before/after's arm b is the other jar (--vs), started as the first is
         target = self.target.arm_b() if second and self.target.vs else self.target
         database = SERVICE_DATABASE + ("_b" if second else "")
-        jvm = userjvm.start(self.rig, self.plan, row, slug, target, java, self._database(database), jfr, stepped)
-        jvm.database = database if self.target.db == "vtlab" else ""
+        settings, proxies = self._database(database, row)
+        try:
+            jvm = userjvm.start(self.rig, self.plan, row, slug, target, java, settings, jfr, stepped)
+        except BaseException:
+            self.rig.unroute(proxies)
+            raise
+        jvm.database, jvm.proxies = (database if self.target.db == "vtlab" else ""), proxies
         self.jvms[self.plan.family(row)] = jvm
         return jvm
 
@@ -230,14 +241,21 @@ class UserService:
 
     def _stop_jvm(self, jvm: userjvm.UserJvm) -> None:
         self.jvms = {key: kept for key, kept in self.jvms.items() if kept is not jvm}
-        jvm.stop()
+        try:
+            jvm.stop()
+        finally:
+            self.rig.unroute(jvm.proxies)
 
-    def _database(self, name: str) -> dict[str, str]:
+    def _database(self, name: str, row: Row) -> tuple[dict[str, str], list[str]]:
         """Spring's datasource settings for the user's service: a fresh database `name` of vtlab's PostgreSQL for each
-        JVM (the same empty start every time), or the user's --db-url; nothing without either."""
+        JVM (the same empty start every time), reached through Toxiproxy where the row adds latency (--db-latency),
+        or the user's --db-url; nothing without either. Returns them with the proxies to remove with the JVM."""
         if self.target.db == "vtlab":
             assert self.rig.pg is not None
             credentials = self.rig.pg.fresh_database(name)
-            return {"SPRING_DATASOURCE_URL": credentials.jdbc_url, "SPRING_DATASOURCE_USERNAME": credentials.user,
-                    "SPRING_DATASOURCE_PASSWORD": credentials.password}
-        return {"SPRING_DATASOURCE_URL": self.target.db_url} if self.target.db == "url" and self.target.db_url else {}
+            url, proxies = self.rig.database_route(credentials.jdbc_url, row, name)
+            return {"SPRING_DATASOURCE_URL": url, "SPRING_DATASOURCE_USERNAME": credentials.user,
+                    "SPRING_DATASOURCE_PASSWORD": credentials.password}, proxies
+        if self.target.db == "url" and self.target.db_url:
+            return {"SPRING_DATASOURCE_URL": self.target.db_url}, []
+        return {}, []

@@ -5,7 +5,7 @@ across the steps of a staircase, as vtlab's own service's JVM is (targets.servic
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vtlab.core.dimensions import Row
@@ -35,6 +35,7 @@ class UserJvm:
     mode_proven: bool = False  # its thread mode checked, by its first row's first request
     request_threads: int = 0   # the request threads it reported then (0: none reported): a pre-warm's cap
     database: str = ""         # its own database in vtlab's PostgreSQL (--db), where a mix's writes are counted
+    proxies: list[str] = field(default_factory=list)  # the Toxiproxy proxies to its database (--db-latency)
 
     def alive(self) -> bool:
         return self.app.proc is not None and self.app.proc.poll() is None
