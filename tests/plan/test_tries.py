@@ -156,7 +156,7 @@ def test_a_user_services_setting_is_tried_as_its_environment_over_the_flags_it_r
     own = ["--service", jar, "--endpoint", "GET /x", "--db", "--service-env",
            "SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE=10", "--service-env", "SPRING_PROFILES_ACTIVE=postgres"]
     argv = advise.run_argv("service", attempt.given, tmp_path / attempt.name,
-                           trytarget.with_settings(own, attempt.service_argv()))
+                           trytarget.with_settings(own, attempt.service_env()))
     parser = argparse.ArgumentParser(prog="vtlab")
     run.add(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

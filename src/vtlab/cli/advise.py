@@ -85,7 +85,7 @@ def _try_each(run_dir: Path, base: runs.Run, profile: str, chosen: list[tries.Tr
     failed = 0
     for attempt in chosen:
         out = run_dir / TRIES / attempt.name
-        argv = run_argv(profile, attempt.given, out, trytarget.with_settings(target, attempt.service_argv()))
+        argv = run_argv(profile, attempt.given, out, trytarget.with_settings(target, attempt.service_env()))
         print(f"vtlab advise: try {attempt.words()}: vtlab {shlex.join(argv)}", flush=True)
         if dry_run:
             continue
@@ -143,10 +143,8 @@ def run_argv(profile: str, given: dict, out: Path, target: list[str] | None = No
 def _measure(argv: list[str]) -> tuple[int, str]:
     """`vtlab run` with `argv` in this process, its flags checked as the user's are; its exit code, or the reason it
     could not be planned (its usage error, said instead of measured)."""
-    parser = argparse.ArgumentParser(prog="vtlab")
-    run.add(parser.add_subparsers(dest="command", required=True))
     try:
-        args = parser.parse_args(argv)
+        args = run.parser().parse_args(argv)
     except SystemExit:  # argparse has said which flag and value on stderr
         return 2, f"`vtlab {shlex.join(argv)}` was refused (above)"
     try:

@@ -81,9 +81,7 @@ def ensure(recalibrate: bool = False, out: Path | None = None, bound: bool = Fal
 
 def _run(argv: list[str]) -> int:
     """`vtlab run` with `argv`, in this process: its own parser, so the flags are checked as the user's are."""
-    parser = argparse.ArgumentParser(prog="vtlab")
-    run.add(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
+    args = run.parser().parse_args(argv)
     return args.func(args)
 
 

@@ -17,6 +17,14 @@ from vtlab.rig import doctor, procs
 from vtlab.targets import userservice
 
 
+def parser() -> argparse.ArgumentParser:
+    """`vtlab run`'s own parser, for a command that runs it in this process with the flags checked as the user's
+    are (a calibration's steps, advise's tries)."""
+    made = argparse.ArgumentParser(prog="vtlab")
+    add(made.add_subparsers(dest="command", required=True))
+    return made
+
+
 def add(sub) -> None:
     run = sub.add_parser("run", help="measure the matrix (does any missing setup first)",
                          description="Measure platform vs virtual threads; one CSV row per scenario.")

@@ -63,10 +63,8 @@ def refusal(run_dir: Path, recorded: record.RunRecord, argv: list[str]) -> str |
 def mismatch(service: record.UserService, argv: list[str]) -> str | None:
     """What of the target `argv` describes differs from the service the run measured, named; None where it is the
     same jar, call, database and environment names."""
-    parser = argparse.ArgumentParser(prog="vtlab")
-    run.add(parser.add_subparsers(dest="command", required=True))
     try:
-        target = targetflags.target(parser.parse_args(["run", *argv]))
+        target = targetflags.target(run.parser().parse_args(["run", *argv]))
     except ValueError as err:
         return f"advise --try: {err}"
     assert target is not None  # argv names a jar: refusal() checked the run was one
@@ -80,10 +78,10 @@ def mismatch(service: record.UserService, argv: list[str]) -> str | None:
     return None
 
 
-def with_settings(argv: list[str], settings: list[str]) -> list[str]:
-    """The target flags `argv` with a try's settings (`--service-env NAME=VALUE` each, plan.tries.Try.service_argv)
-    in place of any the user gave that variable: the try's size is the one the service runs with."""
-    tried = {value.partition("=")[0] for flag, value in zip(settings[::2], settings[1::2], strict=True)}
+def with_settings(argv: list[str], settings: tuple[str, ...]) -> list[str]:
+    """The target flags `argv` with a try's settings (NAME=VALUE each, plan.tries.Try.service_env) given by
+    --service-env in place of any the user gave that variable: the try's size is the one the service runs with."""
+    tried = {value.partition("=")[0] for value in settings}
     kept: list[str] = []
     words = iter(argv)
     for word in words:
@@ -93,4 +91,4 @@ def with_settings(argv: list[str], settings: list[str]) -> list[str]:
                 kept += [word, value]
         else:
             kept.append(word)
-    return [*kept, *settings]
+    return [*kept, *(word for value in settings for word in ("--service-env", value))]

@@ -86,9 +86,9 @@ class Try:
         """Its settings as flags: "--pools 100 --tomcat-threads 1000"."""
         return " ".join(f"{flag} {value}" for flag, value in self.settings)
 
-    def service_argv(self) -> list[str]:
-        """Its settings of a user's service as `vtlab run` takes them: --service-env NAME=VALUE each."""
-        return [word for flag, value in self.settings if flag == SERVICE_ENV for word in (flag, value)]
+    def service_env(self) -> tuple[str, ...]:
+        """Its settings of a user's service, each NAME=VALUE for --service-env."""
+        return tuple(value for flag, value in self.settings if flag == SERVICE_ENV)
 
 
 @dataclass(frozen=True)
