@@ -88,3 +88,39 @@ def test_the_interval_is_welchs_and_shares_are_of_the_base():
     half = t * math.sqrt(5 / 3)
     assert math.isclose(result.low, -10 - half) and math.isclose(result.high, -10 + half)
     assert result.verdict == stats.WORSE and math.isclose(result.share, -0.10)
+
+
+def test_a_rate_is_judged_on_its_ratio_whose_interval_is_computed_on_the_log_and_never_falls_below_minus_100():
+    # three blocks a side as a try has them, the after's spread wide: the difference's interval reached below −100%
+    base, new = of_reps([200.0, 210.0, 205.0]), of_reps([150.0, 420.0, 510.0])
+    assert change(base, new, True).share_low < -1
+    result = change(base, new, True, on_ratio=True)
+    # by hand: relative variances (se ÷ mean)²; Welch's df from them; t linear in 1/df between the table's rows
+    mean_a, mean_b = 205.0, 360.0
+    sd_a, sd_b = 5.0, math.sqrt(((150 - 360) ** 2 + (420 - 360) ** 2 + (510 - 360) ** 2) / 2)
+    va, vb = (sd_a / math.sqrt(3) / mean_a) ** 2, (sd_b / math.sqrt(3) / mean_b) ** 2
+    df = (va + vb) ** 2 / (va * va / 2 + vb * vb / 2)
+    assert 2 <= df < 3
+    t = 4.303 + (1 / 2 - 1 / df) / (1 / 2 - 1 / 3) * (3.182 - 4.303)
+    low = math.exp(math.log(mean_b / mean_a) - t * math.sqrt(va + vb)) - 1
+    high = math.exp(math.log(mean_b / mean_a) + t * math.sqrt(va + vb)) - 1
+    assert result.share_low == pytest.approx(low) and result.share_high == pytest.approx(high)
+    assert -1 < result.share_low < 0 < result.share_high and result.verdict == stats.SAME
+    assert result.share == pytest.approx(mean_b / mean_a - 1)
+
+
+def test_on_its_ratio_a_rate_without_a_shift_calls_a_change_no_more_often_than_its_five_percent():
+    for reps in (2, 3, 5):
+        rng = random.Random(100 + reps)
+        alarms = sum(change(of_reps([rng.gauss(1000, 50) for _ in range(reps)]),
+                            of_reps([rng.gauss(1000, 50) for _ in range(reps)]), True, on_ratio=True).verdict
+                     != stats.SAME for _ in range(TRIALS)) / TRIALS
+        assert (0.005 if reps == 2 else 0.025) <= alarms <= 0.075, (reps, alarms)
+    # a real 20% drop is still found, and a base of 0 (nothing to divide by) falls back to the difference
+    rng = random.Random(9)
+    found = sum(change(of_reps([rng.gauss(1000, 50) for _ in range(5)]),
+                       of_reps([rng.gauss(800, 40) for _ in range(5)]), True, on_ratio=True).verdict == stats.WORSE
+                for _ in range(TRIALS))
+    assert found / TRIALS > 0.9
+    zero = change(of_reps([0.0, 0.0, 0.0]), of_reps([1.0, 2.0, 1.5]), False, on_ratio=True)
+    assert zero.low == pytest.approx(change(of_reps([0.0, 0.0, 0.0]), of_reps([1.0, 2.0, 1.5]), False).low)

@@ -3,6 +3,7 @@ the users ask (Little's law), the next wall's ceiling and the flag to try, with 
 connection is named as the code's shape; a CPU wall gets the cores its users' rate needs and no setting; an invalid
 line or an unexplained wall gets none and says why. Hand-made rows (tests/rows.py), judged by the analysis."""
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from vtlab.core.settings import DB_MAX_CONNECTIONS, DB_RESERVED_CONNECTIONS
 from vtlab.explain import advice, analyze
 from vtlab.report import advice as told
+from vtlab.report.labels import fmt
 from vtlab.results import record
 from vtlab.results import rows as measured_rows
 from vtlab.results.rows import typed
@@ -53,7 +55,23 @@ def test_a_held_connection_is_the_code_s_shape_and_a_pool_past_the_database_meet
     assert found.beyond == ""  # 200 fit in the 490 vtlab's PostgreSQL takes
     many = by_wall(advised(row(conn_mode="held", concurrency=20),
                            row(**{**held, "throughput_rps": 49}, concurrency=1000)), "connection-pool")
-    assert many.needed == 1000 and "beyond what vtlab's PostgreSQL takes (490 for the pool, of its 500" in many.beyond
+    # 1,000 connections carry what its users ask; the CPU would then hold it at ~330 req/s, which ~330 carry (each
+    # request holding one ~1 s): that size fits, and is the one tried
+    assert many.needed == 1000 and many.next_wall == "cpu" and many.predicted_rps < 490
+    # each connection held ~1.01 s (the 1 s call and the query) to 1.02 s (the 49 req/s the 50 served)
+    assert math.ceil(many.predicted_rps * 1.0) <= many.enough <= math.ceil(many.predicted_rps * 1.02)
+    assert many.flag == f"--pools {many.enough}"
+    assert many.beyond == (f"1000 is beyond what vtlab's PostgreSQL takes (490 for the pool); the try takes the "
+                           f"{many.enough} that carry the {many.predicted_rps:,.0f} req/s the next wall then allows")
+    said = told.sentence(many, lambda r: r.thread_mode)
+    assert f"which 1,000 carry, and then the CPU would hold it at {fmt(many.predicted_rps)} req/s, which " \
+           f"{many.enough} carry; try --pools {many.enough}" in said
+    # a service so light that its CPU would carry ~900 req/s: the size that carries even that does not fit either
+    light = by_wall(advised(row(conn_mode="held", concurrency=20),
+                            row(**{**held, "app_cpu_pct": 1}, concurrency=1000)), "connection-pool")
+    assert light.needed == 1000 and 490 < light.enough < 1000 and light.flag == "--pools 1000"
+    assert "beyond what vtlab's PostgreSQL takes (490 for the pool, of its 500" in light.beyond
+    assert light.beyond.endswith("it cannot grow that far here")
 
 
 def test_a_cpu_wall_gets_the_cores_its_users_ask_and_no_setting():
@@ -182,15 +200,24 @@ def test_a_users_pool_is_sized_against_vtlabs_postgresql_with_db_and_against_its
                 if a.wall == "connection-pool"}
     room = (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // 2  # each of the two arms' JVMs, up together
     found = pools(recorded)
+    pool_ceilings = {(a.row.thread_mode, a.row.concurrency): a.line.ceilings.pool
+                     for a in analyze.analyse(rows, recorded).aggregates}
     assert set(found) == {(mode, users) for mode in ("platform", "virtual") for users in (100, 400)}
-    for (_, users), line in found.items():
-        assert line.flag == f"--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE={line.needed}"
+    for (mode, users), line in found.items():
         if users == 400:
-            assert line.needed > room and line.beyond.startswith(f"beyond what vtlab's PostgreSQL takes ({room} ")
-            assert line.beyond.endswith("it cannot grow that far here")
-        else:
-            assert line.needed <= room and line.beyond == ("the database's max_connections must hold it, every "
-                                                           f"JVM's pool at once (vtlab's PostgreSQL here: {room})")
+            # ~400 connections carry what the users ask, beyond the database; the CPU's 424–507 req/s need 21–24: the
+            # smallest pool whose ceiling (10 connections → the pool's ceiling, scaled) reaches it is tried
+            assert line.needed > room and line.predicted_rps < line.asked_rps and line.next_wall == "cpu"
+            per_connection = pool_ceilings[mode, users] / 10
+            assert (line.enough - 1) * per_connection < line.predicted_rps <= line.enough * per_connection
+            assert 15 <= line.enough <= 30
+            assert line.flag == f"--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE={line.enough}"
+            assert line.beyond.startswith(f"{line.needed} is beyond what vtlab's PostgreSQL takes ({room} for each "
+                                          f"of the two arms' pools up together); the try takes the {line.enough} ")
+            continue
+        assert line.flag == f"--service-env SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE={line.needed}"
+        assert line.needed <= room and line.beyond == ("the database's max_connections must hold it, every "
+                                                       f"JVM's pool at once (vtlab's PostgreSQL here: {room})")
     # its own database (--db-url): how far it grows is that database's to say
     elsewhere = pools(replace(recorded, user_service=replace(recorded.user_service, db="url")))
     assert {line.beyond for line in elsewhere.values()} == {

@@ -57,10 +57,11 @@ def test_the_headline_ratio_of_a_mode_with_a_valid_and_an_invalid_rep_uses_the_v
 def test_the_headline_cell_and_its_ratio_use_the_same_statistic_the_reps_mean():
     (line,) = head_of(closed("virtual", 100, 100, ci=1), closed("virtual", 100, 100, ci=1, rep=2),
                       closed("virtual", 100, 130, ci=1, rep=3), closed("platform", 100, 100, ci=1))
-    # virtual reps 100, 100, 130: median 100, mean 110 (s = 17.32, t(2) = 4.303: ± 43.03 → 66.97–153.03); the cell
-    # shows the mean, and the ratio divides it: 110 / 100, not the medians' 1.00; 66.97 / 101 to 153.03 / 99
-    assert line["virtual"] == "mean 110.0 [67.0–153.0] of 3 reps ⚠ · p99 1,050 ms"
-    assert line["ratio"] == "1.10× [0.66–1.55]"
+    # virtual reps 100, 100, 130: median 100, mean 110 (the logs' mean 4.69262, s 0.15148, t(2) = 4.303:
+    # e^(4.69262 ± 0.37632) = 74.91–159.01); the cell shows the mean, and the ratio divides it: 110 / 100, not the
+    # medians' 1.00; 74.91 / 101 to 159.01 / 99
+    assert line["virtual"] == "mean 110.0 [74.9–159.0] of 3 reps ⚠ · p99 1,050 ms"
+    assert line["ratio"] == "1.10× [0.74–1.61]"
 
 
 def test_report_json_has_no_ratio_from_an_invalid_row_and_says_why(tmp_path):

@@ -117,12 +117,12 @@ def test_the_headline_ratio_carries_the_range_its_rows_intervals_allow():
     assert one_rep[0]["ratio"] == "4.50× [4.31–4.70]"  # 870 / 202 to 930 / 198
     reps = head_of(line("platform", 200, 2), line("platform", 190, 2, rep=2), line("virtual", 900, 30),
                     line("virtual", 950, 10, rep=2))
-    # two reps: the interval of their mean, not their intervals joined (870–960). virtual: mean 925,
-    # s = 50 / √2 = 35.355, t(1) = 12.706: ± 12.706 × 35.355 / √2 = ± 317.65 → 607.35–1,242.65;
-    # platform: mean 195, s = 7.071, ± 12.706 × 5 = ± 63.53 → 131.47–258.53
-    assert reps[0]["virtual"].startswith("mean 925.0 [607.4–1,242.7] of 2 reps ")
-    assert reps[0]["platform"].startswith("mean 195.0 [131.5–258.5] of 2 reps ")
-    assert reps[0]["ratio"] == "4.74× [2.35–9.45]"  # 925 / 195; 607.35 / 258.53 to 1,242.65 / 131.47
+    # two reps: the interval of their mean, not their intervals joined (870–960), its ends on the logs, t(1) =
+    # 12.706. virtual: ln 900, ln 950 have mean 6.82943, s 0.03823: e^(6.82943 ± 12.706 × 0.03823 / √2) =
+    # 655.85–1,303.64; platform: ln 200, ln 190, mean 5.27267, s 0.03627: e^(5.27267 ± 0.32587) = 140.72–270.03
+    assert reps[0]["virtual"].startswith("mean 925.0 [655.9–1,303.6] of 2 reps ")
+    assert reps[0]["platform"].startswith("mean 195.0 [140.7–270.0] of 2 reps ")
+    assert reps[0]["ratio"] == "4.74× [2.43–9.26]"  # 925 / 195; 655.85 / 270.03 to 1,303.64 / 140.72
     unknown = head_of(line("platform", 200, ""), line("virtual", 900, ""))
     assert unknown[0]["ratio"] == "4.50×"  # no interval measured: no range claimed
 
@@ -145,10 +145,11 @@ def test_the_headline_tells_several_reps_as_the_mean_with_its_t_interval_and_one
     rows = [line("virtual", 100), line("virtual", 110, rep=2), line("virtual", 120, rep=3),
             line("platform", 99.5, ci=0.4)]
     (reps,) = headline.headline(analyze.analyse(rows, handmade.RUN).aggregates)
-    # three reps 100, 110, 120: mean 110, s = 10, t(2) = 4.303: ± 4.303 × 10 / √3 = ± 24.84 → 85.16–134.84
-    assert reps["virtual"] == "mean 110.0 [85.2–134.8] of 3 reps ⚠ · p99 1,050 ms"  # spread 20 / 110 ≥ 10%: ⚠
+    # three reps 100, 110, 120: mean 110; the logs' mean 4.69771, s 0.09119, t(2) = 4.303:
+    # e^(4.69771 ± 4.303 × 0.09119 / √3) = 87.46–137.59
+    assert reps["virtual"] == "mean 110.0 [87.5–137.6] of 3 reps ⚠ · p99 1,050 ms"  # spread 20 / 110 ≥ 10%: ⚠
     assert reps["platform"] == "99.5 ± 0.4 · p99 1,050 ms"  # one rep: its own within-row interval
-    assert reps["ratio"] == "1.11× [0.85–1.36]"  # 110 / 99.5; 85.16 / 99.9 to 134.84 / 99.1
+    assert reps["ratio"] == "1.11× [0.88–1.39]"  # 110 / 99.5; 87.46 / 99.9 to 137.59 / 99.1
 
 
 def test_a_run_whose_every_request_failed_still_draws_its_chart():
@@ -166,10 +167,10 @@ def test_the_hero_caption_says_what_the_chart_draws():
     aggregates = analyze.analyse(rows, handmade.RUN).aggregates
     _, drawn = charts.hero(aggregates, [], 200)
     # the marker is the reps' median (100), not their mean (110): the caption says so, and that the bar is the
-    # interval of the mean (66.97–153.03 here), which the median may sit off the centre of
+    # interval of the mean (74.91–159.01 here, its ends on the logs), which the median may sit off the centre of
     assert drawn["virtual"]["throughput_rps"] == [100]
-    assert (aggregates[0].interval_low, aggregates[0].interval_high) == (pytest.approx(66.97, abs=0.01),
-                                                                         pytest.approx(153.03, abs=0.01))
+    assert (aggregates[0].interval_low, aggregates[0].interval_high) == (pytest.approx(74.91, abs=0.01),
+                                                                         pytest.approx(159.01, abs=0.01))
     for name in ("hero", "open"):
         caption = figures.CAPTIONS[name]
         assert "the median of several" in caption and "of the reps' mean for several (Student t" in caption

@@ -234,13 +234,14 @@ def test_scenario_sections_tell_the_reps_mean_with_its_interval_not_the_last_rep
     section = sections_of(*rows)["pools"]
     text = " ".join(section.verdict)
     # Agroal's three reps 360, 366, 250: mean 325.333, deviations 34.667, 40.667, −75.333, s² = 8,530.67 / 2,
-    # s = 65.310; t(2) = 4.303: ± 4.303 × 65.310 / √3 = ± 162.25 → 163.08–487.58 (their joined intervals,
-    # 247–370, would be narrower than what three reps this far apart allow); p99: the reps' median
+    # s = 65.310; t(2) = 4.303: ± 4.303 × 65.310 / √3 = ± 162.25, the half-width the sections compare at; the
+    # interval's ends on the logs (mean 5.77007, s 0.21546): e^(5.77007 ± 0.53527) = 187.69–547.48 (their joined
+    # intervals, 247–370, would be narrower than what three reps this far apart allow); p99: the reps' median
     assert "Agroal 325.3 ± 162.3 req/s (p99 1,450 ms)" in text and "within noise" in text
     assert [line["rps"] for line in section.table] == ["370.0 ± 3.0", "325.3 ± 162.3"]
     line = analyze.analyse(rows, RUN).aggregates[1]
     low, high = line.interval_low, line.interval_high
-    assert low == pytest.approx(163.08, abs=0.01) and high == pytest.approx(487.58, abs=0.01)
+    assert low == pytest.approx(187.69, abs=0.01) and high == pytest.approx(547.48, abs=0.01)
     assert line.throughput_median == 360 and line.line.row.rep == 1  # the median rep is the one told
 
 

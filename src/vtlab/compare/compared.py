@@ -94,7 +94,9 @@ def _change(metric: Metric, scenarios: tuple[Scenario, Scenario],
         sides = [_estimate(metric, s, noise) for s, noise in zip(scenarios, noises, strict=True)]
     if not all(math.isfinite(side.mean) for side in sides):
         return None
-    found = change(sides[0], sides[1], metric.higher_is_better)
+    # every metric but the error rate is a rate, a time or a size: judged on its ratio (a share of requests is not:
+    # its base is often 0)
+    found = change(sides[0], sides[1], metric.higher_is_better, on_ratio=metric.name != "errors")
     if found.verdict == UNKNOWN:  # a single rep with no floor for the metric: say which and why
         found = replace(found, why="; ".join(dict.fromkeys(
             noise.why_none(metric.column) for side, noise in zip(sides, noises, strict=True) if not side.known)))

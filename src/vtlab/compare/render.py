@@ -23,9 +23,9 @@ def markdown(comparison: Comparison, breaches: list[Breach] | None = None) -> st
                   ""]
     lines += [_summary(c), "",
               "Each change is NEW − BASE with its 95% interval, in % of BASE (the error rate in percentage points): "
-              "`~` where the interval includes no change. Reps: the interval of their means (Welch's t); one rep: "
-              "the between-run noise for the metric the run recorded (reference/noise-floor), or the row's own "
-              "interval where wider; `?` where neither was measured.", ""]
+              "`~` where the interval includes no change. Reps: the interval of their means' ratio (Welch's t on its "
+              "log); one rep: the between-run noise for the metric the run recorded (reference/noise-floor), or the "
+              "row's own interval where wider; `?` where neither was measured.", ""]
     for row in c.rows:
         reps = f"{row.reps[0]} vs {row.reps[1]} rep(s)"
         lines += [f"## {row.label}", "", f"{reps}" + (f"; {'; '.join(row.flags)}" if row.flags else ""), "",

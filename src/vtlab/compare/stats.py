@@ -100,31 +100,52 @@ class Change:
         return self.high / self.base if self.base else math.nan
 
 
-def change(base: Estimate, new: Estimate, higher_is_better: bool) -> Change:
+def change(base: Estimate, new: Estimate, higher_is_better: bool, on_ratio: bool = False) -> Change:
     """Welch's t: the difference's standard error from both sides', its degrees of freedom by Welch–Satterthwaite.
-    Its interval excluding 0 is a change, in the direction the metric calls better or worse; else `~`."""
+    Its interval excluding 0 is a change, in the direction the metric calls better or worse; else `~`. `on_ratio`
+    (a rate or a time, both sides above 0): the test is on the log of NEW ÷ BASE, each side's error relative to its
+    mean, and the interval is that ratio's, so a rate's fall never reads below −100% however few the reps."""
     delta = new.mean - base.mean
     if not (base.known and new.known):
         return Change(base.mean, new.mean, delta, math.nan, math.nan, UNKNOWN)
+    if on_ratio and base.mean > 0 and new.mean > 0:
+        return _on_ratio(base, new, higher_is_better)
     variance = base.se ** 2 + new.se ** 2
     if variance == 0:
-        verdict = SAME if delta == 0 else (BETTER if (delta > 0) == higher_is_better else WORSE)
-        return Change(base.mean, new.mean, delta, delta, delta, verdict)
-    half = _t(_welch_df(base, new)) * math.sqrt(variance)
+        return Change(base.mean, new.mean, delta, delta, delta, _direction(delta, higher_is_better))
+    half = _t(_welch_df((base.se ** 2, base.df), (new.se ** 2, new.df))) * math.sqrt(variance)
     low, high = delta - half, delta + half
-    if low <= 0 <= high:
-        verdict = SAME
-    else:
-        verdict = BETTER if (delta > 0) == higher_is_better else WORSE
+    verdict = SAME if low <= 0 <= high else _direction(delta, higher_is_better)
     return Change(base.mean, new.mean, delta, low, high, verdict)
 
 
-def _welch_df(a: Estimate, b: Estimate) -> float:
-    va, vb = a.se ** 2, b.se ** 2
-    terms = [v * v / df for v, df in ((va, a.df), (vb, b.df)) if v > 0 and math.isfinite(df)]
+def _on_ratio(base: Estimate, new: Estimate, higher_is_better: bool) -> Change:
+    """The change on the log scale: ln(NEW ÷ BASE) ± t × √(Σ (se ÷ mean)²) by the delta method, Welch's df from the
+    relative variances; its ends carried back as differences from BASE (Change keeps differences)."""
+    delta = new.mean - base.mean
+    relative = [((side.se / side.mean) ** 2, side.df) for side in (base, new)]
+    variance = sum(v for v, _ in relative)
+    if variance == 0:
+        return Change(base.mean, new.mean, delta, delta, delta, _direction(delta, higher_is_better))
+    log_ratio, half = math.log(new.mean / base.mean), _t(_welch_df(*relative)) * math.sqrt(variance)
+    low, high = base.mean * math.expm1(log_ratio - half), base.mean * math.expm1(log_ratio + half)
+    verdict = SAME if low <= 0 <= high else _direction(delta, higher_is_better)
+    return Change(base.mean, new.mean, delta, low, high, verdict)
+
+
+def _direction(delta: float, higher_is_better: bool) -> str:
+    if delta == 0:
+        return SAME
+    return BETTER if (delta > 0) == higher_is_better else WORSE
+
+
+def _welch_df(*sides: tuple[float, float]) -> float:
+    """Welch–Satterthwaite's degrees of freedom of a sum of (variance, df) terms (an unbounded df adds none)."""
+    total = sum(v for v, _ in sides)
+    terms = [v * v / df for v, df in sides if v > 0 and math.isfinite(df)]
     if not terms:
         return math.inf
-    return (va + vb) ** 2 / sum(terms)
+    return total ** 2 / sum(terms)
 
 
 def _t(df: float) -> float:

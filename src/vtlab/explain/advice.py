@@ -1,8 +1,9 @@
 """What to change before you flip, from each scenario's evidence (issue 57): for every valid line whose wall is a
 setting — the request threads of platform threads, the connection pool, the downstream client's pool — the setting
 as the service ran it, the size that carries what the users ask (Little's law: the setting scales with the rate it
-must carry, at the time each request holds it), the ceiling then predicted (the next wall's, or the users' own), the
-flag to try, and the limit a larger setting meets where the rig knows one. A CPU wall gets no setting: the cores
+must carry, at the time each request holds it), the ceiling then predicted (the next wall's, or the users' own) and
+the smaller size that carries that next wall's rate, the flag to try (that smaller size where only it fits vtlab's
+PostgreSQL), and the limit a larger setting meets where the rig knows one. A CPU wall gets no setting: the cores
 the asked rate needs are said instead. A connection held across the downstream call is named as the code's shape.
 
 Only valid lines are advised, and only walls the evidence named: an invalid line, or one whose wall is unexplained,
@@ -103,10 +104,20 @@ def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
     if wall == "thread-pool" and _offloaded(row, value):  # the work's own pool is the narrower cap (queues)
         return Advice(row, wall, "offload pool", value, needed, asked, predicted, next_wall,
                       f"--offload-pool {needed}")
+    # what carries the rate the next wall then allows: where that wall is below the users' own, a smaller size lifts
+    # the wall as far as any larger one would (pc1's 400 users: 393–405 connections asked, 21–24 carry the CPU's rate)
+    enough = math.ceil(round(value * predicted / ceiling, 6)) if predicted < asked else needed
+    if enough <= value:  # a next wall below what the setting carried: the row, which the setting held, says not
+        enough = needed
     together = bool(analysis.paired)  # a paired run's two arms hold two pools at once
-    return Advice(row, wall, _SETTING[wall], value, needed, asked, predicted, next_wall,
-                  _flag(wall, needed, own), _beyond(wall, needed, own, together, analysis.context.vtlab_database),
-                  _shape(wall, row, own))
+    room = _room(together) if wall == "connection-pool" and analysis.context.vtlab_database else math.inf
+    size = enough if needed > room >= enough else needed  # the size to try: the one that fits, where one does
+    beyond = _beyond(wall, needed, own, together, analysis.context.vtlab_database)
+    if size != needed:
+        beyond = (f"{needed} is beyond what vtlab's PostgreSQL takes ({room} for {_held(together)}); the try takes "
+                  f"the {enough} that carry the {_rate(predicted)} the next wall then allows")
+    return Advice(row, wall, _SETTING[wall], value, needed, asked, predicted, next_wall, _flag(wall, size, own),
+                  beyond, _shape(wall, row, own), enough=enough)
 
 
 def _cpu(line: Aggregate, analysis: Analysis, asked: float) -> Advice:
@@ -173,11 +184,10 @@ def _beyond(wall: str, needed: int, own: bool, together: bool = False, vtlab_dat
     """The limit a larger setting meets, or what it costs, where the rig knows it; `together`: a paired run, whose
     two arms' JVMs hold two pools at once; `vtlab_database`: the pools are vtlab's PostgreSQL's to hold (its own
     service's, or a user's with --db)."""
-    room = (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (2 if together else 1)
+    room = _room(together)
     if wall == "connection-pool":
         if vtlab_database and needed > room:
-            held = "each of the two arms' pools up together" if together else "the pool"
-            return (f"beyond what vtlab's PostgreSQL takes ({room} for {held}, of its {DB_MAX_CONNECTIONS} "
+            return (f"beyond what vtlab's PostgreSQL takes ({room} for {_held(together)}, of its {DB_MAX_CONNECTIONS} "
                     "connections): it cannot grow that far here")
         if own:
             return ""
@@ -186,6 +196,16 @@ def _beyond(wall: str, needed: int, own: bool, together: bool = False, vtlab_dat
     if wall == "thread-pool":
         return f"each platform thread reserves a stack: ~{needed * THREAD_STACK_MIB:,} MiB of address space at -Xss1m"
     return ""
+
+
+def _room(together: bool) -> int:
+    """The connections vtlab's PostgreSQL takes for one pool: its max_connections but its own, halved for a paired
+    run's two arms up together."""
+    return (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (2 if together else 1)
+
+
+def _held(together: bool) -> str:
+    return "each of the two arms' pools up together" if together else "the pool"
 
 
 def _shape(wall: str, row: object, own: bool) -> str:

@@ -227,7 +227,7 @@ class Aggregate:
     throughput_median: float
     throughput_min: float
     throughput_max: float
-    interval_low: float             # one rep: its own 95% interval; several: the 95% interval of their mean
+    interval_low: float             # one rep: its own 95% interval; several: their mean's, its ends on the log
     interval_high: float
     spread: float
     spread_warning: bool
@@ -322,6 +322,7 @@ class Advice:
     pinned_ms: float = math.nan
     longest_ms: float = math.nan
     not_helped: NotHelped | None = None  # a try of this flag at this point before, which did not help (no suggestion)
+    enough: float = math.nan    # what carries the rate the next wall allows (`needed` where that wall is the users')
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,13 @@ def sentence(advice: Advice, mode: Callable[[object], str]) -> str:
     asking = "its arrivals ask" if getattr(advice.row, "load_model", "") == "open" else "its users ask"
     said = (f"{where}: held by its {advice.setting} ({fmt(advice.value)}); {asking} "
             f"{fmt(advice.asked_rps)} req/s, which {fmt(advice.needed)} carry, and then {_next(advice)} would hold it "
-            f"at {fmt(advice.predicted_rps)} req/s; {_to_try(advice)}")
+            f"at {fmt(advice.predicted_rps)} req/s{_enough(advice, ', which {} carry')}; {_to_try(advice)}")
     return said + "".join(f"; {extra}" for extra in (advice.beyond, advice.shape) if extra) + "."
+
+
+def _enough(advice: Advice, words: str) -> str:
+    """The size that carries the next wall's rate, in `words`, where it is smaller than the users' own; else ""."""
+    return words.format(fmt(advice.enough)) if advice.enough < advice.needed else ""
 
 
 def _to_try(advice: Advice) -> str:
@@ -99,5 +104,5 @@ def _cells(a: Advice, mode: Callable[[object], str]) -> dict[str, str]:
                 "predicted": "–"}
     if a.wall == "cpu":
         return {**told, "now": f"{fmt(a.value)} cores", "needed": f"{a.needed:.1f} cores", "predicted": "–"}
-    return {**told, "now": fmt(a.value), "needed": fmt(a.needed),
+    return {**told, "now": fmt(a.value), "needed": fmt(a.needed) + _enough(a, " ({} to the next wall)"),
             "predicted": f"{fmt(a.predicted_rps)} req/s ({_next(a)})"}

@@ -73,12 +73,13 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   paired points whose interval reaches into it).
 - ``advice``: what to change before you flip (explain.advice), one entry per scenario and mode advised: ``row``,
   ``wall``, ``setting``, ``value`` (as the service ran it; a CPU wall's cores), ``needed`` (what carries the users'
-  rate, ``asked_rps``; a CPU wall's cores), ``predicted_rps`` and ``next_wall`` (the ceiling then), ``flag`` (what to
-  try), ``beyond`` (the limit it meets), ``shape`` (what no setting fixes) and ``why_not`` (why there is none); a
-  pinned frame's (``wall`` "pinning"): ``setting`` (the frame), ``value`` (its events), ``pin_kind`` (monitor,
-  class-init, native), ``pinned_ms`` and ``longest_ms``; ``not_helped``: null, or the try on this machine that found
-  ``flag`` no help at this point (core.triedbefore: ``measured_at``, ``folder``, ``flag``, ``value``, ``point``,
-  ``where``, ``said``), so that the line is not one to try.
+  rate, ``asked_rps``; a CPU wall's cores), ``predicted_rps`` and ``next_wall`` (the ceiling then), ``enough`` (what
+  carries ``predicted_rps``: ``needed`` where the next wall is the users'), ``flag`` (what to try), ``beyond`` (the
+  limit it meets), ``shape`` (what no setting fixes) and ``why_not`` (why there is none); a pinned frame's (``wall``
+  "pinning"): ``setting`` (the frame), ``value`` (its events), ``pin_kind`` (monitor, class-init, native),
+  ``pinned_ms`` and ``longest_ms``; ``not_helped``: null, or the try on this machine that found ``flag`` no help at
+  this point (core.triedbefore: ``measured_at``, ``folder``, ``flag``, ``value``, ``point``, ``where``, ``said``), so
+  that the line is not one to try.
 - ``libraries``: a user's jar's JDBC driver, pool and HTTP client (explain.libraries): ``artifact``, ``version``,
   ``friendly`` (its version replaced synchronized around I/O; null: no version of it has), ``friendly_from``,
   ``source`` (where its project says so), ``pins`` (``jdk``, ``held``: what held the carrier, ``events``, ``ms``
@@ -143,7 +144,8 @@ def _advice(advice: Advice) -> dict[str, Any]:
     """One line's advice: its row, wall, the setting as it ran and what carries the users' rate, the predicted ceiling,
     the flag to try, and why there is none where there is none."""
     return {"row": _row(advice.row), "wall": advice.wall, "setting": advice.setting or None, "value": advice.value,
-            "needed": advice.needed, "asked_rps": advice.asked_rps, "predicted_rps": advice.predicted_rps,
+            "needed": advice.needed, "enough": advice.enough, "asked_rps": advice.asked_rps,
+            "predicted_rps": advice.predicted_rps,
             "next_wall": advice.next_wall or None, "flag": advice.flag or None, "beyond": advice.beyond or None,
             "shape": advice.shape or None, "why_not": advice.why_not or None,
             "pin_kind": advice.pin_kind or None, "pinned_ms": advice.pinned_ms, "longest_ms": advice.longest_ms,
