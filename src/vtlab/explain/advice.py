@@ -1,9 +1,9 @@
 """What to change before you flip, from each scenario's evidence (issue 57): for every valid line whose wall is a
 setting — the request threads of platform threads, the connection pool, the downstream client's pool — the setting
 as the service ran it, the size that carries what the users ask (Little's law: the setting scales with the rate it
-must carry, at the time each request holds it), the ceiling then predicted (the next wall's, or the users' own) and
-the smaller size that carries that next wall's rate, the flag to try (that smaller size where only it fits vtlab's
-PostgreSQL), and the limit a larger setting meets where the rig knows one. A CPU wall gets no setting: the cores
+must carry, at the time each request holds it), the ceiling then predicted (the next wall's, or the users' own), the
+flag to try at the size that carries that ceiling (smaller than the users' where the next wall is below their rate),
+and the limit that size meets where the rig knows one. A CPU wall gets no setting: the cores
 the asked rate needs are said instead. A connection held across the downstream call is named as the code's shape.
 
 Only valid lines are advised, and only walls the evidence named: an invalid line, or one whose wall is unexplained,
@@ -109,15 +109,12 @@ def _one(line: Aggregate, analysis: Analysis) -> Advice | None:
     enough = math.ceil(round(value * predicted / ceiling, 6)) if predicted < asked else needed
     if enough <= value:  # a next wall below what the setting carried: the row, which the setting held, says not
         enough = needed
+    # the size to try is that one: a larger lifts nothing past the next wall and costs a connection or a thread
+    # each (pc1, 2026-12-02: pools of 95 for each arm put 190 backends on PostgreSQL beside a CPU that carries ~300)
     together = bool(analysis.paired)  # a paired run's two arms hold two pools at once
-    room = _room(together) if wall == "connection-pool" and analysis.context.vtlab_database else math.inf
-    size = enough if needed > room >= enough else needed  # the size to try: the one that fits, where one does
-    beyond = _beyond(wall, needed, own, together, analysis.context.vtlab_database)
-    if size != needed:
-        beyond = (f"{needed} is beyond what vtlab's PostgreSQL takes ({room} for {_held(together)}); the try takes "
-                  f"the {enough} that carry the {_rate(predicted)} the next wall then allows")
-    return Advice(row, wall, _SETTING[wall], value, needed, asked, predicted, next_wall, _flag(wall, size, own),
-                  beyond, _shape(wall, row, own), enough=enough)
+    return Advice(row, wall, _SETTING[wall], value, needed, asked, predicted, next_wall, _flag(wall, enough, own),
+                  _beyond(wall, enough, own, together, analysis.context.vtlab_database), _shape(wall, row, own),
+                  enough=enough)
 
 
 def _cpu(line: Aggregate, analysis: Analysis, asked: float) -> Advice:
@@ -187,7 +184,8 @@ def _beyond(wall: str, needed: int, own: bool, together: bool = False, vtlab_dat
     room = _room(together)
     if wall == "connection-pool":
         if vtlab_database and needed > room:
-            return (f"beyond what vtlab's PostgreSQL takes ({room} for {_held(together)}, of its {DB_MAX_CONNECTIONS} "
+            held = "each of the two arms' pools up together" if together else "the pool"
+            return (f"beyond what vtlab's PostgreSQL takes ({room} for {held}, of its {DB_MAX_CONNECTIONS} "
                     "connections): it cannot grow that far here")
         if own:
             return ""
@@ -202,10 +200,6 @@ def _room(together: bool) -> int:
     """The connections vtlab's PostgreSQL takes for one pool: its max_connections but its own, halved for a paired
     run's two arms up together."""
     return (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (2 if together else 1)
-
-
-def _held(together: bool) -> str:
-    return "each of the two arms' pools up together" if together else "the pool"
 
 
 def _shape(wall: str, row: object, own: bool) -> str:
