@@ -3,8 +3,8 @@ setting — the request threads of platform threads, the connection pool, the do
 as the service ran it, the size that carries what the users ask (Little's law: the setting scales with the rate it
 must carry, at the time each request holds it), the ceiling then predicted (the next wall's, or the users' own), the
 flag to try at the size that carries that ceiling (smaller than the users' where the next wall is below their rate),
-and the limit that size meets where the rig knows one. A CPU wall gets no setting: the cores
-the asked rate needs are said instead. A connection held across the downstream call is named as the code's shape.
+and the limit that size meets where the rig knows one. A CPU wall gets no setting: the cores the asked rate needs
+are said instead. A connection held across the downstream call is named as the code's shape.
 
 Only valid lines are advised, and only walls the evidence named: an invalid line, or one whose wall is unexplained,
 gets no advice and says why not. Nothing here is measured anew: `vtlab compare --service A --vs B` (or a run with the
@@ -177,13 +177,13 @@ def _flag(wall: str, needed: int, own: bool) -> str:
     return f"your HTTP client's connections per route: {needed}"
 
 
-def _beyond(wall: str, needed: int, own: bool, together: bool = False, vtlab_database: bool = True) -> str:
-    """The limit a larger setting meets, or what it costs, where the rig knows it; `together`: a paired run, whose
-    two arms' JVMs hold two pools at once; `vtlab_database`: the pools are vtlab's PostgreSQL's to hold (its own
+def _beyond(wall: str, size: int, own: bool, together: bool = False, vtlab_database: bool = True) -> str:
+    """The limit the setting at `size` meets, or what it costs, where the rig knows it; `together`: a paired run,
+    whose two arms' JVMs hold two pools at once; `vtlab_database`: the pools are vtlab's PostgreSQL's to hold (its own
     service's, or a user's with --db)."""
-    room = _room(together)
+    room = (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (2 if together else 1)
     if wall == "connection-pool":
-        if vtlab_database and needed > room:
+        if vtlab_database and size > room:
             held = "each of the two arms' pools up together" if together else "the pool"
             return (f"beyond what vtlab's PostgreSQL takes ({room} for {held}, of its {DB_MAX_CONNECTIONS} "
                     "connections): it cannot grow that far here")
@@ -192,14 +192,8 @@ def _beyond(wall: str, needed: int, own: bool, together: bool = False, vtlab_dat
         return "the database's max_connections must hold it, every JVM's pool at once" + (
             f" (vtlab's PostgreSQL here: {room})" if vtlab_database else "")
     if wall == "thread-pool":
-        return f"each platform thread reserves a stack: ~{needed * THREAD_STACK_MIB:,} MiB of address space at -Xss1m"
+        return f"each platform thread reserves a stack: ~{size * THREAD_STACK_MIB:,} MiB of address space at -Xss1m"
     return ""
-
-
-def _room(together: bool) -> int:
-    """The connections vtlab's PostgreSQL takes for one pool: its max_connections but its own, halved for a paired
-    run's two arms up together."""
-    return (DB_MAX_CONNECTIONS - DB_RESERVED_CONNECTIONS) // (2 if together else 1)
 
 
 def _shape(wall: str, row: object, own: bool) -> str:
