@@ -108,35 +108,32 @@ def change(base: Estimate, new: Estimate, higher_is_better: bool, on_ratio: bool
     delta = new.mean - base.mean
     if not (base.known and new.known):
         return Change(base.mean, new.mean, delta, math.nan, math.nan, UNKNOWN)
-    if on_ratio and base.mean > 0 and new.mean > 0:
-        return _on_ratio(base, new, higher_is_better)
-    variance = base.se ** 2 + new.se ** 2
-    if variance == 0:
-        return Change(base.mean, new.mean, delta, delta, delta, _direction(delta, higher_is_better))
-    half = _t(_welch_df((base.se ** 2, base.df), (new.se ** 2, new.df))) * math.sqrt(variance)
-    low, high = delta - half, delta + half
-    verdict = SAME if low <= 0 <= high else _direction(delta, higher_is_better)
+    low, high = (_ratio_ends if on_ratio and base.mean > 0 and new.mean > 0 else _difference_ends)(base, new)
+    if low <= 0 <= high:
+        verdict = SAME
+    else:
+        verdict = BETTER if (delta > 0) == higher_is_better else WORSE
     return Change(base.mean, new.mean, delta, low, high, verdict)
 
 
-def _on_ratio(base: Estimate, new: Estimate, higher_is_better: bool) -> Change:
-    """The change on the log scale: ln(NEW ÷ BASE) ± t × √(Σ (se ÷ mean)²) by the delta method, Welch's df from the
-    relative variances; its ends carried back as differences from BASE (Change keeps differences)."""
-    delta = new.mean - base.mean
+def _difference_ends(base: Estimate, new: Estimate) -> tuple[float, float]:
+    """NEW − BASE ± t × √(se_base² + se_new²), Welch's df (the difference itself where neither side varies)."""
+    delta, variance = new.mean - base.mean, base.se ** 2 + new.se ** 2
+    if variance == 0:
+        return delta, delta
+    half = _t(_welch_df((base.se ** 2, base.df), (new.se ** 2, new.df))) * math.sqrt(variance)
+    return delta - half, delta + half
+
+
+def _ratio_ends(base: Estimate, new: Estimate) -> tuple[float, float]:
+    """ln(NEW ÷ BASE) ± t × √(Σ (se ÷ mean)²) by the delta method, Welch's df from the relative variances; its ends
+    carried back as differences from BASE (Change keeps differences)."""
     relative = [((side.se / side.mean) ** 2, side.df) for side in (base, new)]
     variance = sum(v for v, _ in relative)
     if variance == 0:
-        return Change(base.mean, new.mean, delta, delta, delta, _direction(delta, higher_is_better))
+        return new.mean - base.mean, new.mean - base.mean
     log_ratio, half = math.log(new.mean / base.mean), _t(_welch_df(*relative)) * math.sqrt(variance)
-    low, high = base.mean * math.expm1(log_ratio - half), base.mean * math.expm1(log_ratio + half)
-    verdict = SAME if low <= 0 <= high else _direction(delta, higher_is_better)
-    return Change(base.mean, new.mean, delta, low, high, verdict)
-
-
-def _direction(delta: float, higher_is_better: bool) -> str:
-    if delta == 0:
-        return SAME
-    return BETTER if (delta > 0) == higher_is_better else WORSE
+    return base.mean * math.expm1(log_ratio - half), base.mean * math.expm1(log_ratio + half)
 
 
 def _welch_df(*sides: tuple[float, float]) -> float:

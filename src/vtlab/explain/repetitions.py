@@ -62,7 +62,7 @@ def _aggregate(members: Sequence[Verdict], spread_warning: float) -> Aggregate:
     spread = (max(rps) - min(rps)) / median if median else 0.0
     walls = [m.bottleneck for m in valid]
     centre, half = interval(valid)
-    low, high = bounds(valid, centre, half)
+    low, high = bounds(rps, centre, half)
     limit, wall = most_common([m.limit for m in valid]), most_common(walls)
     # the ceiling of the limit told: reps that passed another ceiling have another limit (and ceiling) of their own
     ceiling = statistics.median(m.ceiling_rps for m in valid if m.limit == limit)
@@ -109,12 +109,11 @@ def interval(reps: Sequence[Verdict]) -> tuple[float, float]:
     return mean_interval([m.measured.throughput_rps for m in reps])
 
 
-def bounds(reps: Sequence[Verdict], centre: float, half: float) -> tuple[float, float]:
-    """The interval's ends. One rep: its own, centre ± half. Several: Student t on the logs of their throughputs,
-    carried back: a rate varies by shares of itself, and on two or three reps t × s reaches past the mean (t(1) =
-    12.7), so ends taken as mean ± half-width read a throughput below zero (spring-petclinic-rest, 2 blocks: 266
-    [−117–650] req/s); on the log they stay above it ([62–1,125])."""
-    rps = [m.measured.throughput_rps for m in reps]
+def bounds(rps: Sequence[float], centre: float, half: float) -> tuple[float, float]:
+    """The interval's ends from the reps' throughputs `rps` and interval() of them. One rep: its own, centre ± half.
+    Several: Student t on the logs of their throughputs, carried back: a rate varies by shares of itself, and on two
+    or three reps t × s reaches past the mean (t(1) = 12.7), so ends taken as mean ± half-width read a throughput
+    below zero (spring-petclinic-rest, 2 blocks: 266 [−117–650] req/s); on the log they stay above it ([62–1,125])."""
     if len(rps) < 2 or not all(value > 0 for value in rps) or half == 0:  # equal reps: exp(log x) is not x exactly
         return centre - half, centre + half
     logs = [math.log(value) for value in rps]
