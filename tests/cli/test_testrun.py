@@ -1,4 +1,4 @@
-"""`vtlab test`'s account of itself: the slowest tests, read from pytest's JUnit XML."""
+"""`vtlab test`'s account of itself: the slowest tests, read from pytest's JUnit XML; its passes; what Maven said."""
 
 from vtlab.cli import testrun
 
@@ -36,6 +36,39 @@ def test_the_whole_suite_runs_the_units_two_at_once_then_what_must_run_alone_and
     whole = testrun.pytest_passes([])
     assert whole == [["-n", "2", "-m", "not smoke and not alone"], ["-m", "smoke or alone"]]
     assert testrun.pytest_passes(["--live", "-k", "gc"]) == [["--live", "-k", "gc"]]
+    # the Java tests beside the units alone: never beside what reads the whole machine, nor beside a selection
+    assert testrun.java_beside([]) == 0 and "smoke" not in whole[0][-1].replace("not smoke", "")
+    assert testrun.java_beside(["--live", "-k", "gc"]) is None
+
+
+MAVEN_LOG = """[INFO] Scanning for projects...
+[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 2.104 s -- in vtlab.app.JettyVirtualTest
+[INFO] Results:
+[INFO] Tests run: 118, Failures: 0, Errors: 0, Skipped: 0
+[WARNING] Tests run: 9, Failures: 0, Errors: 0, Skipped: 1
+[INFO] Reactor Summary for vtlab services 1.0:
+[INFO] vtlab app .......................................... SUCCESS [01:40 min]
+[INFO] vtlab stub ......................................... SUCCESS [ 19.2 s]
+[INFO] BUILD SUCCESS
+"""
+
+
+def test_a_passing_maven_run_is_told_by_its_totals_and_reactor_summary_not_each_class():
+    told = testrun.maven_summary(MAVEN_LOG, passed=True).splitlines()
+    assert told == ["vtlab test: the Java tests", "[INFO] Tests run: 118, Failures: 0, Errors: 0, Skipped: 0",
+                    "[WARNING] Tests run: 9, Failures: 0, Errors: 0, Skipped: 1",
+                    "[INFO] vtlab app .......................................... SUCCESS [01:40 min]",
+                    "[INFO] vtlab stub ......................................... SUCCESS [ 19.2 s]"]
+
+
+def test_a_failing_maven_run_shows_its_errors_and_its_last_lines_as_its_log_goes_with_its_folder():
+    log = "\n".join([f"[INFO] line {n}" for n in range(500)] + [
+        "[ERROR] Failures:", "[ERROR]   OrdersTest.summary:42 expected: <200> but was: <500>", "[INFO] BUILD FAILURE"])
+    told = testrun.maven_summary(log, passed=False).splitlines()
+    assert told[0] == "vtlab test: the Java tests FAILED; Maven's errors, then its last lines:"
+    assert told[1:3] == ["[ERROR] Failures:", "[ERROR]   OrdersTest.summary:42 expected: <200> but was: <500>"]
+    # 503 lines: the last 120 begin at line 383
+    assert told[-1] == "[INFO] BUILD FAILURE" and "[INFO] line 382" not in told and "[INFO] line 383" in told
 
 
 def test_everything_after_test_goes_to_pytest_as_given(monkeypatch):

@@ -7,8 +7,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from pathlib import Path
 
 from vtlab.cli import flags
@@ -48,7 +50,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def run_all(pytest_args: list[str]) -> int:
-    took: dict[str, float] = {}
+    began, took = time.monotonic(), {}
     # Lint first: it takes a second and a mistake it finds would otherwise surface minutes later.
     lint_rc = _timed(took, "lint", lambda: subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests"],
                                                           cwd=REPO).returncode)
@@ -60,29 +62,43 @@ def run_all(pytest_args: list[str]) -> int:
         build.build_toxiproxy()
         return 0
     _timed(took, "build", build_all)
-    java_rc = _timed(took, "Java tests", lambda: run_java_tests(java))
     results = Path(tempfile.mkdtemp(prefix="vtlab-pytest-"))
-    python_rc = _timed(took, "Python tests", lambda: max(subprocess.run(
-        [sys.executable, "-m", "pytest", f"--junitxml={results / f'junit-{n}.xml'}", *args], cwd=REPO).returncode
-        for n, args in enumerate(pytest_passes(pytest_args))))
+    beside, java_tests, python_rcs, took["Python tests"] = java_beside(pytest_args), JavaTests.start(java), [], 0.0
+    for n, args in enumerate(pytest_passes(pytest_args)):
+        if n != beside:
+            java_tests.wait()  # nothing of the Java tests beside a pass that reads the whole machine
+        started = time.monotonic()
+        python_rcs.append(subprocess.run([sys.executable, "-m", "pytest", f"--junitxml={results / f'junit-{n}.xml'}",
+                                          *args], cwd=REPO).returncode)
+        took["Python tests"] += time.monotonic() - started
+    java_rc, took["Java tests"], python_rc = java_tests.wait(), java_tests.took, max(python_rcs)
     print(slowest(sorted(results.glob("junit-*.xml")), SLOWEST))
     shutil.rmtree(results, ignore_errors=True)
-    print(f"vtlab test: lint {_verdict(lint_rc, took['lint'])}, Java tests {_verdict(java_rc, took['Java tests'])}, "
-          f"Python tests {_verdict(python_rc, took['Python tests'])} (build {took['build']:.0f} s; "
-          f"{sum(took.values()) / 60:.1f} min in all)")
+    print(f"vtlab test: lint {_verdict(lint_rc, took['lint'])}, Java tests {_verdict(java_rc, took['Java tests'])}"
+          f"{' beside the units' if beside is not None else ''}, "
+          f"Python tests {_verdict(python_rc, took['Python tests'])} "
+          f"(build {took['build']:.0f} s; {(time.monotonic() - began) / 60:.1f} min in all)")
     return 0 if lint_rc == java_rc == python_rc == 0 else 1
 
 
 # The whole suite as the README runs it: the units and the replays two at once (pytest-xdist), as they wait on
-# subprocesses and sockets as much as they compute (4:05 one at a time, 2:26 two at once on 2 cores, 2026-12-02);
-# then, one at a time on a machine nothing else of the suite loads, the tests that read its whole CPU (marker `alone`)
-# and the live smoke.
+# subprocesses and sockets as much as they compute (4:05 one at a time, 2:26 two at once on 2 cores, 2026-12-02), and
+# the Java tests beside them for the same reason: both done in 279, 333 and 316 s, against the units' 212 s alone and
+# the Java tests' 145-171 s alone after them, in one sitting on 2 cores (2026-12-02); then, one at a time on a
+# machine nothing else of the suite loads, the tests that read its whole CPU (marker `alone`) and the live smoke.
 PASSES = (["-n", "2", "-m", "not smoke and not alone"], ["-m", "smoke or alone"])
+JAVA_BESIDE = 0  # the pass of PASSES the Java tests run beside
 
 
 def pytest_passes(pytest_args: list[str]) -> list[list[str]]:
     """pytest's runs: the whole suite's passes, or a selection as given (-k, -m, --live), one test at a time."""
     return [list(args) for args in PASSES] if not pytest_args else [pytest_args]
+
+
+def java_beside(pytest_args: list[str]) -> int | None:
+    """The pytest pass the Java tests run beside: the whole suite's units; before a selection as given (a live proof
+    reads the whole machine), None."""
+    return None if pytest_args else JAVA_BESIDE
 
 
 def _timed(took: dict[str, float], name: str, step) -> int:
@@ -107,22 +123,88 @@ def slowest(junit_xmls: list[Path], count: int) -> str:
     return f"vtlab test: the {len(lines)} slowest of {len(cases)} tests\n" + "\n".join(lines)
 
 
-def run_java_tests(java) -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="vtlab-", dir="/tmp"))
-    workdir.chmod(0o755)
-    pg = postgres.Postgres(workdir / "pgdata", procs.free_port())
-    try:
-        pg.start()
-        procs.on_cleanup(pg.stop)
-        pg.seed(**TEST_SEED)
-        # h2c on: the app's tests that call with DOWNSTREAM_HTTP=http2 get HTTP/2
-        stub = services.start_stub(java, procs.free_port(), TEST_STUB_DELAY_MS, 0, workdir / "stub.log", None,
-                                   http2=True)
-        procs.on_cleanup(stub.stop)
-        env = {**build.maven_env(), **pg.credentials().service_env(), "STUB_URL": stub.base_url,
-               "STUB_DELAY_MS": str(TEST_STUB_DELAY_MS)}
-        return subprocess.run([str(prereqs.find_maven()), "-B", "-f", str(SERVICES / "pom.xml"), "test"],
-                              env=env).returncode
-    finally:
-        procs.stop_all()
-        shutil.rmtree(workdir, ignore_errors=True)
+class JavaTests:
+    """The Java tests under way: Maven's `test` over the services' reactor against a throwaway PostgreSQL and the real
+    stub, its output in a log (beside pytest's, the two would interleave), told when it ends."""
+
+    def __init__(self, workdir: Path, maven: subprocess.Popen, stops: list[Callable[[], None]], started: float):
+        self.workdir, self.maven, self.stops = workdir, maven, stops
+        self.started, self.took, self.returncode = started, float("nan"), None
+        self._ended = threading.Thread(target=self._time_its_end, name="vtlab-java-tests", daemon=True)
+        self._ended.start()
+
+    @classmethod
+    def start(cls, java) -> JavaTests:
+        """Started from the main thread: each tier's parent-death signal follows the thread that forked it."""
+        started = time.monotonic()
+        workdir = Path(tempfile.mkdtemp(prefix="vtlab-", dir="/tmp"))
+        workdir.chmod(0o755)
+        stops: list[Callable[[], None]] = []  # its own tiers, stopped by wait() (by procs.stop_all on a signal)
+        try:
+            pg = postgres.Postgres(workdir / "pgdata", procs.free_port())
+            pg.start()
+            _own(stops, pg.stop)
+            pg.seed(**TEST_SEED)
+            # h2c on: the app's tests that call with DOWNSTREAM_HTTP=http2 get HTTP/2
+            stub = services.start_stub(java, procs.free_port(), TEST_STUB_DELAY_MS, 0, workdir / "stub.log", None,
+                                       http2=True)
+            _own(stops, stub.stop)
+            env = {**build.maven_env(), **pg.credentials().service_env(), "STUB_URL": stub.base_url,
+                   "STUB_DELAY_MS": str(TEST_STUB_DELAY_MS)}
+            # -T 2: the reactor's modules tested two at once (their Spring contexts start on a core each): 145.0 and
+            # 145.6 s against 170.9 and 160.3 s one module at a time, interleaved in one sitting on 2 cores (2026-12-02)
+            maven = procs.spawn([str(prereqs.find_maven()), "-B", "-T", "2", "-f", str(SERVICES / "pom.xml"), "test"],
+                                env=env, log=workdir / "maven.log", name="mvn")
+            _own(stops, lambda: procs.terminate(maven))
+        except BaseException:
+            _stop(stops)
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise
+        print(f"vtlab test: the Java tests started (Maven's output in {workdir / 'maven.log'})", flush=True)
+        return cls(workdir, maven, stops, started)
+
+    def _time_its_end(self) -> None:
+        self.maven.wait()
+        self.took = time.monotonic() - self.started
+
+    def wait(self) -> int:
+        """Maven's exit code once it ended, its summary printed (its whole log where it failed), its tiers stopped."""
+        if self.returncode is None:
+            self._ended.join()
+            self.returncode = self.maven.returncode
+            _stop(self.stops)
+            log = (self.workdir / "maven.log").read_text(errors="replace")
+            print(maven_summary(log, self.returncode == 0), flush=True)
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        return self.returncode
+
+
+def _own(stops: list[Callable[[], None]], stop: Callable[[], None]) -> None:
+    """`stop` kept in `stops` and registered for a signal's procs.stop_all, which it leaves once it has run."""
+    forget = procs.on_cleanup(stop)
+
+    def stop_now() -> None:
+        forget()
+        stop()
+    stops.append(stop_now)
+
+
+def _stop(stops: list[Callable[[], None]]) -> None:
+    for stop in reversed(stops):
+        try:
+            stop()
+        except Exception as exc:  # the other tiers still stop
+            print(f"vtlab: cleanup step failed: {exc}")
+    stops.clear()
+
+
+def maven_summary(log: str, passed: bool) -> str:
+    """What the terminal shows of Maven's run: its test counts and reactor summary where it passed; where it failed,
+    its errors and the last lines of its log, which is gone with its folder after."""
+    lines = log.splitlines()
+    if passed:  # each module's totals (its per-class lines carry their time) and the reactor's summary
+        told = [line for line in lines if ("Tests run:" in line and "Time elapsed" not in line) or "SUCCESS [" in line]
+        return "\n".join(["vtlab test: the Java tests", *told])
+    errors = [line for line in lines if line.startswith("[ERROR]")]
+    return "\n".join(["vtlab test: the Java tests FAILED; Maven's errors, then its last lines:", *errors[:200],
+                      "...", *lines[-120:]])
