@@ -120,3 +120,45 @@ def test_a_block_whose_service_meters_starved_stands_in_its_pair():
     assert "missing-samples" in analysis.verdicts[1].flags and not analysis.verdicts[1].valid
     (point,) = analysis.paired
     assert [pair.why_out for pair in point.pairs] == ["", ""] and point.ratio == pytest.approx(math.sqrt(2.0 * 2.2))
+
+
+def compiling(mode: str, rep: int, rps: float, service_ms_per_s: float, jit_ms_per_s: float):
+    return block(mode, rep, rps, app_cpu_pct=service_ms_per_s / 10, jit_cpu_ms_per_s=jit_ms_per_s)
+
+
+def test_an_arm_whose_cpu_a_request_still_fell_over_its_blocks_with_its_compiler_busy_is_set_apart():
+    # arm a's CPU a request, the compiler's apart: (200 - 20) / 40 = 4.5, (180 - 18) / 44 = 3.682, (160 - 16) / 48 = 3
+    # ms; the fit through ln 4.5, ln 3.682, ln 3 falls by ln(3 / 4.5) over the two steps: a third, past the 10% the
+    # warm-up allows, with the compiler at 10% of its CPU in each block (past 5%). Arm b: 2.475 ms a request in every
+    # block, its compiler at 1%.
+    rows = [compiling("platform", 1, 40, 200, 20), compiling("virtual", 1, 80, 200, 2),
+            compiling("virtual", 2, 80, 200, 2), compiling("platform", 2, 44, 180, 18),
+            compiling("platform", 3, 48, 160, 16), compiling("virtual", 3, 80, 200, 2)]
+    analysis = analyze.analyse(rows, RUN)
+    (point,) = analysis.paired
+    assert not point.computed and point.why_not == "no pair of blocks counts (arm a: jit-not-settled)"
+    assert [(v.row.thread_mode, v.valid, validity.JIT_NOT_SETTLED in v.flags) for v in analysis.verdicts] == [
+        ("platform", False, True), ("virtual", True, False), ("virtual", True, False), ("platform", False, True),
+        ("platform", False, True), ("virtual", True, False)]
+    # the same fall with arm a's compiler at 4% (8, 7.2, 6.4 ms/s): the warm-up's test would have passed it
+    quiet = [compiling("platform", 1, 40, 200, 8), compiling("virtual", 1, 80, 200, 2),
+             compiling("virtual", 2, 80, 200, 2), compiling("platform", 2, 44, 180, 7.2)]
+    assert analyze.analyse(quiet, RUN).paired[0].computed
+    # a busy compiler whose arm's CPU a request moved by noise, not a trend: 4.5, 4.9, 4.3 ms (fit: ln(4.3 / 4.5),
+    # 4.4% less) — the pairs stand
+    noisy = [compiling("platform", 1, 40, 200, 20), compiling("virtual", 1, 80, 200, 2),
+             compiling("virtual", 2, 80, 200, 2), compiling("platform", 2, 40, 216, 20),
+             compiling("platform", 3, 40, 192, 20), compiling("virtual", 3, 80, 200, 2)]
+    assert len(analyze.analyse(noisy, RUN).paired[0].counted) == 3
+    # an arm whose compiler's CPU was not read (a --url service): not judged
+    unread = [block("platform", 1, 40, app_cpu_pct=20), block("virtual", 1, 80), block("virtual", 2, 80),
+              block("platform", 2, 48, app_cpu_pct=16)]
+    assert len(analyze.analyse(unread, RUN).paired[0].counted) == 2
+
+
+def test_the_fitted_fall_is_the_least_squares_line_through_the_logs_first_to_last():
+    assert pairs.fitted_fall([4.0, 3.0]) == pytest.approx(0.25)
+    # ln 4, ln 2, ln 2: slope (ln 2 - ln 4) / 2, over the two steps a fall of ln 2: a half
+    assert pairs.fitted_fall([4.0, 2.0, 2.0]) == pytest.approx(0.5)
+    assert pairs.fitted_fall([2.0, 2.0, 2.0]) == pytest.approx(0.0)
+    assert pairs.fitted_fall([1.0, 2.0]) == pytest.approx(-1.0)

@@ -7,9 +7,18 @@ what is left of it, and of every faster disturbance, is the pairs' spread, which
 What leaves a pair out, and so may leave a point without an answer, is written here and nothing else: a block whose
 flags say its figure is not the service's at that load (failures over the threshold, a stall, a saturated or
 unpriced generator, the JIT still compiling, a failed row), an arm that served nothing, and two
-blocks not measured one right after the other (a resumed run's block beside its partner from the run before). A
-block that drifted or was noisy because the machine did (MACHINE_DRIFT) stands: the pairing is what answers
-for it; so does one whose samplers missed readings (SAMPLING_GAP): its evidence is short, not its throughput."""
+blocks not measured one right after the other (a resumed run's block beside its partner from the run before).
+
+The JIT still compiling is also read across an arm's blocks (still_compiling), as only a point's blocks show it: a
+later block has no warm-up of its own to judge it, and a first block's warm-up saw its own windows only. Where the
+arm's CPU a request (the compiler's apart) still fell over its blocks by more than the warm-up's test allows, each of
+them whose compiler took more than the test's share of its CPU is jit-not-settled, as the warm-up would have called
+it: each JVM of spring-petclinic-rest's A/A at 10 users (paa1, 2026-12-02) served 3-4x more by its fourth block than
+its first, at its own pace, its compiler at 12-23% of its CPU in every block, and the pairs could not cancel it
+(0.73x [0.47-1.13], then 1.12x [0.71-1.78] in a second run).
+
+A block that drifted or was noisy because the machine did (MACHINE_DRIFT) stands: the pairing is what
+answers for it; so does one whose samplers missed readings (SAMPLING_GAP): its evidence is short, not its throughput."""
 
 from __future__ import annotations
 
@@ -18,10 +27,12 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from vtlab.core import constants as rig_constants
 from vtlab.core.arms import Arms, arm_of, point_key
 from vtlab.core.studentt import t_975
+from vtlab.explain import compiler
 from vtlab.explain.model import Measured, Pair, PairedPoint, Verdict
-from vtlab.explain.validity import IN_A_PAIR, MACHINE_DRIFT, invalidating_beyond
+from vtlab.explain.validity import IN_A_PAIR, JIT_NOT_SETTLED, MACHINE_DRIFT, invalidating_beyond
 
 # A sampler's gap (the service's meters unread, a CPU reading short): the row's evidence is missing, not k6's count
 # of what it served, which is all a pair compares. A CPU-bound virtual row's scrapes starved (23 of 116 meter
@@ -29,12 +40,18 @@ from vtlab.explain.validity import IN_A_PAIR, MACHINE_DRIFT, invalidating_beyond
 SAMPLING_GAP = "missing-"
 
 
-def standing(every: Sequence[Verdict], arms: Arms | None) -> tuple[list[Verdict], tuple[PairedPoint, ...]]:
-    """The run's rows with each block that counts in a pair of a point with an interval, and is invalid only for the
-    machine's moving, standing valid (its flags kept, IN_A_PAIR beside them: the pairing answers for them; a sampler's
-    gap still leaves the row's own evidence short), and every point of a paired run with its ratio (points)."""
+def standing(every: Sequence[Verdict], arms: Arms | None, rig: rig_constants.Constants
+             ) -> tuple[list[Verdict], tuple[PairedPoint, ...]]:
+    """The run's rows with each block its arm's JIT was still compiling in set apart (still_compiling), each block
+    that counts in a pair of a point with an interval, and is invalid only for the machine's moving, standing valid
+    (its flags kept, IN_A_PAIR beside them: the pairing answers for them; a sampler's gap still leaves the row's own
+    evidence short), and every point of a paired run with its ratio (points)."""
     if arms is None:
         return list(every), ()
+    compiling = {position for by_arm in _blocks(every, arms).values() for position in still_compiling(by_arm, rig)}
+    every = [replace(verdict, valid=False, flags=(*verdict.flags, JIT_NOT_SETTLED))
+             if position in compiling and JIT_NOT_SETTLED not in verdict.flags else verdict
+             for position, verdict in enumerate(every)]
     found = _blocks(every, arms)
     answered = tuple(_point(by_arm, arms) for by_arm in found.values())
     stand = {by_arm[arm][pair.block][0] for by_arm, point in zip(found.values(), answered, strict=True)
@@ -51,6 +68,35 @@ def points(every: Sequence[Verdict], arms: Arms | None) -> tuple[PairedPoint, ..
     if arms is None:
         return ()
     return tuple(_point(by_arm, arms) for by_arm in _blocks(every, arms).values())
+
+
+def still_compiling(by_arm: Mapping[str, Mapping[int, tuple[int, Verdict]]], rig: rig_constants.Constants
+                    ) -> list[int]:
+    """The positions of a point's blocks whose arm's JIT was still compiling: the arm's CPU a request, the compiler's
+    apart, fell over its blocks by more than settle_cpu_fall (the fall of the log-linear fit through them, first to
+    last: noise from block to block is not a trend), and the block's compiler took more than settle_jit_share of its
+    CPU. An arm whose blocks did not all read the compiler's CPU (a --url service, an older CSV) is not judged."""
+    found = []
+    for blocks in by_arm.values():
+        measured = [(position, verdict.measured) for _, (position, verdict) in sorted(blocks.items())
+                    if not verdict.failed and verdict.measured.throughput_rps > 0]
+        if len(measured) < 2 or not compiler.apart([m for _, m in measured]):
+            continue
+        costs = [compiler.service_cpu_ms_per_s(m) / m.throughput_rps for _, m in measured]
+        if min(costs) > 0 and fitted_fall(costs) > rig.settle_cpu_fall:
+            found += [position for position, m in measured if compiler.share(m) > rig.settle_jit_share]
+    return found
+
+
+def fitted_fall(values: Sequence[float]) -> float:
+    """How far the least-squares line through ln(values), in their order, falls from the first to the last: 0.2 is a
+    fifth less, a negative fall a rise. Two values: their own fall."""
+    xs = range(len(values))
+    logs = [math.log(value) for value in values]
+    x_mean, y_mean = statistics.fmean(xs), statistics.fmean(logs)
+    slope = (sum((x - x_mean) * (y - y_mean) for x, y in zip(xs, logs, strict=True))
+             / sum((x - x_mean) ** 2 for x in xs))
+    return 1 - math.exp(slope * (len(values) - 1))
 
 
 def _blocks(every: Sequence[Verdict], arms: Arms) -> dict[tuple[str, ...], dict[str, dict[int, tuple[int, Verdict]]]]:

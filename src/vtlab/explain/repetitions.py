@@ -35,7 +35,7 @@ def combined(every: Sequence[Verdict], rig: rig_constants.Constants, arms: Arms 
     """The run's rows (`every`, failed ones too, in the CSV's order) combined both ways: a paired run's blocks paired
     across its `arms` (explain.pairs: each block the machine moved standing as its pair does), then each scenario's
     repetitions aggregated (in a paired run, one arm's blocks of a point). The rows as they stand, first."""
-    stood, points = pairs.standing(every, arms)
+    stood, points = pairs.standing(every, arms, rig)
     return stood, aggregate(stood, rig), points
 
 
