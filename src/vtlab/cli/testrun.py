@@ -57,9 +57,7 @@ def run_all(pytest_args: list[str]) -> int:
     java = prereqs.find_jdk()
 
     def build_all() -> int:  # once, for every test after it: the end-to-end runs find them built
-        build.build_jars()
-        build.build_k6()
-        build.build_toxiproxy()
+        build.tools()
         return 0
     _timed(took, "build", build_all)
     results = Path(tempfile.mkdtemp(prefix="vtlab-pytest-"))

@@ -7,7 +7,9 @@ import concurrent.futures
 import hashlib
 import os
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from vtlab.rig import postgres, prereqs
@@ -29,6 +31,28 @@ def _newest_source(root: Path) -> float:
 
 
 JARS = (APP_JAR, STUB_JAR, REACTIVE_JAR)
+BUILD_LOGS = STATE / "logs"
+FAILED_TAIL_LINES = 40
+
+
+def _logged(command: list[str], log: Path, **kwargs: object) -> None:
+    """A build's command with its output in `log`, not on the terminal: a first Go build lists every module it
+    downloads (85 lines of `go: downloading` before the rows, 2026-12-03) and Maven resets the terminal's colours even
+    when quiet. On failure, the log's last lines go to stderr and the error is raised as subprocess.run raises it."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as out:
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False, **kwargs)
+    if done.returncode != 0:
+        tail = log.read_text(errors="replace").splitlines()[-FAILED_TAIL_LINES:]
+        print("\n".join(tail), file=sys.stderr)
+        print(f"vtlab: the build's whole output: {log}", file=sys.stderr)
+        raise subprocess.CalledProcessError(done.returncode, command)
+
+
+def _built(what: str, started: float) -> float:
+    seconds = time.monotonic() - started
+    print(f"vtlab: built {what} in {seconds:.0f} s", flush=True)
+    return seconds
 
 
 def jars_current() -> bool:
@@ -51,8 +75,10 @@ def build_jars(force: bool = False) -> bool:
     mvn = prereqs.find_maven()
     print("vtlab: building the service jars with Maven (the first build downloads dependencies)…",
           flush=True)
-    subprocess.run([str(mvn), "-B", "-q", "-f", str(SERVICES / "pom.xml"), "-DskipTests", "package"],
-                   env=maven_env(), check=True)
+    started = time.monotonic()
+    _logged([str(mvn), "-B", "-q", "-f", str(SERVICES / "pom.xml"), "-DskipTests", "package"],
+            BUILD_LOGS / "build-jars.log", env=maven_env())
+    _built("the service jars", started)
     # Maven leaves an unchanged module's jar as it was; stamp all of them, or every run rebuilds.
     for jar in JARS:
         os.utime(jar)
@@ -84,9 +110,11 @@ def build_k6() -> Path:
     print(f"vtlab: building k6 {K6_VERSION} with vtlab's series output from the official Go module (a few "
           "minutes, once)…", flush=True)
     K6_BIN.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([str(go), "build", "-trimpath", "-o", str(K6_BIN), "./k6"],
-                   cwd=K6_BUILD, check=True, env={**os.environ, "CGO_ENABLED": "0"})
+    started = time.monotonic()
+    _logged([str(go), "build", "-trimpath", "-o", str(K6_BIN), "./k6"], BUILD_LOGS / "build-k6.log",
+            cwd=K6_BUILD, env={**os.environ, "CGO_ENABLED": "0"})
     K6_STAMP.write_text(_k6_sources_digest())
+    _built(f"k6 {K6_VERSION}", started)
     return K6_BIN
 
 
@@ -101,9 +129,9 @@ def build_toxiproxy() -> Path:
     TOXIPROXY_BIN.parent.mkdir(parents=True, exist_ok=True)
     # The release Makefile stamps the version the same way; without it /version answers "git".
     version_flag = f"-X github.com/Shopify/toxiproxy/v2.Version={TOXIPROXY_VERSION}"
-    subprocess.run([str(go), "build", "-trimpath", "-ldflags", version_flag, "-o", str(TOXIPROXY_BIN),
-                    "github.com/Shopify/toxiproxy/v2/cmd/server"],
-                   cwd=TOXIPROXY_BUILD, check=True, env={**os.environ, "CGO_ENABLED": "0"})
+    _logged([str(go), "build", "-trimpath", "-ldflags", version_flag, "-o", str(TOXIPROXY_BIN),
+             "github.com/Shopify/toxiproxy/v2/cmd/server"], BUILD_LOGS / "build-toxiproxy.log",
+            cwd=TOXIPROXY_BUILD, env={**os.environ, "CGO_ENABLED": "0"})
     return TOXIPROXY_BIN
 
 
@@ -136,26 +164,40 @@ def prepare_database(pg: postgres.Postgres, reseed: bool = False, cpus: set[int]
     return None
 
 
+def tools(toxiproxy: bool = True) -> dict[str, float]:
+    """The service jars and k6 built at once, then Toxiproxy where asked (both Go builds share one module cache);
+    each step's seconds, 0 where it was built already. On a new machine each mostly waits on its downloads (Maven
+    Central, the Go module proxy): one after the other, they and the seed took ~80 s before the first row
+    (2026-12-03). A missing Maven or Go is said before anything starts."""
+    had_k6, had_toxiproxy = find_k6() is not None, TOXIPROXY_BIN.exists()
+    if not jars_current():
+        prereqs.find_maven()
+    if not had_k6 or (toxiproxy and not had_toxiproxy):
+        prereqs.find_go()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="vtlab-build") as builds:
+        jars, k6 = builds.submit(_timed, build_jars), builds.submit(_timed, build_k6)
+        timings = {"jars_s": jars.result(), "k6_s": 0.0 if had_k6 else k6.result()}
+    started = time.monotonic()
+    if toxiproxy:
+        build_toxiproxy()
+    timings["toxiproxy_s"] = 0.0 if had_toxiproxy or not toxiproxy else time.monotonic() - started
+    return timings
+
+
 def setup(pg: postgres.Postgres, reseed: bool = False, pg_cpus: set[int] | None = None,
           toxiproxy: bool = True) -> dict[str, float]:
     """Everything `vtlab run` needs; returns step timings in seconds (0 when skipped). The database is initialised
-    and seeded while the jars and k6 build: the two do not wait on each other (a fresh clone's setup took ~30 s of
-    builds and ~20 s of seeding one after the other). `toxiproxy`: built here too (`vtlab setup`); a run builds it
-    when a row needs it (targets.local)."""
+    and seeded while the tools build: neither waits on the other. `toxiproxy`: built here too (`vtlab setup`); a run
+    builds it when a row needs it (targets.local)."""
     prereqs.find_jdk()
-    timings: dict[str, float] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vtlab-seed") as seeding:
         database = seeding.submit(prepare_database, pg, reseed, pg_cpus)
-        started = time.monotonic()
-        timings["jars_s"] = time.monotonic() - started if build_jars() else 0.0
-        started = time.monotonic()
-        had_k6 = find_k6() is not None
-        build_k6()
-        timings["k6_s"] = 0.0 if had_k6 else time.monotonic() - started
-        started = time.monotonic()
-        had_toxiproxy = TOXIPROXY_BIN.exists()
-        if toxiproxy:
-            build_toxiproxy()
-        timings["toxiproxy_s"] = 0.0 if had_toxiproxy or not toxiproxy else time.monotonic() - started
+        timings = tools(toxiproxy)
         timings["seed_s"] = database.result() or 0.0  # its failure is raised here, as it was before
     return timings
+
+
+def _timed(step: Callable[[], object]) -> float:
+    """How long `step` took; 0 where it had nothing to do (it returned False)."""
+    started = time.monotonic()
+    return 0.0 if step() is False else time.monotonic() - started

@@ -1,0 +1,28 @@
+import subprocess
+import sys
+
+import pytest
+
+from vtlab.rig import build
+
+
+def test_a_builds_output_goes_to_its_log_not_the_terminal(tmp_path, capfd):
+    log = tmp_path / "logs" / "build-k6.log"
+    build._logged([sys.executable, "-c", "import sys; print('go: downloading a v1'); "
+                   "print('go: downloading b v2', file=sys.stderr)"], log)
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    assert sorted(log.read_text().splitlines()) == ["go: downloading a v1", "go: downloading b v2"]
+
+
+def test_a_failed_build_shows_its_last_lines_and_raises_as_subprocess_run_does(tmp_path, capfd):
+    log = tmp_path / "build-jars.log"
+    lines = build.FAILED_TAIL_LINES + 5
+    command = [sys.executable, "-c", f"for n in range({lines}): print(f'line {{n}}')\nraise SystemExit(3)"]
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        build._logged(command, log)
+    assert failed.value.returncode == 3 and failed.value.cmd == command
+    err = capfd.readouterr().err
+    assert "line 4\n" not in err and "line 5\n" in err and f"line {lines - 1}\n" in err
+    assert str(log) in err
+    assert len(log.read_text().splitlines()) == lines  # the whole output kept
