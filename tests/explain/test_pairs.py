@@ -150,6 +150,13 @@ def test_an_arm_whose_cpu_a_request_still_fell_over_its_blocks_with_its_compiler
              compiling("virtual", 2, 80, 200, 2), compiling("platform", 2, 40, 216, 20),
              compiling("platform", 3, 40, 192, 20), compiling("virtual", 3, 80, 200, 2)]
     assert len(analyze.analyse(noisy, RUN).paired[0].counted) == 3
+    # a rate a wall held: arm a's CPU a request fell (193 / 47.5 = 4.06, 158 / 47.5 = 3.33, 118 / 47.5 = 2.48 ms: 39%)
+    # with its compiler at 16% and 17% of its CPU in the first two blocks, at 47.5 req/s in each: the JIT moved
+    # nothing the pairs compare, and they stand
+    held = [compiling("virtual", 1, 47.5, 230, 37), compiling("platform", 1, 47.5, 200, 2),
+            compiling("platform", 2, 47.5, 200, 2), compiling("virtual", 2, 47.5, 190, 32),
+            compiling("virtual", 3, 47.5, 120, 2), compiling("platform", 3, 47.5, 200, 2)]
+    assert len(analyze.analyse(held, RUN).paired[0].counted) == 3
     # an arm whose compiler's CPU was not read (a --url service): not judged
     unread = [block("platform", 1, 40, app_cpu_pct=20), block("virtual", 1, 80), block("virtual", 2, 80),
               block("platform", 2, 48, app_cpu_pct=16)]
