@@ -87,15 +87,24 @@ def test_a_removed_proxy_stops_listening(toxiproxy, echo_port):
         socket.create_connection(("127.0.0.1", port), timeout=2).close()
 
 
+def deciles_apart(samples: list[float]) -> float:
+    """The 10th to the 90th percentile: a round trip the scheduler held up (the Java tests compile beside the units:
+    one steady round trip took 54 ms more than the others, 2026-12-03) moves a tail, not this."""
+    deciles = statistics.quantiles(samples, n=10)
+    return deciles[-1] - deciles[0]
+
+
 def test_jitter_widens_the_spread(toxiproxy, echo_port):
-    steady = round_trips_ms(toxiproxy.add("steady", "127.0.0.1", echo_port, 25, 0))
-    jittery = round_trips_ms(toxiproxy.add("jittery", "127.0.0.1", echo_port, 25, 10))
-    spread_steady, spread_jittery = max(steady) - min(steady), max(jittery) - min(jittery)
-    print(f"spread jitter 0: {spread_steady:.2f} ms, jitter 10: {spread_jittery:.2f} ms "
+    steady = round_trips_ms(toxiproxy.add("steady", "127.0.0.1", echo_port, 25, 0), 2 * MESSAGES)
+    jittery = round_trips_ms(toxiproxy.add("jittery", "127.0.0.1", echo_port, 25, 10), 2 * MESSAGES)
+    spread_steady, spread_jittery = deciles_apart(steady), deciles_apart(jittery)
+    print(f"10th-90th percentile, jitter 0: {spread_steady:.2f} ms, jitter 10: {spread_jittery:.2f} ms "
           f"(min {min(jittery):.2f}, max {max(jittery):.2f})")
-    # Two independent uniform draws over -10..9 ms: 20 round trips span well over 10 ms.
+    # Two independent uniform draws over -10..9 ms: their sum's 10th to 90th percentile lie ~21 ms apart; of 40
+    # round trips, under 12 ms apart in 6 of 100,000 simulated draws, never under 10.
     assert spread_jittery > spread_steady + 8
-    assert min(jittery) >= 30 and max(jittery) <= 75  # within 2 × (25 ± 10) plus scheduling slack
+    # within 2 × (25 ± 10), plus scheduling slack for the slowest tenth
+    assert min(jittery) >= 30 and statistics.quantiles(jittery, n=10)[-1] <= 75
 
 
 @pytest.mark.parametrize("latency, jitter, message", [
