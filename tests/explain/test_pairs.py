@@ -144,11 +144,12 @@ def test_an_arm_whose_cpu_a_request_still_fell_over_its_blocks_with_its_compiler
     quiet = [compiling("platform", 1, 40, 200, 8), compiling("virtual", 1, 80, 200, 2),
              compiling("virtual", 2, 80, 200, 2), compiling("platform", 2, 44, 180, 7.2)]
     assert analyze.analyse(quiet, RUN).paired[0].computed
-    # a busy compiler whose arm's CPU a request moved by noise, not a trend: 4.5, 4.9, 4.3 ms (fit: ln(4.3 / 4.5),
-    # 4.4% less) — the pairs stand
+    # a busy compiler whose arm's rate rose (40, 42, 44 req/s: ln(44 / 40), 9.5%) and whose CPU a request moved by
+    # noise, not a trend: (200 - 20) / 40 = 4.5, (228.7 - 22.87) / 42 = 4.90, (210.2 - 21.02) / 44 = 4.30 ms (fit:
+    # ln(4.30 / 4.5), 4.5% less) — the pairs stand
     noisy = [compiling("platform", 1, 40, 200, 20), compiling("virtual", 1, 80, 200, 2),
-             compiling("virtual", 2, 80, 200, 2), compiling("platform", 2, 40, 216, 20),
-             compiling("platform", 3, 40, 192, 20), compiling("virtual", 3, 80, 200, 2)]
+             compiling("virtual", 2, 80, 200, 2), compiling("platform", 2, 42, 228.7, 22.87),
+             compiling("platform", 3, 44, 210.2, 21.02), compiling("virtual", 3, 80, 200, 2)]
     assert len(analyze.analyse(noisy, RUN).paired[0].counted) == 3
     # a rate a wall held: arm a's CPU a request fell (193 / 47.5 = 4.06, 158 / 47.5 = 3.33, 118 / 47.5 = 2.48 ms: 39%)
     # with its compiler at 16% and 17% of its CPU in the first two blocks, at 47.5 req/s in each: the JIT moved

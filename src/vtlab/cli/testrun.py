@@ -86,6 +86,7 @@ def run_all(pytest_args: list[str]) -> int:
 # machine nothing else of the suite loads, the tests that read its whole CPU (marker `alone`) and the live smoke.
 PASSES = (["-n", "2", "-m", "not smoke and not alone"], ["-m", "smoke or alone"])
 JAVA_BESIDE = 0  # the pass of PASSES the Java tests run beside
+KEPT_LOG = build.BUILD_LOGS / "java-tests.log"  # a failed Maven run's output, kept past its throwaway folder
 
 
 def pytest_passes(pytest_args: list[str]) -> list[list[str]]:
@@ -138,6 +139,7 @@ class JavaTests:
         workdir = Path(tempfile.mkdtemp(prefix="vtlab-", dir="/tmp"))
         workdir.chmod(0o755)
         stops: list[Callable[[], None]] = []  # its own tiers, stopped by wait() (by procs.stop_all on a signal)
+        _own(stops, lambda: shutil.rmtree(workdir, ignore_errors=True))  # the last to go: the database's folder
         try:
             pg = postgres.Postgres(workdir / "pgdata", procs.free_port())
             pg.start()
@@ -156,7 +158,6 @@ class JavaTests:
             _own(stops, lambda: procs.terminate(maven))
         except BaseException:
             _stop(stops)
-            shutil.rmtree(workdir, ignore_errors=True)
             raise
         print(f"vtlab test: the Java tests started (Maven's output in {workdir / 'maven.log'})", flush=True)
         return cls(workdir, maven, stops, started)
@@ -166,14 +167,19 @@ class JavaTests:
         self.took = time.monotonic() - self.started
 
     def wait(self) -> int:
-        """Maven's exit code once it ended, its summary printed (its whole log where it failed), its tiers stopped."""
+        """Maven's exit code once it ended, its summary printed, its tiers stopped and its folder removed; where it
+        failed, its whole log kept as KEPT_LOG."""
         if self.returncode is None:
             self._ended.join()
             self.returncode = self.maven.returncode
+            log = self.workdir / "maven.log"
+            summary = maven_summary(log.read_text(errors="replace"), self.returncode == 0)
+            if self.returncode != 0:
+                KEPT_LOG.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(log, KEPT_LOG)
+                summary += f"\nvtlab test: Maven's whole output: {KEPT_LOG}"
             _stop(self.stops)
-            log = (self.workdir / "maven.log").read_text(errors="replace")
-            print(maven_summary(log, self.returncode == 0), flush=True)
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            print(summary, flush=True)
         return self.returncode
 
 
@@ -198,7 +204,7 @@ def _stop(stops: list[Callable[[], None]]) -> None:
 
 def maven_summary(log: str, passed: bool) -> str:
     """What the terminal shows of Maven's run: its test counts and reactor summary where it passed; where it failed,
-    its errors and the last lines of its log, which is gone with its folder after."""
+    its errors and the last lines of its log."""
     lines = log.splitlines()
     if passed:  # each module's totals (its per-class lines carry their time) and the reactor's summary
         told = [line for line in lines if ("Tests run:" in line and "Time elapsed" not in line) or "SUCCESS [" in line]

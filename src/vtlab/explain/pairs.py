@@ -13,7 +13,8 @@ The JIT still compiling is also read across an arm's blocks (still_compiling), a
 later block has no warm-up of its own to judge it, and a first block's warm-up saw its own windows only. Where the
 arm's CPU a request (the compiler's apart) still fell over its blocks and its rate still rose, each by more than the
 warm-up's test allows, each of them whose compiler took more than the test's share of its CPU is jit-not-settled, as
-the warm-up would have called it: each JVM of spring-petclinic-rest's A/A at 10 users (paa1, 2026-12-02) served
+the warm-up would have called it (its excuse for a host with room asks that the CPU a request had stopped falling,
+which here it had not): each JVM of spring-petclinic-rest's A/A at 10 users (paa1, 2026-12-02) served
 3-4x more by its fourth block than its first, at its own pace, its compiler at 12-23% of its CPU in every block,
 and the pairs could not cancel it (0.73x [0.47-1.13], then 1.12x [0.71-1.78] in a second run).
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from vtlab.rig import postgres, prereqs
+from vtlab.rig import postgres, prereqs, procs
 from vtlab.core.settings import (AP_LOADER_ARTIFACT, AP_LOADER_JAR, APP_JAR, K6_BUILD, K6_VERSION, REACTIVE_JAR,
                                  SERVICES, SQL, STATE, STUB_JAR, TOOLS, TOXIPROXY_BUILD, TOXIPROXY_VERSION)
 
@@ -38,15 +38,26 @@ FAILED_TAIL_LINES = 40
 def _logged(command: list[str], log: Path, **kwargs: object) -> None:
     """A build's command with its output in `log`, not on the terminal: a first Go build lists every module it
     downloads (85 lines of `go: downloading` before the rows, 2026-12-03) and Maven resets the terminal's colours even
-    when quiet. On failure, the log's last lines go to stderr and the error is raised as subprocess.run raises it."""
+    when quiet. Its process group is stopped with the run's (procs.stop_all: a build runs in a thread of tools(), and
+    only the main thread hears a signal). On failure, the log's last lines go to stderr in one piece (two builds may
+    fail at once) and the error is raised as subprocess.run raises it."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as out:
-        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False, **kwargs)
-    if done.returncode != 0:
+        build = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, **kwargs)
+    forget = procs.on_cleanup(lambda: procs.terminate(build, grace=5))
+    try:
+        returncode = build.wait()
+    except BaseException:  # interrupted where no signal handler stops it (a test's Ctrl-C): not left running
+        procs.terminate(build, grace=5)
+        raise
+    finally:
+        forget()
+    if returncode > 0:  # below 0: stopped by a signal, the run's stop already said why
         tail = log.read_text(errors="replace").splitlines()[-FAILED_TAIL_LINES:]
-        print("\n".join(tail), file=sys.stderr)
-        print(f"vtlab: the build's whole output: {log}", file=sys.stderr)
-        raise subprocess.CalledProcessError(done.returncode, command)
+        print("\n".join([f"vtlab: {log.stem} failed (exit {returncode}); the last lines of {log}:", *tail]),
+              file=sys.stderr, flush=True)
+    if returncode != 0:
+        raise subprocess.CalledProcessError(returncode, command)
 
 
 def _built(what: str, started: float) -> float:
@@ -170,13 +181,12 @@ def tools(toxiproxy: bool = True) -> dict[str, float]:
     Central, the Go module proxy): one after the other, they and the seed took ~80 s before the first row
     (2026-12-03). A missing Maven or Go is said before anything starts."""
     had_k6, had_toxiproxy = find_k6() is not None, TOXIPROXY_BIN.exists()
-    if not jars_current():
-        prereqs.find_maven()
-    if not had_k6 or (toxiproxy and not had_toxiproxy):
-        prereqs.find_go()
+    _builders(toxiproxy)
     with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="vtlab-build") as builds:
         jars, k6 = builds.submit(_timed, build_jars), builds.submit(_timed, build_k6)
-        timings = {"jars_s": jars.result(), "k6_s": 0.0 if had_k6 else k6.result()}
+        # the jars' failure first, as before; each build's own lines are printed either way
+        timings = {"jars_s": jars.result(), "k6_s": k6.result()}
+    timings["k6_s"] = 0.0 if had_k6 else timings["k6_s"]
     started = time.monotonic()
     if toxiproxy:
         build_toxiproxy()
@@ -190,11 +200,21 @@ def setup(pg: postgres.Postgres, reseed: bool = False, pg_cpus: set[int] | None 
     and seeded while the tools build: neither waits on the other. `toxiproxy`: built here too (`vtlab setup`); a run
     builds it when a row needs it (targets.local)."""
     prereqs.find_jdk()
+    _builders(toxiproxy)  # said before the seed starts
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vtlab-seed") as seeding:
         database = seeding.submit(prepare_database, pg, reseed, pg_cpus)
         timings = tools(toxiproxy)
         timings["seed_s"] = database.result() or 0.0  # its failure is raised here, as it was before
     return timings
+
+
+def _builders(toxiproxy: bool) -> None:
+    """Maven and Go where a build is still to be made: a missing one is said (prereqs.MissingPrerequisite) before
+    anything starts."""
+    if not jars_current():
+        prereqs.find_maven()
+    if find_k6() is None or (toxiproxy and not TOXIPROXY_BIN.exists()):
+        prereqs.find_go()
 
 
 def _timed(step: Callable[[], object]) -> float:
