@@ -60,10 +60,8 @@ def _logged(command: list[str], log: Path, **kwargs: object) -> None:
         raise subprocess.CalledProcessError(returncode, command)
 
 
-def _built(what: str, started: float) -> float:
-    seconds = time.monotonic() - started
-    print(f"vtlab: built {what} in {seconds:.0f} s", flush=True)
-    return seconds
+def _built(what: str, started: float) -> None:
+    print(f"vtlab: built {what} in {time.monotonic() - started:.0f} s", flush=True)
 
 
 def jars_current() -> bool:
@@ -180,13 +178,17 @@ def tools(toxiproxy: bool = True) -> dict[str, float]:
     each step's seconds, 0 where it was built already. On a new machine each mostly waits on its downloads (Maven
     Central, the Go module proxy): one after the other, they and the seed took ~80 s before the first row
     (2026-12-03). A missing Maven or Go is said before anything starts."""
-    had_k6, had_toxiproxy = find_k6() is not None, TOXIPROXY_BIN.exists()
     _builders(toxiproxy)
+    return _build(toxiproxy)
+
+
+def _build(toxiproxy: bool) -> dict[str, float]:
+    """tools() once its builders were found."""
+    had_k6, had_toxiproxy = find_k6() is not None, TOXIPROXY_BIN.exists()
     with concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="vtlab-build") as builds:
         jars, k6 = builds.submit(_timed, build_jars), builds.submit(_timed, build_k6)
-        # the jars' failure first, as before; each build's own lines are printed either way
-        timings = {"jars_s": jars.result(), "k6_s": k6.result()}
-    timings["k6_s"] = 0.0 if had_k6 else timings["k6_s"]
+        jars_s, k6_s = jars.result(), k6.result()  # the jars' failure first, as before; each prints its own lines
+    timings = {"jars_s": jars_s, "k6_s": 0.0 if had_k6 else k6_s}
     started = time.monotonic()
     if toxiproxy:
         build_toxiproxy()
@@ -203,7 +205,7 @@ def setup(pg: postgres.Postgres, reseed: bool = False, pg_cpus: set[int] | None 
     _builders(toxiproxy)  # said before the seed starts
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vtlab-seed") as seeding:
         database = seeding.submit(prepare_database, pg, reseed, pg_cpus)
-        timings = tools(toxiproxy)
+        timings = _build(toxiproxy)
         timings["seed_s"] = database.result() or 0.0  # its failure is raised here, as it was before
     return timings
 
