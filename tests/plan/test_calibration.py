@@ -226,6 +226,23 @@ def test_the_upper_bound_alone_is_the_first_steps_and_kept_apart_from_what_sizes
     assert calibration.load_bound(2, NOW) == measured()  # a whole calibration cached serves as the bound
 
 
+def test_a_bound_alone_stands_with_its_jit_busy_and_its_short_hold_noisy_never_with_a_failure_or_errors():
+    busy = {**VIRTUAL[0], "warmup_end": "bound", "warmup_unsettled": "jit"}
+    noisy = {**PLATFORM[0], "throughput_second_half_rps": 100}  # half its first half's rate: not steady
+    assert {"jit-not-settled"} <= set(analyze.analyse(calibrate.measured_rows.all_typed([busy]), RUN).verdicts[0].flags)
+    bound = calibrate.of_rows([noisy, busy], 2, run=RUN, bound=True)
+    assert bound.modes["virtual"].service_ms == calibrate.of_rows([PLATFORM[0], VIRTUAL[0]], 2, run=RUN,
+                                                                  bound=True).modes["virtual"].service_ms
+    with pytest.raises(ValueError, match="at 20 users is invalid"):
+        calibrate.of_rows([noisy, busy], 2, run=RUN)  # a whole calibration's first step: no such tolerance
+    with pytest.raises(ValueError, match="the virtual calibration step at 20 users failed"):
+        calibrate.of_rows([PLATFORM[0], {**busy, "failed_tier": "service", "failure": "killed"}], 2, run=RUN,
+                          bound=True)
+    errors = {**VIRTUAL[0], "error_rate": 0.2}
+    with pytest.raises(ValueError, match="at 20 users is invalid"):
+        calibrate.of_rows([PLATFORM[0], errors], 2, run=RUN, bound=True)
+
+
 def test_calibrate_bound_measures_the_first_step_of_each_mode_only(monkeypatch, capsys, tmp_path):
     from vtlab.cli import main
 
@@ -234,5 +251,7 @@ def test_calibrate_bound_measures_the_first_step_of_each_mode_only(monkeypatch, 
     assert main.main(["calibrate", "--bound", "--out", str(tmp_path / "cal")]) == 1
     argv = asked[0]
     assert argv[argv.index("--conc") + 1] == str(calibration.CALIBRATION_POINT["users"][0])
+    # a fixed warm-up and a short hold: a colder, dearer step, in two thirds of the settling one's time
+    assert [argv[argv.index(flag) + 1] for flag in ("--warmup-until", "--warmup", "--hold")] == ["fixed", "15", "10"]
     assert main.main(["calibrate", "--out", str(tmp_path / "whole")]) == 1
     assert asked[1][asked[1].index("--conc") + 1] == ",".join(map(str, calibration.CALIBRATION_POINT["users"]))
