@@ -48,10 +48,9 @@ CALIBRATION_VERSION = 4
 # the first step's cost stays the cold JVM's, the upper bound the smoke's points are sized from.
 CALIBRATION_POINT = {"users": (20, 40, 80), "stub_delay_ms": 100, "stub_jitter_ms": 100, "ramp_s": 2, "warmup_s": 40,
                      "hold_s": 20}
-# The tiers as the calibration names them, and the figure of explain.costs each is fitted by.
 # The upper bound alone (`vtlab calibrate --bound`: what the live smoke sizes its points with where nothing is
 # cached, as on every new CI machine) is each mode's first step after a fixed warm-up and a short hold: the earlier
-# the hold, the colder the code and the dearer a request, on the safe side of a bound. 105 s against 155 s with the
+# the hold, the colder the code and the dearer a request, on the safe side of a bound. 105-110 s against 155 s with the
 # settling warm-up and 20 s holds, one after the other on one machine (AMD EPYC, 2026-12-03): the dearer mode, which
 # the smoke sizes by, at 4.10 against 4.15 ms of service CPU a request (virtual); platform's cold first step came out
 # at 2.66 against 4.08, a first step's figure moving from JVM to JVM either way (a second try: 3.44 and 4.10). A
@@ -60,6 +59,7 @@ CALIBRATION_POINT = {"users": (20, 40, 80), "stub_delay_ms": 100, "stub_jitter_m
 BOUND_WARMUP_S, BOUND_HOLD_S = 15, 10  # the warm-up fixed, not settling
 # Bump when the bound's own procedure changes (its phases): a bound measured another way is measured again.
 BOUND_VERSION = 2
+# The tiers as the calibration names them, and the figure of explain.costs each is fitted by.
 TIERS = {"service": "cpu", "k6": "load", "stub": "stub", "postgresql": "pg"}
 TIER_NAMES = {"service": "service", "k6": "k6", "stub": "stub", "postgresql": "PostgreSQL"}
 MAX_AGE_DAYS = 30  # a kernel, firmware or governor change moves the figures: measured again after a month
