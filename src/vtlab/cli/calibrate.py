@@ -80,15 +80,10 @@ def ensure(recalibrate: bool = False, out: Path | None = None, bound: bool = Fal
     return measured
 
 
-# What a bound alone is measured through (calibration.BOUND_WARMUP_S): a hold too short to be steady, the host's
-# speed named as its cause, and the JIT still compiling, as it is meant to be. None biases the mean CPU a request low.
-BOUND_TOLERATED = (*validity.FOREIGN_CPU, *validity.UNSTEADY, validity.HOST_SPEED, validity.JIT_NOT_SETTLED,
-                   validity.JIT_BUSY)
-
-
-def _tolerated(flag: str, tolerated: tuple[str, ...]) -> bool:
-    """Whether `flag` is one of `tolerated`, or carries one of its prefixes (those ending in a colon)."""
-    return flag in tolerated or any(name.endswith(":") and flag.startswith(name) for name in tolerated)
+# What a bound alone is measured through (calibration.BOUND_WARMUP_S): a hold too short to be steady and the JIT
+# still compiling, as it is meant to be (their notes, host-speed: and jit-busy:, never invalidate). Neither biases
+# the mean CPU a request low.
+BOUND_TOLERATED = (*validity.FOREIGN_CPU, *validity.UNSTEADY, validity.JIT_NOT_SETTLED)
 
 
 def _run(argv: list[str]) -> int:
@@ -112,8 +107,7 @@ def of_rows(lines: list[dict[str, str]] | list[MeasuredRow], count: int, run_dir
     # another process's or guest's CPU (validity.FOREIGN_CPU) leaves a step's CPU per request as measured: checked and
     # fitted as the step it is, without those flags; a bound alone tolerates its short hold's noise and its JIT too
     tolerated = BOUND_TOLERATED if bound else validity.FOREIGN_CPU
-    priced = [dataclasses.replace(verdict, flags=tuple(flag for flag in verdict.flags
-                                                       if not _tolerated(flag, tolerated)))
+    priced = [dataclasses.replace(verdict, flags=tuple(flag for flag in verdict.flags if flag not in tolerated))
               for verdict in analysis.verdicts]
     for verdict, step in zip(analysis.verdicts, priced, strict=True):
         if validity.invalidating(step.flags):
