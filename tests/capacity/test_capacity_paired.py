@@ -80,3 +80,17 @@ def test_a_point_cut_short_is_told_by_every_mode_before_the_error_goes_on():
     assert not last.complete and {mode.mode for mode in last.modes} == {"platform", "virtual"}
     assert all("interrupted after" in mode.stop and "Ctrl-C" in mode.stop for mode in last.modes)
     assert all(not math.isnan(mode.capacity) or mode.points for mode in last.modes)
+
+
+def test_a_mode_done_early_leaves_the_rest_of_its_half_to_the_mode_still_searching():
+    # 60 s a point, 15 min for both: platform's wall is bracketed within 5% in 6 points (6 min), virtual's climb from
+    # 50 to ~933 req/s takes longer than the 7.5 min an equal half would leave it
+    budget_s = 900.0
+    platform, virtual = search.search_paired(["platform", "virtual"], 50, TwoModes(), settings(budget_s=budget_s)).modes
+    assert platform.stop.startswith("bracket within 5%") and platform.spent_s < budget_s / 2
+    assert virtual.spent_s > budget_s / 2 and platform.spent_s + virtual.spent_s <= budget_s
+    assert virtual.bracket_low <= 933.33 <= virtual.bracket_high
+    # what an equal half would have left it: the same search, alone, on 7.5 min
+    half = search.search_mode("virtual", 50, TwoModes(), settings(budget_s=budget_s), budget_s / 2)
+    assert half.stop.startswith("budget spent")
+    assert virtual.bracket_high / virtual.bracket_low < half.bracket_high / half.bracket_low

@@ -41,6 +41,7 @@ from vtlab.core.objective import Objective
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
 
 Measure = Callable[[str, int], PointResult]
+Budget = float | Callable[[], float]  # a mode's seconds, or what its share is as the search goes (search_paired)
 OnPoint = Callable[[CapacityRun], None]
 Progress = Callable[[ModeCapacity], None]
 UNITS = {"open": "req/s", "closed": "users"}
@@ -87,19 +88,25 @@ def search_paired(modes: Sequence[str], start: int, measure: Measure, settings: 
                   on_point: OnPoint | None = None) -> CapacityRun:
     """Every mode's search at once, their points taken in turn (one of each mode's a round, in `modes`' order and then
     the other way round, while more than one is searching), so that a machine whose speed moves over the search
-    moves every mode's points alike; each mode gets an equal share of the budget from the start. `on_point` hears
-    the run so far after every point. A point cut short by an exception is told by every mode's search, as far as it
-    got, before the exception goes on."""
+    moves every mode's points alike; each mode searching gets an equal share of what the modes done left of the
+    budget, as search() hands a mode's rest to the next: a thread-pool wall found in a few points leaves its rest to
+    a CPU-bound search still climbing (three paired runs' virtual searches each stopped at half the budget with 17-61%
+    brackets, 2026-12-03). `on_point` hears the run so far after every point. A point cut short by an exception is
+    told by every mode's search, as far as it got, before the exception goes on."""
     latest: dict[str, ModeCapacity] = {}
+    done: dict[str, float] = {}  # each finished mode's spending
+
+    def share() -> float:
+        return (settings.budget_s - sum(done.values())) / (len(modes) - len(done))
 
     def heard(so_far: ModeCapacity) -> None:
         latest[so_far.mode] = so_far
         if on_point is not None:
             on_point(_run(settings, tuple(latest[mode] for mode in modes if mode in latest), False, True))
-    walks = {mode: walk_mode(mode, start, settings, settings.budget_s / len(modes), heard) for mode in modes}
+    walks = {mode: walk_mode(mode, start, settings, share, heard) for mode in modes}
     loads: dict[str, int] = {}
     for mode, walking in walks.items():
-        _advance(walking, mode, None, loads, latest)
+        _advance(walking, mode, None, loads, latest, done)
     rounds = 0
     while loads:
         turn = modes if rounds % 2 == 0 else modes[::-1]  # ABBA: neither mode always a point later than the other
@@ -113,17 +120,19 @@ def search_paired(modes: Sequence[str], start: int, measure: Measure, settings: 
                         walks[other].throw(err)
                 walks[mode].throw(err)
                 raise
-            _advance(walks[mode], mode, result, loads, latest)
+            _advance(walks[mode], mode, result, loads, latest, done)
     return _run(settings, tuple(latest[mode] for mode in modes), True, True)
 
 
 def _advance(walking: Walking, mode: str, result: PointResult | None, loads: dict[str, int],
-             latest: dict[str, ModeCapacity]) -> None:
-    """The walk handed `result` (None: started): its next load into `loads`, or its outcome into `latest`."""
+             latest: dict[str, ModeCapacity], done: dict[str, float]) -> None:
+    """The walk handed `result` (None: started): its next load into `loads`, or its outcome into `latest` and what it
+    spent into `done`."""
     try:
         loads[mode] = next(walking) if result is None else walking.send(result)
-    except StopIteration as done:
-        latest[mode] = done.value
+    except StopIteration as finished:
+        latest[mode] = finished.value
+        done[mode] = finished.value.spent_s
 
 
 def _run(settings: Settings, modes: tuple[ModeCapacity, ...], complete: bool, in_turn: bool = False) -> CapacityRun:
@@ -134,8 +143,9 @@ def _run(settings: Settings, modes: tuple[ModeCapacity, ...], complete: bool, in
 class _Walk:
     """One mode's search as it goes: the points measured, the budget spent, the bracket's edges."""
 
-    def __init__(self, mode: str, settings: Settings, budget_s: float) -> None:
-        self.mode, self.settings, self.budget_s = mode, settings, budget_s
+    def __init__(self, mode: str, settings: Settings, budget_s: Budget) -> None:
+        self.mode, self.settings = mode, settings
+        self._budget = budget_s if callable(budget_s) else lambda: budget_s
         self.records: list[PointRecord] = []
         self.spent = self.latest = 0.0
         self.low: tuple[int, PointResult] | None = None                 # the highest load that passed
@@ -148,6 +158,11 @@ class _Walk:
         # the latest point's cost as the next one's price (a point begun is a point paid in full): a mode's later
         # points run on its warm JVM, where the first paid the JVM's start and the JIT's warm-up besides
         return len(self.records) < self.settings.max_points and self.spent + self.latest <= self.budget_s
+
+    @property
+    def budget_s(self) -> float:
+        """The mode's budget as it stands: fixed, or its share of what the modes done left (search_paired)."""
+        return self._budget()
 
     def _measured(self, load: int) -> Generator[int, PointResult, PointResult]:
         result = yield load
@@ -217,7 +232,7 @@ def search_mode(mode: str, start: int, measure: Measure, settings: Settings, bud
 Walking = Generator[int, PointResult, ModeCapacity]
 
 
-def walk_mode(mode: str, start: int, settings: Settings, budget_s: float,
+def walk_mode(mode: str, start: int, settings: Settings, budget_s: Budget,
               progress: Progress | None = None) -> Walking:
     """One mode's search, its loads asked for one at a time (Walking); `progress` as for search_mode. An exception
     thrown in at a load (the measurement cut short) is told to `progress`, then goes on."""
