@@ -116,3 +116,18 @@ def test_a_point_measured_in_turn_is_judged_on_its_figures_beside_the_machine_s_
     assert seen.outcome == PASS and seen.why.endswith("(beside the machine's drift: hypervisor-steal)")
     assert judge(slo, _point((900.0, 880.0, 920.0))).why == seen.why.removesuffix(
         " (beside the machine's drift: hypervisor-steal)")  # a clean point says nothing of it
+
+
+def test_a_pass_with_cpu_another_took_is_a_pass_and_a_failure_there_decides_nothing():
+    slo = objective.parse("p99<=1500ms")
+    # capA's virtual point at 678 req/s, alone: invalid for the VM's steal alone, p99 well within the limit
+    stolen = _point((1_197.0, 1_150.0, 1_240.0), valid=False, flags=("hypervisor-steal",))
+    seen = judge(slo, stolen)
+    assert seen.outcome == PASS and "a pass on less CPU than its own" in seen.why
+    assert judge(slo, replace(stolen, flags=("noisy-neighbour", "hypervisor-steal"))).outcome == PASS
+    # broken, or too close to call, with the CPU taken: the CPU taken may be what broke it
+    assert judge(slo, replace(stolen, percentiles={"p99": Interval(2_000.0, 1_900.0, 2_100.0)})).outcome == INVALID
+    assert judge(slo, replace(stolen, percentiles={"p99": Interval(1_480.0, 1_400.0, 1_560.0)})).outcome == INVALID
+    # another fault beside it (the hold unsteady, the generator short): no pass
+    for flags in (("hypervisor-steal", "too-noisy"), ("hypervisor-steal", "generator-limited")):
+        assert judge(slo, replace(stolen, flags=flags)).outcome == INVALID, flags
