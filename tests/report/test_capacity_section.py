@@ -36,6 +36,8 @@ def test_report_md_opens_with_each_mode_s_capacity_its_bracket_and_where_it_brok
     assert ("- platform: 141–200 req/s (capacity 141 req/s, the most load that met the objective; the bracket 42% "
             "wide); p99 crossed 1500 ms at 200 req/s: thread-pool, in flight 293 > threads 200.") in text
     assert "- virtual: at least 400 req/s (no load above it broke the objective)." in text
+    # a bracket is called what it is: one run's precision, not a spread across runs
+    assert "A bracket is the search's precision within this run, not where another run lands" in text
     order = [text.index(heading) for heading in ("## Capacity at", "## The answer", "## Headline", "| scenario |")]
     assert order == sorted(order)
 

@@ -122,7 +122,10 @@ def searched(run: CapacityRun) -> str:
     loads = "arrival rates, req/s" if run.model == "open" else "concurrent users"
     return (f"Searched for each mode: a staircase up until {run.objective} broke, then bisection to a bracket of "
             f"{run.precision * 100:g}%, within a budget of {run.budget_s / 60:g} min for all modes; {run.model} model "
-            f"(loads are {loads}); a point decides only beyond its 95% interval, and a point not valid never decides.")
+            f"(loads are {loads}); a point decides only beyond its 95% interval, and a point not valid never decides, "
+            "but for a pass on less CPU than its own. A bracket is the search's precision within this run, not "
+            "where another run lands: the host's fixed work beside each capacity puts two runs on one scale "
+            "(vtlab compare).")
 
 
 def points_table(run: CapacityRun) -> Table:
