@@ -53,7 +53,8 @@ def stands_in_turn(verdict: Verdict) -> bool:
     for no such reason stays invalid: above capacity a queue grows through it, and an unsteady pass is no pass. So does
     a point the CPU held: the CPU another took is the capacity it lost, which taking turns does not give back (capA,
     2026-11-28: virtual points at 998-1,127 req/s failed with 20-29% of the machine another's, 922 found; capB, the
-    next search, under 1% another's: 1,593)."""
+    next search, under 1% another's: 1,593). Invalid, such a point still passes where its objective held beyond doubt
+    (capacity.point.judge: a pass on less CPU than its own)."""
     if verdict.valid or verdict.failed or verdict.bottleneck == "cpu":
         return verdict.valid
     moved = any(flag.startswith(HOST_SPEED) for flag in verdict.flags)

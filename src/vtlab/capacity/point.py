@@ -146,8 +146,9 @@ def judge(objective: Objective, point: PointResult) -> Judgement:
 
     And for one whose only fault is CPU another took (a neighbour, the hypervisor's steal) and whose objective held
     beyond doubt: with less CPU than its own it met the objective, so with its own it meets it too. A failure there
-    decides nothing (the CPU taken may be what broke it). Alone, such passes were invalid twice at 678, 564 and 514
-    req/s and the virtual search fell back to 491, its p99 1,146-1,197 ms against 1,500 (capA, 2026-12-03)."""
+    decides nothing (the CPU taken may be what broke it). Taken in turn, such passes were still invalid (the CPU held
+    them: capacity.fromrow), twice each at 678, 564 and 514 req/s, and the virtual search fell back to 491, its p99
+    1,146-1,197 ms against 1,500 (capA, 2026-12-03)."""
     if not point.valid:
         invalid = Judgement(INVALID, "not valid: " + (", ".join(point.flags) or "the row says so"))
         faults = set(invalidating(point.flags))
