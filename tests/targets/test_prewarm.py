@@ -1,8 +1,10 @@
 """A staircase's fresh JVM is warmed at its top rate before its first step; nothing else is."""
 
+import time
 from pathlib import Path
 
-from vtlab.measure import jit, settle
+from vtlab.measure import jit, load, settle
+from vtlab.measure.tiers import Rig
 from vtlab.plan import planner, presets
 from vtlab.targets import aotcache, prewarm, userjvm
 
@@ -78,3 +80,31 @@ def test_the_prewarms_burst_is_its_busiest_step_window_of_the_jvms_compile_time(
                      for t in range(21)]
     assert prewarm.burst_of(meter, 99.0) == settle.Burst(1.0, jit.PERFDATA)
     assert prewarm.burst_of(None, 99.0) is None  # a service not ours: no JIT read
+
+
+def test_a_paired_points_arms_are_pre_warmed_at_once_each_at_its_own_users(monkeypatch, tmp_path):
+    """A k6 that notes when it ran and with how many users: both arms' pre-warms overlap, each at its own top rate, and
+    the two take one pre-warm's time, not two."""
+    plan = _quick(monkeypatch, paired=True, blocks=2)
+    platform, virtual = (next(row for row in plan.rows if row.thread_mode == mode and row.concurrency == 1000)
+                         for mode in ("platform", "virtual"))
+    ran = tmp_path / "ran"
+    fake = tmp_path / "k6"
+    fake.write_text(f'#!/bin/sh\necho "start $(date +%s.%N) $VUS" >> {ran}\nsleep 1.5\n'
+                    f'echo "end $(date +%s.%N)" >> {ran}\n')
+    fake.chmod(0o755)
+    (tmp_path / "logs").mkdir()
+    rig = Rig(None, fake, "", None, None, (0, 0, False), {"load": set()}, tmp_path)
+    spec = load.LoadSpec("http://127.0.0.1:1", "closed", 1000, 0, 5, 30, 10, 1000, 0)
+    monkeypatch.setattr(prewarm, "PREWARM_S", 1)
+    began = time.monotonic()
+    warmed = prewarm.warm_together(rig, plan, [prewarm.Warming(spec, platform, "p", None),
+                                               prewarm.Warming(spec, virtual, "v", None)])
+    took = time.monotonic() - began
+    assert [(done.users, done.burst) for done in warmed] == [(200, None), (1000, None)]  # platform: its 200 threads
+    lines = [line.split() for line in ran.read_text().splitlines()]
+    starts = [float(line[1]) for line in lines if line[0] == "start"]
+    ends = [float(line[1]) for line in lines if line[0] == "end"]
+    assert sorted(line[2] for line in lines if line[0] == "start") == ["1000", "200"]
+    assert max(starts) < min(ends)  # the second began before the first ended
+    assert took < 2 * 1.5, took

@@ -55,18 +55,17 @@ class Block:
                 "prewarm_users": jvm.prewarmed_users or ""}
 
 
-def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter, ready: Callable[[Turn], Armed],
-         stop: Callable[[Any], None]) -> list[Block]:
-    """The point's blocks measured in turns, in order. `ready` makes an arm's JVM ready for the turn given (its first
-    block), `stop` stops a JVM: every arm's where the point fails, and after it each one no later step needs."""
+def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter,
+         ready: Callable[[Sequence[Turn]], list[Armed]], stop: Callable[[Any], None]) -> list[Block]:
+    """The point's blocks measured in turns, in order. `ready` makes each arm's JVM ready for the turn given it (its
+    first block; the target may pre-warm them together) or stops every JVM it started and raises; `stop` stops a JVM:
+    every arm's where the point fails, and after it each one no later step needs."""
     firsts: dict[str, Turn] = {}
     for turn in point:
         firsts.setdefault(plan.arm(turn.row), turn)
     arms = list(firsts)
-    armed: dict[str, Armed] = {}
+    armed: dict[str, Armed] = dict(zip(arms, ready([firsts[arm] for arm in arms]), strict=True))
     try:
-        for arm in arms:
-            armed[arm] = ready(firsts[arm])
         loads = [turns.ArmLoad(armed[arm].app, armed[arm].spec, armed[arm].read_meters,
                                f"turns-{dimensions.slug(firsts[arm].row)}", blockturns.spread_s(plan, firsts[arm].row),
                                armed[arm].jvm.jit_burst)

@@ -5,6 +5,7 @@ beside it, the row's JFR recording read back and its writes counted."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from vtlab.core import dimensions
@@ -44,17 +45,18 @@ class OwnService:
     def measure(self, turn: Turn, progress: Reporter) -> dict[str, object]:
         """One row: the service in the row's configuration — fresh, or the JVM the earlier steps of its staircase
         warmed — the load with samplers beside it, the JFR recording of the row read back. A paired plan's block
-        first brings up its pair's other arm (planner.Plan.partner), so that both arms' JVMs are warm before the
-        pair's first block and the pair's two blocks follow each other."""
+        first brings up its pair's other arm (planner.Plan.partner), the two pre-warmed together, so that both arms'
+        JVMs are warm before the pair's first block and the pair's two blocks follow each other."""
         rig, plan, row = self.rig, self.plan, turn.row
         partner = plan.partner(turn.position)
+        wanted = [(row, turn.position, turn.warmup_s)]
         if partner is not None and partner > turn.position and plan.family(plan.rows[partner]) not in self.jvms:
-            self._ready(plan.rows[partner], partner, turn.warmup_s)
+            wanted.insert(0, (plan.rows[partner], partner, turn.warmup_s))  # the row's last: the rig idles the other
         slug = dimensions.slug(row)
         jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
         java = runtimes.java_for(row.jdk, plan.java_homes)  # the row's runtime; the stub stays on the build JDK
         stepped = plan.steps_on_one_jvm(row)
-        jvm, spec = self._ready(row, turn.position, turn.warmup_s)
+        jvm, spec = self._ready_together(wanted)[-1]
         jvm.steps += 1
         app = jvm.app
         log_from = csvrow.log_offset(app.log)  # the row's own lines: after its pre-warm's
@@ -86,11 +88,12 @@ class OwnService:
         """A paired point's blocks in turns (targets.inturns): each block's row a step of its arm's JVM."""
         rig, plan = self.rig, self.plan
 
-        def ready(turn: Turn) -> inturns.Armed:
-            jvm, spec = self._ready(turn.row, turn.position, turn.warmup_s)
-            return inturns.Armed(jvm, jvm.app, spec,
-                                 samplers.meters_reader(jvm.app.management_url + "/actuator/prometheus"),
-                                 csvrow.log_offset(jvm.app.log))
+        def ready(turns: Sequence[Turn]) -> list[inturns.Armed]:
+            made = self._ready_together([(turn.row, turn.position, turn.warmup_s) for turn in turns])
+            return [inturns.Armed(jvm, jvm.app, spec,
+                                  samplers.meters_reader(jvm.app.management_url + "/actuator/prometheus"),
+                                  csvrow.log_offset(jvm.app.log))
+                    for jvm, spec in made]
 
         rows = []
         for block in inturns.take(rig, plan, point, progress, ready, self._stop_jvm):
@@ -100,9 +103,32 @@ class OwnService:
                 self.service = jvm.info
         return rows
 
-    def _ready(self, row: Row, position: int, warmup_s: int) -> tuple[servicejvm.ServiceJvm, load.LoadSpec]:
-        """The JVM the row runs on, in the row's connection mode and pre-warmed where it is fresh and wants it, with
-        the row's load on it (the row's JFR recording made ready, an earlier one removed)."""
+    def _ready_together(self, wanted: Sequence[tuple[Row, int, int]]
+                        ) -> list[tuple[servicejvm.ServiceJvm, load.LoadSpec]]:
+        """The JVM each row (with its position and warm-up) runs on, in the row's connection mode, with the row's load
+        on it (the row's JFR recording made ready, an earlier one removed); those fresh and wanting a pre-warm
+        pre-warmed together, once all are up. Where one fails, every JVM made here is stopped."""
+        made: list[tuple[servicejvm.ServiceJvm, load.LoadSpec]] = []
+        warming: list[tuple[servicejvm.ServiceJvm, prewarm.Warming]] = []
+        try:
+            for row, position, warmup_s in wanted:
+                jvm, spec, prewarming = self._set_up(row, position, warmup_s)
+                made.append((jvm, spec))
+                if prewarming:
+                    warming.append((jvm, prewarm.Warming(spec, row, dimensions.slug(row), jvm.app.pid)))
+            if warming:
+                warmed = prewarm.warm_together(self.rig, self.plan, [one for _, one in warming])
+                for (jvm, _), done in zip(warming, warmed, strict=True):
+                    jvm.prewarmed_users, jvm.jit_burst = done.users, done.burst
+        except BaseException:
+            for jvm, _ in made:
+                self._stop_jvm(jvm)
+            raise
+        return made
+
+    def _set_up(self, row: Row, position: int, warmup_s: int) -> tuple[servicejvm.ServiceJvm, load.LoadSpec, bool]:
+        """The JVM the row runs on, in the row's connection mode, with the row's load on it; and whether it is to be
+        pre-warmed first (fresh and wanting it)."""
         rig, plan = self.rig, self.plan
         slug = dimensions.slug(row)
         jfr = rig.run_dir / "jfr" / f"{slug}.jfr"
@@ -120,13 +146,10 @@ class OwnService:
         rig.idle_services = tuple(other.app.pid for other in self.jvms.values() if other is not jvm and other.app.pid)
         try:
             servicejvm.run_as(jvm, row, plan.family_peak_users(row), plan.downstream_http)
-            if prewarming:
-                warmed = prewarm.warm(rig, spec, plan, row, slug, jvm.app.pid)
-                jvm.prewarmed_users, jvm.jit_burst = warmed.users, warmed.burst
         except BaseException:
             self._stop_jvm(jvm)
             raise
-        return jvm, spec
+        return jvm, spec, prewarming
 
     def _jvm_for(self, row: Row, slug: str, java: runtimes.Java, jfr: Path, stepped: bool) -> servicejvm.ServiceJvm:
         """The JVM the row runs on: its staircase's, when the row is its next step and the JVM still runs; else a

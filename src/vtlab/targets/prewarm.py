@@ -26,8 +26,11 @@ JAR_PREWARM), vtlab's own service is."""
 
 from __future__ import annotations
 
+import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from vtlab.core import constants, shapes
 from vtlab.core.dimensions import Row
@@ -63,35 +66,64 @@ class Prewarmed:
     burst: settle.Burst | None
 
 
+@dataclass(frozen=True)
+class Warming:
+    """One JVM to pre-warm: the row's own call (`spec`), the row and its slug, the JVM's pid (None: not ours, its JIT
+    not read) and the request threads it reported (prewarm.users)."""
+    spec: load.LoadSpec
+    row: Row
+    slug: str
+    pid: int | None
+    reported_threads: int = 0
+
+
 def warm(rig: Rig, row_spec: load.LoadSpec, plan: Plan, row: Row, slug: str, pid: int | None,
          reported_threads: int = 0) -> Prewarmed:
-    """k6 with the row's own call (`row_spec`) at the pre-warm's users (users) for PREWARM_S, waited for, the JIT of
-    the service's JVM (`pid`; None: not ours, not read) read each second meanwhile."""
+    """One JVM pre-warmed (warm_together)."""
+    return warm_together(rig, plan, [Warming(row_spec, row, slug, pid, reported_threads)])[0]
+
+
+def warm_together(rig: Rig, plan: Plan, jvms: Sequence[Warming]) -> list[Prewarmed]:
+    """Each JVM's k6 with its row's own call at the pre-warm's users (users) for PREWARM_S, all at once, waited for;
+    the JIT of each JVM read each second meanwhile. A paired point's arms are pre-warmed together: neither is measured
+    before both are, and one after the other the second arm's pre-warm took the first's ~26 s again (a new machine's
+    first run, 2026-12-07)."""
     logs = rig.run_dir / "logs"
-    concurrency = users(plan, row, reported_threads)
-    # over at least one request's wait, as a step's (Plan.spread_ramp_s): 10,000 users on an 8 s downstream in 3 s
-    # would line them up into cohorts the first step would inherit
-    ramp_s = max(PREWARM_RAMP_S, plan.spread_ramp_s(replace(row, concurrency=concurrency)))
-    spec = replace(row_spec, model="closed", concurrency=concurrency, rate=0,
-                   ramp_s=ramp_s, warmup_s=PREWARM_S, hold_s=1, cooldown_s=1, shape=shapes.Shape(),
-                   settles=False, warm_step=False)
-    print(f"  pre-warming the {row.thread_mode}-thread JVM: {spec.concurrency} users for {PREWARM_S} s "
-          "(its staircase's top rate; not recorded)", flush=True)
-    log = logs / f"prewarm-{slug}.k6.log"
-    k6 = load.start(rig.k6, spec, logs / f"prewarm-{slug}.json", log, rig.core_map["load"],
-                    logs / f"prewarm-{slug}.k6.csv.gz")
-    meter = jit.JitMeter(pid) if pid is not None else None
-    began, deadline = time.time(), time.monotonic() + spec.duration_s + 60
+    started: list[tuple[subprocess.Popen, Path, jit.JitMeter | None]] = []
+    specs = [_spec(plan, one) for one in jvms]
     try:
-        while k6.poll() is None:
+        for one, spec in zip(jvms, specs, strict=True):
+            print(f"  pre-warming the {one.row.thread_mode}-thread JVM: {spec.concurrency} users for {PREWARM_S} s "
+                  "(its staircase's top rate; not recorded)" + (", beside the other arm's" if len(jvms) > 1 else ""),
+                  flush=True)
+            log = logs / f"prewarm-{one.slug}.k6.log"
+            k6 = load.start(rig.k6, spec, logs / f"prewarm-{one.slug}.json", log, rig.core_map["load"],
+                            logs / f"prewarm-{one.slug}.k6.csv.gz")
+            started.append((k6, log, jit.JitMeter(one.pid) if one.pid is not None else None))
+        began, deadline = time.time(), time.monotonic() + max(spec.duration_s for spec in specs) + 60
+        while any(k6.poll() is None for k6, _, _ in started):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the pre-warm's k6 did not finish in time; see {log}")
-            if meter is not None:
-                meter.read(time.time())
+                late = next(log for k6, log, _ in started if k6.poll() is None)
+                raise RuntimeError(f"the pre-warm's k6 did not finish in time; see {late}")
+            for _, _, meter in started:
+                if meter is not None:
+                    meter.read(time.time())
             time.sleep(1)
     finally:
-        procs.terminate(k6)
-    return Prewarmed(spec.concurrency, burst_of(meter, began))
+        for k6, _, _ in started:
+            procs.terminate(k6)
+    return [Prewarmed(spec.concurrency, burst_of(meter, began))
+            for spec, (_, _, meter) in zip(specs, started, strict=True)]
+
+
+def _spec(plan: Plan, one: Warming) -> load.LoadSpec:
+    """A JVM's pre-warm as a k6 run: the row's call, closed, at the pre-warm's users for PREWARM_S."""
+    concurrency = users(plan, one.row, one.reported_threads)
+    # over at least one request's wait, as a step's (Plan.spread_ramp_s): 10,000 users on an 8 s downstream in 3 s
+    # would line them up into cohorts the first step would inherit
+    ramp_s = max(PREWARM_RAMP_S, plan.spread_ramp_s(replace(one.row, concurrency=concurrency)))
+    return replace(one.spec, model="closed", concurrency=concurrency, rate=0, ramp_s=ramp_s, warmup_s=PREWARM_S,
+                   hold_s=1, cooldown_s=1, shape=shapes.Shape(), settles=False, warm_step=False)
 
 
 def burst_of(meter: jit.JitMeter | None, began: float) -> settle.Burst | None:

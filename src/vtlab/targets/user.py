@@ -7,6 +7,7 @@ was started with."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from vtlab.core import dimensions
@@ -71,10 +72,18 @@ class UserService:
         rig, plan, target = self.rig, self.plan, self.target
         counted: dict[int, dict[str, int] | None] = {}  # each arm's JVM's (by id) count queries before the point
 
-        def ready(turn: Turn) -> inturns.Armed:
-            jvm, spec, log_from = self._ready(turn.row, turn.position, turn.warmup_s)
-            counted[id(jvm)] = self._counted(jvm)
-            return inturns.Armed(jvm, jvm.app, spec, jvm.read_meters, log_from)
+        def ready(turns: Sequence[Turn]) -> list[inturns.Armed]:
+            armed: list[inturns.Armed] = []
+            try:
+                for turn in turns:  # a jar is not pre-warmed (userjvm.JAR_PREWARM): nothing to do together
+                    jvm, spec, log_from = self._ready(turn.row, turn.position, turn.warmup_s)
+                    armed.append(inturns.Armed(jvm, jvm.app, spec, jvm.read_meters, log_from))
+                    counted[id(jvm)] = self._counted(jvm)
+            except BaseException:
+                for made in armed:
+                    self._stop_jvm(made.jvm)
+                raise
+            return armed
 
         try:
             blocks = inturns.take(rig, plan, point, progress, ready, self._stop_jvm)
