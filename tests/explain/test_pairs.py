@@ -170,3 +170,41 @@ def test_the_fitted_fall_is_the_least_squares_line_through_the_logs_first_to_las
     assert pairs.fitted_fall([4.0, 2.0, 2.0]) == pytest.approx(0.5)
     assert pairs.fitted_fall([2.0, 2.0, 2.0]) == pytest.approx(0.0)
     assert pairs.fitted_fall([1.0, 2.0]) == pytest.approx(-1.0)
+
+
+def _three_pairs(*logs: float):
+    """Three pairs at 100 req/s on arm a, arm b at 100 × e^log."""
+    rows = [block(mode, rep, 100.0 if mode == "platform" else 100.0 * math.exp(log))
+            for rep, log in enumerate(logs, start=1) for mode in ("platform", "virtual")]
+    (point,) = analyze.analyse(rows, RUN).paired
+    return point
+
+
+def test_pairs_to_tell_a_ratio_from_one_are_the_least_whose_t_interval_leaves_it_at_the_pairs_spread():
+    # log ratios 0, 0.13, 0.26: mean 0.13 (1.1388x), sd 0.13; 3 pairs' half 4.303 x 0.13 / sqrt 3 = 0.323 holds 1.00x.
+    # t(n-1) / sqrt n below 0.13 / 0.13 = 1: n=4 3.182/2 = 1.59, 5 2.776/2.236 = 1.24, 6 2.571/2.449 = 1.05,
+    # 7 2.447/2.646 = 0.925 -> 7
+    point = _three_pairs(0.0, 0.13, 0.26)
+    assert point.contains_one and point.ratio == pytest.approx(math.exp(0.13))
+    assert pairs.pairs_to_tell(point) == 7
+    assert pairs.pairs_to_tell(point, holds=lambda ratio: True) is None  # within the A/A floor: nothing to tell
+    assert pairs.pairs_to_tell(point, holds=lambda ratio: False) == 7
+    # logs 0.01, 0.5, -0.45: mean 0.02, sd 0.475; at 30 pairs 2.045 x 0.475 / 5.477 = 0.177, still above 0.02
+    assert pairs.pairs_to_tell(_three_pairs(0.01, 0.5, -0.45)) == pairs.MOST_PAIRS + 1
+    # an interval that already leaves 1.00x, and a ratio that reads 1.00x, ask for nothing
+    assert pairs.pairs_to_tell(_three_pairs(0.69, 0.70, 0.71)) is None
+    assert pairs.pairs_to_tell(_three_pairs(-0.1, 0.0, 0.1)) is None
+
+
+def test_the_paired_section_tells_the_pairs_a_next_run_would_need_and_not_for_an_aa():
+    from dataclasses import replace
+
+    from vtlab.report import paired as told
+    point = _three_pairs(0.0, 0.13, 0.26)
+    assert "about 7 pairs (`--blocks 7`) would tell 1.14× from 1.00×" in told.more_pairs(point, None)
+    assert told.more_pairs(replace(point, arms=Arms("virtual", "virtual")), None) == ""
+    assert "not even 30 pairs" in told.more_pairs(_three_pairs(0.01, 0.5, -0.45), None)
+    # report.json carries the same count, null where there is nothing to tell
+    from vtlab.report import jsonfile
+    [told_point, told_none] = jsonfile._paired((point, _three_pairs(0.69, 0.70, 0.71)), None)
+    assert (told_point["pairs_to_tell"], told_none["pairs_to_tell"]) == (7, None)

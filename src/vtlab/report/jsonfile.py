@@ -64,7 +64,9 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
 - ``paired``: null, or for a paired run (`--paired`, `--aa`) each point measured in interleaved blocks: ``row`` (arm
   a's first block's dimensions), ``arms`` (``a``, ``b``, ``aa``), ``ratio`` (b ÷ a, the geometric mean of the
   counted pairs' ratios; null where none counts, and ``ratio_not_computed`` says why), ``low``/``high`` (its 95%
-  interval; null under two pairs) and ``pairs`` (``block``, ``order``: "ab" or "ba" as they ran, ``a_rps``,
+  interval; null under two pairs), ``pairs_to_tell`` (where the interval holds 1.00× beside a ratio away from it and
+  beyond the A/A floor, about how many pairs at the point's spread would tell the two apart, 31 for more than 30;
+  else null) and ``pairs`` (``block``, ``order``: "ab" or "ba" as they ran, ``a_rps``,
   ``b_rps``, ``ratio``, ``left_out``: why the pair counts for nothing, null where it counts); ``arms.versus``, a
   before/after's jars (`--vs`).
 - ``aa_floor``: null, or for a paired run planned on this machine its A/A floor (core.aafloor): ``machine``,
@@ -100,7 +102,8 @@ from dataclasses import asdict
 from typing import Any
 
 from vtlab.core import dimensions
-from vtlab.explain import costs
+from vtlab.core.aafloor import Floor as AAFloor
+from vtlab.explain import costs, pairs
 from vtlab.explain.model import Advice, Aggregate, PairedPoint, Verdict
 from vtlab.report import ratio
 from vtlab.report.document import CapacitySection, Document, HeadlineLine
@@ -129,7 +132,7 @@ def serialise(document: Document) -> str:
         "costs": [_family(family) for family in document.costs],
         "cost_differences": [_differences(document.costs, p, v) for p, v in costs.pairs(document.costs)],
         "capacity": _capacity(document.capacity),
-        "paired": _paired(document.paired),
+        "paired": _paired(document.paired, document.aa_floor),
         "aa_floor": _aa_floor(document),
         "advice": [_advice(advice) for advice in document.advice],
         "libraries": [{**asdict(library), "pins": [{"jdk": jdk, "held": kind, "events": count, "ms": ms}
@@ -152,12 +155,15 @@ def _advice(advice: Advice) -> dict[str, Any]:
             "not_helped": advice.not_helped.describe() if advice.not_helped is not None else None}
 
 
-def _paired(points: tuple[PairedPoint, ...]) -> list[dict[str, Any]] | None:
-    """Each point of a paired run: its row, arms, paired ratio and interval (null: not computed), and every pair."""
+def _paired(points: tuple[PairedPoint, ...], floor: AAFloor | None) -> list[dict[str, Any]] | None:
+    """Each point of a paired run: its row, arms, paired ratio and interval (null: not computed), the pairs a next run
+    would need to tell its ratio from 1.00× (explain.pairs.pairs_to_tell), and every pair."""
     if not points:
         return None
+    holds = floor.holds if floor is not None else None
     return [{"row": _row(point.row), "arms": point.arms.describe(), "ratio": point.ratio if point.computed else None,
              "low": point.low, "high": point.high, "ratio_not_computed": point.why_not or None,
+             "pairs_to_tell": pairs.pairs_to_tell(point, holds),
              "pairs": [{"block": pair.block, "order": pair.order, "a_rps": pair.a_rps, "b_rps": pair.b_rps,
                         "ratio": pair.ratio, "left_out": pair.why_out or None} for pair in point.pairs]}
             for point in points]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import Arms, point_key
+from vtlab.explain import pairs
 from vtlab.explain.model import Analysis, PairedPoint
 from vtlab.report.document import Answer
 from vtlab.report.labels import fmt, load_of, scenario_label
@@ -158,6 +159,9 @@ def section(analysis: Analysis) -> Section | None:
         out = [pair for pair in point.pairs if pair.why_out]
         left = ("; left out: " + "; ".join(f"block {pair.block} ({pair.why_out})" for pair in out)) if out else ""
         told.append(f"{scenario_label(point.row)}, {answer_ratio(point)}{left}.")
+        more = more_pairs(point, analysis.aa_floor)
+        if more:
+            told.append(more)
         moved = machine_moved(point)
         if moved:
             told.append(moved)
@@ -168,6 +172,19 @@ def section(analysis: Analysis) -> Section | None:
               "counted": "yes" if not pair.why_out else f"no: {pair.why_out}"}
              for point in points for pair in point.pairs]
     return Section("paired", TITLE, told, lines, columns=COLUMNS)
+
+
+def more_pairs(point: PairedPoint, floor: AAFloor | None) -> str:
+    """Where a point's interval holds 1.00× beside a ratio away from it, about how many pairs at its pairs' spread would
+    tell the two apart (explain.pairs.pairs_to_tell); "" where that is no question."""
+    needed = pairs.pairs_to_tell(point, floor.holds if floor is not None else None)
+    if needed is None:
+        return ""
+    if needed > pairs.MOST_PAIRS:
+        return (f"Its interval holds 1.00×, and at its pairs' spread not even {pairs.MOST_PAIRS} pairs would tell "
+                f"{point.ratio:.2f}× from it: the pairs differ far more than the arms do.")
+    return (f"Its interval holds 1.00×; at its pairs' spread about {needed} pairs (`--blocks {needed}`) would tell "
+            f"{point.ratio:.2f}× from 1.00×, if the ratio and the spread stay as they came out.")
 
 
 def machine_moved(point: PairedPoint) -> str:
