@@ -201,7 +201,9 @@ def test_the_paired_section_tells_the_pairs_a_next_run_would_need_and_not_for_an
 
     from vtlab.report import paired as told
     point = _three_pairs(0.0, 0.13, 0.26)
-    assert "about 7 pairs (`--blocks 7`) would tell 1.14× from 1.00×" in told.more_pairs(point, None)
+    # 7 counted pairs, asked as 4 couples of blocks
+    assert "about 7 counted pairs (`--blocks 8`) would tell 1.14× from 1.00× about half the time" in told.more_pairs(
+        point, None)
     assert told.more_pairs(replace(point, arms=Arms("virtual", "virtual")), None) == ""
     assert "not even 30 pairs" in told.more_pairs(_three_pairs(0.01, 0.5, -0.45), None)
     # report.json carries the same count, null where there is nothing to tell

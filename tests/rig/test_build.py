@@ -52,3 +52,11 @@ def test_a_build_in_a_thread_is_stopped_with_the_run_and_says_nothing_of_it(tmp_
     assert not worker.is_alive() and time.monotonic() - began < 10
     assert len(failed) == 1 and failed[0].returncode < 0  # ended by the signal, the group's sleep with it
     assert capfd.readouterr().err == ""
+
+
+def test_a_go_build_collects_less_often_unless_the_user_set_gogc_and_never_links_cgo(monkeypatch):
+    monkeypatch.delenv("GOGC", raising=False)
+    monkeypatch.setenv("CGO_ENABLED", "1")
+    assert (build.go_env()["GOGC"], build.go_env()["CGO_ENABLED"]) == ("400", "0")
+    monkeypatch.setenv("GOGC", "150")
+    assert build.go_env()["GOGC"] == "150"

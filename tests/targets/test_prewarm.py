@@ -1,7 +1,8 @@
 """A staircase's fresh JVM is warmed at its top rate before its first step; nothing else is."""
 
-import time
 from pathlib import Path
+
+import pytest
 
 from vtlab.measure import jit, load, settle
 from vtlab.measure.tiers import Rig
@@ -83,8 +84,7 @@ def test_the_prewarms_burst_is_its_busiest_step_window_of_the_jvms_compile_time(
 
 
 def test_a_paired_points_arms_are_pre_warmed_at_once_each_at_its_own_users(monkeypatch, tmp_path):
-    """A k6 that notes when it ran and with how many users: both arms' pre-warms overlap, each at its own top rate, and
-    the two take one pre-warm's time, not two."""
+    """A k6 that notes when it ran and with how many users: both arms' pre-warms overlap, each at its own top rate."""
     plan = _quick(monkeypatch, paired=True, blocks=2)
     platform, virtual = (next(row for row in plan.rows if row.thread_mode == mode and row.concurrency == 1000)
                          for mode in ("platform", "virtual"))
@@ -97,14 +97,49 @@ def test_a_paired_points_arms_are_pre_warmed_at_once_each_at_its_own_users(monke
     rig = Rig(None, fake, "", None, None, (0, 0, False), {"load": set()}, tmp_path)
     spec = load.LoadSpec("http://127.0.0.1:1", "closed", 1000, 0, 5, 30, 10, 1000, 0)
     monkeypatch.setattr(prewarm, "PREWARM_S", 1)
-    began = time.monotonic()
     warmed = prewarm.warm_together(rig, plan, [prewarm.Warming(spec, platform, "p", None),
                                                prewarm.Warming(spec, virtual, "v", None)])
-    took = time.monotonic() - began
     assert [(done.users, done.burst) for done in warmed] == [(200, None), (1000, None)]  # platform: its 200 threads
     lines = [line.split() for line in ran.read_text().splitlines()]
     starts = [float(line[1]) for line in lines if line[0] == "start"]
     ends = [float(line[1]) for line in lines if line[0] == "end"]
     assert sorted(line[2] for line in lines if line[0] == "start") == ["1000", "200"]
     assert max(starts) < min(ends)  # the second began before the first ended
-    assert took < 2 * 1.5, took
+
+
+class _Jvm:
+    """A service JVM as OwnService keeps it, stopped by name."""
+
+    def __init__(self, name: str, stopped: list[str]):
+        self.name, self.stopped, self.prewarmed_users, self.jit_burst = name, stopped, 0, None
+        self.app = type("App", (), {"pid": 4000 + len(name)})()
+
+    def stop(self, rig) -> None:
+        self.stopped.append(self.name)
+
+
+def test_jvms_readied_together_are_pre_warmed_in_one_go_and_all_stopped_where_the_pre_warm_fails(monkeypatch):
+    from vtlab.targets import own
+    plan = _quick(monkeypatch, paired=True, blocks=2)
+    platform, virtual = (next(row for row in plan.rows if row.thread_mode == mode) for mode in ("platform", "virtual"))
+    service = own.OwnService(keep=False, core_map={})
+    service.rig, service.plan, stopped, calls = None, plan, [], []
+    jvms = {platform.thread_mode: _Jvm("platform", stopped), virtual.thread_mode: _Jvm("virtual", stopped)}
+    monkeypatch.setattr(service, "_set_up", lambda row, position, warmup_s: (jvms[row.thread_mode], "spec", True))
+
+    def warmed(rig, plan, wanted):
+        calls.append([one.row.thread_mode for one in wanted])
+        return [prewarm.Prewarmed(7, None) for _ in wanted]
+    monkeypatch.setattr(prewarm, "warm_together", warmed)
+    made = service._ready_together([(platform, 0, 30), (virtual, 1, 30)])
+    assert [jvm.name for jvm, _ in made] == ["platform", "virtual"] and calls == [["platform", "virtual"]]
+    assert [jvm.prewarmed_users for jvm, _ in made] == [7, 7] and stopped == []
+
+    def failed(rig, plan, wanted):
+        raise RuntimeError("the pre-warm's k6 did not finish in time")
+    monkeypatch.setattr(prewarm, "warm_together", failed)
+    for jvm in jvms.values():
+        jvm.prewarmed_users = 0
+    with pytest.raises(RuntimeError):
+        service._ready_together([(platform, 0, 30), (virtual, 1, 30)])
+    assert stopped == ["platform", "virtual"]  # neither left up

@@ -116,19 +116,24 @@ def _blocks(every: Sequence[Verdict], arms: Arms) -> dict[tuple[str, ...], dict[
     return blocks
 
 
-# The most pairs told as a next run's count: beyond it the pairs' spread dwarfs the difference, and the run's time with
-# it (3 pairs of 10 s blocks are ~2 min a point here).
+# The most pairs told as a next run's count (or a run's own, where it counted more): beyond it the pairs' spread dwarfs
+# the difference, and the run's time with it (3 pairs of 10 s blocks are ~2 min a point here).
 MOST_PAIRS = 30
+
+
+def most_pairs(point: PairedPoint) -> int:
+    """The most pairs pairs_to_tell tells for a point: MOST_PAIRS, or the pairs it counted where that is more."""
+    return max(MOST_PAIRS, len(point.counted))
 
 
 def pairs_to_tell(point: PairedPoint, holds: Callable[[float], bool] | None = None) -> int | None:
     """About how many counted pairs, at the point's own pairs' spread, would take its interval off 1.00×: the least n
     with Student's t (n − 1 degrees of freedom) × the log ratios' standard deviation ÷ √n below |log ratio|, the
-    count a next run's --blocks would ask; MOST_PAIRS + 1 where even MOST_PAIRS would not. None where that is no
-    question: an A/A's (its interval holding 1.00× is its answer), no interval, one that already excludes 1.00×, a
-    ratio that reads 1.00× or pairs with no spread, or a ratio the machine's A/A floor holds (`holds`: two identical
-    JVMs differed as much here, so more pairs would only tell that difference). It reads the point's spread and ratio
-    as they came out: a plan, not a promise."""
+    count a next run's --blocks would ask; most_pairs + 1 where even most_pairs would not. Read from the spread and
+    ratio as they came out, it is the count at which a next run excludes 1.00× about half the time: a plan, not a
+    promise. None where that is no question: an A/A's (its interval holding 1.00× is its answer), no interval, one
+    that already excludes 1.00×, a ratio that reads 1.00×, pairs with no spread, or a ratio the machine's A/A floor
+    holds (`holds`: two identical JVMs differed as much here, so more pairs would only tell that difference)."""
     counted = point.counted
     if (point.arms.aa or not point.computed or len(counted) < 2 or not point.contains_one
             or round(point.ratio, 2) == 1.0 or (holds is not None and holds(point.ratio))):
@@ -137,8 +142,9 @@ def pairs_to_tell(point: PairedPoint, holds: Callable[[float], bool] | None = No
     spread, apart = statistics.stdev(logs), abs(statistics.fmean(logs))
     if spread == 0:
         return None
-    return next((n for n in range(len(counted) + 1, MOST_PAIRS + 1) if t_975(n - 1) * spread / math.sqrt(n) < apart),
-                MOST_PAIRS + 1)
+    most = most_pairs(point)
+    return next((n for n in range(len(counted) + 1, most + 1) if t_975(n - 1) * spread / math.sqrt(n) < apart),
+                most + 1)
 
 
 def _point(by_arm: Mapping[str, Mapping[int, tuple[int, Verdict]]], arms: Arms) -> PairedPoint:

@@ -33,10 +33,10 @@ def ratio_words(point: PairedPoint) -> str:
     if not point.computed:
         return f"no ratio: {point.why_not}"
     counted = len(point.counted)
-    pairs = f"{counted} pair{'' if counted == 1 else 's'}"
+    many = f"{counted} pair{'' if counted == 1 else 's'}"
     if counted < 2:
-        return f"{point.ratio:.2f}× paired, {pairs} (no interval: one ratio has no spread)"
-    return f"{point.ratio:.2f}× [{point.low:.2f}–{point.high:.2f}] paired, {pairs}"
+        return f"{point.ratio:.2f}× paired, {many} (no interval: one ratio has no spread)"
+    return f"{point.ratio:.2f}× [{point.low:.2f}–{point.high:.2f}] paired, {many}"
 
 
 def answer_ratio(point: PairedPoint) -> str:
@@ -176,15 +176,19 @@ def section(analysis: Analysis) -> Section | None:
 
 def more_pairs(point: PairedPoint, floor: AAFloor | None) -> str:
     """Where a point's interval holds 1.00× beside a ratio away from it, about how many pairs at its pairs' spread would
-    tell the two apart (explain.pairs.pairs_to_tell); "" where that is no question."""
+    tell the two apart (explain.pairs.pairs_to_tell), as `--blocks` a whole number of couples (AB BA: a drift's linear
+    part cancels over a couple); "" where that is no question."""
     needed = pairs.pairs_to_tell(point, floor.holds if floor is not None else None)
     if needed is None:
         return ""
-    if needed > pairs.MOST_PAIRS:
-        return (f"Its interval holds 1.00×, and at its pairs' spread not even {pairs.MOST_PAIRS} pairs would tell "
+    most = pairs.most_pairs(point)
+    if needed > most:
+        return (f"Its interval holds 1.00×, and at its pairs' spread not even {most} pairs would tell "
                 f"{point.ratio:.2f}× from it: the pairs differ far more than the arms do.")
-    return (f"Its interval holds 1.00×; at its pairs' spread about {needed} pairs (`--blocks {needed}`) would tell "
-            f"{point.ratio:.2f}× from 1.00×, if the ratio and the spread stay as they came out.")
+    blocks = needed + needed % 2
+    return (f"Its interval holds 1.00×; at its pairs' spread about {needed} counted pairs (`--blocks {blocks}`) would "
+            f"tell {point.ratio:.2f}× from 1.00× about half the time: the count where the ratio and the spread as they "
+            "came out would just do so.")
 
 
 def machine_moved(point: PairedPoint) -> str:

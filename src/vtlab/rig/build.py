@@ -111,6 +111,17 @@ def _k6_sources_digest() -> str:
     return digest.hexdigest()
 
 
+# The Go compiler's own collector, given room (a user's GOGC stands): k6 compiled from a cold build cache in 64.7 and
+# 63.6 s at 400 against 77.2 and 75.8 s at Go's 100, interleaved on a 2-core AMD EPYC (2026-12-07); the build is the
+# longest step of a new machine's first run.
+GO_BUILD_GOGC = "400"
+
+
+def go_env() -> dict[str, str]:
+    """A Go build's environment: static (no cgo), its compiler collecting less often (GO_BUILD_GOGC)."""
+    return {"GOGC": GO_BUILD_GOGC, **os.environ, "CGO_ENABLED": "0"}
+
+
 def build_k6() -> Path:
     found = find_k6()
     if found:
@@ -121,7 +132,7 @@ def build_k6() -> Path:
     K6_BIN.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     _logged([str(go), "build", "-trimpath", "-o", str(K6_BIN), "./k6"], BUILD_LOGS / "build-k6.log",
-            cwd=K6_BUILD, env={**os.environ, "CGO_ENABLED": "0"})
+            cwd=K6_BUILD, env=go_env())
     K6_STAMP.write_text(_k6_sources_digest())
     _built(f"k6 {K6_VERSION}", started)
     return K6_BIN
@@ -140,7 +151,7 @@ def build_toxiproxy() -> Path:
     version_flag = f"-X github.com/Shopify/toxiproxy/v2.Version={TOXIPROXY_VERSION}"
     _logged([str(go), "build", "-trimpath", "-ldflags", version_flag, "-o", str(TOXIPROXY_BIN),
              "github.com/Shopify/toxiproxy/v2/cmd/server"], BUILD_LOGS / "build-toxiproxy.log",
-            cwd=TOXIPROXY_BUILD, env={**os.environ, "CGO_ENABLED": "0"})
+            cwd=TOXIPROXY_BUILD, env=go_env())
     return TOXIPROXY_BIN
 
 

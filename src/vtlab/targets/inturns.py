@@ -64,7 +64,12 @@ def take(rig: Rig, plan: Plan, point: Sequence[Turn], progress: Reporter,
     for turn in point:
         firsts.setdefault(plan.arm(turn.row), turn)
     arms = list(firsts)
-    armed: dict[str, Armed] = dict(zip(arms, ready([firsts[arm] for arm in arms]), strict=True))
+    made = ready([firsts[arm] for arm in arms])
+    if len(made) != len(arms):
+        for one in made:
+            stop(one.jvm)
+        raise RuntimeError(f"{len(made)} JVM(s) made ready for {len(arms)} arm(s)")
+    armed: dict[str, Armed] = dict(zip(arms, made, strict=True))
     try:
         loads = [turns.ArmLoad(armed[arm].app, armed[arm].spec, armed[arm].read_meters,
                                f"turns-{dimensions.slug(firsts[arm].row)}", blockturns.spread_s(plan, firsts[arm].row),

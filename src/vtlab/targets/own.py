@@ -90,10 +90,15 @@ class OwnService:
 
         def ready(turns: Sequence[Turn]) -> list[inturns.Armed]:
             made = self._ready_together([(turn.row, turn.position, turn.warmup_s) for turn in turns])
-            return [inturns.Armed(jvm, jvm.app, spec,
-                                  samplers.meters_reader(jvm.app.management_url + "/actuator/prometheus"),
-                                  csvrow.log_offset(jvm.app.log))
-                    for jvm, spec in made]
+            try:
+                return [inturns.Armed(jvm, jvm.app, spec,
+                                      samplers.meters_reader(jvm.app.management_url + "/actuator/prometheus"),
+                                      csvrow.log_offset(jvm.app.log))
+                        for jvm, spec in made]
+            except BaseException:
+                for jvm, _ in made:
+                    self._stop_jvm(jvm)
+                raise
 
         rows = []
         for block in inturns.take(rig, plan, point, progress, ready, self._stop_jvm):
@@ -107,7 +112,8 @@ class OwnService:
                         ) -> list[tuple[servicejvm.ServiceJvm, load.LoadSpec]]:
         """The JVM each row (with its position and warm-up) runs on, in the row's connection mode, with the row's load
         on it (the row's JFR recording made ready, an earlier one removed); those fresh and wanting a pre-warm
-        pre-warmed together, once all are up. Where one fails, every JVM made here is stopped."""
+        pre-warmed together, once all are up. Where one fails, every JVM readied here, a kept one too, is stopped, as a
+        paired point's failure stops its arms."""
         made: list[tuple[servicejvm.ServiceJvm, load.LoadSpec]] = []
         warming: list[tuple[servicejvm.ServiceJvm, prewarm.Warming]] = []
         try:

@@ -85,35 +85,44 @@ def warm(rig: Rig, row_spec: load.LoadSpec, plan: Plan, row: Row, slug: str, pid
 
 def warm_together(rig: Rig, plan: Plan, jvms: Sequence[Warming]) -> list[Prewarmed]:
     """Each JVM's k6 with its row's own call at the pre-warm's users (users) for PREWARM_S, all at once, waited for;
-    the JIT of each JVM read each second meanwhile. A paired point's arms are pre-warmed together: neither is measured
-    before both are, and one after the other the second arm's pre-warm took the first's ~26 s again (a new machine's
-    first run, 2026-12-07)."""
+    the JIT of each JVM read each second meanwhile. A paired point's arms are pre-warmed together, sharing the
+    machine's cores: neither is measured before both are, and one after the other the second arm's pre-warm took the
+    first's ~26 s again (a new machine's first run, 2026-12-07)."""
     logs = rig.run_dir / "logs"
-    started: list[tuple[subprocess.Popen, Path, jit.JitMeter | None]] = []
     specs = [_spec(plan, one) for one in jvms]
+    meters = [jit.JitMeter(one.pid) if one.pid is not None else None for one in jvms]
+    started: list[tuple[subprocess.Popen, Path]] = []
     try:
         for one, spec in zip(jvms, specs, strict=True):
             print(f"  pre-warming the {one.row.thread_mode}-thread JVM: {spec.concurrency} users for {PREWARM_S} s "
                   "(its staircase's top rate; not recorded)" + (", beside the other arm's" if len(jvms) > 1 else ""),
                   flush=True)
             log = logs / f"prewarm-{one.slug}.k6.log"
-            k6 = load.start(rig.k6, spec, logs / f"prewarm-{one.slug}.json", log, rig.core_map["load"],
-                            logs / f"prewarm-{one.slug}.k6.csv.gz")
-            started.append((k6, log, jit.JitMeter(one.pid) if one.pid is not None else None))
-        began, deadline = time.time(), time.monotonic() + max(spec.duration_s for spec in specs) + 60
-        while any(k6.poll() is None for k6, _, _ in started):
+            started.append((load.start(rig.k6, spec, logs / f"prewarm-{one.slug}.json", log, rig.core_map["load"],
+                                       logs / f"prewarm-{one.slug}.k6.csv.gz"), log))
+        began, deadline = time.time(), time.monotonic() + max((spec.duration_s for spec in specs), default=0) + 60
+        while running := [log for k6, log in started if k6.poll() is None]:
             if time.monotonic() > deadline:
-                late = next(log for k6, log, _ in started if k6.poll() is None)
-                raise RuntimeError(f"the pre-warm's k6 did not finish in time; see {late}")
-            for _, _, meter in started:
+                raise RuntimeError(f"the pre-warm's k6 did not finish in time; see {running[0]}")
+            for meter in meters:
                 if meter is not None:
                     meter.read(time.time())
             time.sleep(1)
     finally:
-        for k6, _, _ in started:
+        _stop_each([k6 for k6, _ in started])
+    return [Prewarmed(spec.concurrency, burst_of(meter, began)) for spec, meter in zip(specs, meters, strict=True)]
+
+
+def _stop_each(k6s: Sequence[subprocess.Popen]) -> None:
+    """Every k6 stopped, though stopping one fails (the first failure raised once all were tried)."""
+    failed: BaseException | None = None
+    for k6 in k6s:
+        try:
             procs.terminate(k6)
-    return [Prewarmed(spec.concurrency, burst_of(meter, began))
-            for spec, (_, _, meter) in zip(specs, started, strict=True)]
+        except BaseException as exc:
+            failed = failed or exc
+    if failed is not None:
+        raise failed
 
 
 def _spec(plan: Plan, one: Warming) -> load.LoadSpec:
