@@ -129,6 +129,19 @@ def test_db_rejects_unknown_action(capsys):
     assert code == 2 and "start" in err
 
 
+def test_setup_build_only_builds_the_tools_and_starts_no_database(capsys, monkeypatch):
+    from vtlab.rig import build, postgres, procs
+    built = []
+    monkeypatch.setattr(procs, "install_signal_handlers", lambda: None)
+    monkeypatch.setattr(build, "tools", lambda: built.append("tools") or {"jars_s": 1.0, "k6_s": 2.0})
+    monkeypatch.setattr(postgres, "main_instance", lambda: pytest.fail("--build-only started the database"))
+    assert main(["setup", "--build-only"]) == 0 and built == ["tools"]
+    assert "vtlab setup: built (jars_s 1.0, k6_s 2.0)" in capsys.readouterr().out
+    assert main(["setup", "--build-only", "--reseed"]) == 2 and built == ["tools"]
+    err = capsys.readouterr().err
+    assert "--reseed" in err and "--build-only" in err
+
+
 def test_resume_of_a_csv_with_other_columns_is_refused_before_anything_starts(tmp_path, capsys):
     (tmp_path / "matrix.csv").write_text("ts_iso,thread_mode\n2026-01-01,virtual\n")
     assert main(["run", "--out", str(tmp_path), "--resume", "--dry-run"]) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from vtlab.cli import flags
 from vtlab.core.settings import PG_HOST, STATE
 from vtlab.rig import build, ownership, postgres, procs
 
@@ -12,6 +13,8 @@ from vtlab.rig import build, ownership, postgres, procs
 def add(sub) -> None:
     setup = sub.add_parser("setup", help="build the jars and k6, initialise and seed the database")
     setup.add_argument("--reseed", action="store_true", help="seed again even when already seeded")
+    setup.add_argument("--build-only", action="store_true",
+                       help="build the jars, k6 and Toxiproxy only: no database (what `vtlab test` needs)")
     setup.set_defaults(func=cmd_setup)
     db = sub.add_parser("db", help="the embedded PostgreSQL (127.0.0.1:5544)")
     db.add_argument("action", choices=("start", "stop", "status", "seed"))
@@ -20,7 +23,13 @@ def add(sub) -> None:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
+    if args.build_only and args.reseed:
+        return flags.usage_error("--reseed seeds the database, which --build-only leaves alone: give one of them")
     procs.install_signal_handlers()
+    if args.build_only:
+        timings = build.tools()
+        print("vtlab setup: built (" + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()) + ")")
+        return 0
     pg = postgres.main_instance()
     was_running = pg.initialised and pg.running()
     try:
