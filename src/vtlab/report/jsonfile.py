@@ -65,10 +65,10 @@ is null. Keys are stable; a change that renames or removes one raises SCHEMA. To
   a's first block's dimensions), ``arms`` (``a``, ``b``, ``aa``), ``ratio`` (b ÷ a, the geometric mean of the
   counted pairs' ratios; null where none counts, and ``ratio_not_computed`` says why), ``low``/``high`` (its 95%
   interval; null under two pairs), ``pairs_to_tell`` (where the interval holds 1.00× beside a ratio away from it and
-  beyond the A/A floor, about how many pairs at the point's spread would tell the two apart, 31 for more than 30;
-  else null) and ``pairs`` (``block``, ``order``: "ab" or "ba" as they ran, ``a_rps``,
-  ``b_rps``, ``ratio``, ``left_out``: why the pair counts for nothing, null where it counts); ``arms.versus``, a
-  before/after's jars (`--vs`).
+  beyond the A/A floor, about how many pairs at the point's spread would tell the two apart; one more than the most
+  it tells, 30 or the pairs counted, where even that many would not; else null) and ``pairs`` (``block``,
+  ``order``: "ab" or "ba" as they ran, ``a_rps``, ``b_rps``, ``ratio``, ``left_out``: why the pair counts for
+  nothing, null where it counts); ``arms.versus``, a before/after's jars (`--vs`).
 - ``aa_floor``: null, or for a paired run planned on this machine its A/A floor (core.aafloor): ``machine``,
   ``measured`` (each A/A point kept: ``measured_at``, ``run_dir``, ``point``, ``ratio``, ``low``, ``high``,
   ``pairs``), ``share`` (the widest false difference; null where none was measured) and ``within`` (the rows of the
