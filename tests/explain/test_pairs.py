@@ -6,6 +6,8 @@ import math
 import pytest
 
 from vtlab.explain import analyze, pairs, validity
+from vtlab.core.aafloor import AA
+from vtlab.core.aafloor import Floor as AAFloor
 from vtlab.core.arms import ARM_B_OPTION, Arms
 from vtlab.results import record
 
@@ -201,9 +203,16 @@ def test_the_paired_section_tells_the_pairs_a_next_run_would_need_and_not_for_an
 
     from vtlab.report import paired as told
     point = _three_pairs(0.0, 0.13, 0.26)
-    # 7 counted pairs, asked as 4 couples of blocks
+    # 7 counted pairs, asked as 4 couples of blocks; with no A/A measured here, that none says whether 13.9% is more
+    # than the design's own difference, and with a floor of 2% (1.02x), nothing of it
     assert "about 7 counted pairs (`--blocks 8`) would tell 1.14× from 1.00× about half the time" in told.more_pairs(
         point, None)
+    assert "whether a difference of 13.9% is more than the design's own" in told.more_pairs(point, None)
+    assert "whether a difference" in told.more_pairs(point, AAFloor("here"))  # a floor of no A/A: none measured
+    floor = AAFloor("here", (AA("2026-12-07T10:00:00", "/tmp/aa1", "1,000 users", 1.02, 0.99, 1.05, 3),))
+    beyond = told.more_pairs(point, floor)
+    assert "--blocks 8" in beyond and "whether a difference" not in beyond
+    assert told.more_pairs(_three_pairs(0.0, 0.01, 0.02), floor) == ""  # 1.01x lies within the floor's band
     assert told.more_pairs(replace(point, arms=Arms("virtual", "virtual")), None) == ""
     assert "not even 30 pairs" in told.more_pairs(_three_pairs(0.01, 0.5, -0.45), None)
     # report.json carries the same count, null where there is nothing to tell

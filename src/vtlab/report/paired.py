@@ -177,7 +177,8 @@ def section(analysis: Analysis) -> Section | None:
 def more_pairs(point: PairedPoint, floor: AAFloor | None) -> str:
     """Where a point's interval holds 1.00× beside a ratio away from it, about how many pairs at its pairs' spread would
     tell the two apart (explain.pairs.pairs_to_tell), as `--blocks` a whole number of couples (AB BA: a drift's linear
-    part cancels over a couple); "" where that is no question."""
+    part cancels over a couple), and where the machine has no A/A floor, that none says whether the difference is more
+    than the design's own; "" where that is no question."""
     needed = pairs.pairs_to_tell(point, floor.holds if floor is not None else None)
     if needed is None:
         return ""
@@ -186,9 +187,13 @@ def more_pairs(point: PairedPoint, floor: AAFloor | None) -> str:
         return (f"Its interval holds 1.00×, and at its pairs' spread not even {most} pairs would tell "
                 f"{point.ratio:.2f}× from it: the pairs differ far more than the arms do.")
     blocks = needed + needed % 2
-    return (f"Its interval holds 1.00×; at its pairs' spread about {needed} counted pairs (`--blocks {blocks}`) would "
+    told = (f"Its interval holds 1.00×; at its pairs' spread about {needed} counted pairs (`--blocks {blocks}`) would "
             f"tell {point.ratio:.2f}× from 1.00× about half the time: the count where the ratio and the spread as they "
             "came out would just do so.")
+    if floor is None or not floor.known:  # a small difference may be the design's own, which only an A/A measures
+        told += (f" No A/A measured on this machine says whether a difference of {abs(point.ratio - 1):.1%} is more "
+                 "than the design's own.")
+    return told
 
 
 def machine_moved(point: PairedPoint) -> str:
