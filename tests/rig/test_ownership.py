@@ -123,3 +123,20 @@ def test_the_tiers_of_a_harness_that_still_runs_are_left_alone(ledgers):
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_tier_read_before_its_exec_finished_is_recorded_with_its_new_command_line(ledgers, monkeypatch):
+    # Popen returns when the exec closes its pipe, before the kernel sets the new program's arguments: /proc shows an
+    # empty command line for that moment (3 of 300 spawns, 2026-12-07), which would never match the tier again
+    sleeper = subprocess.Popen(SLEEPER, start_new_session=True)
+    try:
+        real = ownership.Process.read(sleeper.pid)
+        assert real is not None and real.cmdline
+        reads = iter([ownership.Process(real.pid, real.start_ticks, "")] * 3)
+        monkeypatch.setattr(ownership.Process, "read", staticmethod(lambda pid: next(reads, real)))
+        ownership.record("sleeper", sleeper.pid)
+        [path] = (ledgers / "owned").glob("*.json")
+        assert [entry["process"]["cmdline"] for entry in json.loads(path.read_text())] == [real.cmdline]
+    finally:
+        sleeper.kill()
+        sleeper.wait()

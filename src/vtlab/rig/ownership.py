@@ -22,6 +22,7 @@ from vtlab.core.settings import STATE
 
 LEDGERS = STATE / "owned"
 STOP_GRACE_S = 15.0
+EXEC_WAIT_S = 2.0  # how long a just-spawned process may take to show its new command line
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,24 @@ def _me() -> Process:
 
 def record(name: str, pid: int | None, group: bool = True, stop_signal: int = signal.SIGTERM) -> None:
     """Write a just-started tier into this harness's ledger (a no-op if it already exited)."""
-    process = Process.read(pid) if pid else None
+    process = _after_exec(pid) if pid else None
     if process is None:
         return
     entries = _read(_ledger(_me()))
     entries = [e for e in entries if e.process.pid != pid] + [Entry(name, process, group, stop_signal)]
     _write(_ledger(_me()), entries)
+
+
+def _after_exec(pid: int) -> Process | None:
+    """The process once its exec has finished. Popen returns when the exec closes its pipe, before the kernel sets
+    the new program's arguments: read then, /proc/PID/cmdline is empty (3 of 300 spawns here, 2026-12-07), and a
+    ledger holding that empty line never recognises the tier again (the CI of baa434b: a daemon left unreaped)."""
+    deadline = time.monotonic() + EXEC_WAIT_S
+    process = Process.read(pid)
+    while process is not None and not process.cmdline and time.monotonic() < deadline:
+        time.sleep(0.005)
+        process = Process.read(pid)
+    return process
 
 
 def release(pid: int | None) -> None:
