@@ -457,3 +457,25 @@ def test_the_host_s_speed_under_a_hold_is_its_readings_median_inside_the_hold_on
     assert holdstats.columns(hold)[HOST_WORK] == pytest.approx(407.5)
     unread = holdstats.Hold(measured, windows.Series(), windows.Series(), 0, 10, 10, ("app",), False)
     assert math.isnan(holdstats.columns(unread)[HOST_WORK])  # not measured, never 0
+
+
+def test_how_far_the_host_s_speed_moved_under_a_hold_is_its_readings_tenth_to_ninetieth_percentile():
+    from vtlab.series.holdstats import HOST_WORK_SPREAD
+    from vtlab.series.loadresult import LoadResult
+
+    measured = LoadResult(ok_requests=1000, ok_half_a=500, ok_half_b=500, requests=1000, error_rate=0.0, p50_ms=10.0,
+                          p95_ms=12.0, p99_ms=15.0, p999_ms=20.0, max_ms=30.0, mean_ms=10.0, p99_all_ms=15.0,
+                          failures_by_status={}, dropped_iterations=0, exit_code=0)
+
+    def spread(readings):
+        cpu = windows.Series([(0.5 + second, {HOST_WORK: value}) for second, value in enumerate(readings)])
+        return holdstats.columns(holdstats.Hold(measured, cpu, windows.Series(), 0, 20, 20, ("app",), False))[
+            HOST_WORK_SPREAD]
+
+    # a host flipping between two speeds, as on 2026-12-07 (~240 and ~370 µs), half the hold each: the median is one
+    # of them, the deciles both. statistics.quantiles' 10 deciles of 10×240 then 10×370, exclusive method: the first
+    # at 240, the last at 370; (370 − 240) ÷ median 305 = 42.6%
+    assert spread([240.0] * 10 + [370.0] * 10) == pytest.approx(130 / 305 * 100)
+    # a steady host: its readings within 1%
+    assert spread([400.0, 402.0, 404.0, 401.0, 403.0] * 4) < 1.0
+    assert math.isnan(spread([400.0] * 9))  # fewer than ten readings: too few for a decile

@@ -386,4 +386,4 @@ def record(result: PointResult, verdict: Judgement) -> PointRecord:
     return PointRecord(result.load, verdict.outcome, verdict.why, result.throughput_rps, figures, result.errors,
                        result.requests, result.flags, result.wall, result.evidence, result.seconds, result.measures,
                        result.utilisation, result.extra.get("k6_ms_per_req", math.nan),
-                       result.extra.get("host_work_us", math.nan))
+                       result.extra.get("host_work_us", math.nan), result.extra.get("host_work_spread_pct", math.nan))

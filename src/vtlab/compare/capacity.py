@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from vtlab.compare.stats import BETTER, SAME, UNKNOWN, WORSE, Change
+from vtlab.core import constants
 from vtlab.explain.loadwall import SIZED_WALLS
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity
 
@@ -74,7 +75,8 @@ def lines(base: CapacityRun, new: CapacityRun, found: list[tuple[str, str, Chang
 def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str, units: tuple[str, str] = ("", "")) -> str:
     """NEW's capacity on BASE's host speed, where both read it at their capacities (the fixed work's CPU µs,
     measure.hostwork) in one unit (`units`: BASE's and NEW's) and a CPU wall held NEW's at its upper edge (its capacity
-    moves with the host's speed, in proportion), with the change that is left on one scale; where a setting's wall
+    moves with the host's speed, in proportion), with the change that is left on one scale, unless the host's speed
+    moved under either point beyond the steady spread (a median of two speeds is neither); where a setting's wall
     held it, that the host's speed does not move it. "" where either did not read the host's speed."""
     base_us, new_us = base.host_work_us(), new.host_work_us()
     if not (base_us > 0 and new_us > 0 and math.isfinite(new.capacity)):
@@ -84,6 +86,13 @@ def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str, units: tuple[
                 f"{units[1] or 'not recorded'} in NEW): not put on one scale")
     hosts = f"the host's fixed work {base_us:,.0f} µs of CPU in BASE, {new_us:,.0f} in NEW"
     wall = new.edge_wall()
+    steady = constants.CURRENT.host_work_steady_spread_pct
+    moved = [f"{name}'s {spread:.0f}%" for name, spread in
+             (("BASE", base.host_work_spread_pct()), ("NEW", new.host_work_spread_pct())) if spread > steady]
+    if wall == "cpu" and moved:
+        return (f"{hosts}, each the median of its point; the host's speed moved under the point ({' and '.join(moved)} "
+                f"from its 10th to its 90th percentile, steady within {steady:.0f}%): a cpu wall moves with it, but no "
+                "one reading says the host's speed there, so not put on one scale")
     if wall == "cpu":
         scaled = new.capacity * new_us / base_us
         left = (f": {scaled / base.capacity - 1:+.1%} from BASE's {_n(base.capacity)} on one scale, against "

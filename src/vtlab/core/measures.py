@@ -299,6 +299,8 @@ SCHEMA: tuple[Measure | dimensions.Dimension, ...] = (
     # the host's speed under the hold: the median CPU µs one fixed piece of work took on the CPU sampler's thread
     # (measure.hostwork; higher: a slower host). Its CPU time, so the rows' own load on shared cores moves it ~2%
     Measure("host_work_us", NUMBER, "µs", "series.holdstats"),
+    # how far the host's speed moved under the hold: the fixed work's 10th to 90th percentile, in % of its median
+    Measure("host_work_spread_pct", NUMBER, "%", "series.holdstats"),
 )
 
 MEASURES: tuple[Measure, ...] = tuple(column for column in SCHEMA if isinstance(column, Measure))

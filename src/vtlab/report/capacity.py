@@ -125,7 +125,7 @@ def searched(run: CapacityRun) -> str:
             f"(loads are {loads}); a point decides only beyond its 95% interval, and a point not valid never decides, "
             "but for a pass on less CPU than its own. A bracket is the search's precision within this run, not "
             "where another run lands: the host's fixed work beside each capacity puts two runs on one scale "
-            "(vtlab compare).")
+            "(vtlab compare) where it held steady under both points.")
 
 
 def points_table(run: CapacityRun) -> Table:

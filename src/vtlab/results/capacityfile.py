@@ -41,6 +41,9 @@ class PointRecord:
     # the host's speed under the point: the fixed work's CPU µs (measure.hostwork), the same work at any load, so an
     # index across loads and runs alike; nan: not measured, or kept before it was
     host_work_us: float = math.nan
+    # how far it moved under the point: its 10th to 90th percentile, in % of its median; nan: not measured, or kept
+    # before it was
+    host_work_spread_pct: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,13 @@ class ModeCapacity:
         """The host's speed at the capacity's own point: the fixed work's CPU µs there (measure.hostwork); nan where no
         load passed or the point did not read it."""
         at = [point.host_work_us for point in self.points if point.load == self.capacity and point.outcome == "pass"]
+        return at[-1] if at else math.nan
+
+    def host_work_spread_pct(self) -> float:
+        """How far the host's speed moved under the capacity's own point (its fixed work's 10th to 90th percentile, in %
+        of the median); nan where no load passed or the point did not read it."""
+        at = [point.host_work_spread_pct for point in self.points
+              if point.load == self.capacity and point.outcome == "pass"]
         return at[-1] if at else math.nan
 
     def edge_wall(self) -> str:

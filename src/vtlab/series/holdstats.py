@@ -20,6 +20,7 @@ JIT_CPU = "jit_cpu_s"
 # The CPU sampler's reading of the host's speed: the CPU µs one fixed piece of work took on its thread
 # (measure.hostwork)
 HOST_WORK = "host_work_us"
+HOST_WORK_SPREAD = "host_work_spread_pct"
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,8 @@ def _tiers(hold: Hold) -> dict[str, object]:
             "cpu_pressure_pct": windows.pressure_percent(cpu, start, end),
             # the median reading: one landing on an interrupt or a migration moves it no more than any other
             HOST_WORK: windows.median(cpu, HOST_WORK, start, end),
+            # and how far it moved: a host flipping between two speeds within seconds leaves the median one of them
+            HOST_WORK_SPREAD: windows.spread_pct(cpu, HOST_WORK, start, end),
             # the compiler's CPU is the JVM's, not its requests': what explain.compiler takes apart
             "jit_cpu_ms_per_s": windows.rate_over(cpu, JIT_CPU, start, end) * 1000,
             "app_cpu_ms_per_req": per_request(app_cpu), "pg_cpu_ms_per_req": per_request(pg_cpu),

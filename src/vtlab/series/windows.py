@@ -112,6 +112,17 @@ def median(series: Series, key: str, start: float, end: float) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def spread_pct(series: Series, key: str, start: float, end: float) -> float:
+    """How far a reading moved over the window: its 10th to 90th percentile, in % of its median. NaN under ten
+    readings, too few for a decile."""
+    values = [v[key] for _, v in series.window(start, end) if key in v]
+    if len(values) < 10:
+        return float("nan")
+    deciles = statistics.quantiles(values, n=10)
+    centre = statistics.median(values)
+    return (deciles[-1] - deciles[0]) / centre * 100 if centre > 0 else float("nan")
+
+
 def mean(series: Series, key: str, start: float, end: float) -> float:
     values = [v[key] for _, v in series.window(start, end) if key in v]
     return sum(values) / len(values) if values else float("nan")
