@@ -312,22 +312,39 @@ def test_a_capacity_whose_host_moved_under_its_point_is_not_put_on_one_scale():
     from vtlab.compare import capacity as compare_capacity
 
     # cap1 against cap2 (2026-12-07): cap1's 1,622 at a host steady at ~241 µs (its deciles 16% apart); cap2's 1,690
-    # at a median of 325 µs whose readings flipped between ~240 and ~370 (54%): scaled by that median it read 2,280,
+    # at a median of 325 µs whose readings moved between ~240 and ~370 (54%): scaled by that median it read 2,280,
     # +40.6%, a speed the host never held
-    def at(capacity, host_us, spread):
-        mode = _at_host("virtual", capacity, round(capacity * 1.04), "cpu", host_us)
+    def at(capacity, host_us, spread, wall="cpu"):
+        mode = _at_host("virtual", capacity, round(capacity * 1.04), wall, host_us)
         return replace(mode, points=tuple(replace(point, host_work_spread_pct=spread) for point in mode.points))
-    base = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (at(1622, 241.0, 16.5),))
-    new = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (at(1690, 325.0, 54.0),))
-    said = "\n".join(compare_capacity.lines(base, new, compare_capacity.changes(base, new), set()))
-    assert ("the host's speed moved under the point (NEW's 54% from its 10th to its 90th percentile, steady within "
-            "30%): a cpu wall moves with it, but no one reading says the host's speed there, so not put on one scale"
+
+    def compared(base_mode, new_mode):
+        base = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (base_mode,))
+        new = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (new_mode,))
+        return "\n".join(compare_capacity.lines(base, new, compare_capacity.changes(base, new), set()))
+
+    said = compared(at(1622, 241.0, 16.5), at(1690, 325.0, 54.0))
+    assert ("the host's fixed work 241 µs of CPU in BASE, 325 in NEW, each its point's median; the host's speed moved "
+            "under NEW's point (54.0% from the 10th to the 90th percentile; steady within 30%): a cpu wall moves with "
+            "the host's speed, but the median of a moving host is not its speed there, so not put on one scale"
             ) in said
-    assert "2,280" not in said and "on BASE's host speed" not in said
-    assert ("the host's fixed work there 325 µs of CPU (325–328 over the search's points), moving 54% under that "
-            "point (its 10th to 90th percentile): a median of speeds the host flipped between") in "\n".join(
-        summary.lines(new))
-    # both steady: on one scale, as before — 1,690 at 325 µs on BASE's 241 µs host is 2,279
-    steady = CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0, (at(1690, 325.0, 20.0),))
-    said = "\n".join(compare_capacity.lines(base, steady, compare_capacity.changes(base, steady), set()))
-    assert "NEW's 1,690 is 2,279 req/s" in said
+    assert "2,279" not in said and "on BASE's host speed" not in said
+    assert ("the host's fixed work there 325 µs of CPU (325–328 over the search's points), moving 54.0% under the "
+            "capacity's point (from the 10th to the 90th percentile): the median of a moving host, not its speed "
+            "there") in "\n".join(summary.lines(CapacityRun("p99<=1500ms", "open", "req/s", 0.05, 900.0,
+                                                            (at(1690, 325.0, 54.0),))))
+    # BASE's host moved, or both: named as such
+    assert "moved under BASE's point (48.0% from" in compared(at(1622, 241.0, 48.0), at(1690, 325.0, 16.5))
+    assert "moved under BASE and NEW's points (48.0% and 54.0% from" in compared(at(1622, 241.0, 48.0),
+                                                                                at(1690, 325.0, 54.0))
+    # both steady, the limit itself included: on one scale, as before — 1,690 at 325 µs on BASE's 241 µs host is 2,279
+    said = compared(at(1622, 241.0, 16.5), at(1690, 325.0, 30.0))
+    assert "NEW's 1,690 is 2,279 req/s: +40.5% from BASE's 1,622 on one scale, against +4.2% as measured" in said
+    assert "not recorded" not in said and "moved under" not in said
+    # a capacity kept before the spread was: scaled, and said to be unread
+    assert ("NEW's 1,690 is 2,279 req/s: +40.5% from BASE's 1,622 on one scale, against +4.2% as measured (how far the "
+            "host moved under NEW's point was not recorded)") in compared(at(1622, 241.0, 16.5),
+                                                                          at(1690, 325.0, math.nan))
+    # a wall a setting sizes is not scaled whatever the host did, so its spread is not told
+    said = compared(at(190, 241.0, 16.5, "thread-pool"), at(189, 325.0, 54.0, "thread-pool"))
+    assert "a thread-pool wall, sized by its setting" in said and "moved under" not in said

@@ -74,6 +74,19 @@ def test_a_third_measurement_pooled_into_two_counts_a_third_not_a_half():
     assert three.measures == 3
 
 
+def test_a_point_measured_twice_keeps_the_widest_move_of_the_host_either_hold_or_the_two_between_them_saw():
+    def hold(host_us, spread):
+        return _point(extra={"host_work_us": host_us, "host_work_spread_pct": spread})
+    # each hold steady, the host another between them: 240 and 370 µs medians, 130 ÷ their mean 305 = 42.6%
+    assert pooled(hold(240.0, 10.0), hold(370.0, 12.0)).extra["host_work_spread_pct"] == pytest.approx(42.623, abs=1e-3)
+    # the same host in both, the first hold moving: its own 48%
+    assert pooled(hold(300.0, 48.0), hold(300.0, 12.0)).extra["host_work_spread_pct"] == 48.0
+    # the later hold's median stands as the point's host speed
+    assert pooled(hold(240.0, 10.0), hold(370.0, 12.0)).extra["host_work_us"] == 370.0
+    # neither hold read it: not measured, never 0
+    assert math.isnan(pooled(_point(), _point()).extra["host_work_spread_pct"])
+
+
 def test_little_s_law_predicts_the_median_ceiling_and_states_the_measured_error_against_it():
     slo = objective.parse("p99<=1500ms")
     points = [_point(ceiling_rps=c, limit="thread-pool", service_time_ms=1000.0) for c in (198.0, 200.0, 204.0)]

@@ -86,7 +86,6 @@ def test_an_older_csv_reads_the_columns_it_lacks_as_not_measured_by_the_upgrade_
 
 # String-keyed reads outside results/ whose receiver is no matrix.csv row, by module: what each is
 NOT_ROWS = {
-    ("capacity/search.py", "result.extra"): "a capacity point's own figures",
     ("cli/calibrate.py", "point"): "a calibration point's settings",
     ("core/noisefloor.py", "cells"): "the committed noise-floor runs, read by core before any stage (core's "
                                      "constants derive from them, and core imports nothing of results)",

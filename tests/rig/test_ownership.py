@@ -128,15 +128,20 @@ def test_the_tiers_of_a_harness_that_still_runs_are_left_alone(ledgers):
 def test_a_tier_read_before_its_exec_finished_is_recorded_with_its_new_command_line(ledgers, monkeypatch):
     # Popen returns when the exec closes its pipe, before the kernel sets the new program's arguments: /proc shows an
     # empty command line for that moment (3 of 300 spawns, 2026-12-07), which would never match the tier again
-    sleeper = subprocess.Popen(SLEEPER, start_new_session=True)
-    try:
-        real = ownership.Process.read(sleeper.pid)
-        assert real is not None and real.cmdline
-        reads = iter([ownership.Process(real.pid, real.start_ticks, "")] * 3)
-        monkeypatch.setattr(ownership.Process, "read", staticmethod(lambda pid: next(reads, real)))
-        ownership.record("sleeper", sleeper.pid)
-        [path] = (ledgers / "owned").glob("*.json")
-        assert [entry["process"]["cmdline"] for entry in json.loads(path.read_text())] == [real.cmdline]
-    finally:
-        sleeper.kill()
-        sleeper.wait()
+    tier = ownership.Process(4_000_000, 123, "python -c sleep")  # above Linux's largest PID: no real process
+    reads, read = iter([ownership.Process(tier.pid, tier.start_ticks, "")] * 3), ownership.Process.read
+    monkeypatch.setattr(ownership.Process, "read", staticmethod(
+        lambda pid: next(reads, tier) if pid == tier.pid else read(pid)))
+    ownership.record("sleeper", tier.pid)
+    ledger = json.loads((ledgers / "owned" / f"{os.getpid()}-{ownership._me().start_ticks}.json").read_text())
+    assert [entry["process"] for entry in ledger] == [{"pid": tier.pid, "start_ticks": 123, "cmdline": tier.cmdline}]
+
+
+def test_a_tier_whose_command_line_never_shows_is_recorded_as_read_once_the_wait_is_over(ledgers, monkeypatch):
+    blank = ownership.Process(4_000_000, 123, "")
+    read = ownership.Process.read
+    monkeypatch.setattr(ownership.Process, "read", staticmethod(lambda pid: blank if pid == blank.pid else read(pid)))
+    monkeypatch.setattr(ownership, "EXEC_WAIT_S", 0.05)
+    ownership.record("kernel thread", blank.pid)  # returns: the wait is bounded
+    [path] = (ledgers / "owned").glob("*.json")
+    assert [entry["process"]["cmdline"] for entry in json.loads(path.read_text())] == [""]

@@ -468,13 +468,16 @@ def test_how_far_the_host_s_speed_moved_under_a_hold_is_its_readings_tenth_to_ni
                           failures_by_status={}, dropped_iterations=0, exit_code=0)
 
     def spread(readings):
-        cpu = windows.Series([(0.5 + second, {HOST_WORK: value}) for second, value in enumerate(readings)])
+        # the hold is 0–20 s: a reading before it and one after it, far slower, are not the hold's
+        cpu = windows.Series([(-1.0, {HOST_WORK: 9000.0}),
+                              *[(0.5 + second, {HOST_WORK: value}) for second, value in enumerate(readings)],
+                              (21.0, {HOST_WORK: 9000.0})])
         return holdstats.columns(holdstats.Hold(measured, cpu, windows.Series(), 0, 20, 20, ("app",), False))[
             HOST_WORK_SPREAD]
 
-    # a host flipping between two speeds, as on 2026-12-07 (~240 and ~370 µs), half the hold each: the median is one
-    # of them, the deciles both. statistics.quantiles' 10 deciles of 10×240 then 10×370, exclusive method: the first
-    # at 240, the last at 370; (370 − 240) ÷ median 305 = 42.6%
+    # a host moving between two speeds, as on 2026-12-07 (~240 and ~370 µs), half the hold each: the median lies
+    # between them, the deciles on each. statistics.quantiles' 10 deciles of 10×240 then 10×370, exclusive method:
+    # the first at 240, the last at 370; (370 − 240) ÷ median 305 = 42.6%
     assert spread([240.0] * 10 + [370.0] * 10) == pytest.approx(130 / 305 * 100)
     # a steady host: its readings within 1%
     assert spread([400.0, 402.0, 404.0, 401.0, 403.0] * 4) < 1.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from vtlab.capacity.point import Interval, PointResult
+from vtlab.capacity.point import HOST_SPREAD, HOST_WORK, Interval, PointResult
 from vtlab.core import dimensions
 from vtlab.core.objective import PERCENTILES
 from vtlab.explain import analyze, evidence
@@ -41,7 +41,7 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float, in_tur
                        utilisation=utilisation(row, analysis.context),
                        service_time_ms=verdict.service_time_ms, seconds=seconds,
                        extra={"slug": slug, "p99_ms": row.p99_ms, "k6_ms_per_req": row.load_cpu_ms_per_req,
-                              "host_work_us": row.host_work_us, "host_work_spread_pct": row.host_work_spread_pct})
+                              HOST_WORK: row.host_work_us, HOST_SPREAD: row.host_work_spread_pct})
 
 
 def stands_in_turn(verdict: Verdict) -> bool:

@@ -12,6 +12,9 @@ from typing import NamedTuple
 from vtlab.core.objective import Condition, Objective
 from vtlab.explain.validity import FOREIGN_CPU, UNSTEADY, invalidating
 
+# the host's speed beside a point (capacity.fromrow's extra): its fixed work's median and how far it moved
+HOST_WORK, HOST_SPREAD = "host_work_us", "host_work_spread_pct"
+
 Z_975 = 1.96  # the binomial's two-sided 95%: many requests
 # The most multiples of a point's requests measures_to_decide looks through for its error rate (a search repeats a
 # point a few times: anything beyond is as good as never)
@@ -72,7 +75,8 @@ def pooled(first: PointResult, again: PointResult) -> PointResult:
     """Two results of one load as one: their requests and failures summed, each percentile the mean of every
     measurement in them with the mean's interval — each side weighted by the measurements it holds (a third
     measurement pooled into two counts a third, not a half), the sides independent: weighted half-widths add in
-    quadrature. The later verdict's wall, evidence and ceilings stand; the cost is both."""
+    quadrature. The later verdict's wall, evidence and ceilings stand; the cost is both. The host's speed is the later
+    measurement's, its spread the widest either saw (_host_moved)."""
     n = first.measures + again.measures
     wa, wb = first.measures / n, again.measures / n
     percentiles = {}
@@ -90,7 +94,18 @@ def pooled(first: PointResult, again: PointResult) -> PointResult:
         wall=again.wall, evidence=again.evidence, ceiling_rps=again.ceiling_rps, limit=again.limit,
         ceilings=again.ceilings, utilisation=again.utilisation,
         service_time_ms=again.service_time_ms, seconds=first.seconds + again.seconds, measures=n,
-        extra={**first.extra, **again.extra})
+        extra={**first.extra, **again.extra, HOST_SPREAD: _host_moved(first.extra, again.extra)})
+
+
+def _host_moved(first: Mapping[str, object], again: Mapping[str, object]) -> float:
+    """How far the host's speed moved under a point measured twice, in % of its median: the wider of the two holds'
+    own spreads, or the two medians' distance apart where that is wider (a steady host in each, a different one
+    between them). NaN where neither hold read it."""
+    spreads = [float(extra.get(HOST_SPREAD, math.nan)) for extra in (first, again)]
+    medians = [float(extra.get(HOST_WORK, math.nan)) for extra in (first, again)]
+    if all(math.isfinite(median) and median > 0 for median in medians):
+        spreads.append(abs(medians[0] - medians[1]) / ((medians[0] + medians[1]) / 2) * 100)
+    return max((spread for spread in spreads if math.isfinite(spread)), default=math.nan)
 
 
 def measures_to_decide(objective: Objective, point: PointResult) -> float:

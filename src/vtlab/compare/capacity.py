@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 
 from vtlab.compare.stats import BETTER, SAME, UNKNOWN, WORSE, Change
-from vtlab.core import constants
 from vtlab.explain.loadwall import SIZED_WALLS
-from vtlab.results.capacityfile import CapacityRun, ModeCapacity
+from vtlab.results.capacityfile import HOST_STEADY_SPREAD_PCT, CapacityRun, ModeCapacity
 
 METRIC = "capacity"  # its name in a gate condition
 
@@ -76,7 +75,7 @@ def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str, units: tuple[
     """NEW's capacity on BASE's host speed, where both read it at their capacities (the fixed work's CPU µs,
     measure.hostwork) in one unit (`units`: BASE's and NEW's) and a CPU wall held NEW's at its upper edge (its capacity
     moves with the host's speed, in proportion), with the change that is left on one scale, unless the host's speed
-    moved under either point beyond the steady spread (a median of two speeds is neither); where a setting's wall
+    moved under either point (ModeCapacity.host_moved: its median there is not its speed there); where a setting's wall
     held it, that the host's speed does not move it. "" where either did not read the host's speed."""
     base_us, new_us = base.host_work_us(), new.host_work_us()
     if not (base_us > 0 and new_us > 0 and math.isfinite(new.capacity)):
@@ -86,19 +85,23 @@ def on_one_scale(base: ModeCapacity, new: ModeCapacity, unit: str, units: tuple[
                 f"{units[1] or 'not recorded'} in NEW): not put on one scale")
     hosts = f"the host's fixed work {base_us:,.0f} µs of CPU in BASE, {new_us:,.0f} in NEW"
     wall = new.edge_wall()
-    steady = constants.CURRENT.host_work_steady_spread_pct
-    moved = [f"{name}'s {spread:.0f}%" for name, spread in
-             (("BASE", base.host_work_spread_pct()), ("NEW", new.host_work_spread_pct())) if spread > steady]
+    runs = {"BASE": base, "NEW": new}
+    moved = [name for name, mode in runs.items() if mode.host_moved()]
     if wall == "cpu" and moved:
-        return (f"{hosts}, each the median of its point; the host's speed moved under the point ({' and '.join(moved)} "
-                f"from its 10th to its 90th percentile, steady within {steady:.0f}%): a cpu wall moves with it, but no "
-                "one reading says the host's speed there, so not put on one scale")
+        spreads = " and ".join(f"{runs[name].host_work_spread_pct():.1f}%" for name in moved)
+        return (f"{hosts}, each its point's median; the host's speed moved under {' and '.join(moved)}'s "
+                f"point{'s' if len(moved) > 1 else ''} ({spreads} from the 10th to the 90th percentile; steady within "
+                f"{HOST_STEADY_SPREAD_PCT:.0f}%): a cpu wall moves with the host's speed, but the median of a moving "
+                "host is not its speed there, so not put on one scale")
     if wall == "cpu":
         scaled = new.capacity * new_us / base_us
         left = (f": {scaled / base.capacity - 1:+.1%} from BASE's {_n(base.capacity)} on one scale, against "
                 f"{new.capacity / base.capacity - 1:+.1%} as measured") if base.capacity > 0 else ""
+        unread = [name for name, mode in runs.items() if math.isnan(mode.host_work_spread_pct())]
+        unsaid = (f" (how far the host moved under {' and '.join(unread)}'s point{'s' if len(unread) > 1 else ''} "
+                  "was not recorded)") if unread else ""
         return f"on BASE's host speed ({hosts}; a cpu wall moves with it): NEW's {_n(new.capacity)} is {_n(scaled)} " \
-               f"{unit}{left}"
+               f"{unit}{left}{unsaid}"
     if wall in SIZED_WALLS:
         return f"{hosts}: a {wall} wall, sized by its setting, which the host's speed does not move"
     return f"{hosts}; NEW's wall ({wall or 'not named'}) says nothing of how the host's speed moves it"

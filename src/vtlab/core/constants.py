@@ -116,10 +116,6 @@ class Constants:
     # cost a request flat (slope ~0).
     host_speed_slope_band: float = 0.5
     host_speed_r2_min: float = 0.5
-    # The host's speed read as steady under a hold: its fixed work's 10th to 90th percentile (measure.hostwork) within
-    # this % of its median. Measured on a 2-core AMD VM (2026-12-07, three capacity searches): 16% at a point whose
-    # readings stayed at ~240 µs, 48-54% at points whose readings flipped between ~240 and ~370 µs within seconds.
-    host_work_steady_spread_pct: float = 30.0
     # Fewer CPU readings, or meter scrapes, than these shares of what the hold (less k6's start) should hold: the
     # samplers missed the hold (a starved sampler, a service that answered no scrape).
     cpu_samples_min_share: float = 0.5

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-from vtlab.core import constants
 from vtlab.results.capacityfile import ModeCapacity
 
 LOAD_WALL = "users"  # bottleneck.BOTTLENECKS' name for the load itself
@@ -56,9 +55,8 @@ def index_words(mode: ModeCapacity) -> str:
     host = mode.host_work_us()
     every = [point.host_work_us for point in mode.points if math.isfinite(point.host_work_us)]
     across = f" ({min(every):,.0f}–{max(every):,.0f} over the search's points)" if len(every) > 1 else ""
-    spread = mode.host_work_spread_pct()
-    moving = (f", moving {spread:.0f}% under that point (its 10th to 90th percentile): a median of speeds the host "
-              "flipped between" if spread > constants.CURRENT.host_work_steady_spread_pct else "")
+    moving = (f", moving {mode.host_work_spread_pct():.1f}% under the capacity's point (from the 10th to the 90th "
+              "percentile): the median of a moving host, not its speed there" if mode.host_moved() else "")
     fixed = f"; the host's fixed work there {host:,.0f} µs of CPU{across}{moving}" if math.isfinite(host) else ""
     return f"k6 at the capacity: {mode.host_index_ms():.3f} ms of CPU a request{start}{fixed}" + moves(mode.edge_wall())
 

@@ -20,6 +20,13 @@ class MalformedCapacity(ValueError):
     """A capacity.json this version cannot read: named with what is wrong."""
 
 
+# The host's speed held under a point where its fixed work's 10th to 90th percentile (measure.hostwork) lay within this
+# % of its median. Measured on a 2-core AMD VM (2026-12-07, three capacity searches' holds): 16% at a point whose
+# readings stayed at ~240 µs, 48-54% at points whose readings moved between ~240 and ~370 µs within seconds. It judges
+# whether two runs' capacities go on one scale (compare.capacity), no row.
+HOST_STEADY_SPREAD_PCT = 30.0
+
+
 @dataclass(frozen=True)
 class PointRecord:
     load: int
@@ -121,6 +128,11 @@ class ModeCapacity:
         at = [point.host_work_spread_pct for point in self.points
               if point.load == self.capacity and point.outcome == "pass"]
         return at[-1] if at else math.nan
+
+    def host_moved(self) -> bool:
+        """Whether the host's speed moved under the capacity's own point beyond HOST_STEADY_SPREAD_PCT: its median
+        there lands on whichever speed held longer, or between them, and is not the host's speed there."""
+        return self.host_work_spread_pct() > HOST_STEADY_SPREAD_PCT
 
     def edge_wall(self) -> str:
         """The wall at the capacity's upper edge: the row's there where that edge was too close to call (what nearly

@@ -164,7 +164,8 @@ def _tiers(hold: Hold) -> dict[str, object]:
             "cpu_pressure_pct": windows.pressure_percent(cpu, start, end),
             # the median reading: one landing on an interrupt or a migration moves it no more than any other
             HOST_WORK: windows.median(cpu, HOST_WORK, start, end),
-            # and how far it moved: a host flipping between two speeds within seconds leaves the median one of them
+            # and how far it moved: where the host's speed moved within seconds, the median lands on whichever speed
+            # held longer, or between them, and is not the host's speed there
             HOST_WORK_SPREAD: windows.spread_pct(cpu, HOST_WORK, start, end),
             # the compiler's CPU is the JVM's, not its requests': what explain.compiler takes apart
             "jit_cpu_ms_per_s": windows.rate_over(cpu, JIT_CPU, start, end) * 1000,
