@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from vtlab.capacity.point import HOST_SPREAD, HOST_WORK, Interval, PointResult
+from vtlab.capacity.point import Interval, PointResult
 from vtlab.core import dimensions
 from vtlab.core.objective import PERCENTILES
 from vtlab.explain import analyze, evidence
@@ -18,6 +18,7 @@ from vtlab.results import record, table
 from vtlab.results import rows as measured_rows
 from vtlab.results.rows import MeasuredRow
 from vtlab.series import percentiles, store
+from vtlab.series.holdstats import HOST_WORK, HOST_WORK_SPREAD
 
 
 def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float, in_turn: bool = False) -> PointResult:
@@ -41,7 +42,7 @@ def point(run_dir: Path, slug: str, mode: str, load: int, seconds: float, in_tur
                        utilisation=utilisation(row, analysis.context),
                        service_time_ms=verdict.service_time_ms, seconds=seconds,
                        extra={"slug": slug, "p99_ms": row.p99_ms, "k6_ms_per_req": row.load_cpu_ms_per_req,
-                              HOST_WORK: row.host_work_us, HOST_SPREAD: row.host_work_spread_pct})
+                              HOST_WORK: row.host_work_us, HOST_WORK_SPREAD: row.host_work_spread_pct})
 
 
 def stands_in_turn(verdict: Verdict) -> bool:

@@ -11,9 +11,8 @@ from typing import NamedTuple
 
 from vtlab.core.objective import Condition, Objective
 from vtlab.explain.validity import FOREIGN_CPU, UNSTEADY, invalidating
-
 # the host's speed beside a point (capacity.fromrow's extra): its fixed work's median and how far it moved
-HOST_WORK, HOST_SPREAD = "host_work_us", "host_work_spread_pct"
+from vtlab.series.holdstats import HOST_WORK, HOST_WORK_SPREAD
 
 Z_975 = 1.96  # the binomial's two-sided 95%: many requests
 # The most multiples of a point's requests measures_to_decide looks through for its error rate (a search repeats a
@@ -94,14 +93,14 @@ def pooled(first: PointResult, again: PointResult) -> PointResult:
         wall=again.wall, evidence=again.evidence, ceiling_rps=again.ceiling_rps, limit=again.limit,
         ceilings=again.ceilings, utilisation=again.utilisation,
         service_time_ms=again.service_time_ms, seconds=first.seconds + again.seconds, measures=n,
-        extra={**first.extra, **again.extra, HOST_SPREAD: _host_moved(first.extra, again.extra)})
+        extra={**first.extra, **again.extra, HOST_WORK_SPREAD: _host_moved(first.extra, again.extra)})
 
 
 def _host_moved(first: Mapping[str, object], again: Mapping[str, object]) -> float:
     """How far the host's speed moved under a point measured twice, in % of its median: the wider of the two holds'
     own spreads, or the two medians' distance apart where that is wider (a steady host in each, a different one
     between them). NaN where neither hold read it."""
-    spreads = [float(extra.get(HOST_SPREAD, math.nan)) for extra in (first, again)]
+    spreads = [float(extra.get(HOST_WORK_SPREAD, math.nan)) for extra in (first, again)]
     medians = [float(extra.get(HOST_WORK, math.nan)) for extra in (first, again)]
     if all(math.isfinite(median) and median > 0 for median in medians):
         spreads.append(abs(medians[0] - medians[1]) / ((medians[0] + medians[1]) / 2) * 100)

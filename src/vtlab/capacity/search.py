@@ -35,10 +35,11 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
 from vtlab.capacity import prediction
-from vtlab.capacity.point import (FAIL, HOST_SPREAD, HOST_WORK, INVALID, PASS, UNSURE, Judgement, PointResult, judge,
-                                  measures_to_decide, pooled, wilson)
+from vtlab.capacity.point import (FAIL, INVALID, PASS, UNSURE, Judgement, PointResult, judge, measures_to_decide,
+                                  pooled, wilson)
 from vtlab.core.objective import Objective
 from vtlab.results.capacityfile import CapacityRun, ModeCapacity, PointRecord
+from vtlab.series.holdstats import HOST_WORK, HOST_WORK_SPREAD
 
 Measure = Callable[[str, int], PointResult]
 Budget = float | Callable[[], float]  # a mode's seconds, or what its share is as the search goes (search_paired)
@@ -386,4 +387,4 @@ def record(result: PointResult, verdict: Judgement) -> PointRecord:
     return PointRecord(result.load, verdict.outcome, verdict.why, result.throughput_rps, figures, result.errors,
                        result.requests, result.flags, result.wall, result.evidence, result.seconds, result.measures,
                        result.utilisation, result.extra.get("k6_ms_per_req", math.nan),
-                       result.extra.get(HOST_WORK, math.nan), result.extra.get(HOST_SPREAD, math.nan))
+                       result.extra.get(HOST_WORK, math.nan), result.extra.get(HOST_WORK_SPREAD, math.nan))
