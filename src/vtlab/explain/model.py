@@ -112,7 +112,6 @@ class Measured:
     tiers_cpu_per_k6_cpu_ci95: float = NAN
     host_cpu_pct: float = NAN
     host_work_us: float = NAN           # the host's speed under the hold: a fixed work's CPU µs (measure.hostwork)
-    host_work_spread_pct: float = NAN   # how far it moved under the hold: its 10th to 90th percentile, % of the median
     vt_parallelism: float = NAN
     pinned_events: float = NAN
     rows_inserted: float = NAN
