@@ -297,10 +297,12 @@ def test_the_jit_meter_reads_hotspots_counters_and_falls_back_to_the_compiler_th
     counters = tmp_path / "hsperfdata"
     counters.write_bytes(perfdata_file({"java.ci.totalTime": 2_500_000_000, "sun.os.hrt.frequency": 1_000_000_000,
                                         "sun.ci.totalCompiles": 1264}))
-    meter = jit.JitMeter(4242, counters)
+    meter = jit.JitMeter(4242, counters, tmp_path)
     meter.read(100.0)
     assert meter.source == jit.PERFDATA and meter.seconds == [(100.0, 2.5)] and meter.compiles == [(100.0, 1264)]
-    gone = jit.JitMeter(4242, tmp_path / "none")  # no counters, no such process either: nothing read
+    # no counters, no such process either (an empty /proc: on the real one, 4242 may be any JVM, a CI's Maven
+    # beside the units once): nothing read
+    gone = jit.JitMeter(4242, tmp_path / "none", tmp_path)
     gone.read(100.0)
     assert gone.source == "" and gone.seconds == []
 

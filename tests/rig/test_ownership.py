@@ -128,7 +128,7 @@ def test_the_tiers_of_a_harness_that_still_runs_are_left_alone(ledgers):
 def test_a_tier_read_before_its_exec_finished_is_recorded_with_its_new_command_line(ledgers, monkeypatch):
     # Popen returns when the exec closes its pipe, before the kernel sets the new program's arguments: /proc shows an
     # empty command line for that moment (3 of 300 spawns, 2026-12-07), which would never match the tier again
-    tier = ownership.Process(4_000_000, 123, "python -c sleep")  # above Linux's largest PID: no real process
+    tier = ownership.Process(2**22 + 1, 123, "python -c sleep")  # above Linux's PID_MAX_LIMIT: no real process
     reads, read = iter([ownership.Process(tier.pid, tier.start_ticks, "")] * 3), ownership.Process.read
     monkeypatch.setattr(ownership.Process, "read", staticmethod(
         lambda pid: next(reads, tier) if pid == tier.pid else read(pid)))
@@ -138,7 +138,7 @@ def test_a_tier_read_before_its_exec_finished_is_recorded_with_its_new_command_l
 
 
 def test_a_tier_whose_command_line_never_shows_is_recorded_as_read_once_the_wait_is_over(ledgers, monkeypatch):
-    blank = ownership.Process(4_000_000, 123, "")
+    blank = ownership.Process(2**22 + 1, 123, "")
     read = ownership.Process.read
     monkeypatch.setattr(ownership.Process, "read", staticmethod(lambda pid: blank if pid == blank.pid else read(pid)))
     monkeypatch.setattr(ownership, "EXEC_WAIT_S", 0.05)
