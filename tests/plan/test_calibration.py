@@ -251,7 +251,7 @@ def test_calibrate_bound_measures_the_first_step_of_each_mode_only(monkeypatch, 
     assert main.main(["calibrate", "--bound", "--out", str(tmp_path / "cal")]) == 1
     argv = asked[0]
     assert argv[argv.index("--conc") + 1] == str(calibration.CALIBRATION_POINT["users"][0])
-    # a fixed warm-up and a short hold: a colder, dearer step, in two thirds of the settling one's time
-    assert [argv[argv.index(flag) + 1] for flag in ("--warmup-until", "--warmup", "--hold")] == ["fixed", "15", "10"]
+    # a fixed warm-up and a short hold: a colder, dearer step, in about half the settling one's time
+    assert [argv[argv.index(flag) + 1] for flag in ("--warmup-until", "--warmup", "--hold")] == ["fixed", "10", "6"]
     assert main.main(["calibrate", "--out", str(tmp_path / "whole")]) == 1
     assert asked[1][asked[1].index("--conc") + 1] == ",".join(map(str, calibration.CALIBRATION_POINT["users"]))
