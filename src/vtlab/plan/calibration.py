@@ -55,10 +55,11 @@ CALIBRATION_POINT = {"users": (20, 40, 80), "stub_delay_ms": 100, "stub_jitter_m
 # the smoke sizes by, at 4.10 against 4.15 ms of service CPU a request (virtual); platform's cold first step came out
 # at 2.66 against 4.08, a first step's figure moving from JVM to JVM either way (a second try: 3.44 and 4.10). A
 # hold this short may be too noisy, and its JIT is busy on purpose: neither refuses a bound (cli.calibrate's
-# BOUND_TOLERATED), as neither biases its mean CPU a request low. Then 10 s and 6 s, not 15 s and 10 s: 79.7 and 79.4
-# s against 103.2 and 101.9 s, interleaved on one machine (AMD EPYC, 2026-12-07), the dearer mode's CPU a request,
-# all tiers together, at 5.79 and 5.31 ms against 4.38 and 4.46 (colder code, its stub's too); in the second try the
-# dearer mode was platform, its first row billed the stub's compiling.
+# BOUND_TOLERATED), as neither biases its mean CPU a request low.
+# Then a 10 s warm-up and a 6 s hold, not 15 s and 10 s: 79.7 and 79.4 s against 103.2 and 101.9 s, interleaved on one
+# machine (AMD EPYC, 2026-12-07). The dearer mode's CPU a request, all tiers together, came out at 5.79 and 5.31 ms
+# against 4.38 and 4.46: colder code, the stub's too. In the second try the dearer mode was platform, whose first row
+# paid for the stub's compiling.
 BOUND_WARMUP_S, BOUND_HOLD_S = 10, 6  # the warm-up fixed, not settling
 # Bump when the bound's own procedure changes (its phases): a bound measured another way is measured again.
 BOUND_VERSION = 3
