@@ -35,7 +35,7 @@ DELAY_MS = 200  # the downstream's wait: each point's latency class comes from i
 SHARE = 0.35
 MIN_USERS, MAX_USERS = 8, 160
 PHASES = ["--ramp", "2", "--warmup", "6", "--hold", "6", "--reps", "1"]
-# a service with no JIT to warm (the Python one the --url run measures): its users' first requests are all to wait for
+# a service with no JIT to warm (the Python one the --url run measures): its warm-up waits for the users' first requests
 NO_JIT_PHASES = ["--ramp", "2", "--warmup", "2", "--hold", "6", "--reps", "1"]
 # What may set apart a row of a CPU-bound service sharing the machine's cores with k6 in a 6 s hold (docs/verdict.md)
 CPU_BOUND_FLAGS = {*proofs.HOLD_NOISE_FLAGS, "noisy-neighbour", "generator-interference", "jit-not-settled"}
@@ -81,7 +81,7 @@ def test_own_service_both_modes_as_staircases_a_killed_step_resumed_and_the_repo
     run_dir = tmp_path / "own"
     lower = max(MIN_USERS // 2, points.users // 2)
     # not pre-warmed: the paired test pre-warms its two JVMs, the pre-warm's live proof; here its 20 s a JVM were a
-    # quarter of the test (its rows settled without it: 150 and 153 s against 205-211 s in CI, 2026-12-07)
+    # quarter of the test (without it, every row valid and unflagged twice: 150 and 153 s against 205-211 s in CI)
     argv = [str(REPO / "vtlab"), "run", "--modes", "platform,virtual", "--conc", f"{lower},{points.users}",
             "--tomcat-threads", str(points.threads), "--stub-delay", str(DELAY_MS), "--conn-mode", "released",
             "--prewarm", "off", *PHASES, "--out", str(run_dir)]
