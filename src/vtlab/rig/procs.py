@@ -76,9 +76,7 @@ def spawn(argv: Sequence[str], *, env: dict[str, str] | None = None, log: Path,
 
     def preexec() -> None:
         if not detached:
-            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-            if os.getppid() != parent:  # the harness died between fork and prctl
-                os.kill(os.getpid(), signal.SIGTERM)
+            stop_with_parent(parent)
         if cpus:
             os.sched_setaffinity(0, cpus)
 
@@ -91,6 +89,14 @@ def spawn(argv: Sequence[str], *, env: dict[str, str] | None = None, log: Path,
     if not detached:
         ownership.record(name or Path(argv[0]).name, proc.pid)
     return proc
+
+
+def stop_with_parent(parent: int) -> None:
+    """This process SIGTERMed when `parent` (its parent's pid) dies, however it dies: the kernel's parent-death signal,
+    sent when the thread that forked this one ends (exec keeps it). Sent now if the parent died before the ask."""
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def terminate(proc: subprocess.Popen, grace: float = 20.0) -> None:
