@@ -85,8 +85,8 @@ def maven_env() -> dict[str, str]:
 
 # The jars' build, a short one: Maven's own JVM compiles with C1 alone (the C2 compiler's work pays off only in a long
 # run) and the tests' sources are not compiled (`vtlab test` compiles them when it tests). From an empty Maven
-# repository, interleaved on a 2-core AMD EPYC (2026-12-07): 13.8 and 13.6 s of CPU against 24.2 and 26.2, 14.0 and
-# 15.9 s against 16.2 and 21.3 s; on a new machine's first run the k6 build beside it gets that CPU.
+# repository, interleaved on a 2-core AMD EPYC (2026-12-07): 13.8 and 13.6 s of user CPU against 24.2 and 26.2, 14.0
+# and 15.9 s against 16.2 and 21.3 s; on a new machine's first run the k6 build beside it gets that CPU.
 JAR_BUILD_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
@@ -156,7 +156,7 @@ def build_k6() -> Path:
     with _held(K6_LOCK, waiting):  # what another vtlab built meanwhile (rig.earlybuild) is used
         found = find_k6()
         if found:
-            _built(f"k6 {K6_VERSION}", started)
+            print(f"vtlab: k6 {K6_VERSION} built, after a wait of {time.monotonic() - started:.0f} s", flush=True)
             return found
         return _build_k6(go)
 

@@ -1,0 +1,55 @@
+"""The launcher (./vtlab): which first calls begin k6's build beside the install (vtlab.rig.earlybuild)."""
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def clone(tmp_path):
+    """The launcher beside a venv whose python only notes what it was asked (pip's install takes half a second, as a
+    real one takes longer), and an earlybuild that notes the pid it was given."""
+    shutil.copy(REPO / "vtlab", tmp_path / "vtlab")
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    rig = tmp_path / "src" / "vtlab" / "rig"
+    rig.mkdir(parents=True)
+    (tmp_path / "src" / "vtlab" / "__init__.py").write_text("")
+    (rig / "__init__.py").write_text("")
+    (rig / "earlybuild.py").write_text(f"import sys\nopen({str(tmp_path / 'early')!r}, 'w').write(sys.argv[1])\n")
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path / 'asked'}\n"
+                      "case \"$2\" in pip) sleep 0.5 ;; esac\n")
+    python.chmod(0o755)
+    return tmp_path
+
+
+def _launch(clone: Path, *args: str) -> tuple[str, bool]:
+    launched = subprocess.run([str(clone / "vtlab"), *args], capture_output=True, text=True, timeout=30)
+    assert launched.returncode == 0, launched.stderr
+    time.sleep(0.3)  # the early build's note, written in the background
+    return (clone / "asked").read_text(), (clone / "early").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "setup", "test", "capacity", "calibrate"])
+def test_a_first_call_that_builds_k6_begins_it_beside_the_install(clone, command):
+    asked, early = _launch(clone, command, "--profile", "quick")
+    assert early and "--no-compile" in asked.splitlines()[0]
+    assert asked.splitlines()[-1] == f"-m vtlab {command} --profile quick"
+
+
+@pytest.mark.parametrize("args", [("report", "results/x"), ("run", "--help"), ("test", "-h"), ("runs",)])
+def test_a_call_that_builds_nothing_or_asks_for_help_begins_no_build(clone, args):
+    asked, early = _launch(clone, *args)
+    assert not early and "pip install" in asked
+
+
+def test_an_installed_venv_begins_no_build(clone):
+    (clone / ".venv" / ".installed").touch()
+    asked, early = _launch(clone, "run")
+    assert not early and asked == "-m vtlab run\n"
