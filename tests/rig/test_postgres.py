@@ -50,6 +50,11 @@ def test_seed_is_idempotent_and_exact(cluster):
     assert cluster.query("SELECT count(*) FROM orders o LEFT JOIN customers c ON c.id = o.customer_id "
                          "WHERE c.id IS NULL") == "0"
     assert cluster.query("SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_customer_id_idx'") == "1"
+    # the foreign key the seed made once its rows were in, as sql/schema.sql declares it
+    assert cluster.query("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = "
+                         "'orders_customer_id_fkey'") == "FOREIGN KEY (customer_id) REFERENCES customers(id)"
+    with pytest.raises(subprocess.CalledProcessError):
+        cluster.query("INSERT INTO orders VALUES (5000, 101, 'NEW', 1, 'EUR', 1, now())")  # customer 101: none
     assert not cluster.seeded()  # the default 1M orders are not there
 
 
