@@ -65,8 +65,15 @@ def _logged(command: list[str], log: Path, **kwargs: object) -> None:
         raise subprocess.CalledProcessError(returncode, command)
 
 
+def _say(line: str) -> None:
+    """A build's line on the terminal in one write: print() writes its end apart, and the builds print from threads
+    of their own (two lines ran into one on a first run, 2026-12-07)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def _built(what: str, started: float) -> None:
-    print(f"vtlab: built {what} in {time.monotonic() - started:.0f} s", flush=True)
+    _say(f"vtlab: built {what} in {time.monotonic() - started:.0f} s")
 
 
 def jars_current() -> bool:
@@ -99,8 +106,7 @@ def build_jars(force: bool = False) -> bool:
     if jars_current() and not force:
         return False
     mvn = prereqs.find_maven()
-    print("vtlab: building the service jars with Maven (the first build downloads dependencies)…",
-          flush=True)
+    _say("vtlab: building the service jars with Maven (the first build downloads dependencies)…")
     started = time.monotonic()
     _logged([str(mvn), "-B", "-q", "-f", str(SERVICES / "pom.xml"), "-Dmaven.test.skip=true", "package"],
             BUILD_LOGS / "build-jars.log", env=jar_build_env())
@@ -151,19 +157,19 @@ def build_k6() -> Path:
     started = time.monotonic()
 
     def waiting() -> None:
-        print(f"vtlab: waiting for k6 {K6_VERSION}, which another vtlab is building (on a first run, the launcher's, "
-              "begun beside its install)…", flush=True)
+        _say(f"vtlab: waiting for k6 {K6_VERSION}, which another vtlab is building (on a first run, the launcher's, "
+             "begun beside its install)…")
     with _held(K6_LOCK, waiting):  # what another vtlab built meanwhile (rig.earlybuild) is used
         found = find_k6()
         if found:
-            print(f"vtlab: k6 {K6_VERSION} built, after a wait of {time.monotonic() - started:.0f} s", flush=True)
+            _say(f"vtlab: k6 {K6_VERSION} built, after a wait of {time.monotonic() - started:.0f} s")
             return found
         return _build_k6(go)
 
 
 def _build_k6(go: Path) -> Path:
-    print(f"vtlab: building k6 {K6_VERSION} with vtlab's series output from the official Go module (a few "
-          "minutes, once)…", flush=True)
+    _say(f"vtlab: building k6 {K6_VERSION} with vtlab's series output from the official Go module (a few "
+         "minutes, once)…")
     K6_BIN.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     _logged([str(go), "build", "-trimpath", *GO_NO_DWARF, "-o", str(K6_BIN), "./k6"], BUILD_LOGS / "build-k6.log",
@@ -179,8 +185,7 @@ def build_toxiproxy() -> Path:
     if TOXIPROXY_BIN.exists():
         return TOXIPROXY_BIN
     go = prereqs.find_go()
-    print(f"vtlab: building Toxiproxy {TOXIPROXY_VERSION} from its official Go module (under a minute, once)…",
-          flush=True)
+    _say(f"vtlab: building Toxiproxy {TOXIPROXY_VERSION} from its official Go module (under a minute, once)…")
     TOXIPROXY_BIN.parent.mkdir(parents=True, exist_ok=True)
     # The release Makefile stamps the version the same way; without it /version answers "git".
     version_flag = f"-X github.com/Shopify/toxiproxy/v2.Version={TOXIPROXY_VERSION}"
@@ -195,7 +200,7 @@ def fetch_profiler() -> Path:
     if AP_LOADER_JAR.exists():
         return AP_LOADER_JAR
     mvn = prereqs.find_maven()
-    print(f"vtlab: fetching async-profiler ({AP_LOADER_ARTIFACT}) from Maven Central…", flush=True)
+    _say(f"vtlab: fetching async-profiler ({AP_LOADER_ARTIFACT}) from Maven Central…")
     fetched = subprocess.run([str(mvn), "-B", "-q", "dependency:copy", f"-Dartifact={AP_LOADER_ARTIFACT}",
                               f"-DoutputDirectory={AP_LOADER_JAR.parent}"], env=maven_env())
     if fetched.returncode != 0 or not AP_LOADER_JAR.exists():
@@ -212,9 +217,9 @@ def prepare_database(pg: postgres.Postgres, reseed: bool = False, cpus: set[int]
     pg.psql_file(SQL / "schema.sql")  # idempotent: also brings an older cluster's schema up to date
     pg.discard_written_orders()       # a write row cut short leaves its rows behind
     if reseed or not pg.seeded():
-        print("vtlab: seeding 100,000 customers and 1,000,000 orders…", flush=True)
+        _say("vtlab: seeding 100,000 customers and 1,000,000 orders…")
         seconds = pg.seed()
-        print(f"vtlab: seeded in {seconds:.1f} s", flush=True)
+        _say(f"vtlab: seeded in {seconds:.1f} s")
         return seconds
     return None
 

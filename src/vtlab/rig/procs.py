@@ -93,7 +93,8 @@ def spawn(argv: Sequence[str], *, env: dict[str, str] | None = None, log: Path,
 
 def stop_with_parent(parent: int) -> None:
     """This process SIGTERMed when `parent` (its parent's pid) dies, however it dies: the kernel's parent-death signal,
-    sent when the thread that forked this one ends (exec keeps it). Sent now if the parent died before the ask."""
+    sent when the thread that forked this one ends (an exec in the parent is no end). Sent now if the parent died
+    before the ask."""
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:
         os.kill(os.getpid(), signal.SIGTERM)
