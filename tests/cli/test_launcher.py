@@ -43,7 +43,8 @@ def test_a_first_call_that_builds_k6_begins_it_beside_the_install(clone, command
     assert asked.splitlines()[-1] == f"-m vtlab {command} --profile quick"
 
 
-@pytest.mark.parametrize("args", [("report", "results/x"), ("run", "--help"), ("test", "-h"), ("runs",)])
+@pytest.mark.parametrize("args", [("report", "results/x"), ("run", "--help"), ("test", "-h"), ("runs",),
+                                  ("run", "--dry-run")])
 def test_a_call_that_builds_nothing_or_asks_for_help_begins_no_build(clone, args):
     asked, early = _launch(clone, *args)
     assert not early and "pip install" in asked
