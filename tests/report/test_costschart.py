@@ -36,6 +36,36 @@ def test_each_step_is_drawn_at_its_cost_a_request_and_the_fit_through_them_as_fi
     assert len(virtual["curve"]) == costschart.CURVE_POINTS
 
 
+def measured(mode, totals_ms_s, rates=(100, 400, 1000)):
+    """The staircase's steps with the service's CPU a second given as measured, not as a line."""
+    steps = staircase(mode, 0, 0, rates)
+    for step, total in zip(steps, totals_ms_s, strict=True):
+        step["app_cpu_pct"] = total / 10
+    return steps
+
+
+def test_a_fixed_part_below_0_draws_the_marginal_alone_and_no_curve():
+    # virtual's seconds 40, 205 and 498 ms at 100, 400 and 1,000 req/s: least squares by hand, slope 212,500 ÷
+    # 420,000 = 0.506 ms a request, intercept 247.67 − 0.506 × 500 = −5.3 ms/s: a fixed part below 0 (the GC's pauses
+    # of a default run's 10 s blocks fitted so, 2026-12-07), which the curve would bend below the marginal
+    analysis = analyze.analyse(staircase("platform", 30, 0.5) + measured("virtual", (40, 205, 498)), RUN)
+    _, data = costschart.figure(costs.families(analysis.verdicts))
+    virtual = data["cpu"]["virtual"]
+    assert virtual["fixed"] == pytest.approx(-5.3, abs=0.05) and virtual["marginal"] == pytest.approx(0.506, abs=0.001)
+    assert virtual["curve_drawn"] is False and "curve" not in virtual
+    assert virtual["per_request"] == pytest.approx([0.4, 205 / 400, 0.498])  # the steps still drawn
+    assert data["cpu"]["platform"]["curve_drawn"] is True and len(data["cpu"]["platform"]["curve"]) > 0
+
+
+def test_a_fit_falling_with_the_load_draws_its_steps_alone():
+    # 300, 270 and 210 ms a second at 100, 400 and 1,000 req/s: -0.1 ms a request, exactly: no cost a request
+    analysis = analyze.analyse(staircase("platform", 30, 0.5) + measured("virtual", (300, 270, 210)), RUN)
+    _, data = costschart.figure(costs.families(analysis.verdicts))
+    virtual = data["cpu"]["virtual"]
+    assert virtual["per_request"] == pytest.approx([3.0, 0.675, 0.21])
+    assert "marginal" not in virtual and "curve" not in virtual
+
+
 def test_a_scenario_measured_at_one_rate_draws_no_costs_figure():
     analysis = analyze.analyse(staircase("platform", 30, 0.5, rates=(100,)), RUN)
     assert costschart.figure(costs.families(analysis.verdicts)) is None

@@ -96,6 +96,18 @@ class Fit:
     def has_error(self) -> bool:
         return self.determined and not math.isnan(self.marginal_se)
 
+    @property
+    def fixed_told(self) -> bool:
+        """Whether the fit tells a fixed part: its 95% interval (two steps give none) lies above 0. One within its
+        error, or below 0 (a request cannot cost less than nothing), is not drawn or shared out."""
+        return self.determined and not math.isnan(self.fixed_half) and self.fixed - self.fixed_half > 0
+
+    @property
+    def falling(self) -> bool:
+        """A slope below 0 beyond its interval (or, with none, below 0): the total per second fell as the load rose,
+        which says the JVM changed between the steps (still compiling at the first), not what a request costs."""
+        return self.determined and self.marginal + (0 if math.isnan(self.marginal_half) else self.marginal_half) < 0
+
     def fixed_share(self, rate: float) -> float:
         """The share of a step's fitted total that is the fixed part, at the step's rate."""
         total = self.fixed + self.marginal * rate

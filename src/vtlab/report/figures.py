@@ -40,8 +40,9 @@ CAPTIONS = {"hero": "Throughput of successful responses vs concurrency, released
                      "most rates (explain.costs, each step's hold): dots, a step's cost ÷ its successful responses "
                      "(hollow: a step its flags left out of the fit); line, the family's least-squares fit of the "
                      "cost a second, fixed + marginal × rate, drawn as a request's share of it (fixed ÷ rate + "
-                     "marginal); dashed, the marginal alone, shaded its 95% interval where the fit has one, each over "
-                     "the rates its mode was measured at. Where line and dash part, the per-second costs (the JIT, "
+                     "marginal) where the fixed part is not below 0; dashed, the marginal alone, shaded its 95% "
+                     "interval where the fit has one, each over the rates its mode was measured at; a fit whose "
+                     "slope fell below 0, its steps alone. Where line and dash part, the per-second costs (the JIT, "
                      "timers, the rig's scrapes) were spread over few requests. The section \"What a request costs, "
                      "fixed and marginal apart\" gives the figures.",
             "host-speed": "The host's speed over the run: the CPU time one fixed piece of work took on the rig's CPU "

@@ -100,7 +100,7 @@ def _line(f: costs.Family, key: str, threads: int) -> dict[str, str]:
                        + f" {_share(fit, v.measured.throughput_rps)}" for v in f.steps)
     return {"scenario": _scenario(f), "mode": mode_label(f.row, threads), "what": f.name(key),
             "marginal": _interval(fit.marginal, fit.marginal_half, shown.request_scale, shown.digits, fit.why,
-                                  shown.request_unit) + (FALLING if _falling(fit) else ""),
+                                  shown.request_unit) + (FALLING if fit.falling else ""),
             "fixed": _interval(fit.fixed, fit.fixed_half, shown.second_scale, shown.digits, fit.why,
                                shown.second_unit),
             "share": shares if fit.determined else "–", "fit": f"{fit.points} point(s)"}
@@ -111,14 +111,9 @@ def _share(fit: costs.Fit, rate: float) -> str:
     whose interval holds 0, or a share outside 0-100% (a fixed part or a total below 0: 1,363% and -149% for the GC's
     pauses of a 3-step fit, 2026-11-27)."""
     share = fit.fixed_share(rate)
-    if math.isnan(fit.fixed_half) or fit.fixed - fit.fixed_half <= 0 or not 0 <= share <= 1:
+    if not fit.fixed_told or not 0 <= share <= 1:
         return WITHIN_ERROR
     return f"{fmt(100 * share)}%"
-
-
-def _falling(fit: costs.Fit) -> bool:
-    """A slope below 0 beyond its interval (or, with none, below 0): the total per second fell as the load rose."""
-    return fit.determined and fit.marginal + (0 if math.isnan(fit.marginal_half) else fit.marginal_half) < 0
 
 
 def _said(d: costs.Difference) -> str:
