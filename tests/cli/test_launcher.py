@@ -50,6 +50,13 @@ def test_a_call_that_builds_nothing_or_asks_for_help_begins_no_build(clone, args
     assert not early and "pip install" in asked
 
 
+def test_an_install_says_so_before_it_begins(clone):
+    said = subprocess.run([str(clone / "vtlab"), "test"], capture_output=True, text=True, timeout=30).stderr
+    assert said == "vtlab: installing vtlab's Python packages and the tests' into .venv/ (once)…\n"
+    (clone / ".venv" / ".installed-test").touch()
+    assert subprocess.run([str(clone / "vtlab"), "run"], capture_output=True, text=True, timeout=30).stderr == ""
+
+
 def test_an_installed_venv_begins_no_build(clone):
     (clone / ".venv" / ".installed").touch()
     asked, early = _launch(clone, "run")
