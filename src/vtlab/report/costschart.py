@@ -51,7 +51,8 @@ def figure(families: Sequence[costs.Family]) -> tuple[str, dict] | None:
             ax.set_yticks([])
             continue
         ax.set_xscale("log")
-        ax.set_ylim(bottom=0.0)  # nothing drawn is below 0: a step's cost, a marginal that did not fall, a told curve
+        ax.set_ylim(bottom=0.0)  # nothing drawn is below 0: a step's cost, a marginal that did not fall, a curve
+        # whose fixed part is not below 0
         ax.grid(True, alpha=0.3)
     for ax in axes[1]:
         ax.set_xlabel("successful req/s (log)", fontsize=8)
