@@ -99,7 +99,8 @@ class Fit:
     @property
     def fixed_told(self) -> bool:
         """Whether the fit tells a fixed part: its 95% interval (two steps give none) lies above 0. One within its
-        error, or below 0 (a request cannot cost less than nothing), is no share of a step's total (report.fixedcosts)."""
+        error, or below 0 (a request cannot cost less than nothing), is no share of a step's total
+        (report.fixedcosts)."""
         return self.determined and not math.isnan(self.fixed_half) and self.fixed - self.fixed_half > 0
 
     @property
