@@ -12,8 +12,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def clone(tmp_path):
-    """The launcher beside a venv whose python only notes what it was asked (pip's install takes half a second, as a
-    real one takes longer), and an earlybuild that notes the pid it was given."""
+    """The launcher beside a venv whose python only notes what it was asked, and an earlybuild that notes the pid it
+    was given."""
     shutil.copy(REPO / "vtlab", tmp_path / "vtlab")
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
     rig = tmp_path / "src" / "vtlab" / "rig"
@@ -23,16 +23,19 @@ def clone(tmp_path):
     (rig / "earlybuild.py").write_text(f"import sys\nopen({str(tmp_path / 'early')!r}, 'w').write(sys.argv[1])\n")
     python = tmp_path / ".venv" / "bin" / "python"
     python.parent.mkdir(parents=True)
-    python.write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path / 'asked'}\n"
-                      "case \"$2\" in pip) sleep 0.5 ;; esac\n")
+    python.write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path / 'asked'}\n")
     python.chmod(0o755)
     return tmp_path
 
 
 def _launch(clone: Path, *args: str) -> tuple[str, bool]:
+    """What the venv's python was asked, and whether an early build began (its note, written in the background: looked
+    for half a second)."""
     launched = subprocess.run([str(clone / "vtlab"), *args], capture_output=True, text=True, timeout=30)
     assert launched.returncode == 0, launched.stderr
-    time.sleep(0.3)  # the early build's note, written in the background
+    deadline = time.monotonic() + 0.5
+    while not (clone / "early").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
     return (clone / "asked").read_text(), (clone / "early").exists()
 
 
