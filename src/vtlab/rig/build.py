@@ -290,10 +290,7 @@ def _held(path: Path, waiting: Callable[[], None] | None) -> Iterator[None]:
                         waiting = None
                     if stopping.wait(LOCK_POLL_S):
                         raise RuntimeError(f"stopped while waiting for another build to release {path}") from None
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+            yield  # the lock goes with the file's closing
     finally:
         forget()
 

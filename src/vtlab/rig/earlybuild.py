@@ -1,8 +1,9 @@
-"""k6's build begun by the launcher (./vtlab) while it installs vtlab's own Python packages, on a first run.
+"""k6's build begun by the launcher (./vtlab) while it makes .venv/ and installs vtlab's own Python packages, on a
+first run.
 
-pip's install keeps one core busy for ~15 s and k6's build is the longest step before a new machine's first row: begun
-beside the install, the build has the other core. Only the standard library is imported here (vtlab.rig.build is made
-of it): the packages are still being installed.
+Making the venv and pip's install keep one core busy for ~18 s and k6's build is the longest step before a new
+machine's first row: begun beside them, the build has the other core. Only the standard library is imported here
+(vtlab.rig.build is made of it): the packages are still being installed.
 
 The launcher starts this in the background and then becomes the vtlab command (exec), so this process is that
 command's child: it stops with it, however the command ends (the kernel's parent-death signal), and stops its build
